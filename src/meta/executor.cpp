@@ -1,0 +1,111 @@
+#include "meta/executor.h"
+
+#include <map>
+#include <mutex>
+
+#include "aclnn/opdev/op_errno.h"
+#include "common/log.h"
+#include "runtime/runtime.h"
+
+namespace aclnn_cpu {
+namespace {
+
+struct ExecutorEntry {
+  std::shared_ptr<aclOpExecutor> executor;  // shared with runs still queued on a stream
+  bool repeatable = false;
+};
+
+struct ExecutorTable {
+  std::mutex mutex;
+  std::map<aclOpExecutor*, ExecutorEntry> live;
+};
+
+ExecutorTable& executors() {
+  static ExecutorTable table;
+  return table;
+}
+
+}  // namespace
+
+aclOpExecutor* register_executor(std::unique_ptr<aclOpExecutor> executor) {
+  aclOpExecutor* handle = executor.get();
+  ExecutorTable& table = executors();
+  std::lock_guard<std::mutex> lock(table.mutex);
+  table.live[handle] = ExecutorEntry{std::shared_ptr<aclOpExecutor>(std::move(executor)), false};
+  return handle;
+}
+
+aclnnStatus run_executor(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream,
+                         const char* api) {
+  if (executor == nullptr) {
+    report_error(format("%s: executor is nullptr", api));
+    return ACLNN_ERR_PARAM_NULLPTR;
+  }
+  ExecutorTable& table = executors();
+  std::shared_ptr<aclOpExecutor> planned;
+  {
+    std::lock_guard<std::mutex> lock(table.mutex);
+    auto found = table.live.find(executor);
+    if (found == table.live.end()) {
+      report_error(
+          format("%s: executor %p is unknown or was already released (a one-shot executor is freed by "
+                 "its first run)",
+                 api, static_cast<void*>(executor)));
+      return ACLNN_ERR_INNER;
+    }
+    planned = found->second.executor;
+    const bool one_shot = !found->second.repeatable;
+    if (one_shot) table.live.erase(found);
+    if (workspaceSize > 0 && workspace == nullptr) {
+      if (!one_shot) table.live.erase(executor);
+      report_error(format("%s: workspace is nullptr while workspaceSize is %llu; the executor has been released", api,
+                          static_cast<unsigned long long>(workspaceSize)));
+      return ACLNN_ERR_PARAM_NULLPTR;
+    }
+  }
+  const uint64_t required = planned->workspace_bytes();
+  if (workspaceSize < required) {
+    report_error(format("%s: workspaceSize %llu is smaller than the %llu bytes reported by GetWorkspaceSize", api,
+                        static_cast<unsigned long long>(workspaceSize), static_cast<unsigned long long>(required)));
+    return ACLNN_ERR_PARAM_INVALID;
+  }
+  const int queued = enqueue_on_stream(
+      stream, [planned, workspace] { return static_cast<int>(planned->run(workspace)); }, api);
+  return queued == 0 ? ACLNN_SUCCESS : ACLNN_ERR_RUNTIME_ERROR;
+}
+
+}  // namespace aclnn_cpu
+
+extern "C" {
+
+aclnnStatus aclSetAclOpExecutorRepeatable(aclOpExecutor* executor) {
+  if (executor == nullptr) {
+    aclnn_cpu::report_error("aclSetAclOpExecutorRepeatable: executor is nullptr");
+    return ACLNN_ERR_INNER_NULLPTR;
+  }
+  auto& table = aclnn_cpu::executors();
+  std::lock_guard<std::mutex> lock(table.mutex);
+  auto found = table.live.find(executor);
+  if (found == table.live.end()) {
+    aclnn_cpu::report_error("aclSetAclOpExecutorRepeatable: executor is unknown or was already released");
+    return ACLNN_ERR_INNER;
+  }
+  found->second.repeatable = true;
+  return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor* executor) {
+  if (executor == nullptr) {
+    aclnn_cpu::report_error("aclDestroyAclOpExecutor: executor is nullptr");
+    return ACLNN_ERR_INNER_NULLPTR;
+  }
+  auto& table = aclnn_cpu::executors();
+  std::lock_guard<std::mutex> lock(table.mutex);
+  if (table.live.erase(executor) == 0) {
+    aclnn_cpu::report_error("aclDestroyAclOpExecutor: executor is unknown or was already released");
+    return ACLNN_ERR_INNER;
+  }
+  return ACLNN_SUCCESS;
+}
+
+}  // extern "C"

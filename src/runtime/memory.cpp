@@ -1,0 +1,154 @@
+// AscendCL memory API: device and host allocations, copies and fills (sync and async).
+#include <map>
+#include <mutex>
+
+#include "acl/acl.h"
+#include "common/log.h"
+#include "runtime/device_backend.h"
+#include "runtime/runtime.h"
+
+namespace aclnn_cpu {
+namespace {
+
+constexpr size_t kAlignment = 64;
+
+// Live allocations by address, so frees of foreign or stale pointers are reported, not executed.
+struct AllocationTable {
+  std::mutex mutex;
+  std::map<void*, size_t> device;
+  std::map<void*, size_t> host;
+};
+
+AllocationTable& allocations() {
+  static AllocationTable table;
+  return table;
+}
+
+aclError fail(aclError code, const std::string& message) {
+  report_error(message);
+  return code;
+}
+
+bool valid_policy(aclrtMemMallocPolicy policy) {
+  const unsigned value = static_cast<unsigned>(policy);
+  const unsigned flags =
+      ACL_MEM_TYPE_LOW_BAND_WIDTH | ACL_MEM_TYPE_HIGH_BAND_WIDTH | ACL_MEM_ACCESS_USER_SPACE_READONLY;
+  return (value & 0xFFu) <= ACL_MEM_MALLOC_HUGE1G_ONLY_P2P && (value & ~0xFFu & ~flags) == 0;
+}
+
+bool valid_kind(aclrtMemcpyKind kind) {
+  const int value = static_cast<int>(kind);
+  return value >= ACL_MEMCPY_HOST_TO_HOST && value <= ACL_MEMCPY_INTER_DEVICE_TO_DEVICE;
+}
+
+aclError allocate(void** ptr, size_t size, bool device, const char* api) {
+  if (ptr == nullptr) return fail(ACL_ERROR_INVALID_PARAM, format("%s: output pointer is nullptr", api));
+  if (size == 0) return fail(ACL_ERROR_INVALID_PARAM, format("%s: size is 0 (must be > 0)", api));
+  void* memory = device_backend().allocate(size, kAlignment);
+  if (memory == nullptr) return fail(ACL_ERROR_BAD_ALLOC, format("%s: out of memory allocating %zu bytes", api, size));
+  AllocationTable& table = allocations();
+  std::lock_guard<std::mutex> lock(table.mutex);
+  (device ? table.device : table.host)[memory] = size;
+  *ptr = memory;
+  return ACL_SUCCESS;
+}
+
+aclError release(void* ptr, bool device, const char* api) {
+  if (ptr == nullptr) return fail(ACL_ERROR_INVALID_PARAM, format("%s: pointer is nullptr", api));
+  AllocationTable& table = allocations();
+  {
+    std::lock_guard<std::mutex> lock(table.mutex);
+    auto& live = device ? table.device : table.host;
+    auto found = live.find(ptr);
+    if (found == live.end()) {
+      return fail(ACL_ERROR_INVALID_PARAM, format("%s: %p was not returned by %s or was already freed", api, ptr,
+                                                  device ? "aclrtMalloc" : "aclrtMallocHost"));
+    }
+    live.erase(found);
+  }
+  device_backend().release(ptr);
+  return ACL_SUCCESS;
+}
+
+aclError check_copy(void* dst, size_t destMax, const void* src, size_t count, aclrtMemcpyKind kind, const char* api) {
+  if (dst == nullptr) return fail(ACL_ERROR_INVALID_PARAM, format("%s: dst is nullptr", api));
+  if (src == nullptr) return fail(ACL_ERROR_INVALID_PARAM, format("%s: src is nullptr", api));
+  if (!valid_kind(kind)) {
+    return fail(ACL_ERROR_INVALID_PARAM,
+                format("%s: kind %d is not an aclrtMemcpyKind value (0..7)", api, static_cast<int>(kind)));
+  }
+  if (count > destMax) {
+    return fail(ACL_ERROR_INVALID_PARAM, format("%s: count %zu exceeds destMax %zu", api, count, destMax));
+  }
+  return ACL_SUCCESS;
+}
+
+aclError check_fill(void* devPtr, size_t maxCount, size_t count, const char* api) {
+  if (devPtr == nullptr) return fail(ACL_ERROR_INVALID_PARAM, format("%s: devPtr is nullptr", api));
+  if (count > maxCount) {
+    return fail(ACL_ERROR_INVALID_PARAM, format("%s: count %zu exceeds maxCount %zu", api, count, maxCount));
+  }
+  return ACL_SUCCESS;
+}
+
+}  // namespace
+}  // namespace aclnn_cpu
+
+using namespace aclnn_cpu;
+
+extern "C" {
+
+aclError aclrtMalloc(void** devPtr, size_t size, aclrtMemMallocPolicy policy) {
+  if (!valid_policy(policy)) {
+    return fail(ACL_ERROR_INVALID_PARAM,
+                format("aclrtMalloc: policy %#x is not an aclrtMemMallocPolicy value", static_cast<unsigned>(policy)));
+  }
+  return allocate(devPtr, size, true, "aclrtMalloc");
+}
+
+aclError aclrtFree(void* devPtr) { return release(devPtr, true, "aclrtFree"); }
+
+aclError aclrtMallocHost(void** hostPtr, size_t size) { return allocate(hostPtr, size, false, "aclrtMallocHost"); }
+
+aclError aclrtFreeHost(void* hostPtr) { return release(hostPtr, false, "aclrtFreeHost"); }
+
+aclError aclrtMemcpy(void* dst, size_t destMax, const void* src, size_t count, aclrtMemcpyKind kind) {
+  const aclError status = check_copy(dst, destMax, src, count, kind, "aclrtMemcpy");
+  if (status != ACL_SUCCESS) return status;
+  device_backend().copy(dst, src, count, kind);
+  return ACL_SUCCESS;
+}
+
+aclError aclrtMemcpyAsync(void* dst, size_t destMax, const void* src, size_t count, aclrtMemcpyKind kind,
+                          aclrtStream stream) {
+  const aclError status = check_copy(dst, destMax, src, count, kind, "aclrtMemcpyAsync");
+  if (status != ACL_SUCCESS) return status;
+  return enqueue_on_stream(
+      stream,
+      [dst, src, count, kind] {
+        device_backend().copy(dst, src, count, kind);
+        return ACL_SUCCESS;
+      },
+      "aclrtMemcpyAsync");
+}
+
+aclError aclrtMemset(void* devPtr, size_t maxCount, int32_t value, size_t count) {
+  const aclError status = check_fill(devPtr, maxCount, count, "aclrtMemset");
+  if (status != ACL_SUCCESS) return status;
+  device_backend().fill(devPtr, static_cast<uint8_t>(value), count);
+  return ACL_SUCCESS;
+}
+
+aclError aclrtMemsetAsync(void* devPtr, size_t maxCount, int32_t value, size_t count, aclrtStream stream) {
+  const aclError status = check_fill(devPtr, maxCount, count, "aclrtMemsetAsync");
+  if (status != ACL_SUCCESS) return status;
+  return enqueue_on_stream(
+      stream,
+      [devPtr, value, count] {
+        device_backend().fill(devPtr, static_cast<uint8_t>(value), count);
+        return ACL_SUCCESS;
+      },
+      "aclrtMemsetAsync");
+}
+
+}  // extern "C"

@@ -1,0 +1,235 @@
+// AscendCL runtime entry points on the host: init, devices, streams, system options.
+#include "runtime/runtime.h"
+
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "acl/acl.h"
+#include "common/log.h"
+#include "runtime/device_backend.h"
+
+namespace aclnn_cpu {
+namespace {
+
+constexpr int32_t kNoDevice = -1;
+
+struct RuntimeState {
+  std::mutex mutex;
+  bool initialized = false;
+  std::map<Stream*, std::unique_ptr<Stream>> streams;  // user-created, live
+  std::unique_ptr<Stream> default_stream;              // created on first use
+  std::map<int, int64_t> sys_params;                   // aclSysParamOpt -> value
+};
+
+RuntimeState& state() {
+  static RuntimeState s;
+  return s;
+}
+
+thread_local int32_t t_current_device = kNoDevice;
+
+Stream& default_stream_locked(RuntimeState& s) {
+  if (!s.default_stream) s.default_stream = std::make_unique<Stream>();
+  return *s.default_stream;
+}
+
+aclError fail(aclError code, const std::string& message) {
+  report_error(message);
+  return code;
+}
+
+bool valid_device(int32_t id) { return id >= 0 && static_cast<uint32_t>(id) < device_backend().device_count(); }
+
+bool valid_sys_param(aclSysParamOpt opt) {
+  const int value = static_cast<int>(opt);
+  return value >= ACL_OPT_DETERMINISTIC && value <= ACL_OPT_ENABLE_KERNEL_EARLY_START;
+}
+
+// Waits for every stream; returns the first failure found.
+aclError synchronize_all() {
+  RuntimeState& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  aclError status = ACL_SUCCESS;
+  if (s.default_stream) status = s.default_stream->synchronize();
+  for (auto& entry : s.streams) {
+    const aclError one = entry.second->synchronize();
+    if (status == ACL_SUCCESS) status = one;
+  }
+  return status;
+}
+
+}  // namespace
+
+int enqueue_on_stream(aclrtStream stream, StreamTask task, const char* api) {
+  RuntimeState& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (stream == nullptr) {
+    default_stream_locked(s).enqueue(std::move(task));
+    return ACL_SUCCESS;
+  }
+  auto found = s.streams.find(static_cast<Stream*>(stream));
+  if (found == s.streams.end()) {
+    report_error(format("%s: stream %p is not a live stream created by aclrtCreateStream", api, stream));
+    return ACL_ERROR_INVALID_PARAM;
+  }
+  found->second->enqueue(std::move(task));
+  return ACL_SUCCESS;
+}
+
+}  // namespace aclnn_cpu
+
+using namespace aclnn_cpu;
+
+extern "C" {
+
+aclError aclInit(const char* configPath) {
+  RuntimeState& s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (s.initialized) return fail(ACL_ERROR_REPEAT_INITIALIZE, "aclInit: already initialised; call aclFinalize first");
+  if (configPath != nullptr && configPath[0] != '\0') {
+    std::FILE* file = std::fopen(configPath, "r");
+    if (file == nullptr) {
+      return fail(ACL_ERROR_INVALID_FILE,
+                  format("aclInit: configPath \"%s\" cannot be opened (pass nullptr or a readable file)", configPath));
+    }
+    std::fclose(file);
+  }
+  s.initialized = true;
+  return ACL_SUCCESS;
+}
+
+aclError aclFinalize(void) {
+  {
+    std::lock_guard<std::mutex> lock(state().mutex);
+    if (!state().initialized) return fail(ACL_ERROR_REPEAT_FINALIZE, "aclFinalize: aclInit has not been called");
+  }
+  synchronize_all();
+  std::lock_guard<std::mutex> lock(state().mutex);
+  state().initialized = false;
+  return ACL_SUCCESS;
+}
+
+const char* aclGetRecentErrMsg(void) {
+  static thread_local std::string returned;
+  returned = take_recent_error();
+  return returned.empty() ? nullptr : returned.c_str();
+}
+
+aclError aclrtSetDevice(int32_t deviceId) {
+  if (!valid_device(deviceId)) {
+    return fail(ACL_ERROR_RT_INVALID_DEVICEID, format("aclrtSetDevice: deviceId %d is out of range [0, %u)", deviceId,
+                                                      device_backend().device_count()));
+  }
+  t_current_device = deviceId;
+  return ACL_SUCCESS;
+}
+
+aclError aclrtResetDevice(int32_t deviceId) {
+  if (!valid_device(deviceId)) {
+    return fail(ACL_ERROR_RT_INVALID_DEVICEID, format("aclrtResetDevice: deviceId %d is out of range [0, %u)", deviceId,
+                                                      device_backend().device_count()));
+  }
+  synchronize_all();
+  if (t_current_device == deviceId) t_current_device = kNoDevice;
+  return ACL_SUCCESS;
+}
+
+aclError aclrtGetDevice(int32_t* deviceId) {
+  if (deviceId == nullptr) return fail(ACL_ERROR_INVALID_PARAM, "aclrtGetDevice: deviceId is nullptr");
+  if (t_current_device == kNoDevice) {
+    return fail(ACL_ERROR_RT_CONTEXT_NULL, "aclrtGetDevice: no device is set on this thread (call aclrtSetDevice)");
+  }
+  *deviceId = t_current_device;
+  return ACL_SUCCESS;
+}
+
+aclError aclrtGetDeviceCount(uint32_t* count) {
+  if (count == nullptr) return fail(ACL_ERROR_INVALID_PARAM, "aclrtGetDeviceCount: count is nullptr");
+  *count = device_backend().device_count();
+  return ACL_SUCCESS;
+}
+
+aclError aclrtSynchronizeDevice(void) { return synchronize_all(); }
+
+aclError aclrtCreateStream(aclrtStream* stream) {
+  if (stream == nullptr) return fail(ACL_ERROR_INVALID_PARAM, "aclrtCreateStream: stream is nullptr");
+  auto created = std::make_unique<Stream>();
+  Stream* handle = created.get();
+  {
+    std::lock_guard<std::mutex> lock(state().mutex);
+    state().streams.emplace(handle, std::move(created));
+  }
+  *stream = handle;
+  return ACL_SUCCESS;
+}
+
+aclError aclrtDestroyStream(aclrtStream stream) {
+  if (stream == nullptr) return fail(ACL_ERROR_INVALID_PARAM, "aclrtDestroyStream: stream is nullptr");
+  std::unique_ptr<Stream> doomed;
+  {
+    std::lock_guard<std::mutex> lock(state().mutex);
+    auto found = state().streams.find(static_cast<Stream*>(stream));
+    if (found == state().streams.end()) {
+      return fail(ACL_ERROR_INVALID_PARAM, format("aclrtDestroyStream: stream %p is not a live stream", stream));
+    }
+    doomed = std::move(found->second);
+    state().streams.erase(found);
+  }
+  doomed.reset();  // drains the queue before the worker stops
+  return ACL_SUCCESS;
+}
+
+aclError aclrtSynchronizeStream(aclrtStream stream) {
+  RuntimeState& s = state();
+  std::unique_lock<std::mutex> lock(s.mutex);
+  Stream* target = nullptr;
+  if (stream == nullptr) {
+    target = &default_stream_locked(s);
+  } else {
+    auto found = s.streams.find(static_cast<Stream*>(stream));
+    if (found == s.streams.end()) {
+      return fail(ACL_ERROR_INVALID_PARAM, format("aclrtSynchronizeStream: stream %p is not a live stream", stream));
+    }
+    target = found->second.get();
+  }
+  lock.unlock();  // a concurrent destroy of the same stream is a caller error, as in CANN
+  return target->synchronize();
+}
+
+aclError aclrtSetSysParamOpt(aclSysParamOpt opt, int64_t value) {
+  if (!valid_sys_param(opt)) {
+    return fail(ACL_ERROR_INVALID_PARAM,
+                format("aclrtSetSysParamOpt: opt %d is not an aclSysParamOpt value (0..3)", static_cast<int>(opt)));
+  }
+  std::lock_guard<std::mutex> lock(state().mutex);
+  state().sys_params[static_cast<int>(opt)] = value;
+  return ACL_SUCCESS;
+}
+
+aclError aclrtCtxSetSysParamOpt(aclSysParamOpt opt, int64_t value) {
+  if (!valid_sys_param(opt)) {
+    return fail(ACL_ERROR_INVALID_PARAM,
+                format("aclrtCtxSetSysParamOpt: opt %d is not an aclSysParamOpt value (0..3)", static_cast<int>(opt)));
+  }
+  return aclrtSetSysParamOpt(opt, value);
+}
+
+aclError aclrtGetSysParamOpt(aclSysParamOpt opt, int64_t* value) {
+  if (value == nullptr) return fail(ACL_ERROR_INVALID_PARAM, "aclrtGetSysParamOpt: value is nullptr");
+  if (!valid_sys_param(opt)) {
+    return fail(ACL_ERROR_INVALID_PARAM,
+                format("aclrtGetSysParamOpt: opt %d is not an aclSysParamOpt value (0..3)", static_cast<int>(opt)));
+  }
+  std::lock_guard<std::mutex> lock(state().mutex);
+  auto found = state().sys_params.find(static_cast<int>(opt));
+  if (found == state().sys_params.end()) {
+    return fail(ACL_ERROR_RT_SYSPARAMOPT_NOT_SET,
+                format("aclrtGetSysParamOpt: opt %d has not been set", static_cast<int>(opt)));
+  }
+  *value = found->second;
+  return ACL_SUCCESS;
+}
+
+}  // extern "C"

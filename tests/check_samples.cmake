@@ -1,0 +1,14 @@
+# Fails unless the doc samples in DIR are byte-for-byte the official ones (SHA-256 recorded here).
+set(expected
+  "convolution_backward_sample.cpp=27a7fd9adadd3e5ac30d1d164041f6698fdefb7eee308ab098b9112c44181f5c"
+  "conv_tbc_backward_sample.cpp=e83a8010c32c705f2711de0bb924a95a13c35ebea5dabb3db87d535a4bb2193a")
+foreach(entry IN LISTS expected)
+  string(REPLACE "=" ";" parts "${entry}")
+  list(GET parts 0 name)
+  list(GET parts 1 want)
+  file(SHA256 "${DIR}/${name}" got)
+  if(NOT got STREQUAL want)
+    message(FATAL_ERROR "${DIR}/${name} differs from the official doc sample (sha256 ${got}, expected ${want})")
+  endif()
+  message(STATUS "${name}: identical to the official doc sample")
+endforeach()

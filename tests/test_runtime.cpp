@@ -1,0 +1,281 @@
+// Host runtime: init, devices, memory, streams, system options, recent error message.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "acl/acl.h"
+#include "runtime/runtime.h"
+
+namespace {
+
+std::string recent_error() {
+  const char* message = aclGetRecentErrMsg();
+  return message == nullptr ? std::string() : std::string(message);
+}
+
+TEST(Runtime, InitFinalizeOrder) {
+  ASSERT_EQ(aclInit(nullptr), ACL_SUCCESS);
+  EXPECT_EQ(aclInit(nullptr), ACL_ERROR_REPEAT_INITIALIZE);
+  EXPECT_NE(recent_error().find("aclInit"), std::string::npos);
+  EXPECT_EQ(aclFinalize(), ACL_SUCCESS);
+  EXPECT_EQ(aclFinalize(), ACL_ERROR_REPEAT_FINALIZE);
+  EXPECT_EQ(aclInit("/nonexistent/acl.json"), ACL_ERROR_INVALID_FILE);
+}
+
+TEST(Runtime, RecentErrorIsPerThreadAndClearedOnRead) {
+  EXPECT_EQ(aclrtFree(nullptr), ACL_ERROR_INVALID_PARAM);
+  std::string other_thread = "unset";
+  std::thread([&] { other_thread = recent_error(); }).join();
+  EXPECT_EQ(other_thread, "");
+  const std::string message = recent_error();
+  EXPECT_NE(message.find("aclrtFree"), std::string::npos) << message;
+  EXPECT_EQ(aclGetRecentErrMsg(), nullptr);
+}
+
+TEST(Runtime, Devices) {
+  uint32_t count = 0;
+  ASSERT_EQ(aclrtGetDeviceCount(&count), ACL_SUCCESS);
+  EXPECT_EQ(count, 1u);
+  EXPECT_EQ(aclrtGetDeviceCount(nullptr), ACL_ERROR_INVALID_PARAM);
+  int32_t device = -5;
+  std::thread([&] { EXPECT_EQ(aclrtGetDevice(&device), ACL_ERROR_RT_CONTEXT_NULL); }).join();
+  EXPECT_EQ(aclrtSetDevice(1), ACL_ERROR_RT_INVALID_DEVICEID);
+  EXPECT_EQ(aclrtSetDevice(-1), ACL_ERROR_RT_INVALID_DEVICEID);
+  ASSERT_EQ(aclrtSetDevice(0), ACL_SUCCESS);
+  ASSERT_EQ(aclrtGetDevice(&device), ACL_SUCCESS);
+  EXPECT_EQ(device, 0);
+  EXPECT_EQ(aclrtSynchronizeDevice(), ACL_SUCCESS);
+  EXPECT_EQ(aclrtResetDevice(0), ACL_SUCCESS);
+  EXPECT_EQ(aclrtGetDevice(&device), ACL_ERROR_RT_CONTEXT_NULL);
+}
+
+TEST(Runtime, MallocIsAlignedAndTracked) {
+  for (size_t size : {1u, 3u, 64u, 1000u, 1u << 20}) {
+    void* ptr = nullptr;
+    ASSERT_EQ(aclrtMalloc(&ptr, size, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(ptr) % 64, 0u);
+    std::memset(ptr, 0xAB, size);
+    EXPECT_EQ(aclrtFree(ptr), ACL_SUCCESS);
+    EXPECT_EQ(aclrtFree(ptr), ACL_ERROR_INVALID_PARAM);  // double free is reported, not executed
+  }
+  void* ptr = nullptr;
+  EXPECT_EQ(aclrtMalloc(&ptr, 0, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_INVALID_PARAM);
+  EXPECT_EQ(ptr, nullptr);
+  EXPECT_EQ(aclrtMalloc(nullptr, 16, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_INVALID_PARAM);
+  EXPECT_EQ(aclrtMalloc(&ptr, 16, static_cast<aclrtMemMallocPolicy>(99)), ACL_ERROR_INVALID_PARAM);
+  ASSERT_EQ(aclrtMalloc(&ptr, 16,
+                        static_cast<aclrtMemMallocPolicy>(ACL_MEM_MALLOC_NORMAL_ONLY | ACL_MEM_TYPE_HIGH_BAND_WIDTH)),
+            ACL_SUCCESS);
+  EXPECT_EQ(aclrtFreeHost(ptr), ACL_ERROR_INVALID_PARAM);  // not a host allocation
+  EXPECT_EQ(aclrtFree(ptr), ACL_SUCCESS);
+  int on_stack = 0;
+  EXPECT_EQ(aclrtFree(&on_stack), ACL_ERROR_INVALID_PARAM);
+  void* host = nullptr;
+  ASSERT_EQ(aclrtMallocHost(&host, 100), ACL_SUCCESS);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(host) % 64, 0u);
+  EXPECT_EQ(aclrtFreeHost(host), ACL_SUCCESS);
+  EXPECT_EQ(aclrtMallocHost(&host, 0), ACL_ERROR_INVALID_PARAM);
+}
+
+TEST(Runtime, MemcpyKindsAndBounds) {
+  std::vector<float> host(16);
+  for (size_t i = 0; i < host.size(); ++i) host[i] = static_cast<float>(i) * 1.5f;
+  void* dev = nullptr;
+  const size_t bytes = host.size() * sizeof(float);
+  ASSERT_EQ(aclrtMalloc(&dev, bytes, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+  for (int kind = ACL_MEMCPY_HOST_TO_HOST; kind <= ACL_MEMCPY_INTER_DEVICE_TO_DEVICE; ++kind) {
+    std::vector<float> back(host.size(), -1.0f);
+    ASSERT_EQ(aclrtMemcpy(dev, bytes, host.data(), bytes, static_cast<aclrtMemcpyKind>(kind)), ACL_SUCCESS);
+    ASSERT_EQ(aclrtMemcpy(back.data(), bytes, dev, bytes, ACL_MEMCPY_DEVICE_TO_HOST), ACL_SUCCESS);
+    EXPECT_EQ(back, host) << "kind " << kind;
+  }
+  EXPECT_EQ(aclrtMemcpy(dev, bytes - 1, host.data(), bytes, ACL_MEMCPY_HOST_TO_DEVICE), ACL_ERROR_INVALID_PARAM);
+  EXPECT_NE(recent_error().find("destMax"), std::string::npos);
+  EXPECT_EQ(aclrtMemcpy(dev, bytes, host.data(), bytes, static_cast<aclrtMemcpyKind>(8)), ACL_ERROR_INVALID_PARAM);
+  EXPECT_EQ(aclrtMemcpy(dev, bytes, host.data(), bytes, static_cast<aclrtMemcpyKind>(-1)), ACL_ERROR_INVALID_PARAM);
+  EXPECT_EQ(aclrtMemcpy(nullptr, bytes, host.data(), bytes, ACL_MEMCPY_HOST_TO_DEVICE), ACL_ERROR_INVALID_PARAM);
+  EXPECT_EQ(aclrtMemcpy(dev, bytes, nullptr, bytes, ACL_MEMCPY_HOST_TO_DEVICE), ACL_ERROR_INVALID_PARAM);
+  EXPECT_EQ(aclrtMemcpy(dev, bytes, host.data(), 0, ACL_MEMCPY_HOST_TO_DEVICE), ACL_SUCCESS);
+  EXPECT_EQ(aclrtFree(dev), ACL_SUCCESS);
+}
+
+TEST(Runtime, Memset) {
+  void* dev = nullptr;
+  ASSERT_EQ(aclrtMalloc(&dev, 32, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+  ASSERT_EQ(aclrtMemset(dev, 32, 0x7F, 32), ACL_SUCCESS);
+  ASSERT_EQ(aclrtMemset(dev, 32, 0x01, 8), ACL_SUCCESS);
+  const auto* bytes = static_cast<const uint8_t*>(dev);
+  for (int i = 0; i < 32; ++i) EXPECT_EQ(bytes[i], i < 8 ? 0x01 : 0x7F);
+  EXPECT_EQ(aclrtMemset(dev, 8, 0, 9), ACL_ERROR_INVALID_PARAM);
+  EXPECT_EQ(aclrtMemset(nullptr, 8, 0, 8), ACL_ERROR_INVALID_PARAM);
+  aclrtStream stream = nullptr;
+  ASSERT_EQ(aclrtCreateStream(&stream), ACL_SUCCESS);
+  ASSERT_EQ(aclrtMemsetAsync(dev, 32, 0x22, 32, stream), ACL_SUCCESS);
+  ASSERT_EQ(aclrtSynchronizeStream(stream), ACL_SUCCESS);
+  for (int i = 0; i < 32; ++i) EXPECT_EQ(bytes[i], 0x22);
+  EXPECT_EQ(aclrtMemsetAsync(dev, 4, 0, 8, stream), ACL_ERROR_INVALID_PARAM);
+  EXPECT_EQ(aclrtDestroyStream(stream), ACL_SUCCESS);
+  EXPECT_EQ(aclrtFree(dev), ACL_SUCCESS);
+}
+
+TEST(Runtime, StreamRunsTasksInOrderOffTheCallersThread) {
+  aclrtStream stream = nullptr;
+  ASSERT_EQ(aclrtCreateStream(&stream), ACL_SUCCESS);
+  std::vector<int> order;
+  std::atomic<bool> off_thread{true};
+  const auto caller = std::this_thread::get_id();
+  for (int i = 0; i < 200; ++i) {
+    ASSERT_EQ(aclnn_cpu::enqueue_on_stream(
+                  stream,
+                  [&order, &off_thread, caller, i] {
+                    if (std::this_thread::get_id() == caller) off_thread = false;
+                    order.push_back(i);
+                    return 0;
+                  },
+                  "test"),
+              ACL_SUCCESS);
+  }
+  ASSERT_EQ(aclrtSynchronizeStream(stream), ACL_SUCCESS);
+  ASSERT_EQ(order.size(), 200u);
+  for (int i = 0; i < 200; ++i) EXPECT_EQ(order[i], i);
+  EXPECT_TRUE(off_thread);
+  EXPECT_EQ(aclrtDestroyStream(stream), ACL_SUCCESS);
+}
+
+TEST(Runtime, MemcpyAsyncOrderedAfterEarlierWork) {
+  aclrtStream stream = nullptr;
+  ASSERT_EQ(aclrtCreateStream(&stream), ACL_SUCCESS);
+  std::vector<int> source(1024, 7), target(1024, 0);
+  ASSERT_EQ(aclnn_cpu::enqueue_on_stream(
+                stream,
+                [&source] {
+                  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+                  source.assign(source.size(), 9);
+                  return 0;
+                },
+                "test"),
+            ACL_SUCCESS);
+  ASSERT_EQ(aclrtMemcpyAsync(target.data(), target.size() * 4, source.data(), source.size() * 4,
+                             ACL_MEMCPY_DEVICE_TO_DEVICE, stream),
+            ACL_SUCCESS);
+  ASSERT_EQ(aclrtSynchronizeStream(stream), ACL_SUCCESS);
+  EXPECT_EQ(target, std::vector<int>(1024, 9));
+  EXPECT_EQ(aclrtMemcpyAsync(target.data(), 4, source.data(), 8, ACL_MEMCPY_DEVICE_TO_DEVICE, stream),
+            ACL_ERROR_INVALID_PARAM);
+  EXPECT_EQ(aclrtDestroyStream(stream), ACL_SUCCESS);
+}
+
+TEST(Runtime, TwoStreamsProgressIndependently) {
+  aclrtStream blocked = nullptr, free_stream = nullptr;
+  ASSERT_EQ(aclrtCreateStream(&blocked), ACL_SUCCESS);
+  ASSERT_EQ(aclrtCreateStream(&free_stream), ACL_SUCCESS);
+  std::atomic<bool> release{false};
+  std::atomic<bool> second_done{false};
+  ASSERT_EQ(aclnn_cpu::enqueue_on_stream(
+                blocked,
+                [&release] {
+                  while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                  return 0;
+                },
+                "test"),
+            ACL_SUCCESS);
+  ASSERT_EQ(aclnn_cpu::enqueue_on_stream(
+                free_stream,
+                [&second_done] {
+                  second_done = true;
+                  return 0;
+                },
+                "test"),
+            ACL_SUCCESS);
+  ASSERT_EQ(aclrtSynchronizeStream(free_stream), ACL_SUCCESS);  // finishes while the other is blocked
+  EXPECT_TRUE(second_done);
+  release = true;
+  ASSERT_EQ(aclrtSynchronizeStream(blocked), ACL_SUCCESS);
+  EXPECT_EQ(aclrtDestroyStream(blocked), ACL_SUCCESS);
+  EXPECT_EQ(aclrtDestroyStream(free_stream), ACL_SUCCESS);
+}
+
+TEST(Runtime, SynchronizeReturnsFirstAsyncFailureWithItsMessage) {
+  aclrtStream stream = nullptr;
+  ASSERT_EQ(aclrtCreateStream(&stream), ACL_SUCCESS);
+  int ran_after = 0;
+  auto failing = [](int code) {
+    return [code] {
+      aclrtFree(nullptr);  // leaves a message on the worker thread
+      return code;
+    };
+  };
+  ASSERT_EQ(aclnn_cpu::enqueue_on_stream(stream, failing(ACL_ERROR_INVALID_PARAM), "test"), ACL_SUCCESS);
+  ASSERT_EQ(aclnn_cpu::enqueue_on_stream(stream, failing(ACL_ERROR_INTERNAL_ERROR), "test"), ACL_SUCCESS);
+  ASSERT_EQ(aclnn_cpu::enqueue_on_stream(
+                stream,
+                [&ran_after] {
+                  ++ran_after;
+                  return 0;
+                },
+                "test"),
+            ACL_SUCCESS);
+  EXPECT_EQ(aclrtSynchronizeStream(stream), ACL_ERROR_INVALID_PARAM);
+  EXPECT_NE(recent_error().find("aclrtFree"), std::string::npos);
+  EXPECT_EQ(ran_after, 1);
+  EXPECT_EQ(aclrtSynchronizeStream(stream), ACL_SUCCESS);  // the failure is reported once
+  EXPECT_EQ(aclrtDestroyStream(stream), ACL_SUCCESS);
+}
+
+TEST(Runtime, DestroyDrainsPendingWork) {
+  aclrtStream stream = nullptr;
+  ASSERT_EQ(aclrtCreateStream(&stream), ACL_SUCCESS);
+  std::atomic<int> done{0};
+  for (int i = 0; i < 20; ++i) {
+    ASSERT_EQ(aclnn_cpu::enqueue_on_stream(
+                  stream,
+                  [&done] {
+                    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                    ++done;
+                    return 0;
+                  },
+                  "test"),
+              ACL_SUCCESS);
+  }
+  EXPECT_EQ(aclrtDestroyStream(stream), ACL_SUCCESS);
+  EXPECT_EQ(done.load(), 20);
+  EXPECT_EQ(aclrtDestroyStream(stream), ACL_ERROR_INVALID_PARAM);  // already destroyed
+  EXPECT_EQ(aclrtSynchronizeStream(stream), ACL_ERROR_INVALID_PARAM);
+  EXPECT_EQ(aclrtDestroyStream(nullptr), ACL_ERROR_INVALID_PARAM);
+  EXPECT_EQ(aclrtCreateStream(nullptr), ACL_ERROR_INVALID_PARAM);
+}
+
+TEST(Runtime, NullStreamIsTheDefaultStream) {
+  int value = 0;
+  ASSERT_EQ(aclnn_cpu::enqueue_on_stream(
+                nullptr,
+                [&value] {
+                  value = 42;
+                  return 0;
+                },
+                "test"),
+            ACL_SUCCESS);
+  ASSERT_EQ(aclrtSynchronizeStream(nullptr), ACL_SUCCESS);
+  EXPECT_EQ(value, 42);
+}
+
+TEST(Runtime, SysParamOptions) {
+  int64_t value = -1;
+  EXPECT_EQ(aclrtGetSysParamOpt(ACL_OPT_ENABLE_KERNEL_EARLY_START, &value), ACL_ERROR_RT_SYSPARAMOPT_NOT_SET);
+  ASSERT_EQ(aclrtSetSysParamOpt(ACL_OPT_DETERMINISTIC, 1), ACL_SUCCESS);
+  ASSERT_EQ(aclrtGetSysParamOpt(ACL_OPT_DETERMINISTIC, &value), ACL_SUCCESS);
+  EXPECT_EQ(value, 1);
+  ASSERT_EQ(aclrtCtxSetSysParamOpt(ACL_OPT_DETERMINISTIC, 0), ACL_SUCCESS);
+  ASSERT_EQ(aclrtGetSysParamOpt(ACL_OPT_DETERMINISTIC, &value), ACL_SUCCESS);
+  EXPECT_EQ(value, 0);
+  EXPECT_EQ(aclrtSetSysParamOpt(static_cast<aclSysParamOpt>(7), 1), ACL_ERROR_INVALID_PARAM);
+  EXPECT_EQ(aclrtGetSysParamOpt(ACL_OPT_DETERMINISTIC, nullptr), ACL_ERROR_INVALID_PARAM);
+}
+
+}  // namespace
