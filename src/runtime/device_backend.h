@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "acl/acl_rt.h"
+#include "kernels/conv_problem.h"
 
 namespace aclnn_cpu {
 
@@ -20,6 +21,8 @@ class DeviceBackend {
   // Byte copy / fill between any two addresses of the given kind; ranges are valid.
   virtual void copy(void* dst, const void* src, size_t bytes, aclrtMemcpyKind kind) = 0;
   virtual void fill(void* dst, uint8_t value, size_t bytes) = 0;
+  // The convolution kernel set that operators plan and run with.
+  virtual const ConvKernelSet& conv_kernels() const = 0;
 };
 
 // The process-wide backend (the host CPU).

@@ -1,0 +1,83 @@
+// What a kernel set computes. Every front door (direct, transposed, TBC) reduces to one
+// *direct* convolution dst = conv(src, wei) with three spatial dims, plus which gradients to
+// write into which strided views.
+#pragma once
+
+#include <cstdint>
+
+namespace aclnn_cpu {
+
+// A strided view in canonical order (N, C, D, H, W). Strides and offset are in elements; unit
+// dims have stride 0. dtype is FLOAT, FLOAT16 or BF16 (aclDataType value).
+struct View5 {
+  void* data = nullptr;
+  int32_t dtype = 0;
+  int64_t shape[5] = {1, 1, 1, 1, 1};
+  int64_t stride[5] = {0, 0, 0, 0, 0};
+  int64_t offset = 0;
+
+  int64_t numel() const { return shape[0] * shape[1] * shape[2] * shape[3] * shape[4]; }
+  int64_t element(int64_t n, int64_t c, int64_t d, int64_t h, int64_t w) const {
+    return offset + n * stride[0] + c * stride[1] + d * stride[2] + h * stride[3] + w * stride[4];
+  }
+};
+
+// Direct convolution dst[n, g*Cout_g + oc, o] = sum_{ic, k} src[n, g*Cin_g + ic, o*s - p + k*d]
+// * wei[g*Cout_g + oc, ic, k], reads outside [0, src) being zero. 1-D and 2-D problems have
+// leading unit spatial dims (size 1, kernel 1, stride 1, pad 0, dilation 1). `pad` is the
+// leading (top/left/front) padding; the trailing padding is implied by the sizes.
+struct ConvGeometry {
+  int64_t batch = 0;
+  int64_t groups = 1;
+  int64_t src_channels_per_group = 0;  // Cin_g
+  int64_t dst_channels_per_group = 0;  // Cout_g
+  int64_t src_size[3] = {1, 1, 1};
+  int64_t dst_size[3] = {1, 1, 1};
+  int64_t kernel[3] = {1, 1, 1};
+  int64_t stride[3] = {1, 1, 1};
+  int64_t pad[3] = {0, 0, 0};
+  int64_t dilation[3] = {1, 1, 1};
+};
+
+// How the inputs are rounded before multiplying (cubeMathType).
+enum class MathMode {
+  kFull,        // 0 KEEP_DTYPE, 1 ALLOW_FP32_DOWN_PRECISION, 3 USE_HF32: inputs used as they are
+  kFp16Inputs,  // 2 USE_FP16: every input rounded to FLOAT16 first
+};
+
+// Which operation produces gradInput.
+enum class InputGrad {
+  kNone,
+  kBackwardData,  // direct convolution: gradInput = backward_data(gradOutput, weight)
+  kForward,       // transposed convolution: gradInput = forward(gradOutput, weight)
+};
+
+struct ConvProblem {
+  ConvGeometry geometry;
+  View5 src;  // direct convolution's input: user `input`, or user `gradOutput` when transposed
+  View5 wei;  // (G*Cout_g, Cin_g, kD, kH, kW)
+  View5 dst;  // direct convolution's output (gradient): user `gradOutput`, or user `input` when transposed
+  InputGrad input_grad = InputGrad::kNone;
+  bool want_weight_grad = false;
+  bool want_bias_grad = false;
+  View5 grad_input;   // shaped like the user's input: src (kBackwardData) or dst (kForward)
+  View5 grad_weight;  // shaped like wei
+  View5 grad_bias;    // (1, C, 1, 1, 1)
+  View5 bias_source;  // the user's gradOutput, summed over N and space into grad_bias
+  MathMode math = MathMode::kFull;
+};
+
+// A kernel set: books workspace for a problem, then computes every requested gradient,
+// writing each output element exactly once, rounded once into the output's dtype.
+class ConvKernelSet {
+ public:
+  virtual ~ConvKernelSet() = default;
+  virtual const char* name() const = 0;
+  virtual uint64_t workspace_bytes(const ConvProblem& problem) const = 0;
+  virtual void run(const ConvProblem& problem, void* workspace) const = 0;
+};
+
+// The reference kernel set: plain loops in double precision (the oracle of every other set).
+const ConvKernelSet& reference_kernels();
+
+}  // namespace aclnn_cpu

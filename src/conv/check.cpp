@@ -1,0 +1,81 @@
+#include "conv/check.h"
+
+#include "aclnn/opdev/op_errno.h"
+#include "common/dtype.h"
+#include "common/log.h"
+#include "meta/meta_objects.h"
+
+namespace aclnn_cpu {
+
+Check fail_check(aclnnStatus status, const char* api, const std::string& message) {
+  report_error(std::string(api) + ": " + message);
+  return Check{status};
+}
+
+std::string to_string(const std::vector<int64_t>& values) {
+  std::string text = "[";
+  for (size_t i = 0; i < values.size(); ++i) text += (i ? ", " : "") + std::to_string(values[i]);
+  return text + "]";
+}
+
+int64_t dims(const aclTensor& tensor) { return static_cast<int64_t>(tensor.view_shape.size()); }
+
+int64_t dim_size(const aclTensor& tensor, int64_t index) { return tensor.view_shape[static_cast<size_t>(index)]; }
+
+bool is_empty(const aclTensor& tensor) {
+  for (int64_t size : tensor.view_shape) {
+    if (size == 0) return true;
+  }
+  return false;
+}
+
+Check check_well_formed(const char* api, const char* name, const aclTensor& tensor) {
+  if (tensor.strides.size() != tensor.view_shape.size()) {
+    return fail_check(ACLNN_ERR_PARAM_INVALID, api,
+                      format("%s has %zu strides for %zu dims", name, tensor.strides.size(), tensor.view_shape.size()));
+  }
+  int64_t count = 1;
+  for (int64_t size : tensor.view_shape) {
+    if (size < 0 || (size > 0 && __builtin_mul_overflow(count, size, &count))) {
+      return fail_check(ACLNN_ERR_PARAM_INVALID, api,
+                        format("%s shape %s must have non-negative dims whose product fits in int64", name,
+                               to_string(tensor.view_shape).c_str()));
+    }
+  }
+  return Check{};
+}
+
+Check check_accessible(const char* api, const char* name, const aclTensor& tensor) {
+  if (is_empty(tensor)) return Check{};
+  if (tensor.data == nullptr) {
+    return fail_check(ACLNN_ERR_PARAM_NULLPTR, api, format("%s has no data address (created with nullptr)", name));
+  }
+  // Lowest and highest element the view reaches, relative to the data address.
+  int64_t lowest = tensor.offset, highest = tensor.offset;
+  bool overflow = false;
+  for (size_t i = 0; i < tensor.view_shape.size(); ++i) {
+    int64_t reach = 0;
+    overflow |= __builtin_mul_overflow(tensor.view_shape[i] - 1, tensor.strides[i], &reach);
+    overflow |= __builtin_add_overflow(reach < 0 ? lowest : highest, reach, reach < 0 ? &lowest : &highest);
+  }
+  int64_t storage = 1;
+  for (int64_t size : tensor.storage_shape) overflow |= size < 0 || __builtin_mul_overflow(storage, size, &storage);
+  if (overflow || lowest < 0 || highest >= storage) {
+    return fail_check(ACLNN_ERR_PARAM_INVALID, api,
+                      format("%s view (shape %s, strides %s, offset %lld) reaches elements [%lld, %lld] outside its "
+                             "storage shape %s",
+                             name, to_string(tensor.view_shape).c_str(), to_string(tensor.strides).c_str(),
+                             static_cast<long long>(tensor.offset), static_cast<long long>(lowest),
+                             static_cast<long long>(highest), to_string(tensor.storage_shape).c_str()));
+  }
+  return Check{};
+}
+
+Check check_float_dtype(const char* api, const char* name, const aclTensor& tensor) {
+  if (tensor.dtype == ACL_FLOAT || tensor.dtype == ACL_FLOAT16 || tensor.dtype == ACL_BF16) return Check{};
+  return fail_check(ACLNN_ERR_PARAM_INVALID, api,
+                    format("%s dtype %s (%d) is not supported: expected FLOAT, FLOAT16 or BF16", name,
+                           dtype_name(tensor.dtype), tensor.dtype));
+}
+
+}  // namespace aclnn_cpu

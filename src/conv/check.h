@@ -1,0 +1,33 @@
+// Small helpers shared by the operators' parameter checks.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "aclnn/acl_meta.h"
+
+namespace aclnn_cpu {
+
+// A failed check: the status code and the sentence already reported (or 0 = passed).
+struct Check {
+  aclnnStatus status = 0;
+  bool failed() const { return status != 0; }
+};
+
+// Reports "<api>: <message>" and returns a failed Check with `status`.
+Check fail_check(aclnnStatus status, const char* api, const std::string& message);
+
+std::string to_string(const std::vector<int64_t>& values);
+int64_t dims(const aclTensor& tensor);
+int64_t dim_size(const aclTensor& tensor, int64_t index);
+bool is_empty(const aclTensor& tensor);
+
+// Dims non-negative, one stride per dim, element count within int64.
+Check check_well_formed(const char* api, const char* name, const aclTensor& tensor);
+// For a non-empty tensor the executor will touch: data address set, view inside its storage.
+Check check_accessible(const char* api, const char* name, const aclTensor& tensor);
+// dtype is FLOAT, FLOAT16 or BF16 (the 910B list).
+Check check_float_dtype(const char* api, const char* name, const aclTensor& tensor);
+
+}  // namespace aclnn_cpu

@@ -1,0 +1,29 @@
+#include "conv/tensor_views.h"
+
+#include "meta/meta_objects.h"
+
+namespace aclnn_cpu {
+
+View5 make_view5(const aclTensor& tensor, const int (&dim_of)[5]) {
+  View5 view;
+  view.data = tensor.data;
+  view.dtype = tensor.dtype;
+  view.offset = tensor.offset;
+  for (int j = 0; j < 5; ++j) {
+    if (dim_of[j] < 0) continue;
+    view.shape[j] = tensor.view_shape[static_cast<size_t>(dim_of[j])];
+    view.stride[j] = tensor.strides[static_cast<size_t>(dim_of[j])];
+  }
+  return view;
+}
+
+View5 make_ncs_view5(const aclTensor& tensor) {
+  switch (tensor.view_shape.size()) {
+    case 1: return make_view5(tensor, {-1, 0, -1, -1, -1});
+    case 3: return make_view5(tensor, {0, 1, -1, -1, 2});
+    case 4: return make_view5(tensor, {0, 1, -1, 2, 3});
+    default: return make_view5(tensor, {0, 1, 2, 3, 4});
+  }
+}
+
+}  // namespace aclnn_cpu
