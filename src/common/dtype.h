@@ -16,9 +16,10 @@ size_t dtype_size(int32_t dtype);
 const char* dtype_name(int32_t dtype);
 const char* format_name(int32_t format);
 
-// Reads element `index` of a FLOAT/FLOAT16/BF16 buffer.
+// Reads element `index` of a FLOAT/FLOAT16/BF16 (or, for internal tests, DOUBLE) buffer.
 inline double load_element(const void* base, int32_t dtype, int64_t index) {
   switch (dtype) {
+    case ACL_DOUBLE: return static_cast<const double*>(base)[index];
     case ACL_FLOAT16: return static_cast<double>(static_cast<float>(static_cast<const Eigen::half*>(base)[index]));
     case ACL_BF16: return static_cast<double>(static_cast<float>(static_cast<const Eigen::bfloat16*>(base)[index]));
     default: return static_cast<double>(static_cast<const float*>(base)[index]);
@@ -42,6 +43,7 @@ inline float round_to_odd_float(double value) {
 // Writes `value`, rounded once (to nearest even) to the buffer's type, at element `index`.
 inline void store_element(void* base, int32_t dtype, int64_t index, double value) {
   switch (dtype) {
+    case ACL_DOUBLE: static_cast<double*>(base)[index] = value; break;
     case ACL_FLOAT16: static_cast<Eigen::half*>(base)[index] = Eigen::half(round_to_odd_float(value)); break;
     case ACL_BF16: static_cast<Eigen::bfloat16*>(base)[index] = Eigen::bfloat16(round_to_odd_float(value)); break;
     default: static_cast<float*>(base)[index] = static_cast<float>(value);

@@ -44,16 +44,18 @@ using namespace aclnn_cpu;
 
 extern "C" {
 
-aclnnStatus aclnnConvolutionBackwardGetWorkspaceSize(
-    const aclTensor* gradOutput, const aclTensor* input, const aclTensor* weight, const aclIntArray* biasSizes,
-    const aclIntArray* stride, const aclIntArray* padding, const aclIntArray* dilation, bool transposed,
-    const aclIntArray* outputPadding, int groups, const aclBoolArray* outputMask, int8_t cubeMathType,
-    aclTensor* gradInput, aclTensor* gradWeight, aclTensor* gradBias, uint64_t* workspaceSize,
-    aclOpExecutor** executor) {
+aclnnStatus aclnnConvolutionBackwardGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* input,
+                                                     const aclTensor* weight, const aclIntArray* biasSizes,
+                                                     const aclIntArray* stride, const aclIntArray* padding,
+                                                     const aclIntArray* dilation, bool transposed,
+                                                     const aclIntArray* outputPadding, int groups,
+                                                     const aclBoolArray* outputMask, int8_t cubeMathType,
+                                                     aclTensor* gradInput, aclTensor* gradWeight, aclTensor* gradBias,
+                                                     uint64_t* workspaceSize, aclOpExecutor** executor) {
   return guarded("aclnnConvolutionBackwardGetWorkspaceSize", [&] {
-    const ConvBackwardArgs args{gradOutput, input,      weight,   biasSizes, stride,        padding,
-                                dilation,   transposed, outputPadding, groups, outputMask, cubeMathType,
-                                gradInput,  gradWeight, gradBias, workspaceSize, executor};
+    const ConvBackwardArgs args{gradOutput, input,      weight,        biasSizes,     stride,     padding,
+                                dilation,   transposed, outputPadding, groups,        outputMask, cubeMathType,
+                                gradInput,  gradWeight, gradBias,      workspaceSize, executor};
     const Check check = validate_convolution_backward(args);
     if (check.failed()) return check.status;
     return publish(make_convolution_problem(args), workspaceSize, executor);
@@ -62,9 +64,8 @@ aclnnStatus aclnnConvolutionBackwardGetWorkspaceSize(
 
 aclnnStatus aclnnConvolutionBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
                                      const aclrtStream stream) {
-  return guarded("aclnnConvolutionBackward", [&] {
-    return run_executor(workspace, workspaceSize, executor, stream, "aclnnConvolutionBackward");
-  });
+  return guarded("aclnnConvolutionBackward",
+                 [&] { return run_executor(workspace, workspaceSize, executor, stream, "aclnnConvolutionBackward"); });
 }
 
 aclnnStatus aclnnConvTbcBackwardGetWorkspaceSize(const aclTensor* self, const aclTensor* input, const aclTensor* weight,
@@ -82,9 +83,8 @@ aclnnStatus aclnnConvTbcBackwardGetWorkspaceSize(const aclTensor* self, const ac
 
 aclnnStatus aclnnConvTbcBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
                                  const aclrtStream stream) {
-  return guarded("aclnnConvTbcBackward", [&] {
-    return run_executor(workspace, workspaceSize, executor, stream, "aclnnConvTbcBackward");
-  });
+  return guarded("aclnnConvTbcBackward",
+                 [&] { return run_executor(workspace, workspaceSize, executor, stream, "aclnnConvTbcBackward"); });
 }
 
 }  // extern "C"

@@ -32,8 +32,8 @@ Check validate_conv_tbc_backward(const ConvTbcBackwardArgs& a) {
   if (a.workspace_size == nullptr) return fail_check(ACLNN_ERR_PARAM_NULLPTR, kApi, "workspaceSize is nullptr");
   if (a.executor == nullptr) return fail_check(ACLNN_ERR_PARAM_NULLPTR, kApi, "executor is nullptr");
   // T1: every tensor is mandatory (there is no output mask).
-  const Named all[] = {{"self", a.self},           {"input", a.input},           {"weight", a.weight},
-                       {"bias", a.bias},           {"gradInput", a.grad_input}, {"gradWeight", a.grad_weight},
+  const Named all[] = {{"self", a.self},         {"input", a.input},          {"weight", a.weight},
+                       {"bias", a.bias},         {"gradInput", a.grad_input}, {"gradWeight", a.grad_weight},
                        {"gradBias", a.grad_bias}};
   for (const Named& t : all) {
     if (t.tensor == nullptr) return fail_check(ACLNN_ERR_PARAM_NULLPTR, kApi, format("%s is nullptr", t.name));
@@ -65,8 +65,12 @@ Check validate_conv_tbc_backward(const ConvTbcBackwardArgs& a) {
     const char* name;
     const aclTensor* tensor;
     int64_t rank;
-  } ranks[] = {{"self", a.self, 3},         {"input", a.input, 3},         {"weight", a.weight, 3},
-               {"bias", a.bias, 1},         {"gradBias", a.grad_bias, 1}, {"gradInput", a.grad_input, 3},
+  } ranks[] = {{"self", a.self, 3},
+               {"input", a.input, 3},
+               {"weight", a.weight, 3},
+               {"bias", a.bias, 1},
+               {"gradBias", a.grad_bias, 1},
+               {"gradInput", a.grad_input, 3},
                {"gradWeight", a.grad_weight, 3}};
   for (const auto& r : ranks) {
     if (dims(*r.tensor) != r.rank) {
@@ -91,8 +95,8 @@ Check validate_conv_tbc_backward(const ConvTbcBackwardArgs& a) {
   const int64_t t_out = in[0] + 2 * a.pad + 1 - w[0];
   const std::vector<int64_t> expected_self = {t_out, in[1], w[2]};
   if (t_out < 0 || a.self->view_shape != expected_self) {
-    return invalid(format("self shape %s must be (T + 2*pad + 1 - K, B, Cout) = %s", to_string(a.self->view_shape).c_str(),
-                          to_string(expected_self).c_str()));
+    return invalid(format("self shape %s must be (T + 2*pad + 1 - K, B, Cout) = %s",
+                          to_string(a.self->view_shape).c_str(), to_string(expected_self).c_str()));
   }
   // T10: gradients shaped like what they differentiate.
   const Named pairs[][2] = {{{"gradInput", a.grad_input}, {"input", a.input}},
@@ -107,9 +111,10 @@ Check validate_conv_tbc_backward(const ConvTbcBackwardArgs& a) {
   }
   // T11: cubeMathType, after the shape checks (unlike aclnnConvolutionBackward).
   if (a.cube_math_type < 0 || a.cube_math_type > 3) {
-    return invalid(format("cubeMathType %d is not supported: expected 0 KEEP_DTYPE, 1 ALLOW_FP32_DOWN_PRECISION, "
-                          "2 USE_FP16 or 3 USE_HF32",
-                          a.cube_math_type));
+    return invalid(
+        format("cubeMathType %d is not supported: expected 0 KEEP_DTYPE, 1 ALLOW_FP32_DOWN_PRECISION, "
+               "2 USE_FP16 or 3 USE_HF32",
+               a.cube_math_type));
   }
   // Ours: every tensor the run reads or writes (bias is never read) has data inside its storage.
   for (const Named& t : all) {

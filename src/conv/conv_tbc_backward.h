@@ -11,7 +11,7 @@
 namespace aclnn_cpu {
 
 struct ConvTbcBackwardArgs {
-  const aclTensor* self;  // gradient of the conv_tbc output: (T + 2*pad + 1 - K, B, Cout)
+  const aclTensor* self;    // gradient of the conv_tbc output: (T + 2*pad + 1 - K, B, Cout)
   const aclTensor* input;   // (T, B, Cin)
   const aclTensor* weight;  // (K, Cin, Cout)
   const aclTensor* bias;    // (Cout)

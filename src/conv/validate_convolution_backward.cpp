@@ -29,9 +29,10 @@ Check check_format(const char* name, const aclTensor& tensor) {
   const bool ok = (n == 3 && (f == ACL_FORMAT_ND || f == ACL_FORMAT_NCL)) || (n == 4 && f == ACL_FORMAT_NCHW) ||
                   (n == 5 && f == ACL_FORMAT_NCDHW);
   if (ok) return Check{};
-  return invalid(format("%s format %s (%d) with %lld dims is not supported: 3-D tensors take ND or NCL, 4-D NCHW, "
-                        "5-D NCDHW",
-                        name, format_name(f), f, static_cast<long long>(n)));
+  return invalid(
+      format("%s format %s (%d) with %lld dims is not supported: 3-D tensors take ND or NCL, 4-D NCHW, "
+             "5-D NCDHW",
+             name, format_name(f), f, static_cast<long long>(n)));
 }
 
 Check check_all_at_least(const char* name, const aclIntArray* array, int64_t minimum) {
@@ -150,12 +151,12 @@ Check check_spatial(const ConvBackwardArgs& a) {
     const int64_t room = in + lo + hi - span;
     const int64_t expected = room >= 0 ? room / values(a.stride)[i] + 1 : 0;
     if (room < 0 || out != expected) {
-      return invalid(format("spatial dim %zu: %s size %lld must be floor((%s size %lld + padding %lld + %lld - "
-                            "dilation*(kernel-1) - 1) / stride %lld) + 1 = %lld",
-                            i, a.transposed ? "input" : "gradOutput", static_cast<long long>(out),
-                            a.transposed ? "gradOutput" : "input", static_cast<long long>(in),
-                            static_cast<long long>(lo), static_cast<long long>(hi),
-                            static_cast<long long>(values(a.stride)[i]), static_cast<long long>(expected)));
+      return invalid(format(
+          "spatial dim %zu: %s size %lld must be floor((%s size %lld + padding %lld + %lld - "
+          "dilation*(kernel-1) - 1) / stride %lld) + 1 = %lld",
+          i, a.transposed ? "input" : "gradOutput", static_cast<long long>(out), a.transposed ? "gradOutput" : "input",
+          static_cast<long long>(in), static_cast<long long>(lo), static_cast<long long>(hi),
+          static_cast<long long>(values(a.stride)[i]), static_cast<long long>(expected)));
     }
   }
   if (dim_size(*a.grad_output, 0) != dim_size(*a.input, 0)) {
@@ -178,9 +179,10 @@ Check check_empty_path(const ConvBackwardArgs& a, const std::vector<bool>& mask)
     }
   }
   if (mask[0] && (dims(*a.input) <= 2 || (dim_size(*a.input, 0) != 0 && channels(*a.input) != 0))) {
-    return invalid(format("input shape %s: with an empty weight or gradOutput and outputMask[0] set, input must have "
-                          "N = 0 or C = 0",
-                          to_string(a.input->view_shape).c_str()));
+    return invalid(
+        format("input shape %s: with an empty weight or gradOutput and outputMask[0] set, input must have "
+               "N = 0 or C = 0",
+               to_string(a.input->view_shape).c_str()));
   }
   Check lengths = check_param_lengths(a);
   if (lengths.failed()) return lengths;
@@ -192,7 +194,8 @@ Check check_empty_path(const ConvBackwardArgs& a, const std::vector<bool>& mask)
   const aclTensor& conv_in = a.transposed ? *a.grad_output : *a.input;
   const bool transposed_empty_batch = a.transposed && dim_size(*a.input, 0) == 0;
   if (!transposed_empty_batch) {
-    if ((channels(conv_in) != 0 || w1 != 0) && (w1 == 0 || channels(conv_in) % w1 != 0 || channels(conv_in) / w1 != g)) {
+    if ((channels(conv_in) != 0 || w1 != 0) &&
+        (w1 == 0 || channels(conv_in) % w1 != 0 || channels(conv_in) / w1 != g)) {
       return invalid(format("C(%s) = %lld must equal weight.shape[1] (%lld) * groups (%lld)",
                             a.transposed ? "gradOutput" : "input", static_cast<long long>(channels(conv_in)),
                             static_cast<long long>(w1), static_cast<long long>(g)));
@@ -274,17 +277,22 @@ Check validate_convolution_backward(const ConvBackwardArgs& a) {
   const struct {
     const char* name;
     const void* pointer;
-  } required[] = {{"gradOutput", a.grad_output}, {"input", a.input},     {"weight", a.weight},
-                  {"stride", a.stride},          {"padding", a.padding}, {"dilation", a.dilation},
-                  {"outputPadding", a.output_padding}, {"outputMask", a.output_mask}};
+  } required[] = {{"gradOutput", a.grad_output},
+                  {"input", a.input},
+                  {"weight", a.weight},
+                  {"stride", a.stride},
+                  {"padding", a.padding},
+                  {"dilation", a.dilation},
+                  {"outputPadding", a.output_padding},
+                  {"outputMask", a.output_mask}};
   for (const auto& arg : required) {
     if (arg.pointer == nullptr) return fail_check(kNull, kApi, format("%s is nullptr", arg.name));
   }
   // R2: outputMask length (CANN reports it as a null-pointer error).
   const std::vector<bool>& mask = a.output_mask->values;
   if (mask.size() != 3) {
-    return fail_check(kNull, kApi, format("outputMask has %zu values: expected 3 (gradInput, gradWeight, gradBias)",
-                                          mask.size()));
+    return fail_check(kNull, kApi,
+                      format("outputMask has %zu values: expected 3 (gradInput, gradWeight, gradBias)", mask.size()));
   }
   // R3: each requested gradient needs its output tensor.
   const struct {
@@ -300,8 +308,8 @@ Check validate_convolution_backward(const ConvBackwardArgs& a) {
   const struct {
     const char* name;
     const aclTensor* tensor;
-  } all[] = {{"gradOutput", a.grad_output}, {"input", a.input},          {"weight", a.weight},
-             {"gradInput", a.grad_input},   {"gradWeight", a.grad_weight}, {"gradBias", a.grad_bias}};
+  } all[] = {{"gradOutput", a.grad_output}, {"input", a.input},       {"weight", a.weight}, {"gradInput", a.grad_input},
+             {"gradWeight", a.grad_weight}, {"gradBias", a.grad_bias}};
   for (const auto& t : all) {
     if (t.tensor == nullptr) continue;
     Check check = check_well_formed(kApi, t.name, *t.tensor);
@@ -344,20 +352,22 @@ Check validate_convolution_backward(const ConvBackwardArgs& a) {
       }
     }
   } else if (std::any_of(output_padding.begin(), output_padding.end(), [](int64_t v) { return v != 0; })) {
-    return invalid(format("outputPadding %s must be all 0 when transposed is false", to_string(output_padding).c_str()));
+    return invalid(
+        format("outputPadding %s must be all 0 when transposed is false", to_string(output_padding).c_str()));
   }
   // R9: groups.
   if (a.groups < 1) return invalid(format("groups %d must be >= 1", a.groups));
   // R10: cubeMathType.
   if (a.cube_math_type < 0 || a.cube_math_type > 3) {
-    return invalid(format("cubeMathType %d is not supported: expected 0 KEEP_DTYPE, 1 ALLOW_FP32_DOWN_PRECISION, "
-                          "2 USE_FP16 or 3 USE_HF32",
-                          a.cube_math_type));
+    return invalid(
+        format("cubeMathType %d is not supported: expected 0 KEEP_DTYPE, 1 ALLOW_FP32_DOWN_PRECISION, "
+               "2 USE_FP16 or 3 USE_HF32",
+               a.cube_math_type));
   }
   // R11: an empty input or weight skips R12-R14; R17 applies instead.
   const bool empty_path = is_empty(*a.input) || is_empty(*a.weight) || is_empty(*a.grad_output);
   if (!is_empty(*a.input) && !is_empty(*a.weight)) {
-    Check check = check_shapes(a);                 // R12
+    Check check = check_shapes(a);                   // R12
     if (!check.failed()) check = check_channels(a);  // R13
     if (!check.failed()) check = check_spatial(a);   // R14
     if (check.failed()) return check;

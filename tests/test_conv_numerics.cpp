@@ -1,0 +1,200 @@
+// aclnnConvolutionBackward numerics through the public C API: against PyTorch golden values,
+// and against the double-precision oracle over a table of cases (every dim count, groups,
+// depthwise, dilation, stride > kernel, asymmetric padding, transposed with outputPadding,
+// N = 1, every dtype mix, strided and reversed layouts, every outputMask).
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "support/golden.h"
+#include "support/run_conv.h"
+
+namespace testing_support {
+namespace {
+
+ConvSpec spec_from_golden(const GoldenCase& c) {
+  ConvSpec s;
+  s.spatial = static_cast<int>(c.integer("spatial"));
+  s.batch = c.integer("batch");
+  s.in_channels = c.integer("in_channels");
+  s.out_channels = c.integer("out_channels");
+  s.groups = c.integer("groups");
+  s.transposed = c.integer("transposed") != 0;
+  s.input_size = c.ints("input_size");
+  s.kernel = c.ints("kernel");
+  s.stride = c.ints("stride");
+  s.pad_lo = s.pad_hi = c.ints("padding");
+  s.dilation = c.ints("dilation");
+  s.output_padding = c.ints("output_padding");
+  return s;
+}
+
+struct Inputs {
+  std::vector<double> x, w, gy;
+  explicit Inputs(const ConvSpec& s)
+      : x(pattern(product(s.input_shape()), 1)),
+        w(pattern(product(s.weight_shape()), 2)),
+        gy(pattern(product(s.grad_output_shape()), 3)) {}
+};
+
+void expect_equal(const std::vector<double>& got, const std::vector<double>& want, const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t i = 0; i < got.size(); ++i) {
+    ASSERT_EQ(got[i], want[i]) << what << " element " << i;
+  }
+}
+
+TEST(ConvGolden, OracleMatchesPyTorch) {
+  for (const GoldenCase& c : read_golden("conv_golden.txt")) {
+    const ConvSpec s = spec_from_golden(c);
+    const Inputs in(s);
+    const ConvGrads g = oracle_backward(s, in.x, in.w, in.gy);
+    expect_equal(g.grad_input, c.fields.at("grad_input"), c.name + " gradInput");
+    expect_equal(g.grad_weight, c.fields.at("grad_weight"), c.name + " gradWeight");
+    expect_equal(g.grad_bias, c.fields.at("grad_bias"), c.name + " gradBias");
+  }
+}
+
+TEST(ConvGolden, LibraryMatchesPyTorchInEveryDtypeAndLayout) {
+  const struct {
+    aclDataType dtype;
+    Layout layout;
+  } variants[] = {{ACL_FLOAT, Layout::kContiguous},
+                  {ACL_FLOAT, Layout::kStrided},
+                  {ACL_FLOAT16, Layout::kReversed},
+                  {ACL_BF16, Layout::kStrided}};
+  for (const GoldenCase& c : read_golden("conv_golden.txt")) {
+    const ConvSpec s = spec_from_golden(c);
+    const Inputs in(s);
+    for (const auto& v : variants) {
+      RunOptions o;
+      o.grad_output_dtype = o.input_dtype = o.weight_dtype = v.dtype;
+      o.grad_input_dtype = o.grad_weight_dtype = o.grad_bias_dtype = v.dtype;
+      o.input_layout = o.output_layout = v.layout;
+      const RunResult r = run_convolution_backward(s, o, in.x, in.w, in.gy);
+      ASSERT_EQ(r.status, 0) << c.name << ": " << r.error;
+      const std::string what = c.name + " dtype " + std::to_string(v.dtype);
+      expect_equal(r.grads.grad_input, rounded(c.fields.at("grad_input"), v.dtype), what + " gradInput");
+      expect_equal(r.grads.grad_weight, rounded(c.fields.at("grad_weight"), v.dtype), what + " gradWeight");
+      expect_equal(r.grads.grad_bias, rounded(c.fields.at("grad_bias"), v.dtype), what + " gradBias");
+    }
+  }
+}
+
+// ---- the case table ---------------------------------------------------------------------------
+
+ConvSpec make_spec(int spatial, int64_t n, int64_t cin, int64_t cout, int64_t groups, std::vector<int64_t> size,
+                   std::vector<int64_t> k, std::vector<int64_t> s, std::vector<int64_t> lo, std::vector<int64_t> hi,
+                   std::vector<int64_t> d, bool transposed = false, std::vector<int64_t> op = {}) {
+  ConvSpec c;
+  c.spatial = spatial;
+  c.batch = n;
+  c.in_channels = cin;
+  c.out_channels = cout;
+  c.groups = groups;
+  c.input_size = std::move(size);
+  c.kernel = std::move(k);
+  c.stride = std::move(s);
+  c.pad_lo = std::move(lo);
+  c.pad_hi = std::move(hi);
+  c.dilation = std::move(d);
+  c.transposed = transposed;
+  c.output_padding = op.empty() ? std::vector<int64_t>(c.input_size.size(), 0) : std::move(op);
+  return c;
+}
+
+struct NamedSpec {
+  const char* name;
+  ConvSpec spec;
+};
+
+std::vector<NamedSpec> base_specs() {
+  return {
+      {"conv1d", make_spec(1, 2, 3, 4, 1, {8}, {3}, {1}, {1}, {1}, {1})},
+      {"conv1d_stride_gt_kernel", make_spec(1, 1, 2, 2, 1, {13}, {2}, {4}, {1}, {1}, {1})},
+      {"conv1d_depthwise_dilated", make_spec(1, 2, 3, 6, 3, {9}, {3}, {2}, {2}, {2}, {3})},
+      {"conv2d_groups_dilation", make_spec(2, 2, 4, 6, 2, {7, 6}, {3, 2}, {2, 1}, {1, 0}, {1, 0}, {2, 2})},
+      {"conv2d_depthwise", make_spec(2, 1, 5, 5, 5, {6, 6}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1})},
+      {"conv2d_channel_multiplier", make_spec(2, 2, 2, 6, 2, {5, 4}, {2, 2}, {1, 2}, {0, 1}, {0, 1}, {1, 1})},
+      {"conv2d_asymmetric_padding", make_spec(2, 2, 3, 4, 1, {6, 5}, {3, 2}, {2, 1}, {2, 0}, {1, 3}, {1, 2})},
+      {"conv2d_1x1_n1", make_spec(2, 1, 6, 3, 1, {4, 5}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, {1, 1})},
+      {"conv3d_groups", make_spec(3, 1, 4, 4, 2, {4, 5, 3}, {2, 2, 3}, {1, 2, 1}, {1, 0, 1}, {1, 0, 1}, {1, 1, 1})},
+      {"tconv1d_output_padding", make_spec(1, 2, 3, 2, 1, {5}, {3}, {3}, {1}, {1}, {1}, true, {2})},
+      {"tconv2d_groups", make_spec(2, 1, 4, 6, 2, {3, 4}, {3, 2}, {2, 2}, {1, 0}, {1, 0}, {1, 2}, true, {1, 1})},
+      {"tconv2d_asymmetric", make_spec(2, 2, 2, 3, 1, {3, 3}, {3, 3}, {2, 1}, {1, 0}, {0, 2}, {1, 1}, true, {1, 0})},
+      {"tconv2d_depthwise", make_spec(2, 1, 3, 3, 3, {4, 3}, {2, 3}, {1, 2}, {0, 1}, {0, 1}, {2, 1}, true, {0, 1})},
+      {"tconv3d", make_spec(3, 1, 2, 4, 2, {2, 3, 2}, {2, 2, 2}, {2, 1, 2}, {0, 1, 1}, {0, 1, 1}, {1, 1, 1}, true,
+                            {1, 0, 0})},
+  };
+}
+
+struct TableCase {
+  std::string name;
+  ConvSpec spec;
+  RunOptions options;
+};
+
+std::vector<TableCase> table() {
+  std::vector<TableCase> cases;
+  const struct {
+    const char* name;
+    aclDataType gy, x, w, gx, gw, gb;
+  } dtypes[] = {{"f32", ACL_FLOAT, ACL_FLOAT, ACL_FLOAT, ACL_FLOAT, ACL_FLOAT, ACL_FLOAT},
+                {"f16", ACL_FLOAT16, ACL_FLOAT16, ACL_FLOAT16, ACL_FLOAT16, ACL_FLOAT16, ACL_FLOAT16},
+                {"bf16", ACL_BF16, ACL_BF16, ACL_BF16, ACL_BF16, ACL_BF16, ACL_BF16},
+                {"mixed", ACL_FLOAT16, ACL_BF16, ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_FLOAT}};
+  const struct {
+    const char* name;
+    std::array<bool, 3> mask;
+  } masks[] = {{"dx", {true, false, false}}, {"dw", {false, true, false}}, {"db", {false, false, true}},
+               {"dx_db", {true, false, true}}, {"none", {false, false, false}}};
+  for (const NamedSpec& base : base_specs()) {
+    for (const auto& d : dtypes) {
+      RunOptions o;
+      o.grad_output_dtype = d.gy, o.input_dtype = d.x, o.weight_dtype = d.w;
+      o.grad_input_dtype = d.gx, o.grad_weight_dtype = d.gw, o.grad_bias_dtype = d.gb;
+      cases.push_back({std::string(base.name) + "_" + d.name, base.spec, o});
+    }
+    for (Layout layout : {Layout::kStrided, Layout::kReversed}) {
+      RunOptions o;
+      o.input_layout = o.output_layout = layout;
+      o.nd_format = layout == Layout::kReversed;  // 3-D tensors also as ND
+      cases.push_back({std::string(base.name) + (layout == Layout::kStrided ? "_strided" : "_reversed_nd"), base.spec, o});
+    }
+    for (const auto& m : masks) {
+      RunOptions o;
+      o.mask = m.mask;
+      o.output_layout = Layout::kStrided;
+      cases.push_back({std::string(base.name) + "_mask_" + m.name, base.spec, o});
+    }
+    RunOptions fp16_math;
+    fp16_math.cube_math_type = 2;
+    cases.push_back({std::string(base.name) + "_cube_math_fp16", base.spec, fp16_math});
+  }
+  return cases;
+}
+
+void PrintTo(const TableCase& c, std::ostream* os) { *os << c.name; }
+
+class ConvTable : public ::testing::TestWithParam<TableCase> {};
+
+TEST_P(ConvTable, MatchesOracle) {
+  const TableCase& c = GetParam();
+  const Inputs in(c.spec);
+  const ConvGrads want = oracle_backward(c.spec, in.x, in.w, in.gy);
+  const RunResult r = run_convolution_backward(c.spec, c.options, in.x, in.w, in.gy);
+  ASSERT_EQ(r.status, 0) << r.error;
+  const RunOptions& o = c.options;
+  if (o.mask[0]) expect_equal(r.grads.grad_input, rounded(want.grad_input, o.grad_input_dtype), "gradInput");
+  if (o.mask[1]) expect_equal(r.grads.grad_weight, rounded(want.grad_weight, o.grad_weight_dtype), "gradWeight");
+  if (o.mask[2]) expect_equal(r.grads.grad_bias, rounded(want.grad_bias, o.grad_bias_dtype), "gradBias");
+  EXPECT_EQ(r.grads.grad_input.empty(), !o.mask[0]);
+  EXPECT_EQ(r.grads.grad_weight.empty(), !o.mask[1]);
+  EXPECT_EQ(r.grads.grad_bias.empty(), !o.mask[2]);
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, ConvTable, ::testing::ValuesIn(table()),
+                         [](const ::testing::TestParamInfo<TableCase>& param) { return param.param.name; });
+
+}  // namespace
+}  // namespace testing_support
