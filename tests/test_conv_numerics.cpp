@@ -123,8 +123,8 @@ std::vector<NamedSpec> base_specs() {
       {"tconv2d_groups", make_spec(2, 1, 4, 6, 2, {3, 4}, {3, 2}, {2, 2}, {1, 0}, {1, 0}, {1, 2}, true, {1, 1})},
       {"tconv2d_asymmetric", make_spec(2, 2, 2, 3, 1, {3, 3}, {3, 3}, {2, 1}, {1, 0}, {0, 2}, {1, 1}, true, {1, 0})},
       {"tconv2d_depthwise", make_spec(2, 1, 3, 3, 3, {4, 3}, {2, 3}, {1, 2}, {0, 1}, {0, 1}, {2, 1}, true, {0, 1})},
-      {"tconv3d", make_spec(3, 1, 2, 4, 2, {2, 3, 2}, {2, 2, 2}, {2, 1, 2}, {0, 1, 1}, {0, 1, 1}, {1, 1, 1}, true,
-                            {1, 0, 0})},
+      {"tconv3d",
+       make_spec(3, 1, 2, 4, 2, {2, 3, 2}, {2, 2, 2}, {2, 1, 2}, {0, 1, 1}, {0, 1, 1}, {1, 1, 1}, true, {1, 0, 0})},
   };
 }
 
@@ -146,8 +146,11 @@ std::vector<TableCase> table() {
   const struct {
     const char* name;
     std::array<bool, 3> mask;
-  } masks[] = {{"dx", {true, false, false}}, {"dw", {false, true, false}}, {"db", {false, false, true}},
-               {"dx_db", {true, false, true}}, {"none", {false, false, false}}};
+  } masks[] = {{"dx", {true, false, false}},
+               {"dw", {false, true, false}},
+               {"db", {false, false, true}},
+               {"dx_db", {true, false, true}},
+               {"none", {false, false, false}}};
   for (const NamedSpec& base : base_specs()) {
     for (const auto& d : dtypes) {
       RunOptions o;
@@ -159,7 +162,8 @@ std::vector<TableCase> table() {
       RunOptions o;
       o.input_layout = o.output_layout = layout;
       o.nd_format = layout == Layout::kReversed;  // 3-D tensors also as ND
-      cases.push_back({std::string(base.name) + (layout == Layout::kStrided ? "_strided" : "_reversed_nd"), base.spec, o});
+      cases.push_back(
+          {std::string(base.name) + (layout == Layout::kStrided ? "_strided" : "_reversed_nd"), base.spec, o});
     }
     for (const auto& m : masks) {
       RunOptions o;

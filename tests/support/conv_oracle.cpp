@@ -87,7 +87,8 @@ ConvGrads oracle_backward(const ConvSpec& c, const std::vector<double>& x, const
           const int64_t ci = grp * cin_g + ic, co = grp * cout_g + oc;
           const int64_t w_base = c.transposed ? (ci * cout_g + oc) * ks.count() : (co * cin_g + ic) * ks.count();
           for (int64_t f = 0; f < from.count(); ++f) {
-            const int64_t fp[3] = {f / (from.size[1] * from.size[2]), f / from.size[2] % from.size[1], f % from.size[2]};
+            const int64_t fp[3] = {f / (from.size[1] * from.size[2]), f / from.size[2] % from.size[1],
+                                   f % from.size[2]};
             for (int64_t k = 0; k < ks.count(); ++k) {
               const int64_t kp[3] = {k / (ks.size[1] * ks.size[2]), k / ks.size[2] % ks.size[1], k % ks.size[2]};
               int64_t tp[3];

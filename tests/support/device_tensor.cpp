@@ -1,9 +1,8 @@
 #include "support/device_tensor.h"
 
+#include <Eigen/Core>
 #include <cstring>
 #include <stdexcept>
-
-#include <Eigen/Core>
 
 #include "acl/acl.h"
 

@@ -2,7 +2,6 @@
 
 #include <memory>
 
-
 namespace testing_support {
 namespace {
 
@@ -104,9 +103,8 @@ RunResult run_conv_tbc_backward(const TbcSpec& s, const RunOptions& o, const std
   DeviceTensor gb({s.out_channels}, o.grad_bias_dtype, ACL_FORMAT_ND, o.output_layout);
   RunResult result;
   aclOpExecutor* executor = nullptr;
-  result.status = aclnnConvTbcBackwardGetWorkspaceSize(gy.get(), x.get(), w.get(), bias.get(), s.pad,
-                                                       o.cube_math_type, gx.get(), gw.get(), gb.get(),
-                                                       &result.workspace_size, &executor);
+  result.status = aclnnConvTbcBackwardGetWorkspaceSize(gy.get(), x.get(), w.get(), bias.get(), s.pad, o.cube_math_type,
+                                                       gx.get(), gw.get(), gb.get(), &result.workspace_size, &executor);
   if (result.status == 0) result.status = execute(aclnnConvTbcBackward, result.workspace_size, executor, o.stream);
   if (result.status == 0) {
     result.grads = {gx.read(), gw.read(), gb.read()};

@@ -1,0 +1,210 @@
+// Phase 2 and executor life cycle (one-shot, repeatable, destroy, workspace checks), streams,
+// masked outputs left untouched, and the true gradients of empty tensors.
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "aclnn/opdev/op_errno.h"
+#include "support/run_conv.h"
+
+namespace testing_support {
+namespace {
+
+using Shape = std::vector<int64_t>;
+
+// A planned 1-D convolution backward (N 2, C 3 -> 4, L 6, k 3, pad 1) with its tensors.
+struct Planned {
+  DeviceTensor gy{{2, 4, 6}, ACL_FLOAT, ACL_FORMAT_NCL}, x{{2, 3, 6}, ACL_FLOAT, ACL_FORMAT_NCL};
+  DeviceTensor w{{4, 3, 3}, ACL_FLOAT, ACL_FORMAT_NCL}, gx{{2, 3, 6}, ACL_FLOAT, ACL_FORMAT_NCL};
+  DeviceTensor gw{{4, 3, 3}, ACL_FLOAT, ACL_FORMAT_NCL}, gb{{4}, ACL_FLOAT, ACL_FORMAT_ND};
+  ConvSpec spec;
+  aclOpExecutor* executor = nullptr;
+  uint64_t workspace_size = 0;
+
+  explicit Planned(std::array<bool, 3> mask = {true, true, true}) {
+    spec.spatial = 1;
+    spec.batch = 2, spec.in_channels = 3, spec.out_channels = 4;
+    spec.input_size = {6}, spec.kernel = {3}, spec.stride = {1}, spec.dilation = {1};
+    spec.pad_lo = spec.pad_hi = {1};
+    fill(0);
+    const int64_t one = 1, zero = 0, four = 4;
+    aclIntArray* s = aclCreateIntArray(&one, 1);
+    aclIntArray* p = aclCreateIntArray(&one, 1);
+    aclIntArray* op = aclCreateIntArray(&zero, 1);
+    aclIntArray* bias = aclCreateIntArray(&four, 1);
+    const bool m[3] = {mask[0], mask[1], mask[2]};
+    aclBoolArray* mask_array = aclCreateBoolArray(m, 3);
+    EXPECT_EQ(aclnnConvolutionBackwardGetWorkspaceSize(gy.get(), x.get(), w.get(), bias, s, p, s, false, op, 1,
+                                                       mask_array, 0, gx.get(), gw.get(), gb.get(), &workspace_size,
+                                                       &executor),
+              0);
+    aclDestroyIntArray(s);
+    aclDestroyIntArray(p);
+    aclDestroyIntArray(op);
+    aclDestroyIntArray(bias);
+    aclDestroyBoolArray(mask_array);
+  }
+  void fill(int seed) {
+    gy.fill(pattern(gy.numel(), 3 + seed));
+    x.fill(pattern(x.numel(), 1 + seed));
+    w.fill(pattern(w.numel(), 2 + seed));
+  }
+  ConvGrads expected(int seed) const {
+    return oracle_backward(spec, pattern(x.numel(), 1 + seed), pattern(w.numel(), 2 + seed),
+                           pattern(gy.numel(), 3 + seed));
+  }
+};
+
+struct Workspace {
+  void* ptr = nullptr;
+  explicit Workspace(uint64_t size) {
+    if (size > 0) aclrtMalloc(&ptr, size, ACL_MEM_MALLOC_HUGE_FIRST);
+  }
+  ~Workspace() {
+    if (ptr != nullptr) aclrtFree(ptr);
+  }
+};
+
+TEST(ConvExecution, OneShotExecutorIsFreedByItsRun) {
+  Planned plan;
+  ASSERT_GT(plan.workspace_size, 0u);
+  Workspace ws(plan.workspace_size);
+  ASSERT_EQ(aclnnConvolutionBackward(ws.ptr, plan.workspace_size, plan.executor, nullptr), 0);
+  ASSERT_EQ(aclrtSynchronizeStream(nullptr), 0);
+  EXPECT_EQ(plan.gx.read(), plan.expected(0).grad_input);
+  EXPECT_EQ(plan.gw.read(), plan.expected(0).grad_weight);
+  EXPECT_EQ(plan.gb.read(), plan.expected(0).grad_bias);
+  EXPECT_EQ(aclnnConvolutionBackward(ws.ptr, plan.workspace_size, plan.executor, nullptr), ACLNN_ERR_INNER);
+  EXPECT_EQ(aclDestroyAclOpExecutor(plan.executor), ACLNN_ERR_INNER);
+}
+
+TEST(ConvExecution, RepeatableExecutorRunsWithNewDataUntilDestroyed) {
+  Planned plan;
+  ASSERT_EQ(aclSetAclOpExecutorRepeatable(plan.executor), 0);
+  aclrtStream stream = nullptr;
+  ASSERT_EQ(aclrtCreateStream(&stream), 0);
+  Workspace ws(plan.workspace_size);
+  for (int round = 0; round < 3; ++round) {
+    plan.fill(round);  // new values in the same buffers
+    ASSERT_EQ(aclnnConvolutionBackward(ws.ptr, plan.workspace_size, plan.executor, stream), 0);
+    ASSERT_EQ(aclrtSynchronizeStream(stream), 0);
+    EXPECT_EQ(plan.gx.read(), plan.expected(round).grad_input) << "round " << round;
+    EXPECT_EQ(plan.gw.read(), plan.expected(round).grad_weight) << "round " << round;
+    EXPECT_EQ(plan.gb.read(), plan.expected(round).grad_bias) << "round " << round;
+  }
+  EXPECT_EQ(aclDestroyAclOpExecutor(plan.executor), 0);
+  EXPECT_EQ(aclnnConvolutionBackward(ws.ptr, plan.workspace_size, plan.executor, stream), ACLNN_ERR_INNER);
+  EXPECT_EQ(aclrtDestroyStream(stream), 0);
+}
+
+TEST(ConvExecution, NullExecutor) {
+  EXPECT_EQ(aclnnConvolutionBackward(nullptr, 0, nullptr, nullptr), ACLNN_ERR_PARAM_NULLPTR);
+  EXPECT_EQ(aclnnConvTbcBackward(nullptr, 0, nullptr, nullptr), ACLNN_ERR_PARAM_NULLPTR);
+}
+
+TEST(ConvExecution, NullWorkspaceWithSizeFreesTheExecutor) {
+  Planned plan;
+  ASSERT_EQ(aclSetAclOpExecutorRepeatable(plan.executor), 0);
+  const std::vector<uint8_t> before = plan.gx.bytes();
+  EXPECT_EQ(aclnnConvolutionBackward(nullptr, plan.workspace_size, plan.executor, nullptr), ACLNN_ERR_PARAM_NULLPTR);
+  EXPECT_EQ(aclDestroyAclOpExecutor(plan.executor), ACLNN_ERR_INNER);  // already freed
+  EXPECT_EQ(plan.gx.bytes(), before);
+}
+
+TEST(ConvExecution, WorkspaceSmallerThanReportedIsRefused) {
+  Planned plan;
+  ASSERT_EQ(aclSetAclOpExecutorRepeatable(plan.executor), 0);
+  Workspace ws(plan.workspace_size);
+  const std::vector<uint8_t> before = plan.gw.bytes();
+  EXPECT_EQ(aclnnConvolutionBackward(ws.ptr, plan.workspace_size - 1, plan.executor, nullptr),
+            ACLNN_ERR_PARAM_INVALID);
+  const char* message = aclGetRecentErrMsg();
+  ASSERT_NE(message, nullptr);
+  EXPECT_NE(std::string(message).find("smaller than"), std::string::npos);
+  ASSERT_EQ(aclrtSynchronizeStream(nullptr), 0);
+  EXPECT_EQ(plan.gw.bytes(), before);
+  // The repeatable executor survives a refused run.
+  EXPECT_EQ(aclnnConvolutionBackward(ws.ptr, plan.workspace_size, plan.executor, nullptr), 0);
+  ASSERT_EQ(aclrtSynchronizeStream(nullptr), 0);
+  EXPECT_EQ(plan.gw.read(), plan.expected(0).grad_weight);
+  EXPECT_EQ(aclDestroyAclOpExecutor(plan.executor), 0);
+}
+
+TEST(ConvExecution, UnknownStreamIsARuntimeError) {
+  Planned plan;
+  Workspace ws(plan.workspace_size);
+  int not_a_stream = 0;
+  EXPECT_EQ(aclnnConvolutionBackward(ws.ptr, plan.workspace_size, plan.executor, &not_a_stream),
+            ACLNN_ERR_RUNTIME_ERROR);
+}
+
+TEST(ConvExecution, MaskedOutputsAreNeverTouched) {
+  for (int i = 0; i < 3; ++i) {
+    std::array<bool, 3> mask = {true, true, true};
+    mask[static_cast<size_t>(i)] = false;
+    Planned plan(mask);
+    const std::vector<std::vector<uint8_t>> before = {plan.gx.bytes(), plan.gw.bytes(), plan.gb.bytes()};
+    Workspace ws(plan.workspace_size);
+    ASSERT_EQ(aclnnConvolutionBackward(ws.ptr, plan.workspace_size, plan.executor, nullptr), 0);
+    ASSERT_EQ(aclrtSynchronizeStream(nullptr), 0);
+    const std::vector<std::vector<uint8_t>> after = {plan.gx.bytes(), plan.gw.bytes(), plan.gb.bytes()};
+    for (int j = 0; j < 3; ++j) EXPECT_EQ(after[j] == before[j], j == i) << "mask off " << i << ", output " << j;
+  }
+}
+
+TEST(ConvExecution, NothingRequestedNeedsNoWorkspace) {
+  Planned plan({false, false, false});
+  EXPECT_EQ(plan.workspace_size, 0u);
+  EXPECT_EQ(aclnnConvolutionBackward(nullptr, 0, plan.executor, nullptr), 0);
+  EXPECT_EQ(aclrtSynchronizeStream(nullptr), 0);
+}
+
+// ---- empty tensors: the true gradients ----------------------------------------------------------
+
+ConvSpec empty_spec(int64_t n, int64_t cin, int64_t cout, Shape size, Shape k) {
+  ConvSpec s;
+  s.spatial = static_cast<int>(size.size());
+  s.batch = n, s.in_channels = cin, s.out_channels = cout;
+  s.input_size = size, s.kernel = k;
+  s.stride = s.dilation = Shape(size.size(), 1);
+  s.pad_lo = s.pad_hi = s.output_padding = Shape(size.size(), 0);
+  return s;
+}
+
+TEST(ConvEmpty, ZeroBatchGivesZeroWeightAndBiasGradients) {
+  const ConvSpec s = empty_spec(0, 3, 4, {5, 5}, {3, 3});
+  RunOptions o;
+  o.output_layout = Layout::kStrided;
+  const RunResult r = run_convolution_backward(s, o, {}, pattern(4 * 3 * 9, 2), {});
+  ASSERT_EQ(r.status, 0) << r.error;
+  EXPECT_EQ(r.grads.grad_input.size(), 0u);
+  EXPECT_EQ(r.grads.grad_weight, std::vector<double>(4 * 3 * 9, 0.0));
+  EXPECT_EQ(r.grads.grad_bias, std::vector<double>(4, 0.0));
+}
+
+TEST(ConvEmpty, ZeroInputChannelsStillSumGradOutputIntoGradBias) {
+  // CANN writes zeros here; the true gradient of the bias is the sum of gradOutput.
+  const ConvSpec s = empty_spec(2, 0, 3, {4}, {2});
+  const std::vector<double> gy = pattern(2 * 3 * 3, 3);
+  RunOptions o;
+  const RunResult r = run_convolution_backward(s, o, {}, {}, gy);
+  ASSERT_EQ(r.status, 0) << r.error;
+  const ConvGrads want = oracle_backward(s, {}, {}, gy);
+  EXPECT_EQ(r.grads.grad_bias, want.grad_bias);
+  EXPECT_NE(want.grad_bias, std::vector<double>(3, 0.0));
+}
+
+TEST(ConvEmpty, TransposedZeroBatch) {
+  ConvSpec s = empty_spec(0, 4, 6, {3, 3}, {2, 2});
+  s.transposed = true;
+  s.groups = 2;
+  s.stride = {2, 2};
+  RunOptions o;
+  const RunResult r = run_convolution_backward(s, o, {}, pattern(4 * 3 * 4, 2), {});
+  ASSERT_EQ(r.status, 0) << r.error;
+  EXPECT_EQ(r.grads.grad_weight, std::vector<double>(4 * 3 * 4, 0.0));
+  EXPECT_EQ(r.grads.grad_bias, std::vector<double>(6, 0.0));
+}
+
+}  // namespace
+}  // namespace testing_support
