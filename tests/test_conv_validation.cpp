@@ -162,7 +162,7 @@ TEST_F(ConvValidation, R4_DtypesOfInputsAndOfEveryNonNullOutput) {
   replace(weight, {4, 2, 3, 3}, ACL_DOUBLE, ACL_FORMAT_NCHW);
   expect_rejected(ACLNN_ERR_PARAM_INVALID, "weight dtype DOUBLE");
   build();
-  replace(grad_output, {2, 4, 5, 5}, static_cast<aclDataType>(999), ACL_FORMAT_NCHW);
+  replace(grad_output, {2, 4, 5, 5}, static_cast<aclDataType>(50), ACL_FORMAT_NCHW);
   expect_rejected(ACLNN_ERR_PARAM_INVALID, "gradOutput dtype");
   build();
   set_mask({true, true, false});  // gradBias not requested but present: still checked

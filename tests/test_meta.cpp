@@ -66,12 +66,12 @@ TEST(Meta, CreateTensorRejectsNullDimsWithCount) {
   EXPECT_EQ(aclCreateTensor(nullptr, 1, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, view, 1, nullptr), nullptr);
   EXPECT_EQ(aclCreateTensor(view, 1, ACL_FLOAT, nullptr, 0, ACL_FORMAT_ND, nullptr, 1, nullptr), nullptr);
   // A scalar tensor (0 dims) and out-of-range enum values are stored, not rejected.
-  aclTensor* scalar = aclCreateTensor(nullptr, 0, static_cast<aclDataType>(999), nullptr, 0, static_cast<aclFormat>(-7),
+  aclTensor* scalar = aclCreateTensor(nullptr, 0, static_cast<aclDataType>(50), nullptr, 0, static_cast<aclFormat>(-7),
                                       nullptr, 0, nullptr);
   ASSERT_NE(scalar, nullptr);
   aclDataType dtype = ACL_FLOAT;
   ASSERT_EQ(aclGetDataType(scalar, &dtype), ACLNN_SUCCESS);
-  EXPECT_EQ(static_cast<int>(dtype), 999);
+  EXPECT_EQ(static_cast<int>(dtype), 50);
   aclDestroyTensor(scalar);
 }
 
