@@ -34,10 +34,10 @@ struct Planned {
     aclIntArray* bias = aclCreateIntArray(&four, 1);
     const bool m[3] = {mask[0], mask[1], mask[2]};
     aclBoolArray* mask_array = aclCreateBoolArray(m, 3);
-    EXPECT_EQ(aclnnConvolutionBackwardGetWorkspaceSize(gy.get(), x.get(), w.get(), bias, s, p, s, false, op, 1,
-                                                       mask_array, 0, gx.get(), gw.get(), gb.get(), &workspace_size,
-                                                       &executor),
-              0);
+    EXPECT_EQ(
+        aclnnConvolutionBackwardGetWorkspaceSize(gy.get(), x.get(), w.get(), bias, s, p, s, false, op, 1, mask_array, 0,
+                                                 gx.get(), gw.get(), gb.get(), &workspace_size, &executor),
+        0);
     aclDestroyIntArray(s);
     aclDestroyIntArray(p);
     aclDestroyIntArray(op);
@@ -116,8 +116,7 @@ TEST(ConvExecution, WorkspaceSmallerThanReportedIsRefused) {
   ASSERT_EQ(aclSetAclOpExecutorRepeatable(plan.executor), 0);
   Workspace ws(plan.workspace_size);
   const std::vector<uint8_t> before = plan.gw.bytes();
-  EXPECT_EQ(aclnnConvolutionBackward(ws.ptr, plan.workspace_size - 1, plan.executor, nullptr),
-            ACLNN_ERR_PARAM_INVALID);
+  EXPECT_EQ(aclnnConvolutionBackward(ws.ptr, plan.workspace_size - 1, plan.executor, nullptr), ACLNN_ERR_PARAM_INVALID);
   const char* message = aclGetRecentErrMsg();
   ASSERT_NE(message, nullptr);
   EXPECT_NE(std::string(message).find("smaller than"), std::string::npos);

@@ -197,6 +197,23 @@ TEST_P(ConvTable, MatchesOracle) {
   EXPECT_EQ(r.grads.grad_bias.empty(), !o.mask[2]);
 }
 
+TEST(ConvCubeMath, UseFp16RoundsInputsToHalfOthersKeepThem) {
+  const ConvSpec s = make_spec(1, 1, 1, 1, 1, {3}, {1}, {1}, {0}, {0}, {1});
+  // 1 + 2^-12 is exact in FLOAT but rounds to 1 in FLOAT16.
+  const double fine = 1.0 + 1.0 / 4096.0;
+  const std::vector<double> x = {fine, fine, fine}, w = {fine}, gy = {1.0, 1.0, 1.0};
+  for (int8_t type = 0; type <= 3; ++type) {
+    RunOptions o;
+    o.cube_math_type = type;
+    const RunResult r = run_convolution_backward(s, o, x, w, gy);
+    ASSERT_EQ(r.status, 0) << r.error;
+    const double input_value = type == 2 ? 1.0 : fine;
+    EXPECT_EQ(r.grads.grad_weight, std::vector<double>{static_cast<float>(3 * input_value)}) << int(type);
+    EXPECT_EQ(r.grads.grad_input, std::vector<double>(3, static_cast<float>(input_value))) << int(type);
+    EXPECT_EQ(r.grads.grad_bias, std::vector<double>{3.0});
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Cases, ConvTable, ::testing::ValuesIn(table()),
                          [](const ::testing::TestParamInfo<TableCase>& param) { return param.param.name; });
 

@@ -47,8 +47,8 @@ class TbcValidation : public ::testing::Test {
     } else {
       EXPECT_EQ(size, 777u);
       EXPECT_EQ(executor, nullptr);
-      EXPECT_EQ(before, (std::vector<std::vector<uint8_t>>{grad_input->bytes(), grad_weight->bytes(),
-                                                          grad_bias->bytes()}));
+      EXPECT_EQ(before,
+                (std::vector<std::vector<uint8_t>>{grad_input->bytes(), grad_weight->bytes(), grad_bias->bytes()}));
     }
     return status;
   }
@@ -78,8 +78,9 @@ TEST_F(TbcValidation, T0_WorkspaceSizeAndExecutor) {
 
 TEST_F(TbcValidation, T1_EveryTensorIsMandatory) {
   const std::pair<std::unique_ptr<DeviceTensor>*, const char*> all[] = {
-      {&self, "self"},          {&input, "input"},           {&weight, "weight"},     {&bias, "bias"},
-      {&grad_input, "gradInput"}, {&grad_weight, "gradWeight"}, {&grad_bias, "gradBias"}};
+      {&self, "self"},         {&input, "input"},          {&weight, "weight"},
+      {&bias, "bias"},         {&grad_input, "gradInput"}, {&grad_weight, "gradWeight"},
+      {&grad_bias, "gradBias"}};
   for (const auto& [tensor, name] : all) {
     nulled = tensor->get();
     expect_rejected(ACLNN_ERR_PARAM_NULLPTR, std::string(name) + " is nullptr");

@@ -52,8 +52,7 @@ void forward(const ConvGeometry& g, const Dense& x, const Dense& w, Dense& y) {
 }
 
 // dx = backward_data(dy, w), dw = backward_weight(x, dy), db = sum(dy)
-void backward(const ConvGeometry& g, const Dense& x, const Dense& w, const Dense& dy, Dense& dx, Dense& dw,
-              Dense& db) {
+void backward(const ConvGeometry& g, const Dense& x, const Dense& w, const Dense& dy, Dense& dx, Dense& dw, Dense& db) {
   ConvProblem p;
   p.geometry = g;
   p.src = x.view, p.wei = w.view, p.dst = dy.view;
@@ -165,7 +164,8 @@ TEST(ReferenceKernels, AdjointIdentity) {
     for (int64_t c_out = 0; c_out < g.groups * g.dst_channels_per_group; ++c_out) {
       double sum = 0.0;
       for (int64_t n = 0; n < g.batch; ++n) {
-        for (int64_t s = 0; s < spatial; ++s) sum += c.dy.values[(n * g.groups * g.dst_channels_per_group + c_out) * spatial + s];
+        for (int64_t s = 0; s < spatial; ++s)
+          sum += c.dy.values[(n * g.groups * g.dst_channels_per_group + c_out) * spatial + s];
       }
       EXPECT_NEAR(db.values[c_out], sum, 1e-12);
     }
