@@ -282,6 +282,13 @@ TEST_F(ConvValidation, R14_SpatialSizesForEveryRank) {
   expect_rejected(ACLNN_ERR_PARAM_INVALID, "spatial dim 0");
 }
 
+TEST_F(ConvValidation, R16_DeterministicGroupedConv3dIsAcceptedOn910B) {
+  build({1, 4, 3, 3, 3}, {1, 4, 3, 3, 3}, {4, 2, 3, 3, 3});  // groups 2, gradWeight requested
+  ASSERT_EQ(aclrtSetSysParamOpt(ACL_OPT_DETERMINISTIC, 1), ACL_SUCCESS);
+  expect_accepted();  // the groups == 1 rule applies to other SoCs only; our kernels are deterministic anyway
+  ASSERT_EQ(aclrtSetSysParamOpt(ACL_OPT_DETERMINISTIC, 0), ACL_SUCCESS);
+}
+
 TEST_F(ConvValidation, Ours_BatchSizesAgree) {
   build({3, 4, 5, 5}, {2, 4, 5, 5}, {4, 2, 3, 3});
   expect_rejected(ACLNN_ERR_PARAM_INVALID, "batch");
