@@ -1,0 +1,66 @@
+// Randomised calls, valid and invalid: aclnnConvolutionBackward never crashes, rejects every
+// invalid call with 161002 and a message, and matches the oracle on every valid one.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "support/run_conv.h"
+
+namespace testing_support {
+namespace {
+
+TEST(ConvRandom, ValidCallsMatchTheOracleInvalidOnesAreRejected) {
+  std::mt19937 rng(2024);
+  auto pick = [&rng](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+  int valid = 0, invalid = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    ConvSpec s;
+    s.spatial = static_cast<int>(pick(1, 3));
+    s.transposed = pick(0, 3) == 0;
+    s.groups = pick(1, 3);
+    s.batch = pick(1, 2);
+    s.in_channels = s.groups * pick(1, 2);
+    s.out_channels = s.groups * pick(1, 2);
+    for (int d = 0; d < s.spatial; ++d) {
+      s.kernel.push_back(pick(1, 3));
+      s.stride.push_back(pick(1, 3));
+      s.dilation.push_back(pick(1, 2));
+      const int64_t span = s.dilation.back() * (s.kernel.back() - 1) + 1;
+      s.pad_lo.push_back(pick(0, (span - 1) / 2));  // transposed sizes stay positive
+      s.input_size.push_back(pick(s.transposed ? 1 : std::max<int64_t>(1, span - 2 * s.pad_lo.back()), 6));
+      s.output_padding.push_back(s.transposed ? pick(0, s.stride.back() - 1) : 0);
+    }
+    s.pad_hi = s.pad_lo;
+    RunOptions o;
+    o.mask = {pick(0, 1) == 1, pick(0, 1) == 1, pick(0, 1) == 1};
+    o.output_layout = pick(0, 1) ? Layout::kStrided : Layout::kContiguous;
+    o.cube_math_type = static_cast<int8_t>(pick(0, 3));
+    const int64_t corruption = pick(0, 5);
+    if (corruption == 1) o.cube_math_type = static_cast<int8_t>(pick(0, 1) ? 4 : -1);
+    if (corruption == 2) o.input_dtype = pick(0, 1) ? ACL_INT32 : ACL_DOUBLE;
+    const std::vector<double> x = pattern(product(s.input_shape()), 1);
+    const std::vector<double> w = pattern(product(s.weight_shape()), 2);
+    const std::vector<double> gy = pattern(product(s.grad_output_shape()), 3);
+    const RunResult r = run_convolution_backward(s, o, x, w, gy);
+    if (corruption == 1 || corruption == 2) {
+      EXPECT_EQ(r.status, 161002) << "trial " << trial;
+      EXPECT_FALSE(r.error.empty());
+      ++invalid;
+      continue;
+    }
+    ASSERT_EQ(r.status, 0) << "trial " << trial << ": " << r.error;
+    const ConvGrads want = oracle_backward(s, x, w, gy);
+    const ConvGrads expected = {o.mask[0] ? rounded(want.grad_input, ACL_FLOAT) : std::vector<double>{},
+                                o.mask[1] ? rounded(want.grad_weight, ACL_FLOAT) : std::vector<double>{},
+                                o.mask[2] ? rounded(want.grad_bias, ACL_FLOAT) : std::vector<double>{}};
+    EXPECT_EQ(r.grads.grad_input, expected.grad_input) << "trial " << trial;
+    EXPECT_EQ(r.grads.grad_weight, expected.grad_weight) << "trial " << trial;
+    EXPECT_EQ(r.grads.grad_bias, expected.grad_bias) << "trial " << trial;
+    ++valid;
+  }
+  EXPECT_GT(valid, 150);
+  EXPECT_GT(invalid, 50);
+}
+
+}  // namespace
+}  // namespace testing_support
