@@ -65,6 +65,7 @@ struct ConvProblem {
   View5 grad_bias;    // (1, C, 1, 1, 1)
   View5 bias_source;  // the user's gradOutput, summed over N and space into grad_bias
   MathMode math = MathMode::kFull;
+  int max_threads = 1;  // threads a run may use, fixed when the problem is planned
 };
 
 // A kernel set: books workspace for a problem, then computes every requested gradient,
@@ -79,5 +80,14 @@ class ConvKernelSet {
 
 // The reference kernel set: plain loops in double precision (the oracle of every other set).
 const ConvKernelSet& reference_kernels();
+
+// The GEMM kernel set: im2col / col2im around float GEMMs (the default).
+const ConvKernelSet& gemm_kernels();
+
+// The kernel set named by ACLNN_CONVBWD_KERNELS ("gemm", the default, or "ref").
+const ConvKernelSet& selected_kernels();
+
+// Threads a run may use: OpenMP's current maximum (1 without OpenMP).
+int available_threads();
 
 }  // namespace aclnn_cpu

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "common/dtype.h"
+#include "kernels/common/pack.h"
 #include "kernels/conv_problem.h"
 
 namespace aclnn_cpu {
@@ -49,26 +50,6 @@ struct Sizes {
         dst_spatial(g.dst_size[0] * g.dst_size[1] * g.dst_size[2]),
         kernel_volume(g.kernel[0] * g.kernel[1] * g.kernel[2]) {}
 };
-
-// Copies a view into a dense (N, C, D, H, W) double array, rounding per `math`.
-void pack(const View5& view, MathMode math, double* out) {
-  const int64_t inner = view.shape[2] * view.shape[3] * view.shape[4];
-#pragma omp parallel for collapse(2) schedule(static)
-  for (int64_t n = 0; n < view.shape[0]; ++n) {
-    for (int64_t c = 0; c < view.shape[1]; ++c) {
-      double* row = out + (n * view.shape[1] + c) * inner;
-      for (int64_t d = 0; d < view.shape[2]; ++d) {
-        for (int64_t h = 0; h < view.shape[3]; ++h) {
-          for (int64_t w = 0; w < view.shape[4]; ++w) {
-            double value = load_element(view.data, view.dtype, view.element(n, c, d, h, w));
-            if (math == MathMode::kFp16Inputs) value = static_cast<float>(Eigen::half(static_cast<float>(value)));
-            *row++ = value;
-          }
-        }
-      }
-    }
-  }
-}
 
 // out[n, co, o] = sum_{ic, k} src[n, g*Cin_g + ic, i(o, k)] * wei[co, ic, k]
 void forward(const ConvGeometry& g, const double* src, const double* wei, const View5& out) {
@@ -176,25 +157,6 @@ void backward_weight(const ConvGeometry& g, const double* src, const double* dst
   }
 }
 
-// out[c] = sum over n and space of dy[n, c, ...], read straight from the user's view.
-// (A vector reduction: cubeMathType does not apply to it.)
-void backward_bias(const View5& dy, const View5& out) {
-#pragma omp parallel for schedule(static)
-  for (int64_t c = 0; c < dy.shape[1]; ++c) {
-    double sum = 0.0;
-    for (int64_t n = 0; n < dy.shape[0]; ++n) {
-      for (int64_t d = 0; d < dy.shape[2]; ++d) {
-        for (int64_t h = 0; h < dy.shape[3]; ++h) {
-          for (int64_t w = 0; w < dy.shape[4]; ++w) {
-            sum += load_element(dy.data, dy.dtype, dy.element(n, c, d, h, w));
-          }
-        }
-      }
-    }
-    store_element(out.data, out.dtype, out.element(0, c, 0, 0, 0), sum);
-  }
-}
-
 uint64_t dense_bytes(const View5& view) {
   constexpr uint64_t kAlign = 64;
   return (static_cast<uint64_t>(view.numel()) * sizeof(double) + kAlign - 1) / kAlign * kAlign;
@@ -225,13 +187,13 @@ class ReferenceKernels final : public ConvKernelSet {
     double* src = take(needs_src(p), p.src);
     double* wei = take(needs_wei(p), p.wei);
     double* dst = take(needs_dst(p), p.dst);
-    if (src != nullptr) pack(p.src, p.math, src);
-    if (wei != nullptr) pack(p.wei, p.math, wei);
-    if (dst != nullptr) pack(p.dst, p.math, dst);
+    if (src != nullptr) pack_dense(p.src, p.math, src);
+    if (wei != nullptr) pack_dense(p.wei, p.math, wei);
+    if (dst != nullptr) pack_dense(p.dst, p.math, dst);
     if (p.input_grad == InputGrad::kBackwardData) backward_data(p.geometry, dst, wei, p.grad_input);
     if (p.input_grad == InputGrad::kForward) forward(p.geometry, src, wei, p.grad_input);
     if (p.want_weight_grad) backward_weight(p.geometry, src, dst, p.grad_weight);
-    if (p.want_bias_grad) backward_bias(p.bias_source, p.grad_bias);
+    if (p.want_bias_grad) reduce_bias(p.bias_source, p.grad_bias);
   }
 };
 

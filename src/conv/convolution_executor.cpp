@@ -5,7 +5,10 @@
 namespace aclnn_cpu {
 
 ConvExecutor::ConvExecutor(const ConvProblem& problem, const ConvKernelSet& kernels)
-    : problem_(problem), kernels_(kernels), workspace_bytes_(kernels.workspace_bytes(problem)) {}
+    : problem_(problem), kernels_(kernels) {
+  problem_.max_threads = available_threads();
+  workspace_bytes_ = kernels.workspace_bytes(problem_);
+}
 
 aclnnStatus ConvExecutor::run(void* workspace) const {
   kernels_.run(problem_, workspace);

@@ -16,7 +16,7 @@ class ConvExecutor final : public aclOpExecutor {
  private:
   ConvProblem problem_;
   const ConvKernelSet& kernels_;
-  uint64_t workspace_bytes_;
+  uint64_t workspace_bytes_ = 0;
 };
 
 }  // namespace aclnn_cpu

@@ -18,8 +18,7 @@ class HostBackend final : public DeviceBackend {
   void release(void* ptr) override { std::free(ptr); }
   void copy(void* dst, const void* src, size_t bytes, aclrtMemcpyKind) override { std::memmove(dst, src, bytes); }
   void fill(void* dst, uint8_t value, size_t bytes) override { std::memset(dst, value, bytes); }
-  // The reference kernels are the only set so far.
-  const ConvKernelSet& conv_kernels() const override { return reference_kernels(); }
+  const ConvKernelSet& conv_kernels() const override { return selected_kernels(); }
 };
 
 }  // namespace

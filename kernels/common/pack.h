@@ -1,0 +1,23 @@
+// Pieces every kernel set shares: packing strided views into dense arrays, and the bias reduction.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/conv_problem.h"
+
+namespace aclnn_cpu {
+
+// Copies a view into a dense (N, C, D, H, W) array of T (double or float), rounding each value
+// to FLOAT16 first when `math` asks for it. Exact otherwise (FLOAT16/BF16 widen exactly).
+template <typename T>
+void pack_dense(const View5& view, MathMode math, T* out);
+
+// out[c] = sum over n and space of dy[n, c, ...] in double, rounded once into out's dtype.
+// (A vector reduction: cubeMathType does not apply to it.)
+void reduce_bias(const View5& dy, const View5& out);
+
+// Stores a dense (N, C, D, H, W) array shaped like `out` into the strided view, rounding once.
+template <typename T>
+void store_dense(const T* values, const View5& out);
+
+}  // namespace aclnn_cpu

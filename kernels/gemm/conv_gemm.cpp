@@ -1,0 +1,204 @@
+// GEMM kernel set: im2col / col2im around single-precision GEMMs, with float accumulation as on
+// the NPU's cube unit. Work is cut into tasks whose shapes depend on the problem only; each
+// output element is produced inside one task in a fixed order, so results are bit-identical for
+// any thread count. Tasks run in parallel with OpenMP, each with its own scratch in the workspace.
+#include <algorithm>
+#include <cstring>
+
+#include "kernels/common/pack.h"
+#include "kernels/conv_problem.h"
+#include "kernels/gemm/im2col.h"
+#include "kernels/gemm/sgemm.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace aclnn_cpu {
+namespace {
+
+constexpr int64_t kColumnBudget = int64_t{1} << 20;  // floats of column matrix per task and tile
+constexpr int64_t kWeightRowBlock = 64;                // column-matrix rows per weight-gradient task
+
+int thread_index() {
+#ifdef _OPENMP
+  return omp_get_thread_num();
+#else
+  return 0;
+#endif
+}
+
+// Sizes derived from the geometry; every tiling choice is a function of these alone.
+struct Shape {
+  int64_t n, groups, cin, cout, src_plane, dst_plane, kernel_volume;
+  explicit Shape(const ConvGeometry& g)
+      : n(g.batch),
+        groups(g.groups),
+        cin(g.src_channels_per_group),
+        cout(g.dst_channels_per_group),
+        src_plane(g.src_size[0] * g.src_size[1] * g.src_size[2]),
+        dst_plane(g.dst_size[0] * g.dst_size[1] * g.dst_size[2]),
+        kernel_volume(g.kernel[0] * g.kernel[1] * g.kernel[2]) {}
+  int64_t rows() const { return cin * kernel_volume; }  // rows of a group's column matrix
+  // Output positions per tile, so a tile of `tile_rows` rows stays within the budget.
+  int64_t tile(int64_t tile_rows) const {
+    return std::max<int64_t>(1, std::min(dst_plane, kColumnBudget / std::max<int64_t>(1, tile_rows)));
+  }
+  // Input channels per backward-data task: enough tasks to share out, whole groups when plenty.
+  int64_t data_channel_block() const {
+    const int64_t slices = n * groups;
+    return slices >= 8 ? cin : std::max<int64_t>(1, (cin * slices + 7) / 8);
+  }
+  int64_t weight_row_block() const { return std::max<int64_t>(1, std::min(rows(), kWeightRowBlock)); }
+};
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+bool needs_src(const ConvProblem& p) { return p.input_grad == InputGrad::kForward || p.want_weight_grad; }
+bool needs_wei(const ConvProblem& p) { return p.input_grad != InputGrad::kNone; }
+bool needs_dst(const ConvProblem& p) { return p.input_grad == InputGrad::kBackwardData || p.want_weight_grad; }
+
+// The workspace, laid out the same way when it is sized (base == nullptr) and when it is used.
+struct Layout {
+  float *src = nullptr, *wei = nullptr, *dst = nullptr;  // packed inputs
+  float *grad_input = nullptr, *grad_weight = nullptr;   // dense float results
+  float* scratch = nullptr;                              // per thread
+  int64_t scratch_per_thread = 0;
+  int threads = 1;
+  uint64_t bytes = 0;
+
+  Layout(const ConvProblem& p, int thread_count, void* base) : threads(thread_count) {
+    const Shape s(p.geometry);
+    auto take = [&](bool needed, int64_t floats) -> float* {
+      if (!needed) return nullptr;
+      float* at = base == nullptr ? nullptr : reinterpret_cast<float*>(static_cast<unsigned char*>(base) + bytes);
+      bytes += (static_cast<uint64_t>(floats) * sizeof(float) + 63) / 64 * 64;
+      return at;
+    };
+    src = take(needs_src(p), p.src.numel());
+    wei = take(needs_wei(p), p.wei.numel());
+    dst = take(needs_dst(p), p.dst.numel());
+    grad_input = take(p.input_grad != InputGrad::kNone, p.grad_input.numel());
+    grad_weight = take(p.want_weight_grad, p.grad_weight.numel());
+    if (p.input_grad == InputGrad::kBackwardData) {
+      const int64_t rows = s.data_channel_block() * s.kernel_volume;
+      scratch_per_thread = std::max(scratch_per_thread, rows * s.tile(rows));
+    }
+    if (p.input_grad == InputGrad::kForward) scratch_per_thread = std::max(scratch_per_thread, s.rows() * s.tile(s.rows()));
+    if (p.want_weight_grad) {
+      const int64_t rows = s.weight_row_block();
+      scratch_per_thread = std::max(scratch_per_thread, rows * s.tile(rows) + s.cout * rows);
+    }
+    scratch = take(scratch_per_thread > 0, scratch_per_thread * threads);
+  }
+  float* thread_scratch() const { return scratch + thread_index() * scratch_per_thread; }
+};
+
+// Runs task(0..count-1) on up to `threads` threads; tasks are independent.
+template <typename Task>
+void run_tasks(int64_t count, int threads, Task task) {
+#pragma omp parallel for schedule(dynamic) num_threads(threads)
+  for (int64_t t = 0; t < count; ++t) task(t);
+  (void)threads;
+}
+
+// gradInput of a direct convolution: per (sample, group, block of input channels), over
+// output-position tiles: cols = W^T dY, then col2im-add into the dense float result.
+void backward_data(const ConvGeometry& g, const Layout& w) {
+  const Shape s(g);
+  const int64_t block = s.data_channel_block(), blocks = ceil_div(s.cin, block);
+  const int64_t max_rows = block * s.kernel_volume, tile = s.tile(max_rows);
+  run_tasks(s.n * s.groups * blocks, w.threads, [&](int64_t t) {
+    const int64_t n = t / (s.groups * blocks), grp = t / blocks % s.groups, c0 = t % blocks * block;
+    const int64_t c1 = std::min(s.cin, c0 + block);
+    float* dx = w.grad_input + (n * s.groups + grp) * s.cin * s.src_plane;  // the group's slice
+    std::memset(dx + c0 * s.src_plane, 0, static_cast<size_t>((c1 - c0) * s.src_plane) * sizeof(float));
+    const float* wei = w.wei + grp * s.cout * s.rows();
+    const float* dy = w.dst + (n * s.groups + grp) * s.cout * s.dst_plane;
+    float* cols = w.thread_scratch();
+    for (int64_t o0 = 0; o0 < s.dst_plane; o0 += tile) {
+      const int64_t o1 = std::min(s.dst_plane, o0 + tile);
+      // cols ((c1-c0)*K x tile) = W_g[:, c0*K : c1*K]^T ((c1-c0)*K x Cout_g) * dY[:, o0:o1] (Cout_g x tile)
+      sgemm((c1 - c0) * s.kernel_volume, o1 - o0, s.cout, {wei + c0 * s.kernel_volume, s.rows(), true},
+            {dy + o0, s.dst_plane, false}, false, cols, o1 - o0);
+      col2im_add(g, cols, c0 * s.kernel_volume, c1 * s.kernel_volume, o0, o1, dx);
+    }
+  });
+}
+
+// gradInput of a transposed convolution, i.e. a forward convolution: per (sample, group,
+// output tile): cols = im2col(src), Y = W cols.
+void forward(const ConvGeometry& g, const Layout& w) {
+  const Shape s(g);
+  const int64_t tile = s.tile(s.rows()), tiles = ceil_div(s.dst_plane, tile);
+  run_tasks(s.n * s.groups * tiles, w.threads, [&](int64_t t) {
+    const int64_t n = t / (s.groups * tiles), grp = t / tiles % s.groups, o0 = t % tiles * tile;
+    const int64_t o1 = std::min(s.dst_plane, o0 + tile);
+    const float* x = w.src + (n * s.groups + grp) * s.cin * s.src_plane;
+    float* cols = w.thread_scratch();
+    im2col(g, x, 0, s.rows(), o0, o1, cols);
+    float* y = w.grad_input + (n * s.groups + grp) * s.cout * s.dst_plane;
+    // Y[:, o0:o1] (Cout_g x tile) = W_g (Cout_g x Cin_g*K) * cols (Cin_g*K x tile)
+    sgemm(s.cout, o1 - o0, s.rows(), {w.wei + grp * s.cout * s.rows(), s.rows(), false}, {cols, o1 - o0, false},
+          false, y + o0, s.dst_plane);
+  });
+}
+
+// gradWeight: per (group, block of column-matrix rows), summed over samples and output tiles in
+// order: acc += dY cols^T.
+void backward_weight(const ConvGeometry& g, const Layout& w) {
+  const Shape s(g);
+  const int64_t block = s.weight_row_block(), blocks = ceil_div(s.rows(), block), tile = s.tile(block);
+  run_tasks(s.groups * blocks, w.threads, [&](int64_t t) {
+    const int64_t grp = t / blocks, r0 = t % blocks * block, r1 = std::min(s.rows(), r0 + block);
+    float* cols = w.thread_scratch();
+    float* acc = cols + block * tile;  // Cout_g x (r1 - r0)
+    std::memset(acc, 0, static_cast<size_t>(s.cout * (r1 - r0)) * sizeof(float));
+    for (int64_t n = 0; n < s.n; ++n) {
+      const float* x = w.src + (n * s.groups + grp) * s.cin * s.src_plane;
+      const float* dy = w.dst + (n * s.groups + grp) * s.cout * s.dst_plane;
+      for (int64_t o0 = 0; o0 < s.dst_plane; o0 += tile) {
+        const int64_t o1 = std::min(s.dst_plane, o0 + tile);
+        im2col(g, x, r0, r1, o0, o1, cols);
+        // acc (Cout_g x rows) += dY[:, o0:o1] (Cout_g x tile) * cols^T (tile x rows)
+        sgemm(s.cout, r1 - r0, o1 - o0, {dy + o0, s.dst_plane, false}, {cols, o1 - o0, true}, true, acc, r1 - r0);
+      }
+    }
+    float* dw = w.grad_weight + grp * s.cout * s.rows();  // (Cout_g x Cin_g*K) row-major
+    for (int64_t co = 0; co < s.cout; ++co) {
+      std::memcpy(dw + co * s.rows() + r0, acc + co * (r1 - r0), static_cast<size_t>(r1 - r0) * sizeof(float));
+    }
+  });
+}
+
+class GemmKernels final : public ConvKernelSet {
+ public:
+  const char* name() const override { return "gemm"; }
+
+  // Per-thread scratch is booked for p.max_threads threads, and tasks never use more.
+  uint64_t workspace_bytes(const ConvProblem& p) const override { return Layout(p, p.max_threads, nullptr).bytes; }
+
+  void run(const ConvProblem& p, void* workspace) const override {
+    const Layout w(p, p.max_threads, workspace);
+    if (w.src != nullptr) pack_dense(p.src, p.math, w.src);
+    if (w.wei != nullptr) pack_dense(p.wei, p.math, w.wei);
+    if (w.dst != nullptr) pack_dense(p.dst, p.math, w.dst);
+    if (p.input_grad == InputGrad::kBackwardData) backward_data(p.geometry, w);
+    if (p.input_grad == InputGrad::kForward) forward(p.geometry, w);
+    if (w.grad_input != nullptr) store_dense(w.grad_input, p.grad_input);
+    if (p.want_weight_grad) {
+      backward_weight(p.geometry, w);
+      store_dense(w.grad_weight, p.grad_weight);
+    }
+    if (p.want_bias_grad) reduce_bias(p.bias_source, p.grad_bias);
+  }
+};
+
+}  // namespace
+
+const ConvKernelSet& gemm_kernels() {
+  static const GemmKernels kernels;
+  return kernels;
+}
+
+}  // namespace aclnn_cpu
