@@ -4,6 +4,18 @@
 
 namespace aclnn_cpu {
 
+bool is_dense_float(const View5& view) {
+  if (view.dtype != ACL_FLOAT) return false;
+  int64_t expected = 1;
+  for (int i = 4; i >= 0; --i) {
+    if (view.shape[i] != 1 && view.stride[i] != expected) return false;
+    expected *= view.shape[i];
+  }
+  return true;
+}
+
+float* dense_float_data(const View5& view) { return static_cast<float*>(view.data) + view.offset; }
+
 template <typename T>
 void pack_dense(const View5& view, MathMode math, T* out) {
   const int64_t inner = view.shape[2] * view.shape[3] * view.shape[4];

@@ -7,6 +7,13 @@
 
 namespace aclnn_cpu {
 
+// True when the view is FLOAT laid out densely in (N, C, D, H, W) order (unit dims may have any
+// stride): kernels can then read or write it in place.
+bool is_dense_float(const View5& view);
+
+// The view's first element, as float (valid when is_dense_float).
+float* dense_float_data(const View5& view);
+
 // Copies a view into a dense (N, C, D, H, W) array of T (double or float), rounding each value
 // to FLOAT16 first when `math` asks for it. Exact otherwise (FLOAT16/BF16 widen exactly).
 template <typename T>

@@ -58,28 +58,43 @@ bool needs_src(const ConvProblem& p) { return p.input_grad == InputGrad::kForwar
 bool needs_wei(const ConvProblem& p) { return p.input_grad != InputGrad::kNone; }
 bool needs_dst(const ConvProblem& p) { return p.input_grad == InputGrad::kBackwardData || p.want_weight_grad; }
 
-// The workspace, laid out the same way when it is sized (base == nullptr) and when it is used.
+// Where every operand lives: in the user's tensor when it is dense FLOAT (and, for inputs, needs
+// no rounding), else in the workspace. Laid out the same way when sized (base == nullptr) and
+// when used.
 struct Layout {
-  float *src = nullptr, *wei = nullptr, *dst = nullptr;  // packed inputs
-  float *grad_input = nullptr, *grad_weight = nullptr;   // dense float results
-  float* scratch = nullptr;                              // per thread
+  const float *src = nullptr, *wei = nullptr, *dst = nullptr;  // inputs, dense
+  float *grad_input = nullptr, *grad_weight = nullptr;         // results, dense float
+  bool stage_grad_input = false, stage_grad_weight = false;    // results go through the workspace
+  float* scratch = nullptr;                                    // per thread
   int64_t scratch_per_thread = 0;
   int threads = 1;
   uint64_t bytes = 0;
 
   Layout(const ConvProblem& p, int thread_count, void* base) : threads(thread_count) {
     const Shape s(p.geometry);
-    auto take = [&](bool needed, int64_t floats) -> float* {
-      if (!needed) return nullptr;
+    auto take = [&](int64_t floats) -> float* {
       float* at = base == nullptr ? nullptr : reinterpret_cast<float*>(static_cast<unsigned char*>(base) + bytes);
       bytes += (static_cast<uint64_t>(floats) * sizeof(float) + 63) / 64 * 64;
       return at;
     };
-    src = take(needs_src(p), p.src.numel());
-    wei = take(needs_wei(p), p.wei.numel());
-    dst = take(needs_dst(p), p.dst.numel());
-    grad_input = take(p.input_grad != InputGrad::kNone, p.grad_input.numel());
-    grad_weight = take(p.want_weight_grad, p.grad_weight.numel());
+    // An input read in place, or packed (and rounded) into the workspace.
+    auto input = [&](bool needed, const View5& view) -> const float* {
+      if (!needed) return nullptr;
+      if (p.math == MathMode::kFull && is_dense_float(view)) return dense_float_data(view);
+      float* packed = take(view.numel());
+      if (base != nullptr) pack_dense(view, p.math, packed);
+      return packed;
+    };
+    src = input(needs_src(p), p.src);
+    wei = input(needs_wei(p), p.wei);
+    dst = input(needs_dst(p), p.dst);
+    auto output = [&](bool needed, const View5& view, bool* staged) -> float* {
+      if (!needed) return nullptr;
+      *staged = !is_dense_float(view);
+      return *staged ? take(view.numel()) : dense_float_data(view);
+    };
+    grad_input = output(p.input_grad != InputGrad::kNone, p.grad_input, &stage_grad_input);
+    grad_weight = output(p.want_weight_grad, p.grad_weight, &stage_grad_weight);
     if (p.input_grad == InputGrad::kBackwardData) {
       const int64_t rows = s.data_channel_block() * s.kernel_volume;
       scratch_per_thread = std::max(scratch_per_thread, rows * s.tile(rows));
@@ -89,7 +104,7 @@ struct Layout {
       const int64_t rows = s.weight_row_block();
       scratch_per_thread = std::max(scratch_per_thread, rows * s.tile(rows) + s.cout * rows);
     }
-    scratch = take(scratch_per_thread > 0, scratch_per_thread * threads);
+    if (scratch_per_thread > 0) scratch = take(scratch_per_thread * threads);
   }
   float* thread_scratch() const { return scratch + thread_index() * scratch_per_thread; }
 };
@@ -179,16 +194,13 @@ class GemmKernels final : public ConvKernelSet {
   uint64_t workspace_bytes(const ConvProblem& p) const override { return Layout(p, p.max_threads, nullptr).bytes; }
 
   void run(const ConvProblem& p, void* workspace) const override {
-    const Layout w(p, p.max_threads, workspace);
-    if (w.src != nullptr) pack_dense(p.src, p.math, w.src);
-    if (w.wei != nullptr) pack_dense(p.wei, p.math, w.wei);
-    if (w.dst != nullptr) pack_dense(p.dst, p.math, w.dst);
+    const Layout w(p, p.max_threads, workspace);  // packs the inputs that need it
     if (p.input_grad == InputGrad::kBackwardData) backward_data(p.geometry, w);
     if (p.input_grad == InputGrad::kForward) forward(p.geometry, w);
-    if (w.grad_input != nullptr) store_dense(w.grad_input, p.grad_input);
+    if (w.stage_grad_input) store_dense(w.grad_input, p.grad_input);
     if (p.want_weight_grad) {
       backward_weight(p.geometry, w);
-      store_dense(w.grad_weight, p.grad_weight);
+      if (w.stage_grad_weight) store_dense(w.grad_weight, p.grad_weight);
     }
     if (p.want_bias_grad) reduce_bias(p.bias_source, p.grad_bias);
   }

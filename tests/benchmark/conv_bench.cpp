@@ -1,0 +1,321 @@
+// Side-by-side benchmark: one full convolution backward (gradInput + gradWeight + gradBias, fp32)
+// through our public API and through oneDNN, on the layers of shapes.txt, in one run.
+// Prints the median time of each and the ratio ours / oneDNN.
+//
+//   conv_bench [shapes.txt] [repeats] [name-filter]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <random>
+#include <sstream>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include "acl/acl.h"
+#include "aclnnop/aclnn_convolution_backward.h"
+
+namespace {
+
+using Dims = std::vector<int64_t>;
+
+struct Layer {
+  std::string name;
+  int64_t n = 0, cin = 0, cout = 0, groups = 1;
+  Dims spatial, kernel, stride, pad, dilation, output_padding;
+  bool transposed = false, tbc = false;
+
+  Dims out_spatial() const {
+    Dims out;
+    for (size_t i = 0; i < spatial.size(); ++i) {
+      const int64_t span = dilation[i] * (kernel[i] - 1) + 1;
+      out.push_back(transposed ? (spatial[i] - 1) * stride[i] - 2 * pad[i] + span + output_padding[i]
+                               : (spatial[i] + 2 * pad[i] - span) / stride[i] + 1);
+    }
+    return out;
+  }
+  // Forward-convolution view: (src channels, dst channels, src spatial, dst spatial).
+  Dims input_shape() const { return concat({n, cin}, spatial); }
+  Dims grad_output_shape() const { return concat({n, cout}, out_spatial()); }
+  Dims weight_shape() const {
+    return concat(transposed ? Dims{cin, cout / groups} : Dims{cout, cin / groups}, kernel);
+  }
+  static Dims concat(Dims a, const Dims& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+  }
+};
+
+Dims split(const std::string& field) {
+  Dims values;
+  std::stringstream in(field);
+  std::string item;
+  while (std::getline(in, item, ',')) values.push_back(std::stoll(item));
+  return values;
+}
+
+std::vector<Layer> read_layers(const std::string& file) {
+  std::ifstream in(file);
+  std::vector<Layer> layers;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::stringstream words(line);
+    Layer l;
+    std::string spatial, kernel, stride, pad, dil, tr, op;
+    words >> l.name >> l.n >> l.cin >> l.cout >> spatial >> kernel >> stride >> pad >> dil >> l.groups >> tr >> op;
+    l.spatial = split(spatial), l.kernel = split(kernel), l.stride = split(stride), l.pad = split(pad);
+    l.dilation = split(dil), l.output_padding = split(op);
+    l.tbc = tr == "tbc";
+    l.transposed = tr == "1";
+    if (l.output_padding.size() < l.spatial.size()) l.output_padding.assign(l.spatial.size(), 0);
+    layers.push_back(l);
+  }
+  return layers;
+}
+
+int64_t count(const Dims& d) {
+  int64_t c = 1;
+  for (int64_t v : d) c *= v;
+  return c;
+}
+
+double median_seconds(int repeats, const std::function<void()>& body) {
+  body();  // warm-up
+  std::vector<double> times;
+  for (int i = 0; i < repeats; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    body();
+    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+// Device buffer holding `values`, with a contiguous aclTensor over it.
+struct AclTensor {
+  void* data = nullptr;
+  aclTensor* tensor = nullptr;
+  // `values` empty: an uninitialised output.
+  AclTensor(const Dims& shape, const std::vector<float>& values, aclFormat format) {
+    int64_t elements = 1;
+    for (int64_t d : shape) elements *= d;
+    const size_t bytes = std::max<size_t>(4, static_cast<size_t>(elements) * sizeof(float));
+    aclrtMalloc(&data, bytes, ACL_MEM_MALLOC_HUGE_FIRST);
+    if (!values.empty()) aclrtMemcpy(data, bytes, values.data(), values.size() * 4, ACL_MEMCPY_HOST_TO_DEVICE);
+    tensor = aclCreateTensor(shape.data(), shape.size(), ACL_FLOAT, nullptr, 0, format, shape.data(), shape.size(),
+                             data);
+  }
+  ~AclTensor() {
+    aclDestroyTensor(tensor);
+    aclrtFree(data);
+  }
+};
+
+aclFormat format_of(size_t dims) {
+  return dims == 3 ? ACL_FORMAT_NCL : dims == 4 ? ACL_FORMAT_NCHW : dims == 5 ? ACL_FORMAT_NCDHW : ACL_FORMAT_ND;
+}
+
+std::vector<float> random_values(int64_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  std::vector<float> v(static_cast<size_t>(n));
+  for (float& x : v) x = u(rng);
+  return v;
+}
+
+// Our library: phase 1 + phase 2 + synchronize, every iteration (what a training step pays).
+double time_ours(const Layer& l, int repeats, aclrtStream stream) {
+  if (l.tbc) {
+    const int64_t t_out = l.spatial[0] + 2 * l.pad[0] + 1 - l.kernel[0];
+    const Dims x_shape = {l.spatial[0], l.n, l.cin}, w_shape = {l.kernel[0], l.cin, l.cout};
+    const Dims gy_shape = {t_out, l.n, l.cout}, b_shape = {l.cout};
+    AclTensor x(x_shape, random_values(count(x_shape), 1), ACL_FORMAT_ND);
+    AclTensor w(w_shape, random_values(count(w_shape), 2), ACL_FORMAT_ND);
+    AclTensor gy(gy_shape, random_values(count(gy_shape), 3), ACL_FORMAT_ND);
+    AclTensor b(b_shape, random_values(count(b_shape), 4), ACL_FORMAT_ND);
+    AclTensor gx(x_shape, {}, ACL_FORMAT_ND), gw(w_shape, {}, ACL_FORMAT_ND), gb(b_shape, {}, ACL_FORMAT_ND);
+    void* workspace = nullptr;
+    uint64_t workspace_size = 0;
+    const double seconds = median_seconds(repeats, [&] {
+      aclOpExecutor* executor = nullptr;
+      aclnnConvTbcBackwardGetWorkspaceSize(gy.tensor, x.tensor, w.tensor, b.tensor, l.pad[0], 0, gx.tensor,
+                                           gw.tensor, gb.tensor, &workspace_size, &executor);
+      if (workspace == nullptr && workspace_size > 0) aclrtMalloc(&workspace, workspace_size, ACL_MEM_MALLOC_HUGE_FIRST);
+      aclnnConvTbcBackward(workspace, workspace_size, executor, stream);
+      aclrtSynchronizeStream(stream);
+    });
+    if (workspace != nullptr) aclrtFree(workspace);
+    return seconds;
+  }
+  const Dims x_shape = l.input_shape(), w_shape = l.weight_shape(), gy_shape = l.grad_output_shape();
+  const aclFormat f = format_of(x_shape.size());
+  AclTensor x(x_shape, random_values(count(x_shape), 1), f), w(w_shape, random_values(count(w_shape), 2), f);
+  AclTensor gy(gy_shape, random_values(count(gy_shape), 3), f);
+  AclTensor gx(x_shape, {}, f), gw(w_shape, {}, f), gb({l.cout}, {}, ACL_FORMAT_ND);
+  aclIntArray* stride = aclCreateIntArray(l.stride.data(), l.stride.size());
+  aclIntArray* pad = aclCreateIntArray(l.pad.data(), l.pad.size());
+  aclIntArray* dil = aclCreateIntArray(l.dilation.data(), l.dilation.size());
+  aclIntArray* op = aclCreateIntArray(l.output_padding.data(), l.output_padding.size());
+  const int64_t bias_size = l.cout;
+  aclIntArray* bias = aclCreateIntArray(&bias_size, 1);
+  const bool all[3] = {true, true, true};
+  aclBoolArray* mask = aclCreateBoolArray(all, 3);
+  void* workspace = nullptr;
+  uint64_t workspace_size = 0;
+  const double seconds = median_seconds(repeats, [&] {
+    aclOpExecutor* executor = nullptr;
+    aclnnConvolutionBackwardGetWorkspaceSize(gy.tensor, x.tensor, w.tensor, bias, stride, pad, dil, l.transposed, op,
+                                             static_cast<int>(l.groups), mask, 0, gx.tensor, gw.tensor, gb.tensor,
+                                             &workspace_size, &executor);
+    if (workspace == nullptr && workspace_size > 0) aclrtMalloc(&workspace, workspace_size, ACL_MEM_MALLOC_HUGE_FIRST);
+    aclnnConvolutionBackward(workspace, workspace_size, executor, stream);
+    aclrtSynchronizeStream(stream);
+  });
+  if (workspace != nullptr) aclrtFree(workspace);
+  aclDestroyIntArray(stride), aclDestroyIntArray(pad), aclDestroyIntArray(dil), aclDestroyIntArray(op);
+  aclDestroyIntArray(bias), aclDestroyBoolArray(mask);
+  return seconds;
+}
+
+// oneDNN at its best: backward-data and backward-weights (+bias) primitives created once with
+// the memory layouts they prefer (format "any"; the data is already in those layouts, no
+// reorders are timed); each iteration executes both and waits. Our timing includes reading
+// plain-layout tensors, so this baseline is strict.
+double time_onednn(const Layer& l, int repeats) {
+  using namespace dnnl;
+  using tag = memory::format_tag;
+  engine eng(engine::kind::cpu, 0);
+  stream strm(eng);
+  // ConvTbc is timed as the equivalent 1-D convolution in oneDNN's plain layout.
+  Layer c = l;
+  const bool grouped = l.groups > 1;
+  const size_t sp = c.spatial.size();
+  const tag data_tag = sp == 1 ? tag::ncw : sp == 2 ? tag::nchw : tag::ncdhw;
+  const tag weight_tag = grouped ? (sp == 1 ? tag::goiw : sp == 2 ? tag::goihw : tag::goidhw)
+                                 : (sp == 1 ? tag::oiw : sp == 2 ? tag::oihw : tag::oidhw);
+  // oneDNN's view: src = the forward input, dst = the forward output.
+  const memory::dims src_dims = c.input_shape(), dst_dims = c.grad_output_shape();
+  memory::dims wei_dims = grouped ? memory::dims{c.groups, c.cout / c.groups, c.cin / c.groups}
+                                  : memory::dims{c.cout, c.cin};
+  wei_dims.insert(wei_dims.end(), c.kernel.begin(), c.kernel.end());
+  memory::dims strides = c.stride, dil, pad_l = c.pad, pad_r = c.pad;
+  for (size_t i = 0; i < sp; ++i) {
+    dil.push_back(c.dilation[i] - 1);  // oneDNN counts dilation from 0
+    if (!c.transposed) {  // right padding that makes the sizes consistent
+      pad_r[i] = (dst_dims[2 + i] - 1) * c.stride[i] + (c.kernel[i] - 1) * c.dilation[i] + 1 - src_dims[2 + i] - c.pad[i];
+    } else {
+      pad_r[i] = (src_dims[2 + i] - 1) * c.stride[i] + (c.kernel[i] - 1) * c.dilation[i] + 1 - dst_dims[2 + i] - c.pad[i];
+    }
+  }
+  (void)data_tag;
+  (void)weight_tag;
+  const memory::desc src_md(src_dims, memory::data_type::f32, tag::any);
+  const memory::desc dst_md(dst_dims, memory::data_type::f32, tag::any);
+  const memory::desc wei_md(wei_dims, memory::data_type::f32, tag::any);
+  const memory::desc bias_md({c.cout}, memory::data_type::f32, tag::a);
+  // A memory in the layout a primitive chose, filled with random values.
+  auto filled = [&eng](const memory::desc& md) {
+    memory m(md, eng);
+    const auto v = random_values(static_cast<int64_t>(md.get_size() / 4), 7);
+    std::copy(v.begin(), v.end(), static_cast<float*>(m.get_data_handle()));
+    return m;
+  };
+  std::function<void()> run;
+  if (!c.transposed) {
+    const auto fwd = convolution_forward::primitive_desc(
+        convolution_forward::desc(prop_kind::forward_training, algorithm::convolution_direct, src_md, wei_md, bias_md,
+                                  dst_md, strides, dil, pad_l, pad_r),
+        eng);
+    const auto bwd_d = convolution_backward_data::primitive_desc(
+        convolution_backward_data::desc(algorithm::convolution_direct, src_md, wei_md, dst_md, strides, dil, pad_l,
+                                        pad_r),
+        eng, fwd);
+    const auto bwd_w = convolution_backward_weights::primitive_desc(
+        convolution_backward_weights::desc(algorithm::convolution_direct, src_md, wei_md, bias_md, dst_md, strides,
+                                           dil, pad_l, pad_r),
+        eng, fwd);
+    auto pd = convolution_backward_data(bwd_d);
+    auto pw = convolution_backward_weights(bwd_w);
+    const std::unordered_map<int, memory> data_args = {{DNNL_ARG_DIFF_DST, filled(bwd_d.diff_dst_desc())},
+                                                       {DNNL_ARG_WEIGHTS, filled(bwd_d.weights_desc())},
+                                                       {DNNL_ARG_DIFF_SRC, filled(bwd_d.diff_src_desc())}};
+    const std::unordered_map<int, memory> weight_args = {{DNNL_ARG_SRC, filled(bwd_w.src_desc())},
+                                                         {DNNL_ARG_DIFF_DST, filled(bwd_w.diff_dst_desc())},
+                                                         {DNNL_ARG_DIFF_WEIGHTS, filled(bwd_w.diff_weights_desc())},
+                                                         {DNNL_ARG_DIFF_BIAS, filled(bias_md)}};
+    run = [=, &strm]() mutable {
+      pd.execute(strm, data_args);
+      pw.execute(strm, weight_args);
+      strm.wait();
+    };
+  } else {
+    // Deconvolution weights are (g, oc, ic, k) in oneDNN; our (Cin, Cout/g, k) data is timed as is.
+    memory::dims dwei_dims = grouped ? memory::dims{c.groups, c.cout / c.groups, c.cin / c.groups}
+                                     : memory::dims{c.cout, c.cin};
+    dwei_dims.insert(dwei_dims.end(), c.kernel.begin(), c.kernel.end());
+    const memory::desc dwei_md(dwei_dims, memory::data_type::f32, tag::any);
+    const auto fwd = deconvolution_forward::primitive_desc(
+        deconvolution_forward::desc(prop_kind::forward_training, algorithm::deconvolution_direct, src_md, dwei_md,
+                                    bias_md, dst_md, strides, dil, pad_l, pad_r),
+        eng);
+    const auto bwd_d = deconvolution_backward_data::primitive_desc(
+        deconvolution_backward_data::desc(algorithm::deconvolution_direct, src_md, dwei_md, dst_md, strides, dil,
+                                          pad_l, pad_r),
+        eng, fwd);
+    const auto bwd_w = deconvolution_backward_weights::primitive_desc(
+        deconvolution_backward_weights::desc(algorithm::deconvolution_direct, src_md, dwei_md, bias_md, dst_md,
+                                             strides, dil, pad_l, pad_r),
+        eng, fwd);
+    auto pd = deconvolution_backward_data(bwd_d);
+    auto pw = deconvolution_backward_weights(bwd_w);
+    const std::unordered_map<int, memory> data_args = {{DNNL_ARG_DIFF_DST, filled(bwd_d.diff_dst_desc())},
+                                                       {DNNL_ARG_WEIGHTS, filled(bwd_d.weights_desc())},
+                                                       {DNNL_ARG_DIFF_SRC, filled(bwd_d.diff_src_desc())}};
+    const std::unordered_map<int, memory> weight_args = {{DNNL_ARG_SRC, filled(bwd_w.src_desc())},
+                                                         {DNNL_ARG_DIFF_DST, filled(bwd_w.diff_dst_desc())},
+                                                         {DNNL_ARG_DIFF_WEIGHTS, filled(bwd_w.diff_weights_desc())},
+                                                         {DNNL_ARG_DIFF_BIAS, filled(bias_md)}};
+    run = [=, &strm]() mutable {
+      pd.execute(strm, data_args);
+      pw.execute(strm, weight_args);
+      strm.wait();
+    };
+  }
+  return median_seconds(repeats, run);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string file = argc > 1 ? argv[1] : "shapes.txt";
+  const int repeats = argc > 2 ? std::stoi(argv[2]) : 5;
+  const std::string filter = argc > 3 ? argv[3] : "";
+  aclInit(nullptr);
+  aclrtSetDevice(0);
+  aclrtStream stream = nullptr;
+  aclrtCreateStream(&stream);
+  std::printf("%-20s %12s %12s %8s\n", "layer", "ours ms", "oneDNN ms", "ratio");
+  std::vector<double> ratios;
+  for (const Layer& l : read_layers(file)) {
+    if (!filter.empty() && l.name.find(filter) == std::string::npos) continue;
+    // oneDNN's view of ConvTbc: a 1-D convolution NCW with the same sizes.
+    Layer as_conv = l;
+    if (l.tbc) as_conv.tbc = false;
+    const double ours = time_ours(l, repeats, stream);
+    const double theirs = time_onednn(as_conv, repeats);
+    ratios.push_back(ours / theirs);
+    std::printf("%-20s %12.2f %12.2f %8.2f\n", l.name.c_str(), ours * 1e3, theirs * 1e3, ours / theirs);
+    std::fflush(stdout);
+  }
+  std::sort(ratios.begin(), ratios.end());
+  if (!ratios.empty()) std::printf("median ratio ours/oneDNN: %.2f\n", ratios[ratios.size() / 2]);
+  aclrtDestroyStream(stream);
+  aclrtResetDevice(0);
+  aclFinalize();
+  return 0;
+}
