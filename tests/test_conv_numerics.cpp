@@ -118,6 +118,7 @@ std::vector<NamedSpec> base_specs() {
       {"conv2d_channel_multiplier", make_spec(2, 2, 2, 6, 2, {5, 4}, {2, 2}, {1, 2}, {0, 1}, {0, 1}, {1, 1})},
       {"conv2d_asymmetric_padding", make_spec(2, 2, 3, 4, 1, {6, 5}, {3, 2}, {2, 1}, {2, 0}, {1, 3}, {1, 2})},
       {"conv2d_1x1_n1", make_spec(2, 1, 6, 3, 1, {4, 5}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, {1, 1})},
+      {"tconv2d_1x1_groups", make_spec(2, 2, 4, 6, 2, {3, 4}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, {1, 1}, true)},
       {"conv3d_groups", make_spec(3, 1, 4, 4, 2, {4, 5, 3}, {2, 2, 3}, {1, 2, 1}, {1, 0, 1}, {1, 0, 1}, {1, 1, 1})},
       {"tconv1d_output_padding", make_spec(1, 2, 3, 2, 1, {5}, {3}, {3}, {1}, {1}, {1}, true, {2})},
       {"tconv2d_groups", make_spec(2, 1, 4, 6, 2, {3, 4}, {3, 2}, {2, 2}, {1, 0}, {1, 0}, {1, 2}, true, {1, 1})},

@@ -56,6 +56,8 @@ std::vector<Case> cases() {
       {"grouped_strided", geometry(3, 2, 5, 7, {17, 19}, {3, 2}, {2, 1}, {1, 0}, {1, 2}), false},
       {"depthwise", geometry(2, 6, 1, 2, {13, 11}, {3, 3}, {1, 2}, {1, 1}, {2, 1}), true},
       {"conv1d_long", geometry(2, 1, 70, 3, {3000}, {5}, {1}, {2}, {1}), true},
+      {"pointwise", geometry(2, 2, 70, 5, {40, 41}, {1, 1}, {1, 1}, {0, 0}, {1, 1}), false},
+      {"pointwise_transposed", geometry(1, 1, 9, 4, {3000}, {1}, {1}, {0}, {1}), true},
       {"conv3d", geometry(1, 1, 3, 4, {5, 6, 7}, {3, 2, 3}, {1, 2, 1}, {1, 0, 1}, {1, 1, 2}), false},
   };
 }

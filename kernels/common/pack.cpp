@@ -3,6 +3,30 @@
 #include "common/dtype.h"
 
 namespace aclnn_cpu {
+namespace {
+
+// Calls body(row, n, c) for every (n, c) pair, in parallel, with a typed pointer to the view's
+// storage: the dtype dispatch happens once, not per element.
+template <typename Body>
+void with_element_type(const View5& view, Body body) {
+  switch (view.dtype) {
+    case ACL_FLOAT16: body(static_cast<Eigen::half*>(view.data)); break;
+    case ACL_BF16: body(static_cast<Eigen::bfloat16*>(view.data)); break;
+    case ACL_DOUBLE: body(static_cast<double*>(view.data)); break;
+    default: body(static_cast<float*>(view.data));
+  }
+}
+
+template <typename E>
+double widen(E value) {
+  return static_cast<double>(static_cast<float>(value));
+}
+template <>
+double widen(double value) {
+  return value;
+}
+
+}  // namespace
 
 bool is_dense_float(const View5& view) {
   if (view.dtype != ACL_FLOAT) return false;
@@ -18,36 +42,36 @@ float* dense_float_data(const View5& view) { return static_cast<float*>(view.dat
 
 template <typename T>
 void pack_dense(const View5& view, MathMode math, T* out) {
-  const int64_t inner = view.shape[2] * view.shape[3] * view.shape[4];
+  const int64_t width = view.shape[4], rows = view.shape[2] * view.shape[3];
+  with_element_type(view, [&](auto* base) {
 #pragma omp parallel for collapse(2) schedule(static)
-  for (int64_t n = 0; n < view.shape[0]; ++n) {
-    for (int64_t c = 0; c < view.shape[1]; ++c) {
-      T* row = out + (n * view.shape[1] + c) * inner;
-      for (int64_t d = 0; d < view.shape[2]; ++d) {
-        for (int64_t h = 0; h < view.shape[3]; ++h) {
-          for (int64_t w = 0; w < view.shape[4]; ++w) {
-            double value = load_element(view.data, view.dtype, view.element(n, c, d, h, w));
+    for (int64_t n = 0; n < view.shape[0]; ++n) {
+      for (int64_t c = 0; c < view.shape[1]; ++c) {
+        T* row = out + (n * view.shape[1] + c) * rows * width;
+        for (int64_t r = 0; r < rows; ++r) {
+          const auto* in = base + view.element(n, c, r / view.shape[3], r % view.shape[3], 0);
+          for (int64_t w = 0; w < width; ++w) {
+            double value = widen(in[w * view.stride[4]]);
             if (math == MathMode::kFp16Inputs) value = static_cast<float>(Eigen::half(static_cast<float>(value)));
             *row++ = static_cast<T>(value);
           }
         }
       }
     }
-  }
+  });
 }
 
 template <typename T>
 void store_dense(const T* values, const View5& out) {
-  const int64_t inner = out.shape[2] * out.shape[3] * out.shape[4];
+  const int64_t width = out.shape[4], rows = out.shape[2] * out.shape[3];
 #pragma omp parallel for collapse(2) schedule(static)
   for (int64_t n = 0; n < out.shape[0]; ++n) {
     for (int64_t c = 0; c < out.shape[1]; ++c) {
-      const T* row = values + (n * out.shape[1] + c) * inner;
-      for (int64_t d = 0; d < out.shape[2]; ++d) {
-        for (int64_t h = 0; h < out.shape[3]; ++h) {
-          for (int64_t w = 0; w < out.shape[4]; ++w) {
-            store_element(out.data, out.dtype, out.element(n, c, d, h, w), static_cast<double>(*row++));
-          }
+      const T* row = values + (n * out.shape[1] + c) * rows * width;
+      for (int64_t r = 0; r < rows; ++r) {
+        const int64_t first = out.element(n, c, r / out.shape[3], r % out.shape[3], 0);
+        for (int64_t w = 0; w < width; ++w) {
+          store_element(out.data, out.dtype, first + w * out.stride[4], static_cast<double>(*row++));
         }
       }
     }
@@ -55,18 +79,20 @@ void store_dense(const T* values, const View5& out) {
 }
 
 void reduce_bias(const View5& dy, const View5& out) {
+  const int64_t width = dy.shape[4], rows = dy.shape[2] * dy.shape[3];
+  with_element_type(dy, [&](auto* base) {
 #pragma omp parallel for schedule(static)
-  for (int64_t c = 0; c < dy.shape[1]; ++c) {
-    double sum = 0.0;
-    for (int64_t n = 0; n < dy.shape[0]; ++n) {
-      for (int64_t d = 0; d < dy.shape[2]; ++d) {
-        for (int64_t h = 0; h < dy.shape[3]; ++h) {
-          for (int64_t w = 0; w < dy.shape[4]; ++w) sum += load_element(dy.data, dy.dtype, dy.element(n, c, d, h, w));
+    for (int64_t c = 0; c < dy.shape[1]; ++c) {
+      double sum = 0.0;
+      for (int64_t n = 0; n < dy.shape[0]; ++n) {
+        for (int64_t r = 0; r < rows; ++r) {
+          const auto* in = base + dy.element(n, c, r / dy.shape[3], r % dy.shape[3], 0);
+          for (int64_t w = 0; w < width; ++w) sum += widen(in[w * dy.stride[4]]);
         }
       }
+      store_element(out.data, out.dtype, out.element(0, c, 0, 0, 0), sum);
     }
-    store_element(out.data, out.dtype, out.element(0, c, 0, 0, 0), sum);
-  }
+  });
 }
 
 template void pack_dense<double>(const View5&, MathMode, double*);

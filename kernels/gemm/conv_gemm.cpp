@@ -18,7 +18,7 @@ namespace aclnn_cpu {
 namespace {
 
 constexpr int64_t kColumnBudget = int64_t{1} << 20;  // floats of column matrix per task and tile
-constexpr int64_t kWeightRowBlock = 64;                // column-matrix rows per weight-gradient task
+constexpr int64_t kWeightRowBlock = 64;              // column-matrix rows per weight-gradient task
 
 int thread_index() {
 #ifdef _OPENMP
@@ -99,7 +99,8 @@ struct Layout {
       const int64_t rows = s.data_channel_block() * s.kernel_volume;
       scratch_per_thread = std::max(scratch_per_thread, rows * s.tile(rows));
     }
-    if (p.input_grad == InputGrad::kForward) scratch_per_thread = std::max(scratch_per_thread, s.rows() * s.tile(s.rows()));
+    if (p.input_grad == InputGrad::kForward)
+      scratch_per_thread = std::max(scratch_per_thread, s.rows() * s.tile(s.rows()));
     if (p.want_weight_grad) {
       const int64_t rows = s.weight_row_block();
       scratch_per_thread = std::max(scratch_per_thread, rows * s.tile(rows) + s.cout * rows);
@@ -154,8 +155,8 @@ void forward(const ConvGeometry& g, const Layout& w) {
     im2col(g, x, 0, s.rows(), o0, o1, cols);
     float* y = w.grad_input + (n * s.groups + grp) * s.cout * s.dst_plane;
     // Y[:, o0:o1] (Cout_g x tile) = W_g (Cout_g x Cin_g*K) * cols (Cin_g*K x tile)
-    sgemm(s.cout, o1 - o0, s.rows(), {w.wei + grp * s.cout * s.rows(), s.rows(), false}, {cols, o1 - o0, false},
-          false, y + o0, s.dst_plane);
+    sgemm(s.cout, o1 - o0, s.rows(), {w.wei + grp * s.cout * s.rows(), s.rows(), false}, {cols, o1 - o0, false}, false,
+          y + o0, s.dst_plane);
   });
 }
 

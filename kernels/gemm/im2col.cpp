@@ -51,7 +51,8 @@ void for_each_run(const ConvGeometry& g, int64_t row_begin, int64_t row_end, int
 void im2col(const ConvGeometry& g, const float* src, int64_t row_begin, int64_t row_end, int64_t col_begin,
             int64_t col_end, float* cols) {
   for_each_run(
-      g, row_begin, row_end, col_begin, col_end, [cols](int64_t at, int64_t count) { std::fill_n(cols + at, count, 0.0f); },
+      g, row_begin, row_end, col_begin, col_end,
+      [cols](int64_t at, int64_t count) { std::fill_n(cols + at, count, 0.0f); },
       [src, cols](int64_t at, int64_t from, int64_t step, int64_t count) {
         float* out = cols + at;
         const float* in = src + from;

@@ -8,13 +8,12 @@
 #include <cstdio>
 #include <fstream>
 #include <functional>
+#include <oneapi/dnnl/dnnl.hpp>
 #include <random>
 #include <sstream>
 #include <string>
 #include <unordered_map>
 #include <vector>
-
-#include <oneapi/dnnl/dnnl.hpp>
 
 #include "acl/acl.h"
 #include "aclnnop/aclnn_convolution_backward.h"
@@ -41,9 +40,7 @@ struct Layer {
   // Forward-convolution view: (src channels, dst channels, src spatial, dst spatial).
   Dims input_shape() const { return concat({n, cin}, spatial); }
   Dims grad_output_shape() const { return concat({n, cout}, out_spatial()); }
-  Dims weight_shape() const {
-    return concat(transposed ? Dims{cin, cout / groups} : Dims{cout, cin / groups}, kernel);
-  }
+  Dims weight_shape() const { return concat(transposed ? Dims{cin, cout / groups} : Dims{cout, cin / groups}, kernel); }
   static Dims concat(Dims a, const Dims& b) {
     a.insert(a.end(), b.begin(), b.end());
     return a;
@@ -107,8 +104,8 @@ struct AclTensor {
     const size_t bytes = std::max<size_t>(4, static_cast<size_t>(elements) * sizeof(float));
     aclrtMalloc(&data, bytes, ACL_MEM_MALLOC_HUGE_FIRST);
     if (!values.empty()) aclrtMemcpy(data, bytes, values.data(), values.size() * 4, ACL_MEMCPY_HOST_TO_DEVICE);
-    tensor = aclCreateTensor(shape.data(), shape.size(), ACL_FLOAT, nullptr, 0, format, shape.data(), shape.size(),
-                             data);
+    tensor =
+        aclCreateTensor(shape.data(), shape.size(), ACL_FLOAT, nullptr, 0, format, shape.data(), shape.size(), data);
   }
   ~AclTensor() {
     aclDestroyTensor(tensor);
@@ -143,9 +140,10 @@ double time_ours(const Layer& l, int repeats, aclrtStream stream) {
     uint64_t workspace_size = 0;
     const double seconds = median_seconds(repeats, [&] {
       aclOpExecutor* executor = nullptr;
-      aclnnConvTbcBackwardGetWorkspaceSize(gy.tensor, x.tensor, w.tensor, b.tensor, l.pad[0], 0, gx.tensor,
-                                           gw.tensor, gb.tensor, &workspace_size, &executor);
-      if (workspace == nullptr && workspace_size > 0) aclrtMalloc(&workspace, workspace_size, ACL_MEM_MALLOC_HUGE_FIRST);
+      aclnnConvTbcBackwardGetWorkspaceSize(gy.tensor, x.tensor, w.tensor, b.tensor, l.pad[0], 0, gx.tensor, gw.tensor,
+                                           gb.tensor, &workspace_size, &executor);
+      if (workspace == nullptr && workspace_size > 0)
+        aclrtMalloc(&workspace, workspace_size, ACL_MEM_MALLOC_HUGE_FIRST);
       aclnnConvTbcBackward(workspace, workspace_size, executor, stream);
       aclrtSynchronizeStream(stream);
     });
@@ -196,20 +194,26 @@ double time_onednn(const Layer& l, int repeats) {
   const bool grouped = l.groups > 1;
   const size_t sp = c.spatial.size();
   const tag data_tag = sp == 1 ? tag::ncw : sp == 2 ? tag::nchw : tag::ncdhw;
-  const tag weight_tag = grouped ? (sp == 1 ? tag::goiw : sp == 2 ? tag::goihw : tag::goidhw)
-                                 : (sp == 1 ? tag::oiw : sp == 2 ? tag::oihw : tag::oidhw);
+  const tag weight_tag = grouped ? (sp == 1   ? tag::goiw
+                                    : sp == 2 ? tag::goihw
+                                              : tag::goidhw)
+                                 : (sp == 1   ? tag::oiw
+                                    : sp == 2 ? tag::oihw
+                                              : tag::oidhw);
   // oneDNN's view: src = the forward input, dst = the forward output.
   const memory::dims src_dims = c.input_shape(), dst_dims = c.grad_output_shape();
-  memory::dims wei_dims = grouped ? memory::dims{c.groups, c.cout / c.groups, c.cin / c.groups}
-                                  : memory::dims{c.cout, c.cin};
+  memory::dims wei_dims =
+      grouped ? memory::dims{c.groups, c.cout / c.groups, c.cin / c.groups} : memory::dims{c.cout, c.cin};
   wei_dims.insert(wei_dims.end(), c.kernel.begin(), c.kernel.end());
   memory::dims strides = c.stride, dil, pad_l = c.pad, pad_r = c.pad;
   for (size_t i = 0; i < sp; ++i) {
     dil.push_back(c.dilation[i] - 1);  // oneDNN counts dilation from 0
-    if (!c.transposed) {  // right padding that makes the sizes consistent
-      pad_r[i] = (dst_dims[2 + i] - 1) * c.stride[i] + (c.kernel[i] - 1) * c.dilation[i] + 1 - src_dims[2 + i] - c.pad[i];
+    if (!c.transposed) {               // right padding that makes the sizes consistent
+      pad_r[i] =
+          (dst_dims[2 + i] - 1) * c.stride[i] + (c.kernel[i] - 1) * c.dilation[i] + 1 - src_dims[2 + i] - c.pad[i];
     } else {
-      pad_r[i] = (src_dims[2 + i] - 1) * c.stride[i] + (c.kernel[i] - 1) * c.dilation[i] + 1 - dst_dims[2 + i] - c.pad[i];
+      pad_r[i] =
+          (src_dims[2 + i] - 1) * c.stride[i] + (c.kernel[i] - 1) * c.dilation[i] + 1 - dst_dims[2 + i] - c.pad[i];
     }
   }
   (void)data_tag;
@@ -236,8 +240,8 @@ double time_onednn(const Layer& l, int repeats) {
                                         pad_r),
         eng, fwd);
     const auto bwd_w = convolution_backward_weights::primitive_desc(
-        convolution_backward_weights::desc(algorithm::convolution_direct, src_md, wei_md, bias_md, dst_md, strides,
-                                           dil, pad_l, pad_r),
+        convolution_backward_weights::desc(algorithm::convolution_direct, src_md, wei_md, bias_md, dst_md, strides, dil,
+                                           pad_l, pad_r),
         eng, fwd);
     auto pd = convolution_backward_data(bwd_d);
     auto pw = convolution_backward_weights(bwd_w);
@@ -255,8 +259,8 @@ double time_onednn(const Layer& l, int repeats) {
     };
   } else {
     // Deconvolution weights are (g, oc, ic, k) in oneDNN; our (Cin, Cout/g, k) data is timed as is.
-    memory::dims dwei_dims = grouped ? memory::dims{c.groups, c.cout / c.groups, c.cin / c.groups}
-                                     : memory::dims{c.cout, c.cin};
+    memory::dims dwei_dims =
+        grouped ? memory::dims{c.groups, c.cout / c.groups, c.cin / c.groups} : memory::dims{c.cout, c.cin};
     dwei_dims.insert(dwei_dims.end(), c.kernel.begin(), c.kernel.end());
     const memory::desc dwei_md(dwei_dims, memory::data_type::f32, tag::any);
     const auto fwd = deconvolution_forward::primitive_desc(
@@ -264,12 +268,12 @@ double time_onednn(const Layer& l, int repeats) {
                                     bias_md, dst_md, strides, dil, pad_l, pad_r),
         eng);
     const auto bwd_d = deconvolution_backward_data::primitive_desc(
-        deconvolution_backward_data::desc(algorithm::deconvolution_direct, src_md, dwei_md, dst_md, strides, dil,
-                                          pad_l, pad_r),
+        deconvolution_backward_data::desc(algorithm::deconvolution_direct, src_md, dwei_md, dst_md, strides, dil, pad_l,
+                                          pad_r),
         eng, fwd);
     const auto bwd_w = deconvolution_backward_weights::primitive_desc(
-        deconvolution_backward_weights::desc(algorithm::deconvolution_direct, src_md, dwei_md, bias_md, dst_md,
-                                             strides, dil, pad_l, pad_r),
+        deconvolution_backward_weights::desc(algorithm::deconvolution_direct, src_md, dwei_md, bias_md, dst_md, strides,
+                                             dil, pad_l, pad_r),
         eng, fwd);
     auto pd = deconvolution_backward_data(bwd_d);
     auto pw = deconvolution_backward_weights(bwd_w);
