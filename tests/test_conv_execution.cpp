@@ -13,8 +13,9 @@ namespace {
 using Shape = std::vector<int64_t>;
 
 // A planned 1-D convolution backward (N 2, C 3 -> 4, L 6, k 3, pad 1) with its tensors.
+// gradOutput is FLOAT16, so every kernel set needs workspace to widen it.
 struct Planned {
-  DeviceTensor gy{{2, 4, 6}, ACL_FLOAT, ACL_FORMAT_NCL}, x{{2, 3, 6}, ACL_FLOAT, ACL_FORMAT_NCL};
+  DeviceTensor gy{{2, 4, 6}, ACL_FLOAT16, ACL_FORMAT_NCL}, x{{2, 3, 6}, ACL_FLOAT, ACL_FORMAT_NCL};
   DeviceTensor w{{4, 3, 3}, ACL_FLOAT, ACL_FORMAT_NCL}, gx{{2, 3, 6}, ACL_FLOAT, ACL_FORMAT_NCL};
   DeviceTensor gw{{4, 3, 3}, ACL_FLOAT, ACL_FORMAT_NCL}, gb{{4}, ACL_FLOAT, ACL_FORMAT_ND};
   ConvSpec spec;

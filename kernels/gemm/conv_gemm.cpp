@@ -9,24 +9,14 @@
 #include "kernels/conv_problem.h"
 #include "kernels/gemm/im2col.h"
 #include "kernels/gemm/sgemm.h"
-
-#ifdef _OPENMP
-#include <omp.h>
-#endif
+#include "kernels/gemm/small_groups.h"
+#include "kernels/gemm/tasks.h"
 
 namespace aclnn_cpu {
 namespace {
 
 constexpr int64_t kColumnBudget = int64_t{1} << 20;  // floats of column matrix per task and tile
 constexpr int64_t kWeightRowBlock = 64;              // column-matrix rows per weight-gradient task
-
-int thread_index() {
-#ifdef _OPENMP
-  return omp_get_thread_num();
-#else
-  return 0;
-#endif
-}
 
 // Sizes derived from the geometry; every tiling choice is a function of these alone.
 struct Shape {
@@ -95,6 +85,7 @@ struct Layout {
     };
     grad_input = output(p.input_grad != InputGrad::kNone, p.grad_input, &stage_grad_input);
     grad_weight = output(p.want_weight_grad, p.grad_weight, &stage_grad_weight);
+    if (use_direct_loops(p.geometry)) return;  // no scratch
     if (p.input_grad == InputGrad::kBackwardData) {
       const int64_t rows = s.data_channel_block() * s.kernel_volume;
       scratch_per_thread = std::max(scratch_per_thread, rows * s.tile(rows));
@@ -109,14 +100,6 @@ struct Layout {
   }
   float* thread_scratch() const { return scratch + thread_index() * scratch_per_thread; }
 };
-
-// Runs task(0..count-1) on up to `threads` threads; tasks are independent.
-template <typename Task>
-void run_tasks(int64_t count, int threads, Task task) {
-#pragma omp parallel for schedule(dynamic) num_threads(threads)
-  for (int64_t t = 0; t < count; ++t) task(t);
-  (void)threads;
-}
 
 // gradInput of a direct convolution: per (sample, group, block of input channels), over
 // output-position tiles: cols = W^T dY, then col2im-add into the dense float result.
@@ -196,11 +179,17 @@ class GemmKernels final : public ConvKernelSet {
 
   void run(const ConvProblem& p, void* workspace) const override {
     const Layout w(p, p.max_threads, workspace);  // packs the inputs that need it
-    if (p.input_grad == InputGrad::kBackwardData) backward_data(p.geometry, w);
-    if (p.input_grad == InputGrad::kForward) forward(p.geometry, w);
+    const ConvGeometry& g = p.geometry;
+    const bool direct = use_direct_loops(g);
+    if (p.input_grad == InputGrad::kBackwardData) {
+      direct ? direct_backward_data(g, w.wei, w.dst, w.grad_input, w.threads) : backward_data(g, w);
+    }
+    if (p.input_grad == InputGrad::kForward) {
+      direct ? direct_forward(g, w.src, w.wei, w.grad_input, w.threads) : forward(g, w);
+    }
     if (w.stage_grad_input) store_dense(w.grad_input, p.grad_input);
     if (p.want_weight_grad) {
-      backward_weight(p.geometry, w);
+      direct ? direct_backward_weight(g, w.src, w.dst, w.grad_weight, w.threads) : backward_weight(g, w);
       if (w.stage_grad_weight) store_dense(w.grad_weight, p.grad_weight);
     }
     if (p.want_bias_grad) reduce_bias(p.bias_source, p.grad_bias);

@@ -4,11 +4,51 @@
 // zero outside the source.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "kernels/conv_problem.h"
 
 namespace aclnn_cpu {
+
+// Walks a column-matrix block row by row, in runs of consecutive output positions that share
+// (od, oh). For each run it reports the padding parts, padding(r, o, count), and the part that
+// reads the source, source(r, o, from, step, count): entries (r, o), (r, o+1), ... map to source
+// elements from, from+step, ... (source offsets relative to channel 0 of the slice).
+template <typename Padding, typename Source>
+void for_each_run(const ConvGeometry& g, int64_t row_begin, int64_t row_end, int64_t col_begin, int64_t col_end,
+                  Padding padding, Source source) {
+  const int64_t kernel_volume = g.kernel[0] * g.kernel[1] * g.kernel[2];
+  const int64_t src_plane = g.src_size[0] * g.src_size[1] * g.src_size[2];
+  const int64_t out_w = g.dst_size[2];
+  const int64_t sw = g.stride[2];
+  for (int64_t r = row_begin; r < row_end; ++r) {
+    const int64_t c = r / kernel_volume, k = r % kernel_volume;
+    const int64_t kd = k / (g.kernel[1] * g.kernel[2]), kh = k / g.kernel[2] % g.kernel[1], kw = k % g.kernel[2];
+    const int64_t w_shift = kw * g.dilation[2] - g.pad[2];  // iw = ow * sw + w_shift
+    // Output columns ow whose iw lies inside the source: [ow_lo, ow_hi).
+    const int64_t ow_lo = w_shift >= 0 ? 0 : (-w_shift + sw - 1) / sw;
+    const int64_t ow_hi = std::max<int64_t>(ow_lo, std::min(out_w, (g.src_size[2] - w_shift + sw - 1) / sw));
+    for (int64_t o = col_begin; o < col_end;) {
+      const int64_t od = o / (g.dst_size[1] * out_w), oh = o / out_w % g.dst_size[1], ow = o % out_w;
+      const int64_t run = std::min(col_end - o, out_w - ow);  // up to the end of this output row
+      const int64_t id = od * g.stride[0] - g.pad[0] + kd * g.dilation[0];
+      const int64_t ih = oh * g.stride[1] - g.pad[1] + kh * g.dilation[1];
+      if (id < 0 || id >= g.src_size[0] || ih < 0 || ih >= g.src_size[1]) {
+        padding(r, o, run);
+      } else {
+        const int64_t first = std::clamp(ow_lo, ow, ow + run), last = std::clamp(ow_hi, ow, ow + run);
+        if (first > ow) padding(r, o, first - ow);
+        if (last > first) {
+          const int64_t from = c * src_plane + (id * g.src_size[1] + ih) * g.src_size[2] + first * sw + w_shift;
+          source(r, o + first - ow, from, sw, last - first);
+        }
+        if (ow + run > last) padding(r, o + last - ow, ow + run - last);
+      }
+      o += run;
+    }
+  }
+}
 
 // cols (rows [row_begin, row_end) x columns [col_begin, col_end), row-major) <- im2col(src).
 // `src` points at channel 0 of the slice (C x src spatial, dense).
