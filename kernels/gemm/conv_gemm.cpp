@@ -9,7 +9,6 @@
 #include "kernels/conv_problem.h"
 #include "kernels/gemm/im2col.h"
 #include "kernels/gemm/sgemm.h"
-#include "kernels/gemm/small_groups.h"
 #include "kernels/gemm/tasks.h"
 
 namespace aclnn_cpu {
@@ -85,7 +84,6 @@ struct Layout {
     };
     grad_input = output(p.input_grad != InputGrad::kNone, p.grad_input, &stage_grad_input);
     grad_weight = output(p.want_weight_grad, p.grad_weight, &stage_grad_weight);
-    if (use_direct_loops(p.geometry)) return;  // no scratch
     if (p.input_grad == InputGrad::kBackwardData) {
       const int64_t rows = s.data_channel_block() * s.kernel_volume;
       scratch_per_thread = std::max(scratch_per_thread, rows * s.tile(rows));
@@ -179,17 +177,11 @@ class GemmKernels final : public ConvKernelSet {
 
   void run(const ConvProblem& p, void* workspace) const override {
     const Layout w(p, p.max_threads, workspace);  // packs the inputs that need it
-    const ConvGeometry& g = p.geometry;
-    const bool direct = use_direct_loops(g);
-    if (p.input_grad == InputGrad::kBackwardData) {
-      direct ? direct_backward_data(g, w.wei, w.dst, w.grad_input, w.threads) : backward_data(g, w);
-    }
-    if (p.input_grad == InputGrad::kForward) {
-      direct ? direct_forward(g, w.src, w.wei, w.grad_input, w.threads) : forward(g, w);
-    }
+    if (p.input_grad == InputGrad::kBackwardData) backward_data(p.geometry, w);
+    if (p.input_grad == InputGrad::kForward) forward(p.geometry, w);
     if (w.stage_grad_input) store_dense(w.grad_input, p.grad_input);
     if (p.want_weight_grad) {
-      direct ? direct_backward_weight(g, w.src, w.dst, w.grad_weight, w.threads) : backward_weight(g, w);
+      backward_weight(p.geometry, w);
       if (w.stage_grad_weight) store_dense(w.grad_weight, p.grad_weight);
     }
     if (p.want_bias_grad) reduce_bias(p.bias_source, p.grad_bias);
