@@ -43,6 +43,14 @@ struct Shape {
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+// 1x1 kernel, stride 1, no padding: the column matrix is the source itself (C x plane).
+bool columns_are_source(const ConvGeometry& g) {
+  for (int a = 0; a < 3; ++a) {
+    if (g.kernel[a] != 1 || g.stride[a] != 1 || g.pad[a] != 0 || g.src_size[a] != g.dst_size[a]) return false;
+  }
+  return true;
+}
+
 bool needs_src(const ConvProblem& p) { return p.input_grad == InputGrad::kForward || p.want_weight_grad; }
 bool needs_wei(const ConvProblem& p) { return p.input_grad != InputGrad::kNone; }
 bool needs_dst(const ConvProblem& p) { return p.input_grad == InputGrad::kBackwardData || p.want_weight_grad; }
@@ -109,16 +117,17 @@ void backward_data(const ConvGeometry& g, const Layout& w) {
     const int64_t n = t / (s.groups * blocks), grp = t / blocks % s.groups, c0 = t % blocks * block;
     const int64_t c1 = std::min(s.cin, c0 + block);
     float* dx = w.grad_input + (n * s.groups + grp) * s.cin * s.src_plane;  // the group's slice
-    std::memset(dx + c0 * s.src_plane, 0, static_cast<size_t>((c1 - c0) * s.src_plane) * sizeof(float));
     const float* wei = w.wei + grp * s.cout * s.rows();
     const float* dy = w.dst + (n * s.groups + grp) * s.cout * s.dst_plane;
-    float* cols = w.thread_scratch();
+    const bool in_place = columns_are_source(g);  // col2im is the identity: the GEMM writes dx
+    if (!in_place) std::memset(dx + c0 * s.src_plane, 0, static_cast<size_t>((c1 - c0) * s.src_plane) * sizeof(float));
     for (int64_t o0 = 0; o0 < s.dst_plane; o0 += tile) {
       const int64_t o1 = std::min(s.dst_plane, o0 + tile);
+      float* cols = in_place ? dx + c0 * s.src_plane + o0 : w.thread_scratch();
       // cols ((c1-c0)*K x tile) = W_g[:, c0*K : c1*K]^T ((c1-c0)*K x Cout_g) * dY[:, o0:o1] (Cout_g x tile)
       sgemm((c1 - c0) * s.kernel_volume, o1 - o0, s.cout, {wei + c0 * s.kernel_volume, s.rows(), true},
-            {dy + o0, s.dst_plane, false}, false, cols, o1 - o0);
-      col2im_add(g, cols, c0 * s.kernel_volume, c1 * s.kernel_volume, o0, o1, dx);
+            {dy + o0, s.dst_plane, false}, false, cols, in_place ? s.src_plane : o1 - o0);
+      if (!in_place) col2im_add(g, cols, c0 * s.kernel_volume, c1 * s.kernel_volume, o0, o1, dx);
     }
   });
 }
@@ -132,12 +141,15 @@ void forward(const ConvGeometry& g, const Layout& w) {
     const int64_t n = t / (s.groups * tiles), grp = t / tiles % s.groups, o0 = t % tiles * tile;
     const int64_t o1 = std::min(s.dst_plane, o0 + tile);
     const float* x = w.src + (n * s.groups + grp) * s.cin * s.src_plane;
-    float* cols = w.thread_scratch();
-    im2col(g, x, 0, s.rows(), o0, o1, cols);
+    MatrixRef cols{x + o0, s.src_plane, false};  // 1x1: the source is the column matrix
+    if (!columns_are_source(g)) {
+      im2col(g, x, 0, s.rows(), o0, o1, w.thread_scratch());
+      cols = {w.thread_scratch(), o1 - o0, false};
+    }
     float* y = w.grad_input + (n * s.groups + grp) * s.cout * s.dst_plane;
     // Y[:, o0:o1] (Cout_g x tile) = W_g (Cout_g x Cin_g*K) * cols (Cin_g*K x tile)
-    sgemm(s.cout, o1 - o0, s.rows(), {w.wei + grp * s.cout * s.rows(), s.rows(), false}, {cols, o1 - o0, false}, false,
-          y + o0, s.dst_plane);
+    sgemm(s.cout, o1 - o0, s.rows(), {w.wei + grp * s.cout * s.rows(), s.rows(), false}, cols, false, y + o0,
+          s.dst_plane);
   });
 }
 
@@ -156,9 +168,13 @@ void backward_weight(const ConvGeometry& g, const Layout& w) {
       const float* dy = w.dst + (n * s.groups + grp) * s.cout * s.dst_plane;
       for (int64_t o0 = 0; o0 < s.dst_plane; o0 += tile) {
         const int64_t o1 = std::min(s.dst_plane, o0 + tile);
-        im2col(g, x, r0, r1, o0, o1, cols);
+        MatrixRef rows{x + r0 * s.src_plane + o0, s.src_plane, true};  // 1x1: rows are channels of x
+        if (!columns_are_source(g)) {
+          im2col(g, x, r0, r1, o0, o1, cols);
+          rows = {cols, o1 - o0, true};
+        }
         // acc (Cout_g x rows) += dY[:, o0:o1] (Cout_g x tile) * cols^T (tile x rows)
-        sgemm(s.cout, r1 - r0, o1 - o0, {dy + o0, s.dst_plane, false}, {cols, o1 - o0, true}, true, acc, r1 - r0);
+        sgemm(s.cout, r1 - r0, o1 - o0, {dy + o0, s.dst_plane, false}, rows, true, acc, r1 - r0);
       }
     }
     float* dw = w.grad_weight + grp * s.cout * s.rows();  // (Cout_g x Cin_g*K) row-major
