@@ -229,6 +229,22 @@ double time_onednn(const Layer& l, int repeats) {
     std::copy(v.begin(), v.end(), static_cast<float*>(m.get_data_handle()));
     return m;
   };
+  // Executes a backward-data and a backward-weights primitive on memories in their chosen layouts.
+  auto timed_pair = [&](auto data, const auto& data_pd, auto weights, const auto& weights_pd) {
+    const std::unordered_map<int, memory> data_args = {{DNNL_ARG_DIFF_DST, filled(data_pd.diff_dst_desc())},
+                                                       {DNNL_ARG_WEIGHTS, filled(data_pd.weights_desc())},
+                                                       {DNNL_ARG_DIFF_SRC, filled(data_pd.diff_src_desc())}};
+    const std::unordered_map<int, memory> weight_args = {
+        {DNNL_ARG_SRC, filled(weights_pd.src_desc())},
+        {DNNL_ARG_DIFF_DST, filled(weights_pd.diff_dst_desc())},
+        {DNNL_ARG_DIFF_WEIGHTS, filled(weights_pd.diff_weights_desc())},
+        {DNNL_ARG_DIFF_BIAS, filled(bias_md)}};
+    return std::function<void()>([=, &strm]() mutable {
+      data.execute(strm, data_args);
+      weights.execute(strm, weight_args);
+      strm.wait();
+    });
+  };
   std::function<void()> run;
   if (!c.transposed) {
     const auto fwd = convolution_forward::primitive_desc(
@@ -245,18 +261,7 @@ double time_onednn(const Layer& l, int repeats) {
         eng, fwd);
     auto pd = convolution_backward_data(bwd_d);
     auto pw = convolution_backward_weights(bwd_w);
-    const std::unordered_map<int, memory> data_args = {{DNNL_ARG_DIFF_DST, filled(bwd_d.diff_dst_desc())},
-                                                       {DNNL_ARG_WEIGHTS, filled(bwd_d.weights_desc())},
-                                                       {DNNL_ARG_DIFF_SRC, filled(bwd_d.diff_src_desc())}};
-    const std::unordered_map<int, memory> weight_args = {{DNNL_ARG_SRC, filled(bwd_w.src_desc())},
-                                                         {DNNL_ARG_DIFF_DST, filled(bwd_w.diff_dst_desc())},
-                                                         {DNNL_ARG_DIFF_WEIGHTS, filled(bwd_w.diff_weights_desc())},
-                                                         {DNNL_ARG_DIFF_BIAS, filled(bias_md)}};
-    run = [=, &strm]() mutable {
-      pd.execute(strm, data_args);
-      pw.execute(strm, weight_args);
-      strm.wait();
-    };
+    run = timed_pair(pd, bwd_d, pw, bwd_w);
   } else {
     // Deconvolution weights are (g, oc, ic, k) in oneDNN; our (Cin, Cout/g, k) data is timed as is.
     memory::dims dwei_dims =
@@ -277,18 +282,7 @@ double time_onednn(const Layer& l, int repeats) {
         eng, fwd);
     auto pd = deconvolution_backward_data(bwd_d);
     auto pw = deconvolution_backward_weights(bwd_w);
-    const std::unordered_map<int, memory> data_args = {{DNNL_ARG_DIFF_DST, filled(bwd_d.diff_dst_desc())},
-                                                       {DNNL_ARG_WEIGHTS, filled(bwd_d.weights_desc())},
-                                                       {DNNL_ARG_DIFF_SRC, filled(bwd_d.diff_src_desc())}};
-    const std::unordered_map<int, memory> weight_args = {{DNNL_ARG_SRC, filled(bwd_w.src_desc())},
-                                                         {DNNL_ARG_DIFF_DST, filled(bwd_w.diff_dst_desc())},
-                                                         {DNNL_ARG_DIFF_WEIGHTS, filled(bwd_w.diff_weights_desc())},
-                                                         {DNNL_ARG_DIFF_BIAS, filled(bias_md)}};
-    run = [=, &strm]() mutable {
-      pd.execute(strm, data_args);
-      pw.execute(strm, weight_args);
-      strm.wait();
-    };
+    run = timed_pair(pd, bwd_d, pw, bwd_w);
   }
   return median_seconds(repeats, run);
 }
