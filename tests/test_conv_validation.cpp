@@ -304,6 +304,12 @@ TEST_F(ConvValidation, Ours_TensorDataAndStorage) {
   aclInitTensor(grad_input->get(), shape, 4, ACL_FLOAT, nullptr, 0, ACL_FORMAT_NCHW, small_storage, 1, data);
   expect_rejected(ACLNN_ERR_PARAM_INVALID, "outside its storage");
   build();
+  aclInitTensor(grad_input->get(), shape, 4, ACL_FLOAT, nullptr, 0, ACL_FORMAT_NCHW, nullptr, 0, data);
+  expect_accepted();  // no storage shape: its extent is unknown, only the lower bound is checked
+  const int64_t backwards[] = {-1, 25, 5, 1};
+  aclInitTensor(grad_input->get(), shape, 4, ACL_FLOAT, backwards, 0, ACL_FORMAT_NCHW, nullptr, 0, data);
+  expect_rejected(ACLNN_ERR_PARAM_INVALID, "outside its storage");  // reaches before the data address
+  build();
   const int64_t negative[] = {2, -4, 5, 5};
   aclInitTensor(grad_input->get(), negative, 4, ACL_FLOAT, nullptr, 0, ACL_FORMAT_NCHW, shape, 4, data);
   expect_rejected(ACLNN_ERR_PARAM_INVALID, "non-negative");

@@ -1,5 +1,7 @@
 #include "conv/check.h"
 
+#include <cstdint>
+
 #include "aclnn/opdev/op_errno.h"
 #include "common/dtype.h"
 #include "common/log.h"
@@ -58,7 +60,8 @@ Check check_accessible(const char* api, const char* name, const aclTensor& tenso
     overflow |= __builtin_mul_overflow(tensor.view_shape[i] - 1, tensor.strides[i], &reach);
     overflow |= __builtin_add_overflow(reach < 0 ? lowest : highest, reach, reach < 0 ? &lowest : &highest);
   }
-  int64_t storage = 1;
+  // A tensor created without a storage shape has no known extent: only the lower bound is checked.
+  int64_t storage = tensor.storage_shape.empty() ? INT64_MAX : 1;
   for (int64_t size : tensor.storage_shape) overflow |= size < 0 || __builtin_mul_overflow(storage, size, &storage);
   if (overflow || lowest < 0 || highest >= storage) {
     return fail_check(ACLNN_ERR_PARAM_INVALID, api,

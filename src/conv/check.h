@@ -25,7 +25,8 @@ bool is_empty(const aclTensor& tensor);
 
 // Dims non-negative, one stride per dim, element count within int64.
 Check check_well_formed(const char* api, const char* name, const aclTensor& tensor);
-// For a non-empty tensor the executor will touch: data address set, view inside its storage.
+// For a non-empty tensor the executor will touch: data address set, view inside its storage
+// (no element before the data address; none past the storage shape, when one was given).
 Check check_accessible(const char* api, const char* name, const aclTensor& tensor);
 // dtype is FLOAT, FLOAT16 or BF16 (the 910B list).
 Check check_float_dtype(const char* api, const char* name, const aclTensor& tensor);
