@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "aclnn/acl_meta.h"
+#include "aclnn/aclnn_base.h"
 #include "aclnn/opdev/op_errno.h"
 
 namespace {
@@ -161,6 +162,11 @@ TEST(Meta, DestroyNullIsFineAndAccessorsRejectNull) {
   EXPECT_EQ(aclSetAclOpExecutorRepeatable(nullptr), ACLNN_ERR_INNER_NULLPTR);
   EXPECT_EQ(aclDestroyAclOpExecutor(nullptr), ACLNN_ERR_INNER_NULLPTR);
   EXPECT_EQ(aclDestroyAclOpExecutor(reinterpret_cast<aclOpExecutor*>(&count)), ACLNN_ERR_INNER);
+}
+
+TEST(Meta, AclnnInitAndFinalizeAreAccepted) {
+  EXPECT_EQ(aclnnInit(nullptr), ACLNN_SUCCESS);
+  EXPECT_EQ(aclnnFinalize(), ACLNN_SUCCESS);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 #include <cstring>
 #include <new>
 
+#include "aclnn/aclnn_base.h"
 #include "aclnn/opdev/op_errno.h"
 #include "common/dtype.h"
 #include "common/log.h"
