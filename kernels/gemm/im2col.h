@@ -29,8 +29,9 @@ void for_each_run(const ConvGeometry& g, int64_t row_begin, int64_t row_end, int
     // Output columns ow whose iw lies inside the source: [ow_lo, ow_hi).
     const int64_t ow_lo = w_shift >= 0 ? 0 : (-w_shift + sw - 1) / sw;
     const int64_t ow_hi = std::max<int64_t>(ow_lo, std::min(out_w, (g.src_size[2] - w_shift + sw - 1) / sw));
+    // Position of col_begin; later runs start at ow = 0 of the next output row (no divisions).
+    int64_t od = col_begin / (g.dst_size[1] * out_w), oh = col_begin / out_w % g.dst_size[1], ow = col_begin % out_w;
     for (int64_t o = col_begin; o < col_end;) {
-      const int64_t od = o / (g.dst_size[1] * out_w), oh = o / out_w % g.dst_size[1], ow = o % out_w;
       const int64_t run = std::min(col_end - o, out_w - ow);  // up to the end of this output row
       const int64_t id = od * g.stride[0] - g.pad[0] + kd * g.dilation[0];
       const int64_t ih = oh * g.stride[1] - g.pad[1] + kh * g.dilation[1];
@@ -46,6 +47,8 @@ void for_each_run(const ConvGeometry& g, int64_t row_begin, int64_t row_end, int
         if (ow + run > last) padding(r, o + last - ow, ow + run - last);
       }
       o += run;
+      ow = 0;
+      if (++oh == g.dst_size[1]) oh = 0, ++od;
     }
   }
 }
