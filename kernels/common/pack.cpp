@@ -83,13 +83,21 @@ void reduce_bias(const View5& dy, const View5& out) {
   with_element_type(dy, [&](auto* base) {
 #pragma omp parallel for schedule(static)
     for (int64_t c = 0; c < dy.shape[1]; ++c) {
-      double sum = 0.0;
+      // Eight fixed lanes (element w goes to lane w % 8): vectorises, same order every run.
+      double lanes[8] = {};
       for (int64_t n = 0; n < dy.shape[0]; ++n) {
         for (int64_t r = 0; r < rows; ++r) {
           const auto* in = base + dy.element(n, c, r / dy.shape[3], r % dy.shape[3], 0);
-          for (int64_t w = 0; w < width; ++w) sum += widen(in[w * dy.stride[4]]);
+          const int64_t step = dy.stride[4];
+          int64_t w = 0;
+          for (; w + 8 <= width; w += 8) {
+            for (int j = 0; j < 8; ++j) lanes[j] += widen(in[(w + j) * step]);
+          }
+          for (; w < width; ++w) lanes[w % 8] += widen(in[w * step]);
         }
       }
+      double sum = 0.0;
+      for (double lane : lanes) sum += lane;
       store_element(out.data, out.dtype, out.element(0, c, 0, 0, 0), sum);
     }
   });
