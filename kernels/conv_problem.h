@@ -37,6 +37,10 @@ struct ConvGeometry {
   int64_t stride[3] = {1, 1, 1};
   int64_t pad[3] = {0, 0, 0};
   int64_t dilation[3] = {1, 1, 1};
+
+  int64_t src_plane() const { return src_size[0] * src_size[1] * src_size[2]; }
+  int64_t dst_plane() const { return dst_size[0] * dst_size[1] * dst_size[2]; }
+  int64_t kernel_volume() const { return kernel[0] * kernel[1] * kernel[2]; }
 };
 
 // How the inputs are rounded before multiplying (cubeMathType).
@@ -66,6 +70,11 @@ struct ConvProblem {
   View5 bias_source;  // the user's gradOutput, summed over N and space into grad_bias
   MathMode math = MathMode::kFull;
   int max_threads = 1;  // threads a run may use, fixed when the problem is planned
+
+  // Which inputs the requested gradients read.
+  bool reads_src() const { return input_grad == InputGrad::kForward || want_weight_grad; }
+  bool reads_wei() const { return input_grad != InputGrad::kNone; }
+  bool reads_dst() const { return input_grad == InputGrad::kBackwardData || want_weight_grad; }
 };
 
 // A kernel set: books workspace for a problem, then computes every requested gradient,

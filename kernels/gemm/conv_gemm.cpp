@@ -25,9 +25,9 @@ struct Shape {
         groups(g.groups),
         cin(g.src_channels_per_group),
         cout(g.dst_channels_per_group),
-        src_plane(g.src_size[0] * g.src_size[1] * g.src_size[2]),
-        dst_plane(g.dst_size[0] * g.dst_size[1] * g.dst_size[2]),
-        kernel_volume(g.kernel[0] * g.kernel[1] * g.kernel[2]) {}
+        src_plane(g.src_plane()),
+        dst_plane(g.dst_plane()),
+        kernel_volume(g.kernel_volume()) {}
   int64_t rows() const { return cin * kernel_volume; }  // rows of a group's column matrix
   // Output positions per tile, so a tile of `tile_rows` rows stays within the budget.
   int64_t tile(int64_t tile_rows) const {
@@ -50,10 +50,6 @@ bool columns_are_source(const ConvGeometry& g) {
   }
   return true;
 }
-
-bool needs_src(const ConvProblem& p) { return p.input_grad == InputGrad::kForward || p.want_weight_grad; }
-bool needs_wei(const ConvProblem& p) { return p.input_grad != InputGrad::kNone; }
-bool needs_dst(const ConvProblem& p) { return p.input_grad == InputGrad::kBackwardData || p.want_weight_grad; }
 
 // Where every operand lives: in the user's tensor when it is dense FLOAT (and, for inputs, needs
 // no rounding), else in the workspace. Laid out the same way when sized (base == nullptr) and
@@ -82,9 +78,9 @@ struct Layout {
       if (base != nullptr) pack_dense(view, p.math, packed);
       return packed;
     };
-    src = input(needs_src(p), p.src);
-    wei = input(needs_wei(p), p.wei);
-    dst = input(needs_dst(p), p.dst);
+    src = input(p.reads_src(), p.src);
+    wei = input(p.reads_wei(), p.wei);
+    dst = input(p.reads_dst(), p.dst);
     auto output = [&](bool needed, const View5& view, bool* staged) -> float* {
       if (!needed) return nullptr;
       *staged = !is_dense_float(view);

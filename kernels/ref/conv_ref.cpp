@@ -1,6 +1,7 @@
 // Reference kernel set: gather-form loops in double precision over dense copies of the inputs.
 // Every output element is computed by one thread in a fixed order, so results are bit-identical
 // for any thread count. Clarity over speed; the outer loops run in parallel with OpenMP.
+#include <algorithm>
 #include <vector>
 
 #include "common/dtype.h"
@@ -46,9 +47,9 @@ struct Sizes {
   explicit Sizes(const ConvGeometry& g)
       : src_channels(g.groups * g.src_channels_per_group),
         dst_channels(g.groups * g.dst_channels_per_group),
-        src_spatial(g.src_size[0] * g.src_size[1] * g.src_size[2]),
-        dst_spatial(g.dst_size[0] * g.dst_size[1] * g.dst_size[2]),
-        kernel_volume(g.kernel[0] * g.kernel[1] * g.kernel[2]) {}
+        src_spatial(g.src_plane()),
+        dst_spatial(g.dst_plane()),
+        kernel_volume(g.kernel_volume()) {}
 };
 
 // out[n, co, o] = sum_{ic, k} src[n, g*Cin_g + ic, i(o, k)] * wei[co, ic, k]
@@ -121,35 +122,39 @@ void backward_data(const ConvGeometry& g, const double* dst, const double* wei, 
 void backward_weight(const ConvGeometry& g, const double* src, const double* dst, const View5& out) {
   const Sizes z(g);
   const TapTable td = forward_taps(g, 0), th = forward_taps(g, 1), tw = forward_taps(g, 2);
-#pragma omp parallel for collapse(2) schedule(static)
-  for (int64_t co = 0; co < z.dst_channels; ++co) {
-    for (int64_t ic = 0; ic < g.src_channels_per_group; ++ic) {
-      const int64_t src_channel = co / g.dst_channels_per_group * g.src_channels_per_group + ic;
-      std::vector<double> sums(static_cast<size_t>(z.kernel_volume), 0.0);
-      for (int64_t n = 0; n < g.batch; ++n) {
-        const double* y = dst + (n * z.dst_channels + co) * z.dst_spatial;
-        const double* x = src + (n * z.src_channels + src_channel) * z.src_spatial;
-        for (int64_t od = 0; od < g.dst_size[0]; ++od) {
-          for (int64_t oh = 0; oh < g.dst_size[1]; ++oh) {
-            for (int64_t ow = 0; ow < g.dst_size[2]; ++ow) {
-              const double dy = y[(od * g.dst_size[1] + oh) * g.dst_size[2] + ow];
-              for (const Tap& d : td[od]) {
-                for (const Tap& h : th[oh]) {
-                  for (const Tap& t : tw[ow]) {
-                    sums[static_cast<size_t>((d.k * g.kernel[1] + h.k) * g.kernel[2] + t.k)] +=
-                        dy * x[(d.pos * g.src_size[1] + h.pos) * g.src_size[2] + t.pos];
+#pragma omp parallel
+  {
+    std::vector<double> sums(static_cast<size_t>(z.kernel_volume));  // one per thread
+#pragma omp for collapse(2) schedule(static)
+    for (int64_t co = 0; co < z.dst_channels; ++co) {
+      for (int64_t ic = 0; ic < g.src_channels_per_group; ++ic) {
+        const int64_t src_channel = co / g.dst_channels_per_group * g.src_channels_per_group + ic;
+        std::fill(sums.begin(), sums.end(), 0.0);
+        for (int64_t n = 0; n < g.batch; ++n) {
+          const double* y = dst + (n * z.dst_channels + co) * z.dst_spatial;
+          const double* x = src + (n * z.src_channels + src_channel) * z.src_spatial;
+          for (int64_t od = 0; od < g.dst_size[0]; ++od) {
+            for (int64_t oh = 0; oh < g.dst_size[1]; ++oh) {
+              for (int64_t ow = 0; ow < g.dst_size[2]; ++ow) {
+                const double dy = y[(od * g.dst_size[1] + oh) * g.dst_size[2] + ow];
+                for (const Tap& d : td[od]) {
+                  for (const Tap& h : th[oh]) {
+                    for (const Tap& t : tw[ow]) {
+                      sums[static_cast<size_t>((d.k * g.kernel[1] + h.k) * g.kernel[2] + t.k)] +=
+                          dy * x[(d.pos * g.src_size[1] + h.pos) * g.src_size[2] + t.pos];
+                    }
                   }
                 }
               }
             }
           }
         }
-      }
-      for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
-        for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
-          for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
-            store_element(out.data, out.dtype, out.element(co, ic, kd, kh, kw),
-                          sums[static_cast<size_t>((kd * g.kernel[1] + kh) * g.kernel[2] + kw)]);
+        for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
+          for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
+            for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+              store_element(out.data, out.dtype, out.element(co, ic, kd, kh, kw),
+                            sums[static_cast<size_t>((kd * g.kernel[1] + kh) * g.kernel[2] + kw)]);
+            }
           }
         }
       }
@@ -162,18 +167,14 @@ uint64_t dense_bytes(const View5& view) {
   return (static_cast<uint64_t>(view.numel()) * sizeof(double) + kAlign - 1) / kAlign * kAlign;
 }
 
-bool needs_src(const ConvProblem& p) { return p.input_grad == InputGrad::kForward || p.want_weight_grad; }
-bool needs_wei(const ConvProblem& p) { return p.input_grad != InputGrad::kNone; }
-bool needs_dst(const ConvProblem& p) { return p.input_grad == InputGrad::kBackwardData || p.want_weight_grad; }
-
 class ReferenceKernels final : public ConvKernelSet {
  public:
   const char* name() const override { return "ref"; }
 
   // Workspace: dense double copies of the inputs the requested gradients read.
   uint64_t workspace_bytes(const ConvProblem& p) const override {
-    return (needs_src(p) ? dense_bytes(p.src) : 0) + (needs_wei(p) ? dense_bytes(p.wei) : 0) +
-           (needs_dst(p) ? dense_bytes(p.dst) : 0);
+    return (p.reads_src() ? dense_bytes(p.src) : 0) + (p.reads_wei() ? dense_bytes(p.wei) : 0) +
+           (p.reads_dst() ? dense_bytes(p.dst) : 0);
   }
 
   void run(const ConvProblem& p, void* workspace) const override {
@@ -184,9 +185,9 @@ class ReferenceKernels final : public ConvKernelSet {
       cursor += dense_bytes(view);
       return buffer;
     };
-    double* src = take(needs_src(p), p.src);
-    double* wei = take(needs_wei(p), p.wei);
-    double* dst = take(needs_dst(p), p.dst);
+    double* src = take(p.reads_src(), p.src);
+    double* wei = take(p.reads_wei(), p.wei);
+    double* dst = take(p.reads_dst(), p.dst);
     if (src != nullptr) pack_dense(p.src, p.math, src);
     if (wei != nullptr) pack_dense(p.wei, p.math, wei);
     if (dst != nullptr) pack_dense(p.dst, p.math, dst);

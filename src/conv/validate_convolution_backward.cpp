@@ -79,6 +79,24 @@ void padding_of(const ConvBackwardArgs& a, size_t i, int64_t* lo, int64_t* hi) {
   }
 }
 
+// The outputs selected by `which` are shaped like what they differentiate (gradBias: C(gradOutput)).
+Check check_output_shapes(const ConvBackwardArgs& a, const bool (&which)[3]) {
+  if (which[0] && a.grad_input->view_shape != a.input->view_shape) {
+    return invalid(format("gradInput shape %s must equal input shape %s", to_string(a.grad_input->view_shape).c_str(),
+                          to_string(a.input->view_shape).c_str()));
+  }
+  if (which[1] && a.grad_weight->view_shape != a.weight->view_shape) {
+    return invalid(format("gradWeight shape %s must equal weight shape %s",
+                          to_string(a.grad_weight->view_shape).c_str(), to_string(a.weight->view_shape).c_str()));
+  }
+  if (which[2] && (dims(*a.grad_bias) != 1 || dim_size(*a.grad_bias, 0) != channels(*a.grad_output))) {
+    return invalid(format("gradBias shape %s must be 1-D of length C(gradOutput) = %lld",
+                          to_string(a.grad_bias->view_shape).c_str(),
+                          static_cast<long long>(channels(*a.grad_output))));
+  }
+  return Check{};
+}
+
 // R12: ranks, non-empty gradOutput/weight, output shapes, parameter lengths.
 Check check_shapes(const ConvBackwardArgs& a) {
   if (dims(*a.grad_output) != dims(*a.input)) {
@@ -93,20 +111,8 @@ Check check_shapes(const ConvBackwardArgs& a) {
     return invalid(format("gradOutput shape %s is empty while input and weight are not",
                           to_string(a.grad_output->view_shape).c_str()));
   }
-  if (a.grad_input != nullptr && a.grad_input->view_shape != a.input->view_shape) {
-    return invalid(format("gradInput shape %s must equal input shape %s", to_string(a.grad_input->view_shape).c_str(),
-                          to_string(a.input->view_shape).c_str()));
-  }
-  if (a.grad_weight != nullptr && a.grad_weight->view_shape != a.weight->view_shape) {
-    return invalid(format("gradWeight shape %s must equal weight shape %s",
-                          to_string(a.grad_weight->view_shape).c_str(), to_string(a.weight->view_shape).c_str()));
-  }
-  if (a.grad_bias != nullptr && (dims(*a.grad_bias) != 1 || dim_size(*a.grad_bias, 0) != channels(*a.grad_output))) {
-    return invalid(format("gradBias shape %s must be 1-D of length C(gradOutput) = %lld",
-                          to_string(a.grad_bias->view_shape).c_str(),
-                          static_cast<long long>(channels(*a.grad_output))));
-  }
-  return check_param_lengths(a);
+  Check outputs = check_output_shapes(a, {a.grad_input != nullptr, a.grad_weight != nullptr, a.grad_bias != nullptr});
+  return outputs.failed() ? outputs : check_param_lengths(a);
 }
 
 // R13 plus ours: channel counts agree with weight and groups.
@@ -227,20 +233,7 @@ Check check_empty_path(const ConvBackwardArgs& a, const std::vector<bool>& mask)
                           to_string(a.grad_output->view_shape).c_str(), to_string(a.input->view_shape).c_str(),
                           to_string(a.weight->view_shape).c_str(), static_cast<long long>(g)));
   }
-  if (mask[0] && a.grad_input->view_shape != a.input->view_shape) {
-    return invalid(format("gradInput shape %s must equal input shape %s", to_string(a.grad_input->view_shape).c_str(),
-                          to_string(a.input->view_shape).c_str()));
-  }
-  if (mask[1] && a.grad_weight->view_shape != a.weight->view_shape) {
-    return invalid(format("gradWeight shape %s must equal weight shape %s",
-                          to_string(a.grad_weight->view_shape).c_str(), to_string(a.weight->view_shape).c_str()));
-  }
-  if (mask[2] && (dims(*a.grad_bias) != 1 || dim_size(*a.grad_bias, 0) != channels(*a.grad_output))) {
-    return invalid(format("gradBias shape %s must be 1-D of length C(gradOutput) = %lld",
-                          to_string(a.grad_bias->view_shape).c_str(),
-                          static_cast<long long>(channels(*a.grad_output))));
-  }
-  return Check{};
+  return check_output_shapes(a, {mask[0], mask[1], mask[2]});
 }
 
 // Ours, last: every tensor the run reads or writes has data and stays inside its storage.
