@@ -1,4 +1,4 @@
-// What a kernel set computes. Every front door (direct, transposed, TBC) reduces to one
+// What the implementations compute. Every front door (direct, transposed, TBC) reduces to one
 // *direct* convolution dst = conv(src, wei) with three spatial dims, plus which gradients to
 // write into which strided views.
 #pragma once
@@ -69,34 +69,12 @@ struct ConvProblem {
   View5 grad_bias;    // (1, C, 1, 1, 1)
   View5 bias_source;  // the user's gradOutput, summed over N and space into grad_bias
   MathMode math = MathMode::kFull;
-  int max_threads = 1;  // threads a run may use, fixed when the problem is planned
+  int max_threads = 1;  // threads phase 2 may use, fixed at phase 1
 
   // Which inputs the requested gradients read.
   bool reads_src() const { return input_grad == InputGrad::kForward || want_weight_grad; }
   bool reads_wei() const { return input_grad != InputGrad::kNone; }
   bool reads_dst() const { return input_grad == InputGrad::kBackwardData || want_weight_grad; }
 };
-
-// A kernel set: books workspace for a problem, then computes every requested gradient,
-// writing each output element exactly once, rounded once into the output's dtype.
-class ConvKernelSet {
- public:
-  virtual ~ConvKernelSet() = default;
-  virtual const char* name() const = 0;
-  virtual uint64_t workspace_bytes(const ConvProblem& problem) const = 0;
-  virtual void run(const ConvProblem& problem, void* workspace) const = 0;
-};
-
-// The reference kernel set: plain loops in double precision (the oracle of every other set).
-const ConvKernelSet& reference_kernels();
-
-// The GEMM kernel set: im2col / col2im around float GEMMs (the default).
-const ConvKernelSet& gemm_kernels();
-
-// The kernel set named by ACLNN_CONVBWD_KERNELS ("gemm", the default, or "ref").
-const ConvKernelSet& selected_kernels();
-
-// Threads a run may use: OpenMP's current maximum (1 without OpenMP).
-int available_threads();
 
 }  // namespace aclnn_cpu

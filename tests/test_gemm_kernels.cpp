@@ -1,15 +1,17 @@
-// The GEMM kernel set against the reference set on random (inexact) data, on shapes that cut
+// The GEMM implementations against the reference implementations on random (inexact) data, on shapes that cut
 // into several tiles, row blocks and channel blocks with remainders; and bit-identical results
 // for any thread budget.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <vector>
 
 #include "acl/acl_base.h"
 #include "kernels/conv_problem.h"
+#include "kernels/plan.h"
 
 namespace aclnn_cpu {
 namespace {
@@ -67,7 +69,8 @@ struct Results {
   std::vector<double> bias_expected;  // sum of dy per channel, computed here
 };
 
-Results run(const ConvKernelSet& kernels, const Case& c, unsigned seed, int threads) {
+// Runs every gradient of case `c` on the implementations named `impl` (ACLNN_CONVBWD_KERNELS syntax).
+Results run(const char* impl, const Case& c, unsigned seed, int threads) {
   const ConvGeometry& g = c.g;
   const int64_t csrc = g.groups * g.src_channels_per_group, cdst = g.groups * g.dst_channels_per_group;
   Tensor x(g.batch, csrc, g.src_size), w(cdst, g.src_channels_per_group, g.kernel), dy(g.batch, cdst, g.dst_size);
@@ -86,8 +89,9 @@ Results run(const ConvKernelSet& kernels, const Case& c, unsigned seed, int thre
   p.want_weight_grad = p.want_bias_grad = true;
   p.grad_weight = gw.view, p.grad_bias = gb.view, p.bias_source = dy.view;
   p.max_threads = threads;
-  std::vector<unsigned char> workspace(kernels.workspace_bytes(p));
-  kernels.run(p, workspace.data());
+  const std::unique_ptr<ConvPlan> plan = ConvPlan::build(p, impl, "test");
+  std::vector<unsigned char> workspace(plan->workspace_bytes());
+  EXPECT_EQ(plan->execute(workspace.data()), 0);
   std::vector<double> bias(static_cast<size_t>(cdst), 0.0);
   const int64_t plane = g.dst_size[0] * g.dst_size[1] * g.dst_size[2];
   for (size_t i = 0; i < dy.values.size(); ++i) bias[i / plane % cdst] += dy.values[i];
@@ -106,8 +110,8 @@ double relative_error(const std::vector<float>& got, const std::vector<float>& w
 
 TEST(GemmKernels, MatchReferenceOnRandomData) {
   for (const Case& c : cases()) {
-    const Results want = run(reference_kernels(), c, 11, 2);
-    const Results got = run(gemm_kernels(), c, 11, 2);
+    const Results want = run("ref", c, 11, 2);
+    const Results got = run("gemm", c, 11, 2);
     EXPECT_LT(relative_error(got.grad_input, want.grad_input), 2e-6) << c.name;
     EXPECT_LT(relative_error(got.grad_weight, want.grad_weight), 2e-6) << c.name;
     for (size_t co = 0; co < got.grad_bias.size(); ++co) {
@@ -118,21 +122,13 @@ TEST(GemmKernels, MatchReferenceOnRandomData) {
 
 TEST(GemmKernels, BitIdenticalForAnyThreadBudget) {
   for (const Case& c : cases()) {
-    const Results one = run(gemm_kernels(), c, 5, 1);
+    const Results one = run("gemm", c, 5, 1);
     for (int threads : {2, 3}) {
-      const Results more = run(gemm_kernels(), c, 5, threads);
+      const Results more = run("gemm", c, 5, threads);
       EXPECT_EQ(std::memcmp(one.grad_input.data(), more.grad_input.data(), one.grad_input.size() * 4), 0) << c.name;
       EXPECT_EQ(std::memcmp(one.grad_weight.data(), more.grad_weight.data(), one.grad_weight.size() * 4), 0) << c.name;
     }
   }
-}
-
-TEST(GemmKernels, SelectedByEnvironment) {
-  unsetenv("ACLNN_CONVBWD_KERNELS");
-  EXPECT_STREQ(selected_kernels().name(), "gemm");
-  setenv("ACLNN_CONVBWD_KERNELS", "ref", 1);
-  EXPECT_STREQ(selected_kernels().name(), "ref");
-  unsetenv("ACLNN_CONVBWD_KERNELS");
 }
 
 }  // namespace

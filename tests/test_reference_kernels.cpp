@@ -5,11 +5,13 @@
 
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <vector>
 
 #include "acl/acl_base.h"
 #include "kernels/conv_problem.h"
+#include "kernels/plan.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -36,9 +38,17 @@ struct Dense {
   }
 };
 
+// Plans `p` on the reference implementations and runs it.
 void run(const ConvProblem& p) {
-  std::vector<unsigned char> workspace(reference_kernels().workspace_bytes(p));
-  reference_kernels().run(p, workspace.data());
+  const std::unique_ptr<ConvPlan> plan = ConvPlan::build(p, "ref", "test");
+  ASSERT_NE(plan, nullptr);
+  for (Gradient gradient : {Gradient::kInput, Gradient::kWeight, Gradient::kBias}) {
+    if (plan->chosen(gradient) != nullptr) {
+      ASSERT_STREQ(plan->chosen(gradient)->name, "ref");
+    }
+  }
+  std::vector<unsigned char> workspace(plan->workspace_bytes());
+  ASSERT_EQ(plan->execute(workspace.data()), 0);
 }
 
 // y = forward(x, w)

@@ -41,10 +41,11 @@ bool is_dense_float(const View5& view) {
 float* dense_float_data(const View5& view) { return static_cast<float*>(view.data) + view.offset; }
 
 template <typename T>
-void pack_dense(const View5& view, MathMode math, T* out) {
+void pack_dense(const View5& view, MathMode math, T* out, int threads) {
+  (void)threads;  // used by OpenMP only
   const int64_t width = view.shape[4], rows = view.shape[2] * view.shape[3];
   with_element_type(view, [&](auto* base) {
-#pragma omp parallel for collapse(2) schedule(static)
+#pragma omp parallel for collapse(2) schedule(static) num_threads(threads)
     for (int64_t n = 0; n < view.shape[0]; ++n) {
       for (int64_t c = 0; c < view.shape[1]; ++c) {
         T* row = out + (n * view.shape[1] + c) * rows * width;
@@ -62,9 +63,10 @@ void pack_dense(const View5& view, MathMode math, T* out) {
 }
 
 template <typename T>
-void store_dense(const T* values, const View5& out) {
+void store_dense(const T* values, const View5& out, int threads) {
+  (void)threads;
   const int64_t width = out.shape[4], rows = out.shape[2] * out.shape[3];
-#pragma omp parallel for collapse(2) schedule(static)
+#pragma omp parallel for collapse(2) schedule(static) num_threads(threads)
   for (int64_t n = 0; n < out.shape[0]; ++n) {
     for (int64_t c = 0; c < out.shape[1]; ++c) {
       const T* row = values + (n * out.shape[1] + c) * rows * width;
@@ -78,10 +80,11 @@ void store_dense(const T* values, const View5& out) {
   }
 }
 
-void reduce_bias(const View5& dy, const View5& out) {
+void reduce_bias(const View5& dy, const View5& out, int threads) {
+  (void)threads;
   const int64_t width = dy.shape[4], rows = dy.shape[2] * dy.shape[3];
   with_element_type(dy, [&](auto* base) {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(threads)
     for (int64_t c = 0; c < dy.shape[1]; ++c) {
       // Eight fixed lanes (element w goes to lane w % 8): vectorises, same order every run.
       double lanes[8] = {};
@@ -103,8 +106,8 @@ void reduce_bias(const View5& dy, const View5& out) {
   });
 }
 
-template void pack_dense<double>(const View5&, MathMode, double*);
-template void pack_dense<float>(const View5&, MathMode, float*);
-template void store_dense<float>(const float*, const View5&);
+template void pack_dense<double>(const View5&, MathMode, double*, int);
+template void pack_dense<float>(const View5&, MathMode, float*, int);
+template void store_dense<float>(const float*, const View5&, int);
 
 }  // namespace aclnn_cpu

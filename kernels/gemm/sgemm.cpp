@@ -1,45 +1,65 @@
 #include "kernels/gemm/sgemm.h"
 
+#include <algorithm>
+#include <cstring>
+
 #define EIGEN_DONT_PARALLELIZE  // tasks, not GEMMs, are spread over threads
 #include <Eigen/Core>
 
 namespace aclnn_cpu {
 namespace {
 
-using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using ColMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor>;
-template <typename Matrix>
-using ConstMap = Eigen::Map<const Matrix, Eigen::Unaligned, Eigen::OuterStride<>>;
+using Index = Eigen::Index;
+constexpr int64_t kPanelPadFloats = 64;  // per packed panel, beyond Eigen's kc*mc / kc*nc
 
-template <typename A, typename B>
-void multiply(const A& a, const B& b, bool accumulate, float* c, int64_t m, int64_t n, int64_t ldc) {
-  Eigen::Map<RowMajor, Eigen::Unaligned, Eigen::OuterStride<>> out(c, m, n, Eigen::OuterStride<>(ldc));
-  if (accumulate) {
-    out.noalias() += a * b;
-  } else {
-    out.noalias() = a * b;
-  }
-}
+// Floats from the first packed panel to the second: keeps the second 64-byte aligned.
+int64_t panel_a_floats(const GemmBlocking& b) { return (b.kc * b.n_block + kPanelPadFloats + 15) / 16 * 16; }
 
-// A transposed row-major operand is the same memory read as column-major.
-template <typename B>
-void with_a(int64_t m, int64_t k, MatrixRef a, const B& b, bool accumulate, float* c, int64_t n, int64_t ldc) {
-  if (a.transposed) {
-    multiply(ConstMap<ColMajor>(a.data, m, k, Eigen::OuterStride<>(a.ld)), b, accumulate, c, m, n, ldc);
-  } else {
-    multiply(ConstMap<RowMajor>(a.data, m, k, Eigen::OuterStride<>(a.ld)), b, accumulate, c, m, n, ldc);
+// Eigen's blocking object, pointed at our scratch instead of allocating its own.
+class ScratchBlocking final : public Eigen::internal::level3_blocking<float, float> {
+ public:
+  ScratchBlocking(const GemmBlocking& b, float* scratch) {
+    m_kc = b.kc;
+    m_mc = b.n_block;  // Eigen multiplies the column-major C^T: its rows are our columns
+    m_nc = b.m_block;
+    m_blockA = scratch;
+    m_blockB = scratch + panel_a_floats(b);
   }
+};
+
+// C^T (n x m, column-major, = row-major C) += op(B)^T (n x k) * op(A)^T (k x m). A row-major
+// operand read transposed is column-major, and vice versa.
+template <int LhsOrder, int RhsOrder>
+void multiply(Index m, Index n, Index k, MatrixRef a, MatrixRef b, float* c, Index ldc, ScratchBlocking& blocking) {
+  Eigen::internal::general_matrix_matrix_product<Index, float, LhsOrder, false, float, RhsOrder, false, Eigen::ColMajor,
+                                                 1>::run(n, m, k, b.data, b.ld, a.data, a.ld, c, 1, ldc, 1.0f, blocking,
+                                                         nullptr);
 }
 
 }  // namespace
 
-void sgemm(int64_t m, int64_t n, int64_t k, MatrixRef a, MatrixRef b, bool accumulate, float* c, int64_t ldc) {
+int64_t GemmBlocking::scratch_floats() const { return panel_a_floats(*this) + kc * m_block + kPanelPadFloats; }
+
+GemmBlocking plan_gemm_blocking(int64_t max_m, int64_t max_n, int64_t max_k) {
+  // Eigen's heuristic from the CPU's cache sizes, for one thread (so never thread-count dependent).
+  Index k = std::max<int64_t>(1, max_k), rows = std::max<int64_t>(1, max_n), cols = std::max<int64_t>(1, max_m);
+  Eigen::internal::computeProductBlockingSizes<float, float, 1, Index>(k, rows, cols, 1);
+  return {k, rows, cols};
+}
+
+void sgemm(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, int64_t k, MatrixRef a, MatrixRef b,
+           bool accumulate, float* c, int64_t ldc) {
   if (m == 0 || n == 0) return;
-  if (b.transposed) {
-    with_a(m, k, a, ConstMap<ColMajor>(b.data, k, n, Eigen::OuterStride<>(b.ld)), accumulate, c, n, ldc);
-  } else {
-    with_a(m, k, a, ConstMap<RowMajor>(b.data, k, n, Eigen::OuterStride<>(b.ld)), accumulate, c, n, ldc);
+  if (!accumulate) {
+    for (int64_t i = 0; i < m; ++i) std::memset(c + i * ldc, 0, static_cast<size_t>(n) * sizeof(float));
   }
+  if (k == 0) return;
+  ScratchBlocking eigen_blocking(blocking, scratch);
+  constexpr int kCol = Eigen::ColMajor, kRow = Eigen::RowMajor;
+  if (!b.transposed && !a.transposed) multiply<kCol, kCol>(m, n, k, a, b, c, ldc, eigen_blocking);
+  if (!b.transposed && a.transposed) multiply<kCol, kRow>(m, n, k, a, b, c, ldc, eigen_blocking);
+  if (b.transposed && !a.transposed) multiply<kRow, kCol>(m, n, k, a, b, c, ldc, eigen_blocking);
+  if (b.transposed && a.transposed) multiply<kRow, kRow>(m, n, k, a, b, c, ldc, eigen_blocking);
 }
 
 }  // namespace aclnn_cpu

@@ -2,7 +2,11 @@
 // not depend on how many threads run them.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+
+#include "aclnn/opdev/op_errno.h"
+#include "common/log.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -18,12 +22,24 @@ inline int thread_index() {
 #endif
 }
 
-// Runs task(0..count-1) on up to `threads` threads.
+// Runs task(0..count-1) on up to `threads` threads (thread_index() < threads inside a task).
+// Nothing may escape an OpenMP region: a task that throws makes the run fail with
+// ACLNN_ERR_INNER and a message for `what`; otherwise returns ACLNN_SUCCESS.
 template <typename Task>
-void run_tasks(int64_t count, int threads, Task task) {
+int run_tasks(int64_t count, int threads, const char* what, Task task) {
+  std::atomic<bool> failed{false};
 #pragma omp parallel for schedule(dynamic) num_threads(threads)
-  for (int64_t t = 0; t < count; ++t) task(t);
+  for (int64_t t = 0; t < count; ++t) {
+    try {
+      task(t);
+    } catch (...) {
+      failed.store(true);
+    }
+  }
   (void)threads;
+  if (!failed.load()) return ACLNN_SUCCESS;
+  report_error(format("%s: a parallel task failed (internal error)", what));
+  return ACLNN_ERR_INNER;
 }
 
 }  // namespace aclnn_cpu

@@ -1,12 +1,16 @@
-// Reference kernel set: gather-form loops in double precision over dense copies of the inputs.
+// The reference implementations: gather-form loops in double precision over dense copies of the
+// inputs. They are last in every implementation list and the oracle of every other entry.
 // Every output element is computed by one thread in a fixed order, so results are bit-identical
 // for any thread count. Clarity over speed; the outer loops run in parallel with OpenMP.
 #include <algorithm>
+#include <memory>
 #include <vector>
 
 #include "common/dtype.h"
 #include "kernels/common/pack.h"
 #include "kernels/conv_problem.h"
+#include "kernels/gemm/tasks.h"
+#include "kernels/plan.h"
 
 namespace aclnn_cpu {
 namespace {
@@ -42,6 +46,11 @@ TapTable backward_taps(const ConvGeometry& g, int axis) {
   return table;
 }
 
+// The tap tables of the three axes, built at phase 1.
+struct Taps {
+  TapTable d, h, w;
+};
+
 struct Sizes {
   int64_t src_channels, dst_channels, src_spatial, dst_spatial, kernel_volume;
   explicit Sizes(const ConvGeometry& g)
@@ -53,10 +62,12 @@ struct Sizes {
 };
 
 // out[n, co, o] = sum_{ic, k} src[n, g*Cin_g + ic, i(o, k)] * wei[co, ic, k]
-void forward(const ConvGeometry& g, const double* src, const double* wei, const View5& out) {
+void forward(const ConvGeometry& g, const Taps& taps, const double* src, const double* wei, const View5& out,
+             int threads) {
+  (void)threads;  // used by OpenMP only
   const Sizes z(g);
-  const TapTable td = forward_taps(g, 0), th = forward_taps(g, 1), tw = forward_taps(g, 2);
-#pragma omp parallel for collapse(2) schedule(static)
+  const TapTable &td = taps.d, &th = taps.h, &tw = taps.w;
+#pragma omp parallel for collapse(2) schedule(static) num_threads(threads)
   for (int64_t n = 0; n < g.batch; ++n) {
     for (int64_t co = 0; co < z.dst_channels; ++co) {
       const int64_t first_src_channel = co / g.dst_channels_per_group * g.src_channels_per_group;
@@ -85,10 +96,12 @@ void forward(const ConvGeometry& g, const double* src, const double* wei, const 
 }
 
 // out[n, ci, i] = sum_{oc, k: o(i, k) valid} dst[n, g*Cout_g + oc, o] * wei[g*Cout_g + oc, ci - g*Cin_g, k]
-void backward_data(const ConvGeometry& g, const double* dst, const double* wei, const View5& out) {
+void backward_data(const ConvGeometry& g, const Taps& taps, const double* dst, const double* wei, const View5& out,
+                   int threads) {
+  (void)threads;  // used by OpenMP only
   const Sizes z(g);
-  const TapTable td = backward_taps(g, 0), th = backward_taps(g, 1), tw = backward_taps(g, 2);
-#pragma omp parallel for collapse(2) schedule(static)
+  const TapTable &td = taps.d, &th = taps.h, &tw = taps.w;
+#pragma omp parallel for collapse(2) schedule(static) num_threads(threads)
   for (int64_t n = 0; n < g.batch; ++n) {
     for (int64_t ci = 0; ci < z.src_channels; ++ci) {
       const int64_t group = ci / g.src_channels_per_group;
@@ -119,17 +132,21 @@ void backward_data(const ConvGeometry& g, const double* dst, const double* wei, 
 }
 
 // out[co, ic, k] = sum_{n, o: i(o, k) valid} dst[n, co, o] * src[n, g*Cin_g + ic, i(o, k)]
-void backward_weight(const ConvGeometry& g, const double* src, const double* dst, const View5& out) {
+// `sums_of(thread)`: kernel_volume doubles of scratch for that thread.
+template <typename Scratch>
+void backward_weight(const ConvGeometry& g, const Taps& taps, const double* src, const double* dst, const View5& out,
+                     int threads, Scratch sums_of) {
+  (void)threads;
   const Sizes z(g);
-  const TapTable td = forward_taps(g, 0), th = forward_taps(g, 1), tw = forward_taps(g, 2);
-#pragma omp parallel
+  const TapTable &td = taps.d, &th = taps.h, &tw = taps.w;
+#pragma omp parallel num_threads(threads)
   {
-    std::vector<double> sums(static_cast<size_t>(z.kernel_volume));  // one per thread
+    double* sums = sums_of(thread_index());
 #pragma omp for collapse(2) schedule(static)
     for (int64_t co = 0; co < z.dst_channels; ++co) {
       for (int64_t ic = 0; ic < g.src_channels_per_group; ++ic) {
         const int64_t src_channel = co / g.dst_channels_per_group * g.src_channels_per_group + ic;
-        std::fill(sums.begin(), sums.end(), 0.0);
+        std::fill(sums, sums + z.kernel_volume, 0.0);
         for (int64_t n = 0; n < g.batch; ++n) {
           const double* y = dst + (n * z.dst_channels + co) * z.dst_spatial;
           const double* x = src + (n * z.src_channels + src_channel) * z.src_spatial;
@@ -140,7 +157,7 @@ void backward_weight(const ConvGeometry& g, const double* src, const double* dst
                 for (const Tap& d : td[od]) {
                   for (const Tap& h : th[oh]) {
                     for (const Tap& t : tw[ow]) {
-                      sums[static_cast<size_t>((d.k * g.kernel[1] + h.k) * g.kernel[2] + t.k)] +=
+                      sums[((d.k * g.kernel[1] + h.k) * g.kernel[2] + t.k)] +=
                           dy * x[(d.pos * g.src_size[1] + h.pos) * g.src_size[2] + t.pos];
                     }
                   }
@@ -153,7 +170,7 @@ void backward_weight(const ConvGeometry& g, const double* src, const double* dst
           for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
             for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
               store_element(out.data, out.dtype, out.element(co, ic, kd, kh, kw),
-                            sums[static_cast<size_t>((kd * g.kernel[1] + kh) * g.kernel[2] + kw)]);
+                            sums[((kd * g.kernel[1] + kh) * g.kernel[2] + kw)]);
             }
           }
         }
@@ -162,47 +179,100 @@ void backward_weight(const ConvGeometry& g, const double* src, const double* dst
   }
 }
 
-uint64_t dense_bytes(const View5& view) {
-  constexpr uint64_t kAlign = 64;
-  return (static_cast<uint64_t>(view.numel()) * sizeof(double) + kAlign - 1) / kAlign * kAlign;
-}
+// --- The reference steps: inputs as dense doubles, tap tables built at phase 1 ---------------
 
-class ReferenceKernels final : public ConvKernelSet {
+class RefInputGrad final : public ConvStep {
  public:
-  const char* name() const override { return "ref"; }
-
-  // Workspace: dense double copies of the inputs the requested gradients read.
-  uint64_t workspace_bytes(const ConvProblem& p) const override {
-    return (p.reads_src() ? dense_bytes(p.src) : 0) + (p.reads_wei() ? dense_bytes(p.wei) : 0) +
-           (p.reads_dst() ? dense_bytes(p.dst) : 0);
+  RefInputGrad(const ConvProblem& p, PlanBuilder& b)
+      : g_(p.geometry), forward_(p.input_grad == InputGrad::kForward), out_(p.grad_input), threads_(b.threads()) {
+    for (int axis = 0; axis < 3; ++axis) {
+      (axis == 0   ? taps_.d
+       : axis == 1 ? taps_.h
+                   : taps_.w) = forward_ ? forward_taps(g_, axis) : backward_taps(g_, axis);
+    }
+    b.need_double_inputs(forward_, true, !forward_);
+  }
+  int64_t tasks() const override {
+    return g_.batch * g_.groups * (forward_ ? g_.dst_channels_per_group : g_.src_channels_per_group);
+  }
+  int run(const Workspace&, const StepInputs& in) const override {
+    if (forward_) {
+      forward(g_, taps_, in.f64.src, in.f64.wei, out_, threads_);
+    } else {
+      backward_data(g_, taps_, in.f64.dst, in.f64.wei, out_, threads_);
+    }
+    return ACLNN_SUCCESS;
   }
 
-  void run(const ConvProblem& p, void* workspace) const override {
-    auto* cursor = static_cast<unsigned char*>(workspace);
-    auto take = [&cursor](bool needed, const View5& view) -> double* {
-      if (!needed) return nullptr;
-      auto* buffer = reinterpret_cast<double*>(cursor);
-      cursor += dense_bytes(view);
-      return buffer;
-    };
-    double* src = take(p.reads_src(), p.src);
-    double* wei = take(p.reads_wei(), p.wei);
-    double* dst = take(p.reads_dst(), p.dst);
-    if (src != nullptr) pack_dense(p.src, p.math, src);
-    if (wei != nullptr) pack_dense(p.wei, p.math, wei);
-    if (dst != nullptr) pack_dense(p.dst, p.math, dst);
-    if (p.input_grad == InputGrad::kBackwardData) backward_data(p.geometry, dst, wei, p.grad_input);
-    if (p.input_grad == InputGrad::kForward) forward(p.geometry, src, wei, p.grad_input);
-    if (p.want_weight_grad) backward_weight(p.geometry, src, dst, p.grad_weight);
-    if (p.want_bias_grad) reduce_bias(p.bias_source, p.grad_bias);
-  }
+ private:
+  ConvGeometry g_;
+  bool forward_;
+  Taps taps_;
+  View5 out_;
+  int threads_;
 };
+
+class RefWeightGrad final : public ConvStep {
+ public:
+  RefWeightGrad(const ConvProblem& p, PlanBuilder& b) : g_(p.geometry), out_(p.grad_weight), threads_(b.threads()) {
+    taps_ = {forward_taps(g_, 0), forward_taps(g_, 1), forward_taps(g_, 2)};
+    sums_ = b.ledger().book("ref.sums", static_cast<uint64_t>(g_.kernel_volume()), sizeof(double), threads_);
+    b.need_double_inputs(true, false, true);
+  }
+  int64_t tasks() const override { return g_.groups * g_.dst_channels_per_group * g_.src_channels_per_group; }
+  int run(const Workspace& w, const StepInputs& in) const override {
+    backward_weight(g_, taps_, in.f64.src, in.f64.dst, out_, threads_,
+                    [&](int thread) { return w.at<double>(sums_, thread); });
+    return ACLNN_SUCCESS;
+  }
+
+ private:
+  ConvGeometry g_;
+  Taps taps_;
+  View5 out_;
+  int threads_;
+  WorkspaceLedger::Handle sums_ = -1;
+};
+
+// gradBias[c] = sum over n, then space, of gradOutput in double, in storage-independent order.
+class RefBias final : public ConvStep {
+ public:
+  RefBias(const ConvProblem& p, PlanBuilder& b) : dy_(p.bias_source), out_(p.grad_bias), threads_(b.threads()) {}
+  int64_t tasks() const override { return dy_.shape[1]; }
+  int run(const Workspace&, const StepInputs&) const override {
+    (void)threads_;
+#pragma omp parallel for schedule(static) num_threads(threads_)
+    for (int64_t c = 0; c < dy_.shape[1]; ++c) {
+      double sum = 0.0;
+      for (int64_t n = 0; n < dy_.shape[0]; ++n) {
+        for (int64_t d = 0; d < dy_.shape[2]; ++d) {
+          for (int64_t h = 0; h < dy_.shape[3]; ++h) {
+            for (int64_t w = 0; w < dy_.shape[4]; ++w)
+              sum += load_element(dy_.data, dy_.dtype, dy_.element(n, c, d, h, w));
+          }
+        }
+      }
+      store_element(out_.data, out_.dtype, out_.element(0, c, 0, 0, 0), sum);
+    }
+    return ACLNN_SUCCESS;
+  }
+
+ private:
+  View5 dy_, out_;
+  int threads_;
+};
+
+bool supports_everything(const ConvProblem&) { return true; }
+
+template <typename Step>
+std::unique_ptr<ConvStep> plan(const ConvProblem& p, PlanBuilder& builder) {
+  return std::make_unique<Step>(p, builder);
+}
 
 }  // namespace
 
-const ConvKernelSet& reference_kernels() {
-  static const ReferenceKernels kernels;
-  return kernels;
-}
+extern const ConvImpl kReferenceInputGrad = {"ref", Gradient::kInput, supports_everything, plan<RefInputGrad>};
+extern const ConvImpl kReferenceWeightGrad = {"ref", Gradient::kWeight, supports_everything, plan<RefWeightGrad>};
+extern const ConvImpl kReferenceBias = {"ref", Gradient::kBias, supports_everything, plan<RefBias>};
 
 }  // namespace aclnn_cpu

@@ -4,20 +4,59 @@
 #include <exception>
 #include <memory>
 #include <new>
+#include <string>
+#include <vector>
 
 #include "aclnn/opdev/op_errno.h"
+#include "common/dtype.h"
 #include "common/log.h"
 #include "conv/conv_tbc_backward.h"
 #include "conv/convolution_backward.h"
 #include "conv/convolution_executor.h"
+#include "meta/meta_objects.h"
 #include "runtime/device_backend.h"
 
 namespace aclnn_cpu {
 namespace {
 
-// Plans a validated problem and hands the executor and its workspace size to the caller.
-aclnnStatus publish(const ConvProblem& problem, uint64_t* workspace_size, aclOpExecutor** executor) {
-  auto planned = std::make_unique<ConvExecutor>(problem, device_backend().conv_kernels());
+// "4x64x28x28"
+std::string dims_text(const std::vector<int64_t>& values) {
+  std::string text;
+  for (size_t i = 0; i < values.size(); ++i) text += (i ? "x" : "") + std::to_string(values[i]);
+  return text;
+}
+
+// "input:FLOAT:4x64x28x28", for the verbose line.
+std::string tensor_text(const char* name, const aclTensor* tensor) {
+  if (tensor == nullptr) return format("%s:none", name);
+  return format("%s:%s:%s", name, dtype_name(tensor->dtype), dims_text(tensor->view_shape).c_str());
+}
+
+std::string convolution_call(const ConvBackwardArgs& a) {
+  std::string mask;
+  for (bool bit : a.output_mask->values) mask += bit ? '1' : '0';
+  return format(
+      "%s %s %s,stride=%s padding=%s dilation=%s transposed=%d outputPadding=%s groups=%d outputMask=%s "
+      "cubeMathType=%d",
+      tensor_text("gradOutput", a.grad_output).c_str(), tensor_text("input", a.input).c_str(),
+      tensor_text("weight", a.weight).c_str(), dims_text(a.stride->values).c_str(),
+      dims_text(a.padding->values).c_str(), dims_text(a.dilation->values).c_str(), a.transposed ? 1 : 0,
+      dims_text(a.output_padding->values).c_str(), a.groups, mask.c_str(), a.cube_math_type);
+}
+
+std::string tbc_call(const ConvTbcBackwardArgs& a) {
+  return format("%s %s %s,pad=%lld cubeMathType=%d", tensor_text("self", a.self).c_str(),
+                tensor_text("input", a.input).c_str(), tensor_text("weight", a.weight).c_str(),
+                static_cast<long long>(a.pad), a.cube_math_type);
+}
+
+// Plans a validated problem on the device backend and hands the executor and its workspace
+// size to the caller. `api` names the phase-1 entry point, `run_api` the phase-2 one.
+aclnnStatus publish(const ConvProblem& problem, const char* api, const char* run_api, std::string call,
+                    uint64_t* workspace_size, aclOpExecutor** executor) {
+  std::unique_ptr<OperatorPlan> plan = device_backend().plan_convolution(problem, api);
+  if (plan == nullptr) return ACLNN_ERR_PARAM_INVALID;
+  auto planned = std::make_unique<ConvExecutor>(std::move(plan), run_api, std::move(call));
   *workspace_size = planned->workspace_bytes();
   *executor = register_executor(std::move(planned));
   return ACLNN_SUCCESS;
@@ -33,6 +72,9 @@ aclnnStatus guarded(const char* api, Body body) {
     return ACLNN_ERR_INNER_NULLPTR;
   } catch (const std::exception& e) {
     report_error(format("%s: internal error: %s", api, e.what()));
+    return ACLNN_ERR_INNER;
+  } catch (...) {
+    report_error(format("%s: internal error (unknown exception)", api));
     return ACLNN_ERR_INNER;
   }
 }
@@ -58,7 +100,8 @@ aclnnStatus aclnnConvolutionBackwardGetWorkspaceSize(const aclTensor* gradOutput
                                 gradInput,  gradWeight, gradBias,      workspaceSize, executor};
     const Check check = validate_convolution_backward(args);
     if (check.failed()) return check.status;
-    return publish(make_convolution_problem(args), workspaceSize, executor);
+    return publish(make_convolution_problem(args), "aclnnConvolutionBackwardGetWorkspaceSize",
+                   "aclnnConvolutionBackward", convolution_call(args), workspaceSize, executor);
   });
 }
 
@@ -77,7 +120,8 @@ aclnnStatus aclnnConvTbcBackwardGetWorkspaceSize(const aclTensor* self, const ac
                                    gradInput, gradWeight, gradBias, workspaceSize, executor};
     const Check check = validate_conv_tbc_backward(args);
     if (check.failed()) return check.status;
-    return publish(make_conv_tbc_problem(args), workspaceSize, executor);
+    return publish(make_conv_tbc_problem(args), "aclnnConvTbcBackwardGetWorkspaceSize", "aclnnConvTbcBackward",
+                   tbc_call(args), workspaceSize, executor);
   });
 }
 

@@ -1,18 +1,34 @@
 #include "conv/convolution_executor.h"
 
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
 #include "aclnn/opdev/op_errno.h"
 
 namespace aclnn_cpu {
 
-ConvExecutor::ConvExecutor(const ConvProblem& problem, const ConvKernelSet& kernels)
-    : problem_(problem), kernels_(kernels) {
-  problem_.max_threads = available_threads();
-  workspace_bytes_ = kernels.workspace_bytes(problem_);
+bool verbose_enabled() {
+  const char* value = std::getenv("ACLNN_CONVBWD_VERBOSE");
+  return value != nullptr && value[0] != '\0' && std::strcmp(value, "0") != 0;
 }
 
+ConvExecutor::ConvExecutor(std::unique_ptr<OperatorPlan> plan, const char* api, std::string call)
+    : plan_(std::move(plan)), api_(api), call_(std::move(call)), verbose_(verbose_enabled()) {}
+
 aclnnStatus ConvExecutor::run(void* workspace) const {
-  kernels_.run(problem_, workspace);
-  return ACLNN_SUCCESS;
+  const auto start = std::chrono::steady_clock::now();
+  const int status = device_backend().launch(*plan_, workspace);
+  if (verbose_) {
+    const std::chrono::duration<double, std::milli> elapsed = std::chrono::steady_clock::now() - start;
+    // One line, comma-separated (docs/architecture.md, "Verbose mode").
+    std::printf("aclnn_convbwd_verbose,exec,%s,%s,%s,workspace=%llu,status=%d,%.3f\n", api_, call_.c_str(),
+                plan_->describe().c_str(), static_cast<unsigned long long>(plan_->workspace_bytes()), status,
+                elapsed.count());
+    std::fflush(stdout);
+  }
+  return static_cast<aclnnStatus>(status);
 }
 
 }  // namespace aclnn_cpu

@@ -1,22 +1,30 @@
-// The executor both operators hand out: a normalised problem planned on a kernel set.
+// The executor both operators hand out: a problem planned on the device backend at phase 1.
 #pragma once
 
-#include "kernels/conv_problem.h"
+#include <memory>
+#include <string>
+
 #include "meta/executor.h"
+#include "runtime/device_backend.h"
 
 namespace aclnn_cpu {
 
 class ConvExecutor final : public aclOpExecutor {
  public:
-  // Plans `problem` on `kernels`: the workspace it needs is fixed here.
-  ConvExecutor(const ConvProblem& problem, const ConvKernelSet& kernels);
-  uint64_t workspace_bytes() const override { return workspace_bytes_; }
+  // `api`: the phase-2 entry point's name; `call`: the user's tensors and parameters, printed by
+  // the verbose mode (ACLNN_CONVBWD_VERBOSE=1, read at phase 1).
+  ConvExecutor(std::unique_ptr<OperatorPlan> plan, const char* api, std::string call);
+  uint64_t workspace_bytes() const override { return plan_->workspace_bytes(); }
   aclnnStatus run(void* workspace) const override;
 
  private:
-  ConvProblem problem_;
-  const ConvKernelSet& kernels_;
-  uint64_t workspace_bytes_ = 0;
+  std::unique_ptr<OperatorPlan> plan_;
+  const char* api_;
+  std::string call_;
+  bool verbose_;
 };
+
+// Whether ACLNN_CONVBWD_VERBOSE asks for one line per execution.
+bool verbose_enabled();
 
 }  // namespace aclnn_cpu

@@ -1,28 +1,62 @@
-// The device behind the ACL runtime. The API layer only talks to this interface; the host CPU
-// implementation is the one we ship, and an accelerator backend would implement the same calls.
+// The device behind the ACL runtime: memory, streams and the operators' kernels behind one
+// interface. The API layer only talks to this interface; the host CPU implementation
+// (host_backend.cpp) is the one we ship, and another device would implement the same calls.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
 
 #include "acl/acl_rt.h"
 #include "kernels/conv_problem.h"
 
 namespace aclnn_cpu {
 
+// An in-order asynchronous queue of tasks. A task returns ACL_SUCCESS or a status; a failing
+// task leaves its message with report_error() on the thread that ran it.
+using StreamTask = std::function<int()>;
+class Stream {
+ public:
+  virtual ~Stream() = default;  // drains the queue first
+  virtual void enqueue(StreamTask task) = 0;
+  // Waits until every task enqueued so far has run. Returns the first asynchronous failure since
+  // the last synchronize (and hands its message to the calling thread), or ACL_SUCCESS.
+  virtual int synchronize() = 0;
+};
+
+// An operator planned at phase 1 for one device.
+class OperatorPlan {
+ public:
+  virtual ~OperatorPlan() = default;
+  virtual uint64_t workspace_bytes() const = 0;
+  // The implementations chosen, the task counts and the threads, for the verbose mode.
+  virtual std::string describe() const = 0;
+  // Phase 2 on the device; returns an aclnn status (message reported on failure).
+  virtual int execute(void* workspace) const = 0;
+};
+
 class DeviceBackend {
  public:
   virtual ~DeviceBackend() = default;
   virtual const char* name() const = 0;
   virtual uint32_t device_count() const = 0;
+
   // Device memory: `alignment`-aligned, nullptr when out of memory.
   virtual void* allocate(size_t bytes, size_t alignment) = 0;
   virtual void release(void* ptr) = 0;
   // Byte copy / fill between any two addresses of the given kind; ranges are valid.
   virtual void copy(void* dst, const void* src, size_t bytes, aclrtMemcpyKind kind) = 0;
   virtual void fill(void* dst, uint8_t value, size_t bytes) = 0;
-  // The convolution kernel set that operators plan and run with.
-  virtual const ConvKernelSet& conv_kernels() const = 0;
+
+  // A new stream (nullptr when its worker cannot be started).
+  virtual std::unique_ptr<Stream> create_stream() = 0;
+
+  // Operators. Phase 1: plans a normalised convolution problem; nullptr when it cannot be
+  // planned (message reported for `api`). Phase 2: runs a plan, called from a stream's task.
+  virtual std::unique_ptr<OperatorPlan> plan_convolution(const ConvProblem& problem, const char* api) = 0;
+  virtual int launch(const OperatorPlan& plan, void* workspace) = 0;
 };
 
 // The process-wide backend (the host CPU).

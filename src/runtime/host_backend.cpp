@@ -1,16 +1,35 @@
-// Host CPU device backend: device memory is aligned host memory, copies are memmove.
+// Host CPU device backend: device memory is aligned host memory, copies are memmove, streams are
+// worker threads, and operators run through the implementation lists on one shared compute thread.
 #include <cstdlib>
 #include <cstring>
+#include <new>
+#include <system_error>
 
+#include "common/log.h"
+#include "kernels/plan.h"
+#include "runtime/compute_thread.h"
 #include "runtime/device_backend.h"
+#include "runtime/stream.h"
 
 namespace aclnn_cpu {
 namespace {
+
+class HostConvPlan final : public OperatorPlan {
+ public:
+  explicit HostConvPlan(std::unique_ptr<ConvPlan> plan) : plan_(std::move(plan)) {}
+  uint64_t workspace_bytes() const override { return plan_->workspace_bytes(); }
+  std::string describe() const override { return format("%s,threads=%d", plan_->describe().c_str(), plan_->threads()); }
+  int execute(void* workspace) const override { return plan_->execute(workspace); }
+
+ private:
+  std::unique_ptr<ConvPlan> plan_;
+};
 
 class HostBackend final : public DeviceBackend {
  public:
   const char* name() const override { return "host-cpu"; }
   uint32_t device_count() const override { return 1; }
+
   void* allocate(size_t bytes, size_t alignment) override {
     const size_t rounded = (bytes + alignment - 1) / alignment * alignment;
     return std::aligned_alloc(alignment, rounded);
@@ -18,7 +37,32 @@ class HostBackend final : public DeviceBackend {
   void release(void* ptr) override { std::free(ptr); }
   void copy(void* dst, const void* src, size_t bytes, aclrtMemcpyKind) override { std::memmove(dst, src, bytes); }
   void fill(void* dst, uint8_t value, size_t bytes) override { std::memset(dst, value, bytes); }
-  const ConvKernelSet& conv_kernels() const override { return selected_kernels(); }
+
+  std::unique_ptr<Stream> create_stream() override {
+    try {
+      return std::make_unique<HostStream>();
+    } catch (const std::system_error&) {
+      return nullptr;
+    }
+  }
+
+  std::unique_ptr<OperatorPlan> plan_convolution(const ConvProblem& problem, const char* api) override {
+    ConvProblem planned = problem;
+    planned.max_threads = available_threads();
+    std::unique_ptr<ConvPlan> plan = ConvPlan::build(planned, implementation_filter(), api);
+    if (plan == nullptr) return nullptr;
+    return std::make_unique<HostConvPlan>(std::move(plan));
+  }
+
+  int launch(const OperatorPlan& plan, void* workspace) override {
+    return compute().run([&plan, workspace] { return plan.execute(workspace); });
+  }
+
+ private:
+  static ComputeThread& compute() {
+    static ComputeThread* thread = new ComputeThread();  // never destroyed: its thread outlives statics
+    return *thread;
+  }
 };
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 #include "acl/acl.h"
 #include "common/log.h"
@@ -18,8 +19,9 @@ constexpr int32_t kNoDevice = -1;
 struct RuntimeState {
   std::mutex mutex;
   bool initialized = false;
-  std::map<Stream*, std::unique_ptr<Stream>> streams;  // user-created, live
-  std::unique_ptr<Stream> default_stream;              // created on first use
+  // Shared so that a synchronize in progress keeps its stream alive past a concurrent destroy.
+  std::map<Stream*, std::shared_ptr<Stream>> streams;  // user-created, live
+  std::shared_ptr<Stream> default_stream;              // created on first use
   std::map<int, int64_t> sys_params;                   // aclSysParamOpt -> value
 };
 
@@ -30,9 +32,10 @@ RuntimeState& state() {
 
 thread_local int32_t t_current_device = kNoDevice;
 
-Stream& default_stream_locked(RuntimeState& s) {
-  if (!s.default_stream) s.default_stream = std::make_unique<Stream>();
-  return *s.default_stream;
+// The default stream, created on first use (nullptr if its worker cannot start).
+std::shared_ptr<Stream> default_stream_locked(RuntimeState& s) {
+  if (!s.default_stream) s.default_stream = device_backend().create_stream();
+  return s.default_stream;
 }
 
 aclError fail(aclError code, const std::string& message) {
@@ -47,17 +50,26 @@ bool valid_sys_param(aclSysParamOpt opt) {
   return value >= ACL_OPT_DETERMINISTIC && value <= ACL_OPT_ENABLE_KERNEL_EARLY_START;
 }
 
-// Waits for every stream; returns the first failure found.
+// Waits for every stream live at the call; returns the first failure found. The runtime lock is
+// held only to list the streams, so other threads keep enqueueing meanwhile.
 aclError synchronize_all() {
   RuntimeState& s = state();
-  std::lock_guard<std::mutex> lock(s.mutex);
+  std::vector<std::shared_ptr<Stream>> live;
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    if (s.default_stream) live.push_back(s.default_stream);
+    for (auto& entry : s.streams) live.push_back(entry.second);
+  }
   aclError status = ACL_SUCCESS;
-  if (s.default_stream) status = s.default_stream->synchronize();
-  for (auto& entry : s.streams) {
-    const aclError one = entry.second->synchronize();
+  for (const std::shared_ptr<Stream>& stream : live) {
+    const aclError one = stream->synchronize();
     if (status == ACL_SUCCESS) status = one;
   }
   return status;
+}
+
+aclError no_stream_worker(const char* api) {
+  return fail(ACL_ERROR_BAD_ALLOC, format("%s: the stream's worker thread could not be started", api));
 }
 
 }  // namespace
@@ -66,7 +78,9 @@ int enqueue_on_stream(aclrtStream stream, StreamTask task, const char* api) {
   RuntimeState& s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
   if (stream == nullptr) {
-    default_stream_locked(s).enqueue(std::move(task));
+    std::shared_ptr<Stream> fallback = default_stream_locked(s);
+    if (fallback == nullptr) return no_stream_worker(api);
+    fallback->enqueue(std::move(task));
     return ACL_SUCCESS;
   }
   auto found = s.streams.find(static_cast<Stream*>(stream));
@@ -155,7 +169,8 @@ aclError aclrtSynchronizeDevice(void) { return synchronize_all(); }
 
 aclError aclrtCreateStream(aclrtStream* stream) {
   if (stream == nullptr) return fail(ACL_ERROR_INVALID_PARAM, "aclrtCreateStream: stream is nullptr");
-  auto created = std::make_unique<Stream>();
+  std::shared_ptr<Stream> created = device_backend().create_stream();
+  if (created == nullptr) return no_stream_worker("aclrtCreateStream");
   Stream* handle = created.get();
   {
     std::lock_guard<std::mutex> lock(state().mutex);
@@ -167,7 +182,7 @@ aclError aclrtCreateStream(aclrtStream* stream) {
 
 aclError aclrtDestroyStream(aclrtStream stream) {
   if (stream == nullptr) return fail(ACL_ERROR_INVALID_PARAM, "aclrtDestroyStream: stream is nullptr");
-  std::unique_ptr<Stream> doomed;
+  std::shared_ptr<Stream> doomed;
   {
     std::lock_guard<std::mutex> lock(state().mutex);
     auto found = state().streams.find(static_cast<Stream*>(stream));
@@ -177,24 +192,25 @@ aclError aclrtDestroyStream(aclrtStream stream) {
     doomed = std::move(found->second);
     state().streams.erase(found);
   }
-  doomed.reset();  // drains the queue before the worker stops
+  doomed.reset();  // drains the queue before the worker stops (or when the last synchronize ends)
   return ACL_SUCCESS;
 }
 
 aclError aclrtSynchronizeStream(aclrtStream stream) {
   RuntimeState& s = state();
   std::unique_lock<std::mutex> lock(s.mutex);
-  Stream* target = nullptr;
+  std::shared_ptr<Stream> target;
   if (stream == nullptr) {
-    target = &default_stream_locked(s);
+    target = default_stream_locked(s);
+    if (target == nullptr) return no_stream_worker("aclrtSynchronizeStream");
   } else {
     auto found = s.streams.find(static_cast<Stream*>(stream));
     if (found == s.streams.end()) {
       return fail(ACL_ERROR_INVALID_PARAM, format("aclrtSynchronizeStream: stream %p is not a live stream", stream));
     }
-    target = found->second.get();
+    target = found->second;
   }
-  lock.unlock();  // a concurrent destroy of the same stream is a caller error, as in CANN
+  lock.unlock();  // other threads may enqueue, or destroy this stream, while we wait
   return target->synchronize();
 }
 

@@ -7,9 +7,9 @@
 
 namespace aclnn_cpu {
 
-Stream::Stream() : worker_([this] { worker_loop(); }) {}
+HostStream::HostStream() : worker_([this] { worker_loop(); }) {}
 
-Stream::~Stream() {
+HostStream::~HostStream() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stopping_ = true;
@@ -18,7 +18,7 @@ Stream::~Stream() {
   worker_.join();
 }
 
-void Stream::enqueue(StreamTask task) {
+void HostStream::enqueue(StreamTask task) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     queue_.push_back(std::move(task));
@@ -26,7 +26,7 @@ void Stream::enqueue(StreamTask task) {
   work_ready_.notify_one();
 }
 
-int Stream::synchronize() {
+int HostStream::synchronize() {
   std::unique_lock<std::mutex> lock(mutex_);
   work_done_.wait(lock, [this] { return queue_.empty() && !busy_; });
   const int status = first_error_;
@@ -36,7 +36,7 @@ int Stream::synchronize() {
   return status;
 }
 
-void Stream::worker_loop() {
+void HostStream::worker_loop() {
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
     work_ready_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
@@ -53,6 +53,9 @@ void Stream::worker_loop() {
       status = ACL_ERROR_BAD_ALLOC;
     } catch (const std::exception& e) {
       report_error(format("stream task: internal error: %s", e.what()));
+      status = ACL_ERROR_INTERNAL_ERROR;
+    } catch (...) {
+      report_error("stream task: internal error (unknown exception)");
       status = ACL_ERROR_INTERNAL_ERROR;
     }
     const std::string message = status == ACL_SUCCESS ? std::string() : take_recent_error();

@@ -1,4 +1,4 @@
-// An in-order asynchronous task queue served by one worker thread.
+// The host's stream: an in-order asynchronous task queue served by one worker thread.
 #pragma once
 
 #include <condition_variable>
@@ -9,24 +9,20 @@
 #include <thread>
 
 #include "acl/acl_base.h"
+#include "runtime/device_backend.h"
 
 namespace aclnn_cpu {
 
-// A task returns ACL_SUCCESS or a status; a failing task leaves its message with
-// report_error() on the worker thread, and the stream keeps the first failure.
-using StreamTask = std::function<int()>;
-
-class Stream {
+// The stream keeps the first failure of its tasks and its message.
+class HostStream final : public Stream {
  public:
-  Stream();
-  ~Stream();  // drains the queue, then stops the worker
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
+  HostStream();            // throws std::system_error when the worker thread cannot start
+  ~HostStream() override;  // drains the queue, then stops the worker
+  HostStream(const HostStream&) = delete;
+  HostStream& operator=(const HostStream&) = delete;
 
-  void enqueue(StreamTask task);
-  // Waits until every task enqueued so far has run. Returns the first asynchronous failure since
-  // the last synchronize (and hands its message to the calling thread), or ACL_SUCCESS.
-  int synchronize();
+  void enqueue(StreamTask task) override;
+  int synchronize() override;
 
  private:
   void worker_loop();

@@ -1,0 +1,67 @@
+// Sizes and tiling shared by the GEMM implementations. Every choice is a function of the
+// geometry alone (never of the thread count), and is made at phase 1.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "kernels/common/pack.h"
+#include "kernels/conv_problem.h"
+#include "kernels/workspace.h"
+
+namespace aclnn_cpu {
+
+constexpr int64_t kColumnBudget = int64_t{1} << 20;  // floats of column matrix per task and tile
+constexpr int64_t kWeightRowBlock = 64;              // column-matrix rows per weight-gradient task
+
+inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+struct Shape {
+  int64_t n, groups, cin, cout, src_plane, dst_plane, kernel_volume;
+  explicit Shape(const ConvGeometry& g)
+      : n(g.batch),
+        groups(g.groups),
+        cin(g.src_channels_per_group),
+        cout(g.dst_channels_per_group),
+        src_plane(g.src_plane()),
+        dst_plane(g.dst_plane()),
+        kernel_volume(g.kernel_volume()) {}
+  int64_t rows() const { return cin * kernel_volume; }  // rows of a group's column matrix
+  // Output positions per tile, so a tile of `tile_rows` rows stays within the budget.
+  int64_t tile(int64_t tile_rows) const {
+    return std::max<int64_t>(1, std::min(dst_plane, kColumnBudget / std::max<int64_t>(1, tile_rows)));
+  }
+};
+
+// 1x1 kernel, stride 1, no padding: the column matrix is the source itself (C x plane).
+inline bool columns_are_source(const ConvGeometry& g) {
+  for (int a = 0; a < 3; ++a) {
+    if (g.kernel[a] != 1 || g.stride[a] != 1 || g.pad[a] != 0 || g.src_size[a] != g.dst_size[a]) return false;
+  }
+  return true;
+}
+
+// A result the GEMM implementations write as a dense float array: the user's tensor itself when
+// it is one, else a staging region copied (and rounded) into the user's view at the end.
+class DenseFloatOutput {
+ public:
+  DenseFloatOutput(const View5& view, WorkspaceLedger& ledger, const char* region_name) : view_(view) {
+    if (is_dense_float(view)) {
+      in_place_ = dense_float_data(view);
+    } else {
+      staged_ = ledger.book(region_name, static_cast<uint64_t>(view.numel()), sizeof(float));
+    }
+  }
+  float* data(const Workspace& workspace) const { return in_place_ != nullptr ? in_place_ : workspace.at<float>(staged_); }
+  // Stores a staged result into the user's view (nothing to do when written in place).
+  void finish(const Workspace& workspace, int threads) const {
+    if (in_place_ == nullptr) store_dense(workspace.at<float>(staged_), view_, threads);
+  }
+
+ private:
+  View5 view_;
+  float* in_place_ = nullptr;
+  WorkspaceLedger::Handle staged_ = -1;
+};
+
+}  // namespace aclnn_cpu

@@ -1,0 +1,29 @@
+// The ordered implementation lists, one per gradient. Phase 1 takes the first entry whose
+// supports() accepts the problem (ACLNN_CONVBWD_KERNELS can put named entries first). The
+// double-precision reference is last in every list and accepts everything.
+//
+// Adding an implementation: one new file defining a ConvImpl, its declaration here, and its
+// place in a list.
+#include "kernels/plan.h"
+
+namespace aclnn_cpu {
+
+extern const ConvImpl kGemmInputGrad;        // kernels/gemm/gemm_input_grad.cpp
+extern const ConvImpl kGemmWeightGrad;       // kernels/gemm/gemm_weight_grad.cpp
+extern const ConvImpl kLanesBias;            // kernels/common/bias.cpp
+extern const ConvImpl kReferenceInputGrad;   // kernels/ref/conv_ref.cpp
+extern const ConvImpl kReferenceWeightGrad;  // kernels/ref/conv_ref.cpp
+extern const ConvImpl kReferenceBias;        // kernels/ref/conv_ref.cpp
+
+const std::vector<const ConvImpl*>& implementations(Gradient gradient) {
+  static const std::vector<const ConvImpl*> input_grad = {&kGemmInputGrad, &kReferenceInputGrad};
+  static const std::vector<const ConvImpl*> weight_grad = {&kGemmWeightGrad, &kReferenceWeightGrad};
+  static const std::vector<const ConvImpl*> bias = {&kLanesBias, &kReferenceBias};
+  switch (gradient) {
+    case Gradient::kInput: return input_grad;
+    case Gradient::kWeight: return weight_grad;
+    default: return bias;
+  }
+}
+
+}  // namespace aclnn_cpu

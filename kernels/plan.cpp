@@ -1,0 +1,152 @@
+#include "kernels/plan.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "aclnn/opdev/op_errno.h"
+#include "common/log.h"
+#include "kernels/common/pack.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace aclnn_cpu {
+namespace {
+
+// Whether `name` is one of the comma-separated names in `list`.
+bool named_in(const std::string& list, const char* name) {
+  size_t start = 0;
+  while (start <= list.size()) {
+    const size_t end = std::min(list.find(',', start), list.size());
+    if (list.compare(start, end - start, name) == 0) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
+// The first supporting entry named in `only`, else the first supporting entry.
+const ConvImpl* choose(Gradient gradient, const ConvProblem& problem, const std::string& only) {
+  const std::vector<const ConvImpl*>& list = implementations(gradient);
+  for (const ConvImpl* impl : list) {
+    if (named_in(only, impl->name) && impl->supports(problem)) return impl;
+  }
+  for (const ConvImpl* impl : list) {
+    if (impl->supports(problem)) return impl;
+  }
+  return list.back();  // the reference, which supports everything
+}
+
+const View5& input_view(const ConvProblem& p, int input) { return input == 0 ? p.src : input == 1 ? p.wei : p.dst; }
+
+}  // namespace
+
+const char* gradient_name(Gradient gradient) {
+  switch (gradient) {
+    case Gradient::kInput: return "gradInput";
+    case Gradient::kWeight: return "gradWeight";
+    default: return "gradBias";
+  }
+}
+
+void PlanBuilder::need_float_inputs(bool src, bool wei, bool dst) {
+  float_wanted[0] |= src, float_wanted[1] |= wei, float_wanted[2] |= dst;
+}
+
+void PlanBuilder::need_double_inputs(bool src, bool wei, bool dst) {
+  double_wanted[0] |= src, double_wanted[1] |= wei, double_wanted[2] |= dst;
+}
+
+std::unique_ptr<ConvPlan> ConvPlan::build(const ConvProblem& problem, const std::string& only, const char* api) {
+  std::unique_ptr<ConvPlan> plan(new ConvPlan());
+  plan->problem_ = problem;
+  const ConvProblem& p = plan->problem_;
+  PlanBuilder builder(p, plan->ledger_);
+  const struct {
+    Gradient gradient;
+    bool requested;
+  } gradients[] = {{Gradient::kInput, p.input_grad != InputGrad::kNone},
+                   {Gradient::kWeight, p.want_weight_grad},
+                   {Gradient::kBias, p.want_bias_grad}};
+  for (const auto& wanted : gradients) {
+    if (!wanted.requested) continue;
+    const ConvImpl* impl = choose(wanted.gradient, p, only);
+    plan->steps_.push_back({impl, impl->plan(p, builder)});
+  }
+  static const char* const kNames[3][2] = {{"src.f32", "src.f64"}, {"wei.f32", "wei.f64"}, {"dst.f32", "dst.f64"}};
+  for (int i = 0; i < 3; ++i) {
+    const View5& view = input_view(p, i);
+    Staging& staging = plan->staging_[i];
+    const auto count = static_cast<uint64_t>(view.numel());
+    if (builder.float_wanted[i]) {
+      if (p.math == MathMode::kFull && is_dense_float(view)) {
+        staging.f32_in_place = dense_float_data(view);
+      } else {
+        staging.f32 = plan->ledger_.book(kNames[i][0], count, sizeof(float));
+      }
+    }
+    if (builder.double_wanted[i]) staging.f64 = plan->ledger_.book(kNames[i][1], count, sizeof(double));
+  }
+  if (plan->ledger_.overflowed()) {
+    report_error(format("%s: the workspace this problem needs exceeds 2^64 bytes", api));
+    return nullptr;
+  }
+  return plan;
+}
+
+int ConvPlan::execute(void* buffer) const {
+  const Workspace workspace(ledger_, buffer);
+  StepInputs inputs;
+  const float** f32[3] = {&inputs.f32.src, &inputs.f32.wei, &inputs.f32.dst};
+  const double** f64[3] = {&inputs.f64.src, &inputs.f64.wei, &inputs.f64.dst};
+  for (int i = 0; i < 3; ++i) {
+    const Staging& staging = staging_[i];
+    const View5& view = input_view(problem_, i);
+    *f32[i] = staging.f32_in_place;
+    if (float* packed = workspace.at<float>(staging.f32)) {
+      pack_dense(view, problem_.math, packed, threads());
+      *f32[i] = packed;
+    }
+    if (double* packed = workspace.at<double>(staging.f64)) {
+      pack_dense(view, problem_.math, packed, threads());
+      *f64[i] = packed;
+    }
+  }
+  for (const Chosen& chosen : steps_) {
+    const int status = chosen.step->run(workspace, inputs);
+    if (status != ACLNN_SUCCESS) return status;
+  }
+  return ACLNN_SUCCESS;
+}
+
+std::string ConvPlan::describe() const {
+  std::string text;
+  for (const Chosen& chosen : steps_) {
+    if (!text.empty()) text += ' ';
+    text += format("%s=%s:tasks=%lld", gradient_name(chosen.impl->gradient), chosen.impl->name,
+                   static_cast<long long>(chosen.step->tasks()));
+  }
+  return text;
+}
+
+const ConvImpl* ConvPlan::chosen(Gradient gradient) const {
+  for (const Chosen& c : steps_) {
+    if (c.impl->gradient == gradient) return c.impl;
+  }
+  return nullptr;
+}
+
+std::string implementation_filter() {
+  const char* value = std::getenv("ACLNN_CONVBWD_KERNELS");
+  return value == nullptr ? std::string() : std::string(value);
+}
+
+int available_threads() {
+#ifdef _OPENMP
+  return omp_get_max_threads();
+#else
+  return 1;
+#endif
+}
+
+}  // namespace aclnn_cpu

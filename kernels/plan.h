@@ -1,0 +1,118 @@
+// Phase 1 turns a ConvProblem into a ConvPlan; phase 2 only executes it.
+//
+// For each requested gradient the plan holds the implementation chosen from that gradient's
+// ordered list (kernels/implementations.cpp: the first entry that supports the problem wins, the
+// double-precision reference is last and supports everything) and the step it planned, with every
+// tile size and task count fixed. One WorkspaceLedger books all scratch: the dense copies of
+// inputs that the steps ask for, and each step's own regions.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/conv_problem.h"
+#include "kernels/workspace.h"
+
+namespace aclnn_cpu {
+
+enum class Gradient { kInput, kWeight, kBias };
+const char* gradient_name(Gradient gradient);  // "gradInput", "gradWeight", "gradBias"
+
+// The inputs (src, wei, dst) as dense (N, C, D, H, W) arrays of T at phase 2; nullptr where no
+// step asked for that input in that precision.
+template <typename T>
+struct DenseInputs {
+  const T* src = nullptr;
+  const T* wei = nullptr;
+  const T* dst = nullptr;
+};
+struct StepInputs {
+  DenseInputs<float> f32;   // cubeMathType rounding applied
+  DenseInputs<double> f64;  // likewise; exact widening otherwise
+};
+
+// A planned piece of phase-2 work.
+class ConvStep {
+ public:
+  virtual ~ConvStep() = default;
+  // Computes the step's gradient. Returns ACLNN_SUCCESS, or a status after report_error().
+  virtual int run(const Workspace& workspace, const StepInputs& inputs) const = 0;
+  // Parallel tasks this step offers (1 when serial); printed by the verbose mode.
+  virtual int64_t tasks() const = 0;
+};
+
+// What an implementation's plan() may ask of the plan being built.
+class PlanBuilder {
+ public:
+  PlanBuilder(const ConvProblem& problem, WorkspaceLedger& ledger) : problem_(problem), ledger_(ledger) {}
+  const ConvProblem& problem() const { return problem_; }
+  int threads() const { return problem_.max_threads; }
+  WorkspaceLedger& ledger() { return ledger_; }
+  // Asks for inputs as dense float arrays (read in place when they already are one and need no
+  // rounding) or dense double arrays. Several steps asking for the same one share it.
+  void need_float_inputs(bool src, bool wei, bool dst);
+  void need_double_inputs(bool src, bool wei, bool dst);
+
+  bool float_wanted[3] = {false, false, false};  // src, wei, dst
+  bool double_wanted[3] = {false, false, false};
+
+ private:
+  const ConvProblem& problem_;
+  WorkspaceLedger& ledger_;
+};
+
+// One entry of an implementation list.
+struct ConvImpl {
+  const char* name;
+  Gradient gradient;
+  // Whether it computes its gradient of this problem (dtypes, layout, geometry, CPU features).
+  bool (*supports)(const ConvProblem& problem);
+  // Books its workspace and fixes its tiling; called only when supports() said yes.
+  std::unique_ptr<ConvStep> (*plan)(const ConvProblem& problem, PlanBuilder& builder);
+};
+
+// The ordered list for one gradient (kernels/implementations.cpp).
+const std::vector<const ConvImpl*>& implementations(Gradient gradient);
+
+class ConvPlan {
+ public:
+  // Plans every requested gradient of `problem` with problem.max_threads threads. `only` is a
+  // comma-separated list of implementation names (ACLNN_CONVBWD_KERNELS): in each list the first
+  // supporting entry named there wins, and a list without such an entry keeps its own order.
+  // Returns nullptr when the workspace would not fit in 64 bits (error reported for `api`).
+  static std::unique_ptr<ConvPlan> build(const ConvProblem& problem, const std::string& only, const char* api);
+
+  uint64_t workspace_bytes() const { return ledger_.total_bytes(); }
+  // Phase 2: packs the inputs the steps asked for, then runs the steps in order.
+  int execute(void* workspace) const;
+  // "gradInput=gemm:tasks=64 gradWeight=ref:tasks=8 ...", for the verbose mode.
+  std::string describe() const;
+  // The implementation chosen for `gradient` (nullptr when not requested).
+  const ConvImpl* chosen(Gradient gradient) const;
+  int threads() const { return problem_.max_threads; }
+
+ private:
+  struct Chosen {
+    const ConvImpl* impl;
+    std::unique_ptr<ConvStep> step;
+  };
+  // Where one input comes from at phase 2.
+  struct Staging {
+    const float* f32_in_place = nullptr;
+    WorkspaceLedger::Handle f32 = -1, f64 = -1;  // packed copies
+  };
+
+  ConvProblem problem_;
+  WorkspaceLedger ledger_;
+  std::vector<Chosen> steps_;
+  Staging staging_[3];  // src, wei, dst
+};
+
+// The value of ACLNN_CONVBWD_KERNELS ("" when unset).
+std::string implementation_filter();
+
+// Threads a run may use: OpenMP's current maximum (1 without OpenMP).
+int available_threads();
+
+}  // namespace aclnn_cpu
