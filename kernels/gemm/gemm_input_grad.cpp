@@ -42,7 +42,8 @@ class GemmBackwardData final : public ConvStep {
       const float* wei = in.f32.wei + grp * s_.cout * s_.rows();
       const float* dy = in.f32.dst + (n * s_.groups + grp) * s_.cout * s_.dst_plane;
       const bool in_place = cols_ < 0;  // col2im is the identity: the GEMM writes dx
-      if (!in_place) std::memset(dx + c0 * s_.src_plane, 0, static_cast<size_t>((c1 - c0) * s_.src_plane) * sizeof(float));
+      if (!in_place)
+        std::memset(dx + c0 * s_.src_plane, 0, static_cast<size_t>((c1 - c0) * s_.src_plane) * sizeof(float));
       float* pack = w.at<float>(pack_, thread_index());
       for (int64_t o0 = 0; o0 < s_.dst_plane; o0 += tile_) {
         const int64_t o1 = std::min(s_.dst_plane, o0 + tile_);

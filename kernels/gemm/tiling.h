@@ -52,7 +52,9 @@ class DenseFloatOutput {
       staged_ = ledger.book(region_name, static_cast<uint64_t>(view.numel()), sizeof(float));
     }
   }
-  float* data(const Workspace& workspace) const { return in_place_ != nullptr ? in_place_ : workspace.at<float>(staged_); }
+  float* data(const Workspace& workspace) const {
+    return in_place_ != nullptr ? in_place_ : workspace.at<float>(staged_);
+  }
   // Stores a staged result into the user's view (nothing to do when written in place).
   void finish(const Workspace& workspace, int threads) const {
     if (in_place_ == nullptr) store_dense(workspace.at<float>(staged_), view_, threads);

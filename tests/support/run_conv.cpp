@@ -16,11 +16,13 @@ std::unique_ptr<DeviceTensor> make(const std::vector<int64_t>& shape, aclDataTyp
 
 // Runs a planned executor on `stream` and waits; returns the first failure.
 aclnnStatus execute(aclnnStatus (*run)(void*, uint64_t, aclOpExecutor*, aclrtStream), uint64_t size,
-                    aclOpExecutor* executor, aclrtStream stream) {
+                    aclOpExecutor* executor, const RunOptions& o) {
   void* workspace = nullptr;
   if (size > 0 && aclrtMalloc(&workspace, size, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) return -1;
-  aclnnStatus status = run(workspace, size, executor, stream);
-  if (status == 0) status = aclrtSynchronizeStream(stream);
+  if (o.phase2_observer) o.phase2_observer(true);
+  aclnnStatus status = run(workspace, size, executor, o.stream);
+  if (status == 0) status = aclrtSynchronizeStream(o.stream);
+  if (o.phase2_observer) o.phase2_observer(false);
   if (workspace != nullptr) aclrtFree(workspace);
   return status;
 }
@@ -71,7 +73,7 @@ RunResult run_convolution_backward(const ConvSpec& spec, const RunOptions& o, co
       gy->get(), x->get(), w->get(), bias_sizes, stride, pads, dilation, spec.transposed, out_pads,
       static_cast<int>(spec.groups), output_mask, o.cube_math_type, mask[0] ? gx->get() : nullptr,
       mask[1] ? gw->get() : nullptr, mask[2] ? gb->get() : nullptr, &result.workspace_size, &executor);
-  if (result.status == 0) result.status = execute(aclnnConvolutionBackward, result.workspace_size, executor, o.stream);
+  if (result.status == 0) result.status = execute(aclnnConvolutionBackward, result.workspace_size, executor, o);
   if (result.status == 0) {
     if (mask[0]) result.grads.grad_input = gx->read();
     if (mask[1]) result.grads.grad_weight = gw->read();
@@ -105,7 +107,7 @@ RunResult run_conv_tbc_backward(const TbcSpec& s, const RunOptions& o, const std
   aclOpExecutor* executor = nullptr;
   result.status = aclnnConvTbcBackwardGetWorkspaceSize(gy.get(), x.get(), w.get(), bias.get(), s.pad, o.cube_math_type,
                                                        gx.get(), gw.get(), gb.get(), &result.workspace_size, &executor);
-  if (result.status == 0) result.status = execute(aclnnConvTbcBackward, result.workspace_size, executor, o.stream);
+  if (result.status == 0) result.status = execute(aclnnConvTbcBackward, result.workspace_size, executor, o);
   if (result.status == 0) {
     result.grads = {gx.read(), gw.read(), gb.read()};
   } else {

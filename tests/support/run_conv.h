@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,8 @@ struct RunOptions {
   int8_t cube_math_type = 0;
   bool nd_format = false;  // 3-D tensors as ND instead of NCL
   aclrtStream stream = nullptr;
+  // Called with true just before phase 2 (aclnn*Backward) and with false once the stream is synchronised.
+  std::function<void(bool)> phase2_observer;
 };
 
 struct RunResult {

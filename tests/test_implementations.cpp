@@ -1,0 +1,249 @@
+// Every entry of every implementation list against the reference implementations, on random
+// (inexact) data: shapes that cut into several tiles, row blocks and channel blocks with
+// remainders, groups, dilation, transposed, every dtype, strided and channels-last views. Then
+// bit-identical results for any thread budget, and for a workspace at any address.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "acl/acl_base.h"
+#include "common/dtype.h"
+#include "kernels/conv_problem.h"
+#include "kernels/plan.h"
+
+namespace aclnn_cpu {
+namespace {
+
+enum class Layout { kDense, kChannelsLast, kGapped };
+
+// A tensor of `dtype` in `layout`, seen as a View5 (N, C, D, H, W).
+struct Tensor {
+  std::vector<unsigned char> storage;
+  View5 view;
+  Tensor(int64_t n, int64_t c, const int64_t (&spatial)[3], int32_t dtype, Layout layout) {
+    const int64_t shape[5] = {n, c, spatial[0], spatial[1], spatial[2]};
+    // Fastest to slowest dim: NCDHW order reversed, or channels moved innermost.
+    const int order_dense[5] = {4, 3, 2, 1, 0}, order_last[5] = {1, 4, 3, 2, 0};
+    const int* order = layout == Layout::kChannelsLast ? order_last : order_dense;
+    int64_t stride = 1;
+    for (int i = 0; i < 5; ++i) {
+      view.shape[order[i]] = shape[order[i]];
+      view.stride[order[i]] = stride;
+      stride = stride * shape[order[i]] + (layout == Layout::kGapped ? 1 : 0);  // a gap after each dim
+    }
+    view.offset = layout == Layout::kGapped ? 5 : 0;
+    view.dtype = dtype;
+    storage.assign(static_cast<size_t>(stride + view.offset) * dtype_size(dtype), 0xFF);  // NaN in every type
+    view.data = storage.data();
+  }
+  void fill(std::mt19937& rng) {
+    std::normal_distribution<double> normal;
+    for_each([&](int64_t at) { store_element(view.data, view.dtype, at, normal(rng)); });
+  }
+  std::vector<double> values() const {
+    std::vector<double> out;
+    for_each([&](int64_t at) { out.push_back(load_element(view.data, view.dtype, at)); });
+    return out;
+  }
+  template <typename Body>
+  void for_each(Body body) const {
+    for (int64_t n = 0; n < view.shape[0]; ++n)
+      for (int64_t c = 0; c < view.shape[1]; ++c)
+        for (int64_t d = 0; d < view.shape[2]; ++d)
+          for (int64_t h = 0; h < view.shape[3]; ++h)
+            for (int64_t w = 0; w < view.shape[4]; ++w) body(view.element(n, c, d, h, w));
+  }
+};
+
+struct Case {
+  const char* name;
+  ConvGeometry g;
+  bool transposed;  // gradInput by the forward kernel
+};
+
+ConvGeometry geometry(int64_t n, int64_t groups, int64_t cin, int64_t cout, std::vector<int64_t> src,
+                      std::vector<int64_t> k, std::vector<int64_t> s, std::vector<int64_t> p, std::vector<int64_t> d) {
+  ConvGeometry g;
+  g.batch = n, g.groups = groups, g.src_channels_per_group = cin, g.dst_channels_per_group = cout;
+  const size_t first = 3 - src.size();
+  for (size_t i = 0; i < src.size(); ++i) {
+    g.src_size[first + i] = src[i], g.kernel[first + i] = k[i], g.stride[first + i] = s[i];
+    g.pad[first + i] = p[i], g.dilation[first + i] = d[i];
+    g.dst_size[first + i] = (src[i] + 2 * p[i] - d[i] * (k[i] - 1) - 1) / s[i] + 1;
+  }
+  return g;
+}
+
+std::vector<Case> cases() {
+  return {
+      {"tiled_3x3", geometry(1, 1, 64, 8, {64, 70}, {3, 3}, {1, 1}, {1, 1}, {1, 1}), false},
+      {"grouped_strided", geometry(3, 2, 5, 7, {17, 19}, {3, 2}, {2, 1}, {1, 0}, {1, 2}), false},
+      {"depthwise", geometry(2, 6, 1, 2, {13, 11}, {3, 3}, {1, 2}, {1, 1}, {2, 1}), true},
+      {"depthwise_single", geometry(2, 5, 1, 1, {9, 10}, {3, 3}, {1, 1}, {1, 1}, {1, 1}), false},
+      {"conv1d_long", geometry(2, 1, 70, 3, {3000}, {5}, {1}, {2}, {1}), true},
+      {"pointwise", geometry(2, 2, 70, 5, {40, 41}, {1, 1}, {1, 1}, {0, 0}, {1, 1}), false},
+      {"pointwise_transposed", geometry(1, 1, 9, 4, {3000}, {1}, {1}, {0}, {1}), true},
+      {"conv3d", geometry(1, 1, 3, 4, {5, 6, 7}, {3, 2, 3}, {1, 2, 1}, {1, 0, 1}, {1, 1, 2}), false},
+      {"dilated_transposed", geometry(2, 3, 4, 2, {12, 9}, {3, 3}, {2, 2}, {2, 1}, {2, 3}), true},
+  };
+}
+
+struct Variant {
+  const char* name;
+  int32_t dtype;
+  Layout layout;
+  MathMode math;
+};
+
+const Variant kVariants[] = {
+    {"float_dense", ACL_FLOAT, Layout::kDense, MathMode::kFull},
+    {"float_channels_last", ACL_FLOAT, Layout::kChannelsLast, MathMode::kFull},
+    {"float16_gapped", ACL_FLOAT16, Layout::kGapped, MathMode::kFull},
+    {"bf16_channels_last", ACL_BF16, Layout::kChannelsLast, MathMode::kFull},
+    {"float_gapped_fp16_math", ACL_FLOAT, Layout::kGapped, MathMode::kFp16Inputs},
+};
+
+struct Results {
+  std::vector<double> grad_input, grad_weight, grad_bias;
+  std::string chosen[3];
+};
+
+// Runs every gradient of case `c` with implementations `only` (ACLNN_CONVBWD_KERNELS syntax) on a
+// workspace starting `misalign` bytes past a 64-byte boundary.
+Results run(const std::string& only, const Case& c, const Variant& v, unsigned seed, int threads, int misalign = 0) {
+  const ConvGeometry& g = c.g;
+  const int64_t csrc = g.groups * g.src_channels_per_group, cdst = g.groups * g.dst_channels_per_group;
+  Tensor x(g.batch, csrc, g.src_size, v.dtype, v.layout),
+      w(cdst, g.src_channels_per_group, g.kernel, v.dtype, v.layout);
+  Tensor dy(g.batch, cdst, g.dst_size, v.dtype, v.layout);
+  std::mt19937 rng(seed);
+  for (Tensor* t : {&x, &w, &dy}) t->fill(rng);
+  Tensor gx = c.transposed ? Tensor(g.batch, cdst, g.dst_size, v.dtype, v.layout)
+                           : Tensor(g.batch, csrc, g.src_size, v.dtype, v.layout);
+  Tensor gw(cdst, g.src_channels_per_group, g.kernel, v.dtype, v.layout);
+  Tensor gb(1, cdst, {1, 1, 1}, v.dtype, Layout::kDense);
+  ConvProblem p;
+  p.geometry = g;
+  p.src = x.view, p.wei = w.view, p.dst = dy.view;
+  p.input_grad = c.transposed ? InputGrad::kForward : InputGrad::kBackwardData;
+  p.grad_input = gx.view;
+  p.want_weight_grad = p.want_bias_grad = true;
+  p.grad_weight = gw.view, p.grad_bias = gb.view, p.bias_source = dy.view;
+  p.math = v.math;
+  p.max_threads = threads;
+  const std::unique_ptr<ConvPlan> plan = ConvPlan::build(p, only, "test");
+  std::vector<unsigned char> buffer(plan->workspace_bytes() + 128);
+  const auto address = reinterpret_cast<uintptr_t>(buffer.data());
+  unsigned char* workspace = buffer.data() + (64 - address % 64) % 64 + misalign;
+  EXPECT_EQ(plan->execute(plan->workspace_bytes() == 0 ? nullptr : workspace), 0);
+  Results r{gx.values(), gw.values(), gb.values(), {}};
+  for (Gradient gradient : {Gradient::kInput, Gradient::kWeight, Gradient::kBias}) {
+    r.chosen[static_cast<int>(gradient)] = plan->chosen(gradient)->name;
+  }
+  return r;
+}
+
+// Largest error relative to the largest reference magnitude.
+double relative_error(const std::vector<double>& got, const std::vector<double>& want) {
+  double worst = 0.0, scale = 1e-30;
+  for (size_t i = 0; i < want.size(); ++i) {
+    worst = std::max(worst, std::abs(got[i] - want[i]));
+    if (std::isnan(got[i])) worst = INFINITY;
+    scale = std::max(scale, std::abs(want[i]));
+  }
+  return worst / scale;
+}
+
+// Float accumulation, then one rounding into the output dtype (one unit in its last place).
+double tolerance(int32_t dtype) {
+  return 4e-6 + (dtype == ACL_FLOAT16 ? std::ldexp(1.0, -10) : dtype == ACL_BF16 ? std::ldexp(1.0, -7) : 0.0);
+}
+
+// The names of every non-reference implementation, over all lists.
+std::set<std::string> implementation_names() {
+  std::set<std::string> names;
+  for (Gradient gradient : {Gradient::kInput, Gradient::kWeight, Gradient::kBias}) {
+    for (const ConvImpl* impl : implementations(gradient)) {
+      if (std::string(impl->name) != "ref") names.insert(impl->name);
+    }
+  }
+  return names;
+}
+
+TEST(Implementations, ReferenceIsLastInEveryList) {
+  for (Gradient gradient : {Gradient::kInput, Gradient::kWeight, Gradient::kBias}) {
+    ASSERT_FALSE(implementations(gradient).empty());
+    EXPECT_STREQ(implementations(gradient).back()->name, "ref") << gradient_name(gradient);
+  }
+  EXPECT_TRUE(implementation_names().count("gemm"));
+}
+
+TEST(Implementations, EachMatchesTheReference) {
+  for (const std::string& name : implementation_names()) {
+    for (const Case& c : cases()) {
+      for (const Variant& v : kVariants) {
+        const Results want = run("ref", c, v, 11, 2);
+        const Results got = run(name, c, v, 11, 2);
+        const std::string where = name + " " + c.name + " " + v.name;
+        const double tol = tolerance(v.dtype);
+        const std::vector<double>* pairs[3][2] = {{&got.grad_input, &want.grad_input},
+                                                  {&got.grad_weight, &want.grad_weight},
+                                                  {&got.grad_bias, &want.grad_bias}};
+        for (int i = 0; i < 3; ++i) {
+          if (got.chosen[i] != name) continue;  // this entry does not compute that gradient
+          EXPECT_LT(relative_error(*pairs[i][0], *pairs[i][1]), tol) << where << " " << got.chosen[i];
+        }
+      }
+    }
+  }
+}
+
+TEST(Implementations, DefaultChoice) {
+  const Results r = run("", cases()[0], kVariants[0], 1, 1);
+  EXPECT_EQ(r.chosen[0], "gemm");
+  EXPECT_EQ(r.chosen[1], "gemm");
+  EXPECT_EQ(r.chosen[2], "lanes");
+  const Results forced = run("ref", cases()[0], kVariants[0], 1, 1);
+  for (const std::string& chosen : forced.chosen) EXPECT_EQ(chosen, "ref");
+  const Results unknown = run("no_such_kernel,gemm", cases()[0], kVariants[0], 1, 1);
+  EXPECT_EQ(unknown.chosen[0], "gemm");
+  EXPECT_EQ(unknown.chosen[2], "lanes");  // a list without a named entry keeps its order
+}
+
+TEST(Implementations, BitIdenticalForAnyThreadBudget) {
+  for (const std::string& name : {std::string("ref"), std::string("gemm"), std::string("lanes")}) {
+    for (const Case& c : cases()) {
+      for (const Variant& v : {kVariants[0], kVariants[2]}) {
+        const Results one = run(name, c, v, 5, 1);
+        for (int threads : {2, 3}) {
+          const Results more = run(name, c, v, 5, threads);
+          EXPECT_EQ(one.grad_input, more.grad_input) << name << " " << c.name << " " << v.name;
+          EXPECT_EQ(one.grad_weight, more.grad_weight) << name << " " << c.name << " " << v.name;
+          EXPECT_EQ(one.grad_bias, more.grad_bias) << name << " " << c.name << " " << v.name;
+        }
+      }
+    }
+  }
+}
+
+TEST(Implementations, WorkspaceAtAnyAddress) {
+  for (const Case& c : cases()) {
+    for (const Variant& v : {kVariants[0], kVariants[3]}) {
+      const Results aligned = run("", c, v, 7, 2);
+      for (int misalign : {1, 4, 36}) {
+        const Results shifted = run("", c, v, 7, 2, misalign);
+        EXPECT_EQ(aligned.grad_input, shifted.grad_input) << c.name << " " << v.name << " +" << misalign;
+        EXPECT_EQ(aligned.grad_weight, shifted.grad_weight) << c.name << " " << v.name << " +" << misalign;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace aclnn_cpu
