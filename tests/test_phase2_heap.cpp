@@ -91,15 +91,14 @@ class Phase2Heap : public ::testing::Test {
 
   static void expect_no_large_allocation(const RunResult& result, const std::string& what) {
     ASSERT_EQ(result.status, 0) << what << ": " << result.error;
-    EXPECT_EQ(g_large.load(), 0) << what << ": phase 2 allocated " << g_large.load()
-                                 << " blocks of >= 1 KiB (largest " << g_largest.load() << " bytes)";
+    EXPECT_EQ(g_large.load(), 0) << what << ": phase 2 allocated " << g_large.load() << " blocks of >= 1 KiB (largest "
+                                 << g_largest.load() << " bytes)";
   }
 
   static void check(const ConvSpec& spec, const RunOptions& options, const std::string& what) {
     const std::vector<int64_t> x = spec.input_shape(), w = spec.weight_shape(), gy = spec.grad_output_shape();
-    const RunResult result =
-        run_convolution_backward(spec, counted(options), pattern(product(x), 1), pattern(product(w), 2),
-                                 pattern(product(gy), 3));
+    const RunResult result = run_convolution_backward(spec, counted(options), pattern(product(x), 1),
+                                                      pattern(product(w), 2), pattern(product(gy), 3));
     expect_no_large_allocation(result, what);
   }
 };
@@ -112,9 +111,7 @@ TEST_F(Phase2Heap, Conv3d) {
   check({3, 2, 8, 16, 1, {6, 7, 8}, {3, 3, 3}, {1, 2, 1}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, false, {}}, {}, "3-D");
 }
 
-TEST_F(Phase2Heap, Conv1d) {
-  check({1, 2, 32, 48, 1, {500}, {5}, {1}, {1}, {2}, {2}, false, {}}, {}, "1-D");
-}
+TEST_F(Phase2Heap, Conv1d) { check({1, 2, 32, 48, 1, {500}, {5}, {1}, {1}, {2}, {2}, false, {}}, {}, "1-D"); }
 
 TEST_F(Phase2Heap, Transposed) {
   check({2, 2, 16, 8, 1, {14, 14}, {4, 4}, {2, 2}, {1, 1}, {1, 1}, {1, 1}, true, {0, 0}}, {}, "transposed 2-D");

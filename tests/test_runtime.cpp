@@ -5,11 +5,19 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <memory>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "acl/acl.h"
+#include "aclnn/opdev/op_errno.h"
+#include "aclnnop/aclnn_convolution_backward.h"
+#include "common/log.h"
+#include "conv/convolution_executor.h"
+#include "kernels/gemm/tasks.h"
+#include "runtime/device_backend.h"
 #include "runtime/runtime.h"
 
 namespace {
@@ -276,6 +284,78 @@ TEST(Runtime, SysParamOptions) {
   EXPECT_EQ(value, 0);
   EXPECT_EQ(aclrtSetSysParamOpt(static_cast<aclSysParamOpt>(7), 1), ACL_ERROR_INVALID_PARAM);
   EXPECT_EQ(aclrtGetSysParamOpt(ACL_OPT_DETERMINISTIC, nullptr), ACL_ERROR_INVALID_PARAM);
+}
+
+// A phase-2 failure inside a plan reaches the caller through the stream, with its message.
+class FailingPlan final : public aclnn_cpu::OperatorPlan {
+ public:
+  uint64_t workspace_bytes() const override { return 0; }
+  std::string describe() const override { return "failing"; }
+  int execute(void*) const override {
+    aclnn_cpu::report_error("failing plan: injected phase-2 failure");
+    return ACLNN_ERR_INNER;
+  }
+};
+
+TEST(Runtime, PhaseTwoFailureReachesSynchronize) {
+  aclOpExecutor* executor = aclnn_cpu::register_executor(
+      std::make_unique<aclnn_cpu::ConvExecutor>(std::make_unique<FailingPlan>(), "aclnnConvolutionBackward", "test"));
+  aclrtStream stream = nullptr;
+  ASSERT_EQ(aclrtCreateStream(&stream), ACL_SUCCESS);
+  EXPECT_EQ(aclnnConvolutionBackward(nullptr, 0, executor, stream), ACLNN_SUCCESS);  // queued
+  EXPECT_EQ(aclrtSynchronizeStream(stream), ACLNN_ERR_INNER);
+  EXPECT_EQ(recent_error(), "failing plan: injected phase-2 failure");
+  EXPECT_EQ(aclrtSynchronizeStream(stream), ACL_SUCCESS);  // reported once
+  EXPECT_EQ(aclrtDestroyStream(stream), ACL_SUCCESS);
+}
+
+// A task that throws inside an OpenMP region fails the run with a message; nothing escapes.
+TEST(Runtime, ThrowingParallelTaskFailsTheRun) {
+  std::atomic<int> ran{0};
+  const int status = aclnn_cpu::run_tasks(16, 2, "probe kernel", [&](int64_t t) {
+    ran.fetch_add(1);
+    if (t == 5) throw std::runtime_error("boom");
+  });
+  EXPECT_EQ(status, ACLNN_ERR_INNER);
+  EXPECT_EQ(ran.load(), 16);
+  EXPECT_NE(recent_error().find("probe kernel"), std::string::npos);
+}
+
+// Records its index when run: shows the order in which one stream's plans ran.
+class OrderPlan final : public aclnn_cpu::OperatorPlan {
+ public:
+  OrderPlan(std::vector<int>* log, int index) : log_(log), index_(index) {}
+  uint64_t workspace_bytes() const override { return 0; }
+  std::string describe() const override { return "order"; }
+  int execute(void*) const override {
+    log_->push_back(index_);
+    return 0;
+  }
+
+ private:
+  std::vector<int>* log_;
+  int index_;
+};
+
+// Several streams share one compute thread; work from each still runs and in each stream's order.
+TEST(Runtime, StreamsShareTheComputeThread) {
+  constexpr int kStreams = 4, kTasks = 20;
+  aclrtStream streams[kStreams];
+  std::vector<int> order[kStreams];
+  for (aclrtStream& s : streams) ASSERT_EQ(aclrtCreateStream(&s), ACL_SUCCESS);
+  for (int t = 0; t < kTasks; ++t) {
+    for (int s = 0; s < kStreams; ++s) {
+      aclnn_cpu::enqueue_on_stream(
+          streams[s], [&order, s, t] { return aclnn_cpu::device_backend().launch(OrderPlan(&order[s], t), nullptr); },
+          "test");
+    }
+  }
+  EXPECT_EQ(aclrtSynchronizeDevice(), ACL_SUCCESS);
+  for (int s = 0; s < kStreams; ++s) {
+    ASSERT_EQ(order[s].size(), static_cast<size_t>(kTasks));
+    for (int t = 0; t < kTasks; ++t) EXPECT_EQ(order[s][static_cast<size_t>(t)], t);
+    EXPECT_EQ(aclrtDestroyStream(streams[s]), ACL_SUCCESS);
+  }
 }
 
 }  // namespace
