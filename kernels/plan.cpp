@@ -71,6 +71,7 @@ std::unique_ptr<ConvPlan> ConvPlan::build(const ConvProblem& problem, const std:
   for (const auto& wanted : gradients) {
     if (!wanted.requested) continue;
     const ConvImpl* impl = choose(wanted.gradient, p, only);
+    plan->ledger_.begin_step();
     plan->steps_.push_back({impl, impl->plan(p, builder)});
   }
   static const char* const kNames[3][2] = {{"src.f32", "src.f64"}, {"wei.f32", "wei.f64"}, {"dst.f32", "dst.f64"}};

@@ -48,7 +48,11 @@ class PlanBuilder {
   PlanBuilder(const ConvProblem& problem, WorkspaceLedger& ledger) : problem_(problem), ledger_(ledger) {}
   const ConvProblem& problem() const { return problem_; }
   int threads() const { return problem_.max_threads; }
-  WorkspaceLedger& ledger() { return ledger_; }
+  // Books the step's scratch: `copies` slices of `count` elements (one per thread, or one). Valid
+  // while the step runs; the next step reuses the same bytes.
+  WorkspaceLedger::Handle book_scratch(const char* name, uint64_t count, uint64_t element_bytes, uint64_t copies = 1) {
+    return ledger_.book_step(name, count, element_bytes, copies);
+  }
   // Asks for inputs as dense float arrays (read in place when they already are one and need no
   // rounding) or dense double arrays. Several steps asking for the same one share it.
   void need_float_inputs(bool src, bool wei, bool dst);

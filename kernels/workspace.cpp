@@ -19,17 +19,35 @@ bool multiply(uint64_t a, uint64_t b, uint64_t* out) {
 
 WorkspaceLedger::Handle WorkspaceLedger::book(const char* name, uint64_t count, uint64_t element_bytes,
                                               uint64_t copies) {
+  return book_in(false, name, count, element_bytes, copies);
+}
+
+WorkspaceLedger::Handle WorkspaceLedger::book_step(const char* name, uint64_t count, uint64_t element_bytes,
+                                                   uint64_t copies) {
+  return book_in(true, name, count, element_bytes, copies);
+}
+
+WorkspaceLedger::Handle WorkspaceLedger::book_in(bool step_area, const char* name, uint64_t count,
+                                                 uint64_t element_bytes, uint64_t copies) {
+  uint64_t& used = step_area ? step_used_ : shared_used_;
   uint64_t bytes = 0, all = 0;
   bool fits = multiply(count, element_bytes, &bytes) && bytes <= kMax - kWorkspaceAlign;
   const uint64_t slice = fits ? (bytes + kWorkspaceAlign - 1) / kWorkspaceAlign * kWorkspaceAlign : 0;
-  fits = fits && multiply(slice, copies, &all) && all <= kMax - kWorkspaceAlign - used_;
+  // Both areas together stay below 2^63, so every sum of offsets below fits.
+  constexpr uint64_t kLimit = uint64_t{1} << 62;
+  fits = fits && multiply(slice, copies, &all) && all <= kLimit - used;
   if (!fits) {
     overflowed_ = true;
     all = 0;
   }
-  regions_.push_back({name, used_, slice, copies});
-  used_ += all;
+  regions_.push_back({name, step_area, used, slice, copies});
+  used += all;
+  if (step_area && step_used_ > step_max_) step_max_ = step_used_;
   return static_cast<Handle>(regions_.size() - 1);
+}
+
+uint64_t WorkspaceLedger::total_bytes() const {
+  return regions_.empty() ? 0 : shared_used_ + step_max_ + kWorkspaceAlign - 1;
 }
 
 Workspace::Workspace(const WorkspaceLedger& ledger, void* buffer) : ledger_(ledger) {

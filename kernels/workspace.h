@@ -13,12 +13,16 @@ namespace aclnn_cpu {
 // includes the slack to align it (CANN's callers pass offsets into larger buffers).
 constexpr uint64_t kWorkspaceAlign = 64;
 
+// Two areas: the shared one holds what lives through the whole execution (the packed inputs
+// every step reads); the step area holds one step's scratch at a time, so it is as large as the
+// largest step needs, not the sum: steps run one after another.
 class WorkspaceLedger {
  public:
   // A booked region: `copies` consecutive slices of `slice_bytes` each (one per thread, or one).
   struct Region {
     const char* name;
-    uint64_t offset;       // from the aligned base
+    bool in_step_area;
+    uint64_t offset;       // from the start of its area
     uint64_t slice_bytes;  // rounded up to kWorkspaceAlign
     uint64_t copies;
   };
@@ -26,16 +30,23 @@ class WorkspaceLedger {
 
   // Books `copies` slices of `count` elements of `element_bytes`. Sizes that overflow 64 bits
   // mark the ledger overflowed (checked once by the planner) instead of wrapping.
+  // Books in the shared area.
   Handle book(const char* name, uint64_t count, uint64_t element_bytes, uint64_t copies = 1);
+  // Books in the step area, for the step being planned (after begin_step()).
+  Handle book_step(const char* name, uint64_t count, uint64_t element_bytes, uint64_t copies = 1);
+  // The next step's step-area regions start again at the beginning of that area.
+  void begin_step() { step_used_ = 0; }
 
   bool overflowed() const { return overflowed_; }
-  // Bytes the caller must provide: the regions plus the alignment slack (0 when nothing is booked).
-  uint64_t total_bytes() const { return regions_.empty() ? 0 : used_ + kWorkspaceAlign - 1; }
+  uint64_t shared_bytes() const { return shared_used_; }
+  // Bytes the caller must provide: both areas plus the alignment slack (0 when nothing is booked).
+  uint64_t total_bytes() const;
   const std::vector<Region>& regions() const { return regions_; }
 
  private:
+  Handle book_in(bool step_area, const char* name, uint64_t count, uint64_t element_bytes, uint64_t copies);
   std::vector<Region> regions_;
-  uint64_t used_ = 0;
+  uint64_t shared_used_ = 0, step_used_ = 0, step_max_ = 0;
   bool overflowed_ = false;
 };
 
@@ -48,7 +59,8 @@ class Workspace {
   T* at(WorkspaceLedger::Handle region, int64_t copy = 0) const {
     if (region < 0) return nullptr;
     const WorkspaceLedger::Region& r = ledger_.regions()[static_cast<size_t>(region)];
-    return reinterpret_cast<T*>(base_ + r.offset + static_cast<uint64_t>(copy) * r.slice_bytes);
+    const uint64_t area = r.in_step_area ? ledger_.shared_bytes() : 0;
+    return reinterpret_cast<T*>(base_ + area + r.offset + static_cast<uint64_t>(copy) * r.slice_bytes);
   }
 
  private:

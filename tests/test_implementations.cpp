@@ -247,3 +247,52 @@ TEST(Implementations, WorkspaceAtAnyAddress) {
 
 }  // namespace
 }  // namespace aclnn_cpu
+
+namespace aclnn_cpu {
+namespace {
+
+TEST(WorkspaceLedger, AlignedRegionsAndStepAreaReuse) {
+  WorkspaceLedger ledger;
+  EXPECT_EQ(ledger.total_bytes(), 0u);                         // nothing booked: no workspace at all
+  const auto input = ledger.book("input", 10, sizeof(float));  // 40 -> 64 bytes
+  ledger.begin_step();
+  const auto a = ledger.book_step("a", 100, sizeof(float), 3);  // 3 x 448
+  ledger.begin_step();
+  const auto b = ledger.book_step("b", 1, 1);  // 64, reuses the start of the step area
+  EXPECT_FALSE(ledger.overflowed());
+  EXPECT_EQ(ledger.total_bytes(), 64u + 3 * 448u + 63u);
+  std::vector<unsigned char> buffer(ledger.total_bytes() + 1);
+  const Workspace workspace(ledger, buffer.data() + 1);  // any address
+  for (auto region : {input, a, b}) EXPECT_EQ(reinterpret_cast<uintptr_t>(workspace.at<char>(region)) % 64, 0u);
+  EXPECT_EQ(workspace.at<char>(a, 1) - workspace.at<char>(a, 0), 448);
+  EXPECT_EQ(workspace.at<char>(a), workspace.at<char>(b));
+  EXPECT_EQ(workspace.at<char>(a) - workspace.at<char>(input), 64);
+  EXPECT_LE(workspace.at<char>(a, 2) + 448, reinterpret_cast<char*>(buffer.data() + buffer.size()));
+  EXPECT_EQ(workspace.at<char>(-1), nullptr);
+}
+
+TEST(WorkspaceLedger, OverflowIsReportedNotWrapped) {
+  WorkspaceLedger ledger;
+  ledger.book("huge", uint64_t{1} << 62, 8);
+  EXPECT_TRUE(ledger.overflowed());
+  WorkspaceLedger copies;
+  copies.book_step("per_thread", uint64_t{1} << 40, 4, uint64_t{1} << 30);
+  EXPECT_TRUE(copies.overflowed());
+}
+
+TEST(WorkspaceLedger, PlanOfAnUnbookableProblemFails) {
+  ConvProblem p;
+  ConvGeometry& g = p.geometry;
+  g.batch = int64_t{1} << 31, g.src_channels_per_group = int64_t{1} << 30, g.dst_channels_per_group = 1;
+  g.src_size[2] = g.dst_size[2] = 1;
+  for (View5* v : {&p.src, &p.dst, &p.wei, &p.grad_weight}) v->dtype = ACL_FLOAT16;  // packed: 4 bytes each
+  p.src.shape[0] = g.batch, p.src.shape[1] = g.src_channels_per_group;
+  p.dst.shape[0] = g.batch;
+  p.wei.shape[1] = g.src_channels_per_group;
+  p.grad_weight = p.wei;
+  p.want_weight_grad = true;
+  EXPECT_EQ(ConvPlan::build(p, "", "test"), nullptr);
+}
+
+}  // namespace
+}  // namespace aclnn_cpu

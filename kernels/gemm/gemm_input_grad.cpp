@@ -18,7 +18,7 @@ namespace {
 class GemmBackwardData final : public ConvStep {
  public:
   GemmBackwardData(const ConvProblem& p, PlanBuilder& b)
-      : g_(p.geometry), s_(p.geometry), threads_(b.threads()), output_(p.grad_input, b.ledger(), "gradInput.f32") {
+      : g_(p.geometry), s_(p.geometry), threads_(b.threads()), output_(p.grad_input, b, "gradInput.f32") {
     // Input channels per task: enough tasks to share out, whole groups when plenty.
     const int64_t slices = s_.n * s_.groups;
     block_ = slices >= 8 ? s_.cin : std::max<int64_t>(1, (s_.cin * slices + 7) / 8);
@@ -26,8 +26,8 @@ class GemmBackwardData final : public ConvStep {
     const int64_t max_rows = block_ * s_.kernel_volume;
     tile_ = s_.tile(max_rows);
     blocking_ = plan_gemm_blocking(max_rows, tile_, s_.cout);
-    if (!columns_are_source(g_)) cols_ = b.ledger().book("gemm.cols", max_rows * tile_, sizeof(float), threads_);
-    pack_ = b.ledger().book("gemm.pack", blocking_.scratch_floats(), sizeof(float), threads_);
+    if (!columns_are_source(g_)) cols_ = b.book_scratch("gemm.cols", max_rows * tile_, sizeof(float), threads_);
+    pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(), sizeof(float), threads_);
     b.need_float_inputs(false, true, true);
   }
 
@@ -73,12 +73,12 @@ class GemmBackwardData final : public ConvStep {
 class GemmForward final : public ConvStep {
  public:
   GemmForward(const ConvProblem& p, PlanBuilder& b)
-      : g_(p.geometry), s_(p.geometry), threads_(b.threads()), output_(p.grad_input, b.ledger(), "gradInput.f32") {
+      : g_(p.geometry), s_(p.geometry), threads_(b.threads()), output_(p.grad_input, b, "gradInput.f32") {
     tile_ = s_.tile(s_.rows());
     tiles_ = ceil_div(s_.dst_plane, tile_);
     blocking_ = plan_gemm_blocking(s_.cout, tile_, s_.rows());
-    if (!columns_are_source(g_)) cols_ = b.ledger().book("gemm.cols", s_.rows() * tile_, sizeof(float), threads_);
-    pack_ = b.ledger().book("gemm.pack", blocking_.scratch_floats(), sizeof(float), threads_);
+    if (!columns_are_source(g_)) cols_ = b.book_scratch("gemm.cols", s_.rows() * tile_, sizeof(float), threads_);
+    pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(), sizeof(float), threads_);
     b.need_float_inputs(true, true, false);
   }
 

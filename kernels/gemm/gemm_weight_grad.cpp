@@ -16,14 +16,14 @@ namespace {
 class GemmBackwardWeight final : public ConvStep {
  public:
   GemmBackwardWeight(const ConvProblem& p, PlanBuilder& b)
-      : g_(p.geometry), s_(p.geometry), threads_(b.threads()), output_(p.grad_weight, b.ledger(), "gradWeight.f32") {
+      : g_(p.geometry), s_(p.geometry), threads_(b.threads()), output_(p.grad_weight, b, "gradWeight.f32") {
     block_ = std::max<int64_t>(1, std::min(s_.rows(), kWeightRowBlock));
     blocks_ = ceil_div(s_.rows(), block_);
     tile_ = s_.tile(block_);
     blocking_ = plan_gemm_blocking(s_.cout, block_, tile_);
-    if (!columns_are_source(g_)) cols_ = b.ledger().book("gemm.cols", block_ * tile_, sizeof(float), threads_);
-    acc_ = b.ledger().book("gemm.acc", s_.cout * block_, sizeof(float), threads_);
-    pack_ = b.ledger().book("gemm.pack", blocking_.scratch_floats(), sizeof(float), threads_);
+    if (!columns_are_source(g_)) cols_ = b.book_scratch("gemm.cols", block_ * tile_, sizeof(float), threads_);
+    acc_ = b.book_scratch("gemm.acc", s_.cout * block_, sizeof(float), threads_);
+    pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(), sizeof(float), threads_);
     b.need_float_inputs(true, false, true);
   }
 

@@ -7,6 +7,7 @@
 
 #include "kernels/common/pack.h"
 #include "kernels/conv_problem.h"
+#include "kernels/plan.h"
 #include "kernels/workspace.h"
 
 namespace aclnn_cpu {
@@ -45,11 +46,11 @@ inline bool columns_are_source(const ConvGeometry& g) {
 // it is one, else a staging region copied (and rounded) into the user's view at the end.
 class DenseFloatOutput {
  public:
-  DenseFloatOutput(const View5& view, WorkspaceLedger& ledger, const char* region_name) : view_(view) {
+  DenseFloatOutput(const View5& view, PlanBuilder& builder, const char* region_name) : view_(view) {
     if (is_dense_float(view)) {
       in_place_ = dense_float_data(view);
     } else {
-      staged_ = ledger.book(region_name, static_cast<uint64_t>(view.numel()), sizeof(float));
+      staged_ = builder.book_scratch(region_name, static_cast<uint64_t>(view.numel()), sizeof(float));
     }
   }
   float* data(const Workspace& workspace) const {

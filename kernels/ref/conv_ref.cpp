@@ -216,7 +216,7 @@ class RefWeightGrad final : public ConvStep {
  public:
   RefWeightGrad(const ConvProblem& p, PlanBuilder& b) : g_(p.geometry), out_(p.grad_weight), threads_(b.threads()) {
     taps_ = {forward_taps(g_, 0), forward_taps(g_, 1), forward_taps(g_, 2)};
-    sums_ = b.ledger().book("ref.sums", static_cast<uint64_t>(g_.kernel_volume()), sizeof(double), threads_);
+    sums_ = b.book_scratch("ref.sums", static_cast<uint64_t>(g_.kernel_volume()), sizeof(double), threads_);
     b.need_double_inputs(true, false, true);
   }
   int64_t tasks() const override { return g_.groups * g_.dst_channels_per_group * g_.src_channels_per_group; }
