@@ -2,8 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <regex>
 #include <string>
+#include <vector>
 
 #include "support/run_conv.h"
 
@@ -29,20 +29,53 @@ std::string captured(const char* verbose, const char* kernels, RunResult* result
   return out;
 }
 
+// Splits at commas.
+std::vector<std::string> fields(const std::string& line) {
+  std::vector<std::string> out(1);
+  for (char ch : line) {
+    if (ch == ',') {
+      out.emplace_back();
+    } else {
+      out.back() += ch;
+    }
+  }
+  return out;
+}
+
+// "<prefix><digits>" -> the number, or -1.
+long long number_after(const std::string& text, const std::string& prefix) {
+  if (text.compare(0, prefix.size(), prefix) != 0 || text.size() == prefix.size()) return -1;
+  const std::string digits = text.substr(prefix.size());
+  if (digits.find_first_not_of("0123456789") != std::string::npos) return -1;
+  return std::stoll(digits);
+}
+
 TEST(Verbose, OneLinePerExecution) {
   aclInit(nullptr);
   RunResult result;
   const std::string out = captured("1", nullptr, &result);
   ASSERT_EQ(result.status, 0) << result.error;
-  const std::regex line(
-      "aclnn_convbwd_verbose,exec,aclnnConvolutionBackward,"
-      "gradOutput:FLOAT:2x6x4x8 input:FLOAT:2x4x7x8 weight:FLOAT:6x2x3x3,"
-      "stride=2x1 padding=1x1 dilation=1x1 transposed=0 outputPadding=0x0 groups=2 outputMask=111 cubeMathType=0,"
-      "gradInput=gemm:tasks=[0-9]+ gradWeight=gemm:tasks=[0-9]+ gradBias=lanes:tasks=6,threads=[0-9]+,"
-      "workspace=([0-9]+),status=0,[0-9]+\\.[0-9]{3}\n");
-  std::smatch match;
-  ASSERT_TRUE(std::regex_match(out, match, line)) << out;
-  EXPECT_EQ(std::stoull(match[1]), result.workspace_size);
+  ASSERT_FALSE(out.empty());
+  ASSERT_EQ(out.back(), '\n');
+  ASSERT_EQ(out.find('\n'), out.size() - 1) << "exactly one line: " << out;
+  const std::vector<std::string> f = fields(out.substr(0, out.size() - 1));
+  ASSERT_EQ(f.size(), 10u) << out;
+  EXPECT_EQ(f[0], "aclnn_convbwd_verbose");
+  EXPECT_EQ(f[1], "exec");
+  EXPECT_EQ(f[2], "aclnnConvolutionBackward");
+  EXPECT_EQ(f[3], "gradOutput:FLOAT:2x6x4x8 input:FLOAT:2x4x7x8 weight:FLOAT:6x2x3x3");
+  EXPECT_EQ(f[4],
+            "stride=2x1 padding=1x1 dilation=1x1 transposed=0 outputPadding=0x0 groups=2 outputMask=111 "
+            "cubeMathType=0");
+  // gradInput: (sample, group, one of 2 channels) = 8 tasks; gradWeight: (group, row block) = 2; gradBias: 6 channels.
+  EXPECT_EQ(f[5], "gradInput=gemm:tasks=8 gradWeight=gemm:tasks=2 gradBias=lanes:tasks=6");
+  EXPECT_GT(number_after(f[6], "threads="), 0) << f[6];
+  EXPECT_EQ(number_after(f[7], "workspace="), static_cast<long long>(result.workspace_size)) << f[7];
+  EXPECT_EQ(f[8], "status=0");
+  const size_t dot = f[9].find('.');
+  ASSERT_NE(dot, std::string::npos) << f[9];
+  EXPECT_EQ(f[9].size() - dot - 1, 3u) << "milliseconds with three decimals: " << f[9];
+  EXPECT_GE(std::stod(f[9]), 0.0);
 }
 
 TEST(Verbose, NamesTheForcedImplementation) {
