@@ -1,7 +1,7 @@
 #!/bin/sh
 # Installs the Debian 12 packages the build and tests need; does nothing when all are present.
 set -eu
-packages="g++ cmake make pkg-config libgtest-dev libeigen3-dev"
+packages="g++ cmake make pkg-config libgtest-dev libeigen3-dev python3"
 missing=""
 for package in $packages; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing="$missing $package"

@@ -1,11 +1,15 @@
 // Host runtime: init, devices, memory, streams, system options, recent error message.
+#include <dirent.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <fstream>
 #include <memory>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -356,6 +360,80 @@ TEST(Runtime, StreamsShareTheComputeThread) {
     for (int t = 0; t < kTasks; ++t) EXPECT_EQ(order[s][static_cast<size_t>(t)], t);
     EXPECT_EQ(aclrtDestroyStream(streams[s]), ACL_SUCCESS);
   }
+}
+
+}  // namespace
+
+namespace {
+
+// "[ERROR] ACLNN(<pid>,test_runtime):yyyy-mm-dd-hh:mm:ss.mmm.uuu <message>\n"
+void expect_log_line(const std::string& line, const std::string& message) {
+  const std::string head = "[ERROR] ACLNN(" + std::to_string(getpid()) + ",test_runtime):";
+  ASSERT_EQ(line.compare(0, head.size(), head), 0) << line;
+  const std::string stamp = line.substr(head.size(), 27);
+  ASSERT_EQ(stamp.size(), 27u) << line;
+  const char* shape = "dddd-dd-dd-dd:dd:dd.ddd.ddd";
+  for (size_t i = 0; i < stamp.size(); ++i) {
+    if (shape[i] == 'd') {
+      EXPECT_TRUE(stamp[i] >= '0' && stamp[i] <= '9') << line;
+    } else {
+      EXPECT_EQ(stamp[i], shape[i]) << line;
+    }
+  }
+  EXPECT_EQ(line.substr(head.size() + 27), " " + message + "\n");
+}
+
+TEST(Logging, OneLineFormatOnStderrByDefault) {
+  unsetenv("ASCEND_SLOG_PRINT_TO_STDOUT");
+  unsetenv("ASCEND_PROCESS_LOG_PATH");
+  ::testing::internal::CaptureStderr();
+  aclnn_cpu::report_error("probe: a logged message");
+  expect_log_line(::testing::internal::GetCapturedStderr(), "probe: a logged message");
+  EXPECT_EQ(recent_error(), "probe: a logged message");
+}
+
+TEST(Logging, PrintToStdout) {
+  setenv("ASCEND_SLOG_PRINT_TO_STDOUT", "1", 1);
+  ::testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStderr();
+  aclnn_cpu::report_error("probe: to stdout");
+  const std::string out = ::testing::internal::GetCapturedStdout(), err = ::testing::internal::GetCapturedStderr();
+  unsetenv("ASCEND_SLOG_PRINT_TO_STDOUT");
+  expect_log_line(out, "probe: to stdout");
+  EXPECT_EQ(err, "");
+}
+
+TEST(Logging, ProcessLogPath) {
+  char directory[] = "/tmp/aclnn_log_XXXXXX";
+  ASSERT_NE(mkdtemp(directory), nullptr);
+  setenv("ASCEND_PROCESS_LOG_PATH", directory, 1);
+  ::testing::internal::CaptureStderr();
+  aclnn_cpu::report_error("probe: to a file");
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+  unsetenv("ASCEND_PROCESS_LOG_PATH");
+  const std::string plog = std::string(directory) + "/plog";
+  DIR* listing = opendir(plog.c_str());
+  ASSERT_NE(listing, nullptr);
+  std::string name;
+  while (dirent* entry = readdir(listing)) {
+    if (std::string(entry->d_name).rfind("plog-" + std::to_string(getpid()) + "_", 0) == 0) name = entry->d_name;
+  }
+  closedir(listing);
+  ASSERT_FALSE(name.empty());
+  EXPECT_EQ(name.size(), std::string("plog-_yyyymmddhhmmssmmm.log").size() + std::to_string(getpid()).size());
+  std::ifstream file(plog + "/" + name);
+  std::stringstream contents;
+  contents << file.rdbuf();
+  expect_log_line(contents.str(), "probe: to a file");
+}
+
+TEST(Logging, LevelFilter) {
+  setenv("ASCEND_GLOBAL_LOG_LEVEL", "4", 1);
+  ::testing::internal::CaptureStderr();
+  aclnn_cpu::report_error("probe: filtered");
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+  unsetenv("ASCEND_GLOBAL_LOG_LEVEL");
+  EXPECT_EQ(recent_error(), "probe: filtered");  // still recorded for aclGetRecentErrMsg
 }
 
 }  // namespace

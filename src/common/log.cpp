@@ -1,8 +1,16 @@
 #include "common/log.h"
 
+#include <errno.h>  // program_invocation_short_name (glibc)
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <mutex>
 
 namespace aclnn_cpu {
 namespace {
@@ -39,9 +47,62 @@ std::string format(const char* fmt, ...) {
   return text;
 }
 
+namespace {
+
+bool env_is(const char* name, const char* value) {
+  const char* set = std::getenv(name);
+  return set != nullptr && std::strcmp(set, value) == 0;
+}
+
+// "2026-11-22-16:05:00.123.456" (local time, milliseconds, microseconds), as CANN's logs write it.
+std::string timestamp(const char* date_format) {
+  const auto now = std::chrono::system_clock::now();
+  const std::time_t seconds = std::chrono::system_clock::to_time_t(now);
+  const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count() % 1000000;
+  std::tm local{};
+  localtime_r(&seconds, &local);
+  char date[32];
+  std::strftime(date, sizeof date, date_format, &local);
+  return format("%s.%03d.%03d", date, static_cast<int>(micros / 1000), static_cast<int>(micros % 1000));
+}
+
+// The log file under ASCEND_PROCESS_LOG_PATH, opened on the first line: <dir>/plog/plog-<pid>_<time>.log.
+std::FILE* process_log_file(const char* directory) {
+  static std::FILE* file = nullptr;
+  static std::string opened_for;
+  if (file != nullptr && opened_for == directory) return file;
+  if (file != nullptr) std::fclose(file);
+  const std::string plog = std::string(directory) + "/plog";
+  ::mkdir(directory, 0750);
+  ::mkdir(plog.c_str(), 0750);
+  std::string stamp = timestamp("%Y%m%d%H%M%S");
+  stamp.erase(stamp.find('.'), 1);  // 20261122160500123.456 -> milliseconds, no microseconds
+  stamp.erase(stamp.find('.'));
+  const std::string path = format("%s/plog-%d_%s.log", plog.c_str(), static_cast<int>(::getpid()), stamp.c_str());
+  file = std::fopen(path.c_str(), "a");
+  opened_for = file != nullptr ? directory : "";
+  return file;
+}
+
+}  // namespace
+
 void log_message(LogLevel level, const std::string& message) {
   if (level == LogLevel::kOff || static_cast<int>(level) < static_cast<int>(configured_level())) return;
-  std::fprintf(stderr, "[%s] ACLNN_CPU %s\n", level_name(level), message.c_str());
+  // [ERROR] ACLNN(<pid>,<process>):<yyyy-mm-dd-hh:mm:ss.mmm.uuu> <message>
+  const std::string line =
+      format("[%s] ACLNN(%d,%s):%s %s\n", level_name(level), static_cast<int>(::getpid()),
+             program_invocation_short_name, timestamp("%Y-%m-%d-%H:%M:%S").c_str(), message.c_str());
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  std::FILE* out = stderr;
+  const char* directory = std::getenv("ASCEND_PROCESS_LOG_PATH");
+  if (env_is("ASCEND_SLOG_PRINT_TO_STDOUT", "1")) {
+    out = stdout;
+  } else if (directory != nullptr && directory[0] != '\0') {
+    if (std::FILE* file = process_log_file(directory)) out = file;
+  }
+  std::fputs(line.c_str(), out);
+  std::fflush(out);
 }
 
 void report_error(const std::string& message) {

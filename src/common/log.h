@@ -1,6 +1,8 @@
 // Failure messages: every failing public call records one sentence for aclGetRecentErrMsg() and
-// prints it as an "[ERROR]" line on stderr, filtered by ASCEND_GLOBAL_LOG_LEVEL
-// (0 debug, 1 info, 2 warning, 3 error = default, 4 off).
+// logs it as one line, "[ERROR] ACLNN(<pid>,<process>):<yyyy-mm-dd-hh:mm:ss.mmm.uuu> <message>",
+// filtered by ASCEND_GLOBAL_LOG_LEVEL (0 debug, 1 info, 2 warning, 3 error = default, 4 off).
+// Lines go to stderr; to stdout with ASCEND_SLOG_PRINT_TO_STDOUT=1; else, with
+// ASCEND_PROCESS_LOG_PATH=<dir>, to <dir>/plog/plog-<pid>_<yyyymmddhhmmssmmm>.log.
 #pragma once
 
 #include <string>
