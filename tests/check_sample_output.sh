@@ -1,10 +1,12 @@
 #!/bin/sh
 # Runs a doc sample and checks its printed results. Each expectation NAME=VALUExCOUNT means the
 # sample printed exactly COUNT lines "NAME[i] is: VALUE", i = 0..COUNT-1, and nothing else for NAME.
+# ACLNN_TEST_EMULATOR (cross builds) is the command that runs a target program, e.g. qemu-aarch64.
 set -eu
 exe="$1"
 shift
-output=$("$exe")
+# shellcheck disable=SC2086
+output=$(${ACLNN_TEST_EMULATOR:-} "$exe")
 status=0
 for expectation in "$@"; do
   name=${expectation%%=*}
