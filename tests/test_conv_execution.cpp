@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <string>
 
 #include "aclnn/opdev/op_errno.h"
 #include "support/run_conv.h"
@@ -22,7 +23,11 @@ struct Planned {
   aclOpExecutor* executor = nullptr;
   uint64_t workspace_size = 0;
 
-  explicit Planned(std::array<bool, 3> mask = {true, true, true}) {
+  // `without_data`: the tensor ("gradOutput", "input", "gradInput") created with no data address.
+  explicit Planned(std::array<bool, 3> mask = {true, true, true}, const std::string& without_data = "") {
+    if (without_data == "gradOutput") aclSetRawTensorAddr(gy.get(), nullptr);
+    if (without_data == "input") aclSetRawTensorAddr(x.get(), nullptr);
+    if (without_data == "gradInput") aclSetRawTensorAddr(gx.get(), nullptr);
     spec.spatial = 1;
     spec.batch = 2, spec.in_channels = 3, spec.out_channels = 4;
     spec.input_size = {6}, spec.kernel = {3}, spec.stride = {1}, spec.dilation = {1};
@@ -103,13 +108,93 @@ TEST(ConvExecution, NullExecutor) {
   EXPECT_EQ(aclnnConvTbcBackward(nullptr, 0, nullptr, nullptr), ACLNN_ERR_PARAM_NULLPTR);
 }
 
-TEST(ConvExecution, NullWorkspaceWithSizeFreesTheExecutor) {
-  Planned plan;
-  ASSERT_EQ(aclSetAclOpExecutorRepeatable(plan.executor), 0);
-  const std::vector<uint8_t> before = plan.gx.bytes();
-  EXPECT_EQ(aclnnConvolutionBackward(nullptr, plan.workspace_size, plan.executor, nullptr), ACLNN_ERR_PARAM_NULLPTR);
-  EXPECT_EQ(aclDestroyAclOpExecutor(plan.executor), ACLNN_ERR_INNER);  // already freed
-  EXPECT_EQ(plan.gx.bytes(), before);
+// A refused phase 2 (null workspace with a size, missing data, too small a workspace) frees a
+// one-shot executor, as its run would have, and keeps a repeatable one for its owner.
+TEST(ConvExecution, NullWorkspaceWithSizeIsRefused) {
+  Planned one_shot;
+  const std::vector<uint8_t> before = one_shot.gx.bytes();
+  EXPECT_EQ(aclnnConvolutionBackward(nullptr, one_shot.workspace_size, one_shot.executor, nullptr),
+            ACLNN_ERR_PARAM_NULLPTR);
+  EXPECT_NE(std::string(aclGetRecentErrMsg()).find("workspace is nullptr"), std::string::npos);
+  EXPECT_EQ(aclDestroyAclOpExecutor(one_shot.executor), ACLNN_ERR_INNER);  // already freed
+  EXPECT_EQ(one_shot.gx.bytes(), before);
+
+  Planned repeatable;
+  ASSERT_EQ(aclSetAclOpExecutorRepeatable(repeatable.executor), 0);
+  EXPECT_EQ(aclnnConvolutionBackward(nullptr, repeatable.workspace_size, repeatable.executor, nullptr),
+            ACLNN_ERR_PARAM_NULLPTR);
+  Workspace ws(repeatable.workspace_size);
+  EXPECT_EQ(aclnnConvolutionBackward(ws.ptr, repeatable.workspace_size, repeatable.executor, nullptr), 0);
+  ASSERT_EQ(aclrtSynchronizeStream(nullptr), 0);
+  EXPECT_EQ(repeatable.gx.read(), repeatable.expected(0).grad_input);
+  EXPECT_EQ(aclDestroyAclOpExecutor(repeatable.executor), 0);
+}
+
+// Phase 1 plans tensors created without data (as CANN's does); phase 2 refuses to run them.
+TEST(ConvExecution, MissingDataIsPlannedThenRefusedAtRun) {
+  for (const char* name : {"gradOutput", "input", "gradInput"}) {
+    Planned plan({true, true, true}, name);
+    ASSERT_NE(plan.executor, nullptr) << name;
+    Workspace ws(plan.workspace_size);
+    const std::vector<uint8_t> gw_before = plan.gw.bytes(), gb_before = plan.gb.bytes();
+    EXPECT_EQ(aclnnConvolutionBackward(ws.ptr, plan.workspace_size, plan.executor, nullptr), ACLNN_ERR_PARAM_NULLPTR);
+    const std::string message = aclGetRecentErrMsg();
+    EXPECT_NE(message.find("aclnnConvolutionBackward: " + std::string(name) + " has no data address"),
+              std::string::npos)
+        << message;
+    ASSERT_EQ(aclrtSynchronizeStream(nullptr), 0);
+    EXPECT_EQ(plan.gw.bytes(), gw_before);  // nothing touched
+    EXPECT_EQ(plan.gb.bytes(), gb_before);
+    EXPECT_EQ(aclDestroyAclOpExecutor(plan.executor), ACLNN_ERR_INNER);  // one-shot: freed
+  }
+  // A tensor the mask leaves unused needs no data.
+  Planned masked({false, true, true}, "gradInput");
+  Workspace ws(masked.workspace_size);
+  EXPECT_EQ(aclnnConvolutionBackward(ws.ptr, masked.workspace_size, masked.executor, nullptr), 0);
+  ASSERT_EQ(aclrtSynchronizeStream(nullptr), 0);
+  EXPECT_EQ(masked.gw.read(), masked.expected(0).grad_weight);
+}
+
+// CANN's own unit tests plan large layers with no memory behind them; so do we.
+TEST(ConvExecution, LargeLayersPlanWithoutMemory) {
+  struct Layer {
+    Shape x, w, gy;
+  } layers[] = {{{512, 512, 7, 7}, {2048, 512, 1, 1}, {512, 2048, 7, 7}},
+                {{16, 64, 32, 112, 112}, {64, 64, 3, 3, 3}, {16, 64, 32, 112, 112}},
+                {{64, 1024, 4096}, {1024, 1024, 3}, {64, 1024, 4096}}};
+  for (const Layer& l : layers) {
+    const size_t p = l.x.size() - 2;
+    auto tensor = [](const Shape& shape) {
+      const aclFormat format = shape.size() == 3   ? ACL_FORMAT_NCL
+                               : shape.size() == 4 ? ACL_FORMAT_NCHW
+                                                   : ACL_FORMAT_NCDHW;
+      return aclCreateTensor(shape.data(), shape.size(), ACL_FLOAT16, nullptr, 0, format, shape.data(), shape.size(),
+                             nullptr);
+    };
+    aclTensor *x = tensor(l.x), *w = tensor(l.w), *gy = tensor(l.gy), *gx = tensor(l.x), *gw = tensor(l.w);
+    const Shape bias_shape = {l.gy[1]};
+    aclTensor* gb =
+        aclCreateTensor(bias_shape.data(), 1, ACL_FLOAT16, nullptr, 0, ACL_FORMAT_ND, bias_shape.data(), 1, nullptr);
+    const Shape ones(p, 1), pads(p, l.w[2] / 2), zeros(p, 0);
+    aclIntArray* stride = aclCreateIntArray(ones.data(), p);
+    aclIntArray* padding = aclCreateIntArray(pads.data(), p);
+    aclIntArray* output_padding = aclCreateIntArray(zeros.data(), p);
+    aclIntArray* bias_sizes = aclCreateIntArray(bias_shape.data(), 1);
+    const bool all[3] = {true, true, true};
+    aclBoolArray* mask = aclCreateBoolArray(all, 3);
+    uint64_t workspace_size = 0;
+    aclOpExecutor* executor = nullptr;
+    EXPECT_EQ(
+        aclnnConvolutionBackwardGetWorkspaceSize(gy, x, w, bias_sizes, stride, padding, stride, false, output_padding,
+                                                 1, mask, 0, gx, gw, gb, &workspace_size, &executor),
+        0)
+        << aclGetRecentErrMsg();
+    EXPECT_GT(workspace_size, 0u);
+    EXPECT_EQ(aclnnConvolutionBackward(nullptr, 0, executor, nullptr), ACLNN_ERR_PARAM_NULLPTR);  // no data: refused
+    for (aclTensor* t : {x, w, gy, gx, gw, gb}) aclDestroyTensor(t);
+    for (aclIntArray* a : {stride, padding, output_padding, bias_sizes}) aclDestroyIntArray(a);
+    aclDestroyBoolArray(mask);
+  }
 }
 
 TEST(ConvExecution, WorkspaceSmallerThanReportedIsRefused) {

@@ -48,6 +48,12 @@ TEST(ConvRandom, ValidCallsMatchTheOracleInvalidOnesAreRejected) {
       ++invalid;
       continue;
     }
+    if (s.spatial == 3 && s.groups > 1 && o.mask[1] && o.cube_math_type == 2) {  // R17b
+      EXPECT_EQ(r.status, 161002) << "trial " << trial;
+      EXPECT_NE(r.error.find("USE_FP16"), std::string::npos) << r.error;
+      ++invalid;
+      continue;
+    }
     ASSERT_EQ(r.status, 0) << "trial " << trial << ": " << r.error;
     const ConvGrads want = oracle_backward(s, x, w, gy);
     const ConvGrads expected = {o.mask[0] ? rounded(want.grad_input, ACL_FLOAT) : std::vector<double>{},

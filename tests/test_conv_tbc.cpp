@@ -137,6 +137,39 @@ TEST_F(TbcValidation, T9_SelfShape) {
   expect_rejected(ACLNN_ERR_PARAM_INVALID, "must be (T + 2*pad + 1 - K, B, Cout) = [3, 2, 4]");
 }
 
+TEST_F(TbcValidation, T9_HugePadIsRejectedWithoutOverflow) {
+  pad = INT64_MAX;  // T + 2*pad + 1 - K overflows 64 bits
+  expect_rejected(ACLNN_ERR_PARAM_INVALID, "exceeds int64");
+  pad = INT64_MAX / 2 - 2;  // fits, but is not self's length
+  expect_rejected(ACLNN_ERR_PARAM_INVALID, "must be (T + 2*pad + 1 - K, B, Cout)");
+}
+
+TEST_F(TbcValidation, Ours_MissingDataIsPlannedThenRefusedAtRun) {
+  for (std::unique_ptr<DeviceTensor>* tensor : {&self, &weight, &grad_bias}) {
+    build();
+    aclSetRawTensorAddr((*tensor)->get(), nullptr);
+    uint64_t size = 0;
+    aclOpExecutor* executor = nullptr;
+    ASSERT_EQ(
+        aclnnConvTbcBackwardGetWorkspaceSize(self->get(), input->get(), weight->get(), bias->get(), pad, cube_math_type,
+                                             grad_input->get(), grad_weight->get(), grad_bias->get(), &size, &executor),
+        0);
+    const std::vector<uint8_t> before = grad_input->bytes();
+    void* workspace = nullptr;
+    if (size > 0) {
+      ASSERT_EQ(aclrtMalloc(&workspace, size, ACL_MEM_MALLOC_HUGE_FIRST), 0);
+    }
+    EXPECT_EQ(aclnnConvTbcBackward(workspace, size, executor, nullptr), ACLNN_ERR_PARAM_NULLPTR);
+    EXPECT_NE(std::string(aclGetRecentErrMsg()).find("aclnnConvTbcBackward: "), std::string::npos);
+    ASSERT_EQ(aclrtSynchronizeStream(nullptr), 0);
+    EXPECT_EQ(grad_input->bytes(), before);
+    if (workspace != nullptr) aclrtFree(workspace);
+  }
+  build();
+  aclSetRawTensorAddr(bias->get(), nullptr);  // bias is never read: it needs no data
+  EXPECT_EQ(call(), 0) << message;
+}
+
 TEST_F(TbcValidation, T10_GradientShapes) {
   grad_input = make({5, 2, 4}, ACL_FLOAT, ACL_FORMAT_ND);
   expect_rejected(ACLNN_ERR_PARAM_INVALID, "gradInput shape [5, 2, 4] must equal input shape [5, 2, 3]");

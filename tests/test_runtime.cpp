@@ -302,8 +302,8 @@ class FailingPlan final : public aclnn_cpu::OperatorPlan {
 };
 
 TEST(Runtime, PhaseTwoFailureReachesSynchronize) {
-  aclOpExecutor* executor = aclnn_cpu::register_executor(
-      std::make_unique<aclnn_cpu::ConvExecutor>(std::make_unique<FailingPlan>(), "aclnnConvolutionBackward", "test"));
+  aclOpExecutor* executor = aclnn_cpu::register_executor(std::make_unique<aclnn_cpu::ConvExecutor>(
+      std::make_unique<FailingPlan>(), "aclnnConvolutionBackward", "test", ""));
   aclrtStream stream = nullptr;
   ASSERT_EQ(aclrtCreateStream(&stream), ACL_SUCCESS);
   EXPECT_EQ(aclnnConvolutionBackward(nullptr, 0, executor, stream), ACLNN_SUCCESS);  // queued

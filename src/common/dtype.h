@@ -15,6 +15,8 @@ namespace aclnn_cpu {
 size_t dtype_size(int32_t dtype);
 const char* dtype_name(int32_t dtype);
 const char* format_name(int32_t format);
+// CANN's promotion among FLOAT, FLOAT16 and BF16: equal types stay, any other pair gives FLOAT.
+inline int32_t promote_dtype(int32_t a, int32_t b) { return a == b ? a : static_cast<int32_t>(ACL_FLOAT); }
 
 // Reads element `index` of a FLOAT/FLOAT16/BF16 (or, for internal tests, DOUBLE) buffer.
 inline double load_element(const void* base, int32_t dtype, int64_t index) {

@@ -52,11 +52,12 @@ std::string tbc_call(const ConvTbcBackwardArgs& a) {
 
 // Plans a validated problem on the device backend and hands the executor and its workspace
 // size to the caller. `api` names the phase-1 entry point, `run_api` the phase-2 one.
-aclnnStatus publish(const ConvProblem& problem, const char* api, const char* run_api, std::string call,
-                    uint64_t* workspace_size, aclOpExecutor** executor) {
+// `used`: the tensors the run reads or writes (a missing data address refuses phase 2, not 1).
+aclnnStatus publish(const ConvProblem& problem, const std::vector<UsedTensor>& used, const char* api,
+                    const char* run_api, std::string call, uint64_t* workspace_size, aclOpExecutor** executor) {
   std::unique_ptr<OperatorPlan> plan = device_backend().plan_convolution(problem, api);
   if (plan == nullptr) return ACLNN_ERR_PARAM_INVALID;
-  auto planned = std::make_unique<ConvExecutor>(std::move(plan), run_api, std::move(call));
+  auto planned = std::make_unique<ConvExecutor>(std::move(plan), run_api, std::move(call), missing_data(used));
   *workspace_size = planned->workspace_bytes();
   *executor = register_executor(std::move(planned));
   return ACLNN_SUCCESS;
@@ -100,7 +101,7 @@ aclnnStatus aclnnConvolutionBackwardGetWorkspaceSize(const aclTensor* gradOutput
                                 gradInput,  gradWeight, gradBias,      workspaceSize, executor};
     const Check check = validate_convolution_backward(args);
     if (check.failed()) return check.status;
-    return publish(make_convolution_problem(args), "aclnnConvolutionBackwardGetWorkspaceSize",
+    return publish(make_convolution_problem(args), used_tensors(args), "aclnnConvolutionBackwardGetWorkspaceSize",
                    "aclnnConvolutionBackward", convolution_call(args), workspaceSize, executor);
   });
 }
@@ -120,8 +121,8 @@ aclnnStatus aclnnConvTbcBackwardGetWorkspaceSize(const aclTensor* self, const ac
                                    gradInput, gradWeight, gradBias, workspaceSize, executor};
     const Check check = validate_conv_tbc_backward(args);
     if (check.failed()) return check.status;
-    return publish(make_conv_tbc_problem(args), "aclnnConvTbcBackwardGetWorkspaceSize", "aclnnConvTbcBackward",
-                   tbc_call(args), workspaceSize, executor);
+    return publish(make_conv_tbc_problem(args), used_tensors(args), "aclnnConvTbcBackwardGetWorkspaceSize",
+                   "aclnnConvTbcBackward", tbc_call(args), workspaceSize, executor);
   });
 }
 

@@ -14,6 +14,13 @@ Check fail_check(aclnnStatus status, const char* api, const std::string& message
   return Check{status};
 }
 
+Wide dilated_span(int64_t kernel, int64_t dilation) { return Wide{dilation} * (kernel - 1) + 1; }
+
+Wide conv_output_size(int64_t in, int64_t lo, int64_t hi, int64_t kernel, int64_t stride, int64_t dilation) {
+  const Wide room = Wide{in} + lo + hi - dilated_span(kernel, dilation);
+  return room < 0 ? -1 : room / stride + 1;
+}
+
 std::string to_string(const std::vector<int64_t>& values) {
   std::string text = "[";
   for (size_t i = 0; i < values.size(); ++i) text += (i ? ", " : "") + std::to_string(values[i]);
@@ -49,9 +56,6 @@ Check check_well_formed(const char* api, const char* name, const aclTensor& tens
 
 Check check_accessible(const char* api, const char* name, const aclTensor& tensor) {
   if (is_empty(tensor)) return Check{};
-  if (tensor.data == nullptr) {
-    return fail_check(ACLNN_ERR_PARAM_NULLPTR, api, format("%s has no data address (created with nullptr)", name));
-  }
   // Lowest and highest element the view reaches, relative to the data address.
   int64_t lowest = tensor.offset, highest = tensor.offset;
   bool overflow = false;
@@ -72,6 +76,15 @@ Check check_accessible(const char* api, const char* name, const aclTensor& tenso
                              static_cast<long long>(highest), to_string(tensor.storage_shape).c_str()));
   }
   return Check{};
+}
+
+std::string missing_data(const std::vector<UsedTensor>& used) {
+  for (const UsedTensor& t : used) {
+    if (!is_empty(*t.tensor) && t.tensor->data == nullptr) {
+      return format("%s has no data address (created with nullptr)", t.name);
+    }
+  }
+  return "";
 }
 
 Check check_float_dtype(const char* api, const char* name, const aclTensor& tensor) {

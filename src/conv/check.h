@@ -9,6 +9,17 @@
 
 namespace aclnn_cpu {
 
+// Shape arithmetic on user values (sizes, paddings, strides, dilations: each up to INT64_MAX) is
+// done in 128 bits, where no sum of a few such products can overflow.
+__extension__ typedef __int128 Wide;
+
+// Size of a convolution's output along one dim: floor((in + lo + hi - dilated kernel) / stride) + 1,
+// where the dilated kernel spans dilation * (kernel - 1) + 1. Negative when the padded input is
+// shorter than the dilated kernel.
+Wide conv_output_size(int64_t in, int64_t lo, int64_t hi, int64_t kernel, int64_t stride, int64_t dilation);
+// The dilated kernel's span: dilation * (kernel - 1) + 1.
+Wide dilated_span(int64_t kernel, int64_t dilation);
+
 // A failed check: the status code and the sentence already reported (or 0 = passed).
 struct Check {
   aclnnStatus status = 0;
@@ -25,9 +36,19 @@ bool is_empty(const aclTensor& tensor);
 
 // Dims non-negative, one stride per dim, element count within int64.
 Check check_well_formed(const char* api, const char* name, const aclTensor& tensor);
-// For a non-empty tensor the executor will touch: data address set, view inside its storage
-// (no element before the data address; none past the storage shape, when one was given).
+// For a non-empty tensor the executor will touch: view inside its storage (no element before the
+// data address; none past the storage shape, when one was given). The data address itself is not
+// looked at: phase 1 plans tensors created without memory, as CANN's does.
 Check check_accessible(const char* api, const char* name, const aclTensor& tensor);
+
+// A tensor the run must read or write, by the name the caller knows it by.
+struct UsedTensor {
+  const char* name;
+  const aclTensor* tensor;
+};
+// "<name> has no data address (created with nullptr)" for the first non-empty tensor without
+// data, or "" when every one has data: phase 2 refuses to run such a plan (161001).
+std::string missing_data(const std::vector<UsedTensor>& used);
 // dtype is FLOAT, FLOAT16 or BF16 (the 910B list).
 Check check_float_dtype(const char* api, const char* name, const aclTensor& tensor);
 

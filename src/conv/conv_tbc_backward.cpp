@@ -92,11 +92,15 @@ Check validate_conv_tbc_backward(const ConvTbcBackwardArgs& a) {
   // T8: pad.
   if (a.pad < 0) return invalid(format("pad %lld must be >= 0", static_cast<long long>(a.pad)));
   // T9: self is (T + 2*pad + 1 - K, B, Cout).
-  const int64_t t_out = in[0] + 2 * a.pad + 1 - w[0];
-  const std::vector<int64_t> expected_self = {t_out, in[1], w[2]};
-  if (t_out < 0 || a.self->view_shape != expected_self) {
+  const Wide t_out = Wide{in[0]} + Wide{a.pad} * 2 + 1 - w[0];  // 128 bits: pad may be near INT64_MAX
+  const bool representable = t_out >= 0 && t_out <= INT64_MAX;
+  const std::vector<int64_t> expected_self = {representable ? static_cast<int64_t>(t_out) : -1, in[1], w[2]};
+  if (!representable || a.self->view_shape != expected_self) {
     return invalid(format("self shape %s must be (T + 2*pad + 1 - K, B, Cout) = %s",
-                          to_string(a.self->view_shape).c_str(), to_string(expected_self).c_str()));
+                          to_string(a.self->view_shape).c_str(),
+                          representable ? to_string(expected_self).c_str()
+                          : t_out < 0   ? "none (T + 2*pad + 1 - K is negative)"
+                                        : "none (T + 2*pad + 1 - K exceeds int64)"));
   }
   // T10: gradients shaped like what they differentiate.
   const Named pairs[][2] = {{{"gradInput", a.grad_input}, {"input", a.input}},
@@ -116,13 +120,21 @@ Check validate_conv_tbc_backward(const ConvTbcBackwardArgs& a) {
                "2 USE_FP16 or 3 USE_HF32",
                a.cube_math_type));
   }
-  // Ours: every tensor the run reads or writes (bias is never read) has data inside its storage.
-  for (const Named& t : all) {
-    if (t.tensor == a.bias) continue;
+  // Ours: every tensor the run reads or writes stays inside its storage.
+  for (const UsedTensor& t : used_tensors(a)) {
     Check check = check_accessible(kApi, t.name, *t.tensor);
     if (check.failed()) return check;
   }
   return Check{};
+}
+
+std::vector<UsedTensor> used_tensors(const ConvTbcBackwardArgs& a) {
+  return {{"self", a.self},
+          {"input", a.input},
+          {"weight", a.weight},
+          {"gradInput", a.grad_input},
+          {"gradWeight", a.grad_weight},
+          {"gradBias", a.grad_bias}};
 }
 
 ConvProblem make_conv_tbc_problem(const ConvTbcBackwardArgs& a) {

@@ -25,6 +25,8 @@ struct ConvTbcBackwardArgs {
 };
 
 Check validate_conv_tbc_backward(const ConvTbcBackwardArgs& args);
+// The tensors a run reads or writes (all but bias), in check order.
+std::vector<UsedTensor> used_tensors(const ConvTbcBackwardArgs& args);
 
 ConvProblem make_conv_tbc_problem(const ConvTbcBackwardArgs& args);
 

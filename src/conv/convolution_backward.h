@@ -33,6 +33,9 @@ struct ConvBackwardArgs {
 // Returns the first failing check (status and reported message), or a passed Check.
 Check validate_convolution_backward(const ConvBackwardArgs& args);
 
+// The tensors a run of validated arguments reads or writes, in check order.
+std::vector<UsedTensor> used_tensors(const ConvBackwardArgs& args);
+
 // The direct problem of validated arguments.
 ConvProblem make_convolution_problem(const ConvBackwardArgs& args);
 

@@ -14,8 +14,13 @@ bool verbose_enabled() {
   return value != nullptr && value[0] != '\0' && std::strcmp(value, "0") != 0;
 }
 
-ConvExecutor::ConvExecutor(std::unique_ptr<OperatorPlan> plan, const char* api, std::string call)
-    : plan_(std::move(plan)), api_(api), call_(std::move(call)), verbose_(verbose_enabled()) {}
+ConvExecutor::ConvExecutor(std::unique_ptr<OperatorPlan> plan, const char* api, std::string call,
+                           std::string missing_data)
+    : plan_(std::move(plan)),
+      api_(api),
+      call_(std::move(call)),
+      missing_data_(std::move(missing_data)),
+      verbose_(verbose_enabled()) {}
 
 aclnnStatus ConvExecutor::run(void* workspace) const {
   const auto start = std::chrono::steady_clock::now();

@@ -13,14 +13,17 @@ class ConvExecutor final : public aclOpExecutor {
  public:
   // `api`: the phase-2 entry point's name; `call`: the user's tensors and parameters, printed by
   // the verbose mode (ACLNN_CONVBWD_VERBOSE=1, read at phase 1).
-  ConvExecutor(std::unique_ptr<OperatorPlan> plan, const char* api, std::string call);
+  // `missing_data`: why phase 2 must refuse to run (missing_data()), or "".
+  ConvExecutor(std::unique_ptr<OperatorPlan> plan, const char* api, std::string call, std::string missing_data);
   uint64_t workspace_bytes() const override { return plan_->workspace_bytes(); }
   aclnnStatus run(void* workspace) const override;
+  std::string missing_data() const override { return missing_data_; }
 
  private:
   std::unique_ptr<OperatorPlan> plan_;
   const char* api_;
   std::string call_;
+  std::string missing_data_;
   bool verbose_;
 };
 

@@ -144,7 +144,14 @@ Check check_channels(const ConvBackwardArgs& a) {
   return Check{};
 }
 
-// R14, applied to every rank (CANN checks only 5-D inputs), plus ours: equal batch sizes.
+// "123", or "out of range" for a value beyond int64.
+std::string wide_text(Wide value) {
+  if (value < INT64_MIN || value > INT64_MAX) return "out of range";
+  return std::to_string(static_cast<long long>(value));
+}
+
+// R14, applied to every rank (CANN checks only 5-D inputs), plus ours: the exact transposed
+// size (1-D and 2-D) and equal batch sizes.
 Check check_spatial(const ConvBackwardArgs& a) {
   const aclTensor& conv_in = a.transposed ? *a.grad_output : *a.input;
   const aclTensor& conv_out = a.transposed ? *a.input : *a.grad_output;
@@ -152,17 +159,30 @@ Check check_spatial(const ConvBackwardArgs& a) {
     int64_t lo = 0, hi = 0;
     padding_of(a, i, &lo, &hi);
     const int64_t in = conv_in.view_shape[i + 2], out = conv_out.view_shape[i + 2];
-    const int64_t k = a.weight->view_shape[i + 2];
-    const int64_t span = values(a.dilation)[i] * (k - 1) + 1;
-    const int64_t room = in + lo + hi - span;
-    const int64_t expected = room >= 0 ? room / values(a.stride)[i] + 1 : 0;
-    if (room < 0 || out != expected) {
+    const int64_t k = a.weight->view_shape[i + 2], s = values(a.stride)[i], d = values(a.dilation)[i];
+    const Wide expected = conv_output_size(in, lo, hi, k, s, d);
+    if (expected < 0 || out != expected) {
       return invalid(format(
           "spatial dim %zu: %s size %lld must be floor((%s size %lld + padding %lld + %lld - "
-          "dilation*(kernel-1) - 1) / stride %lld) + 1 = %lld",
+          "dilation*(kernel-1) - 1) / stride %lld) + 1 = %s",
           i, a.transposed ? "input" : "gradOutput", static_cast<long long>(out), a.transposed ? "gradOutput" : "input",
-          static_cast<long long>(in), static_cast<long long>(lo), static_cast<long long>(hi),
-          static_cast<long long>(values(a.stride)[i]), static_cast<long long>(expected)));
+          static_cast<long long>(in), static_cast<long long>(lo), static_cast<long long>(hi), static_cast<long long>(s),
+          expected < 0 ? "none (the padded size is smaller than the dilated kernel)" : wide_text(expected).c_str()));
+    }
+    // Ours (1-D, 2-D): a transposed convolution's output size is fixed by outputPadding. (5-D keeps
+    // CANN's R14 alone; a 4-value 2-D outputPadding has no per-dim meaning and is not used.)
+    const std::vector<int64_t>& output_padding = values(a.output_padding);
+    if (a.transposed && dims(*a.input) < 5 && output_padding.size() + 2 == a.input->view_shape.size()) {
+      const int64_t x = out;  // the transposed convolution's input (our `input`)
+      const Wide size = (Wide{x} - 1) * s - lo - hi + dilated_span(k, d) + output_padding[i];
+      if (in != size) {
+        return invalid(
+            format("spatial dim %zu: gradOutput size %lld must be (input size %lld - 1) * stride %lld - "
+                   "padding %lld - %lld + dilation*(kernel-1) + 1 + outputPadding %lld = %s",
+                   i, static_cast<long long>(in), static_cast<long long>(x), static_cast<long long>(s),
+                   static_cast<long long>(lo), static_cast<long long>(hi), static_cast<long long>(output_padding[i]),
+                   wide_text(size).c_str()));
+      }
     }
   }
   if (dim_size(*a.grad_output, 0) != dim_size(*a.input, 0)) {
@@ -214,11 +234,13 @@ Check check_empty_path(const ConvBackwardArgs& a, const std::vector<bool>& mask)
       for (size_t i = 0; i + 2 < a.input->view_shape.size(); ++i) {
         int64_t lo = 0, hi = 0;
         padding_of(a, i, &lo, &hi);
-        const int64_t span = values(a.dilation)[i] * (a.weight->view_shape[i + 2] - 1) + 1;
-        if (a.input->view_shape[i + 2] + lo + hi - span < 0) {
-          return invalid(format("spatial dim %zu: padded input size %lld is smaller than the dilated kernel %lld", i,
-                                static_cast<long long>(a.input->view_shape[i + 2] + lo + hi),
-                                static_cast<long long>(span)));
+        const int64_t k = a.weight->view_shape[i + 2];
+        if (conv_output_size(a.input->view_shape[i + 2], lo, hi, k, 1, values(a.dilation)[i]) < 0) {
+          return invalid(format(
+              "spatial dim %zu: input size %lld padded by %lld + %lld is smaller than the kernel %lld "
+              "dilated by %lld",
+              i, static_cast<long long>(a.input->view_shape[i + 2]), static_cast<long long>(lo),
+              static_cast<long long>(hi), static_cast<long long>(k), static_cast<long long>(values(a.dilation)[i])));
         }
       }
     }
@@ -236,22 +258,29 @@ Check check_empty_path(const ConvBackwardArgs& a, const std::vector<bool>& mask)
   return check_output_shapes(a, {mask[0], mask[1], mask[2]});
 }
 
-// Ours, last: every tensor the run reads or writes has data and stays inside its storage.
-Check check_data_access(const ConvBackwardArgs& a, const std::vector<bool>& mask) {
-  const bool reads_input = mask[1];
-  const bool reads_weight = mask[0];
-  const struct {
-    const char* name;
-    const aclTensor* tensor;
-    bool used;
-  } tensors[] = {{"gradOutput", a.grad_output, mask[0] || mask[1] || mask[2]},
-                 {"input", a.input, reads_input},
-                 {"weight", a.weight, reads_weight},
-                 {"gradInput", a.grad_input, mask[0]},
-                 {"gradWeight", a.grad_weight, mask[1]},
-                 {"gradBias", a.grad_bias, mask[2]}};
-  for (const auto& t : tensors) {
-    if (!t.used) continue;
+// R17b (compute stage, 5-D): a grouped weight gradient into a FLOAT gradWeight needs FLOAT
+// computation: neither USE_FP16 nor FLOAT16/BF16 inputs (their promoted type).
+Check check_grouped_3d_weight_grad(const ConvBackwardArgs& a, const std::vector<bool>& mask) {
+  if (dims(*a.input) != 5 || !mask[1] || a.groups <= 1 || a.grad_weight->dtype != ACL_FLOAT) return Check{};
+  if (a.cube_math_type == 2) {
+    return invalid(
+        format("a grouped (groups %d) 3-D weight gradient into a FLOAT gradWeight does not support "
+               "cubeMathType 2 (USE_FP16)",
+               a.groups));
+  }
+  const int32_t promoted = promote_dtype(promote_dtype(a.grad_output->dtype, a.input->dtype), a.weight->dtype);
+  if (promoted == ACL_FLOAT16 || promoted == ACL_BF16) {
+    return invalid(
+        format("a grouped (groups %d) 3-D weight gradient into a FLOAT gradWeight needs FLOAT inputs: "
+               "gradOutput, input and weight promote to %s",
+               a.groups, dtype_name(promoted)));
+  }
+  return Check{};
+}
+
+// Ours, last: every tensor the run reads or writes stays inside its storage.
+Check check_data_access(const ConvBackwardArgs& a) {
+  for (const UsedTensor& t : used_tensors(a)) {
     Check check = check_accessible(kApi, t.name, *t.tensor);
     if (check.failed()) return check;
   }
@@ -259,6 +288,18 @@ Check check_data_access(const ConvBackwardArgs& a, const std::vector<bool>& mask
 }
 
 }  // namespace
+
+std::vector<UsedTensor> used_tensors(const ConvBackwardArgs& a) {
+  const std::vector<bool>& mask = a.output_mask->values;
+  std::vector<UsedTensor> used;
+  if (mask[0] || mask[1] || mask[2]) used.push_back({"gradOutput", a.grad_output});
+  if (mask[1]) used.push_back({"input", a.input});
+  if (mask[0]) used.push_back({"weight", a.weight});
+  if (mask[0]) used.push_back({"gradInput", a.grad_input});
+  if (mask[1]) used.push_back({"gradWeight", a.grad_weight});
+  if (mask[2]) used.push_back({"gradBias", a.grad_bias});
+  return used;
+}
 
 MathMode math_mode(int8_t cube_math_type) { return cube_math_type == 2 ? MathMode::kFp16Inputs : MathMode::kFull; }
 
@@ -368,8 +409,11 @@ Check validate_convolution_backward(const ConvBackwardArgs& a) {
   if (empty_path) {  // R17
     Check check = check_empty_path(a, mask);
     if (check.failed()) return check;
+  } else {  // R17b
+    Check check = check_grouped_3d_weight_grad(a, mask);
+    if (check.failed()) return check;
   }
-  return check_data_access(a, mask);
+  return check_data_access(a);
 }
 
 }  // namespace aclnn_cpu

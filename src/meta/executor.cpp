@@ -43,6 +43,7 @@ aclnnStatus run_executor(void* workspace, uint64_t workspaceSize, aclOpExecutor*
   }
   ExecutorTable& table = executors();
   std::shared_ptr<aclOpExecutor> planned;
+  bool one_shot = true;
   {
     std::lock_guard<std::mutex> lock(table.mutex);
     auto found = table.live.find(executor);
@@ -54,19 +55,25 @@ aclnnStatus run_executor(void* workspace, uint64_t workspaceSize, aclOpExecutor*
       return ACLNN_ERR_INNER;
     }
     planned = found->second.executor;
-    const bool one_shot = !found->second.repeatable;
+    one_shot = !found->second.repeatable;
     if (one_shot) table.live.erase(found);
-    if (workspaceSize > 0 && workspace == nullptr) {
-      if (!one_shot) table.live.erase(executor);
-      report_error(format("%s: workspace is nullptr while workspaceSize is %llu; the executor has been released", api,
-                          static_cast<unsigned long long>(workspaceSize)));
-      return ACLNN_ERR_PARAM_NULLPTR;
-    }
+  }
+  const char* released = one_shot ? "; the one-shot executor has been released" : "";
+  if (workspaceSize > 0 && workspace == nullptr) {
+    report_error(format("%s: workspace is nullptr while workspaceSize is %llu%s", api,
+                        static_cast<unsigned long long>(workspaceSize), released));
+    return ACLNN_ERR_PARAM_NULLPTR;
+  }
+  const std::string missing = planned->missing_data();
+  if (!missing.empty()) {
+    report_error(format("%s: %s: the plan cannot run%s", api, missing.c_str(), released));
+    return ACLNN_ERR_PARAM_NULLPTR;
   }
   const uint64_t required = planned->workspace_bytes();
   if (workspaceSize < required) {
-    report_error(format("%s: workspaceSize %llu is smaller than the %llu bytes reported by GetWorkspaceSize", api,
-                        static_cast<unsigned long long>(workspaceSize), static_cast<unsigned long long>(required)));
+    report_error(format("%s: workspaceSize %llu is smaller than the %llu bytes reported by GetWorkspaceSize%s", api,
+                        static_cast<unsigned long long>(workspaceSize), static_cast<unsigned long long>(required),
+                        released));
     return ACLNN_ERR_PARAM_INVALID;
   }
   const int queued = enqueue_on_stream(

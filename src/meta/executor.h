@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "aclnn/acl_meta.h"
 
@@ -12,6 +13,8 @@ struct aclOpExecutor {
   virtual uint64_t workspace_bytes() const = 0;
   // Runs the planned work on the calling (stream worker) thread; returns an aclnn status.
   virtual aclnnStatus run(void* workspace) const = 0;
+  // Why phase 2 cannot run this plan (a tensor it must read or write has no data address), or "".
+  virtual std::string missing_data() const { return ""; }
 };
 
 namespace aclnn_cpu {
@@ -19,8 +22,9 @@ namespace aclnn_cpu {
 // Takes ownership of a planned executor and returns the handle for the caller.
 aclOpExecutor* register_executor(std::unique_ptr<aclOpExecutor> executor);
 
-// Phase 2 of every operator: checks the workspace, queues the run on `stream`, and releases a
-// one-shot executor (also when the workspace is refused).
+// Phase 2 of every operator: checks the workspace and the tensors' data, queues the run on
+// `stream`, and releases a one-shot executor. A refused call (null workspace with a size, missing
+// data, too small a workspace) releases a one-shot executor too and keeps a repeatable one.
 aclnnStatus run_executor(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream,
                          const char* api);
 
