@@ -1,8 +1,12 @@
 // aclnn meta objects: creation, accessors and destruction behave as CANN's do.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <cstring>
+#include <string>
 #include <vector>
 
+#include "acl/acl.h"
 #include "aclnn/acl_meta.h"
 #include "aclnn/aclnn_base.h"
 #include "aclnn/opdev/op_errno.h"
@@ -167,6 +171,62 @@ TEST(Meta, DestroyNullIsFineAndAccessorsRejectNull) {
 TEST(Meta, AclnnInitAndFinalizeAreAccepted) {
   EXPECT_EQ(aclnnInit(nullptr), ACLNN_SUCCESS);
   EXPECT_EQ(aclnnFinalize(), ACLNN_SUCCESS);
+}
+
+}  // namespace
+
+namespace {
+
+// Hostile sizes: a clear failure, never a crash or undefined behaviour.
+TEST(MetaHardening, ImpossibleArraySizesReturnNull) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer aborts on allocations this large instead of throwing";
+#else
+  const int64_t values[2] = {1, 2};
+  EXPECT_EQ(aclCreateIntArray(values, uint64_t{1} << 40), nullptr);  // 8 TiB: std::bad_alloc inside
+  EXPECT_NE(std::string(aclGetRecentErrMsg()).find("aclCreateIntArray: out of host memory"), std::string::npos);
+  EXPECT_EQ(aclCreateIntArray(values, UINT64_MAX), nullptr);  // beyond any vector
+  EXPECT_NE(std::string(aclGetRecentErrMsg()).find("larger than any array"), std::string::npos);
+  const bool flags[1] = {true};
+  EXPECT_EQ(aclCreateBoolArray(flags, UINT64_MAX), nullptr);
+#endif
+}
+
+TEST(MetaHardening, HugeDimsGiveSaturatedStridesNotOverflow) {
+  const int64_t dims[4] = {INT64_MAX, INT64_MAX, INT64_MAX, 3};
+  aclTensor* tensor = aclCreateTensor(dims, 4, ACL_FLOAT, nullptr, 0, ACL_FORMAT_NCHW, dims, 4, nullptr);
+  ASSERT_NE(tensor, nullptr);
+  int64_t* strides = nullptr;
+  uint64_t count = 0;
+  ASSERT_EQ(aclGetViewStrides(tensor, &strides, &count), 0);
+  ASSERT_EQ(count, 4u);
+  EXPECT_EQ(strides[3], 1);
+  EXPECT_EQ(strides[2], 3);
+  EXPECT_EQ(strides[1], INT64_MAX);
+  EXPECT_EQ(strides[0], INT64_MAX);
+  delete[] strides;
+  aclDestroyTensor(tensor);
+}
+
+TEST(MetaHardening, EnumValuesOutsideTheEnumAreKeptAsGiven) {
+  const int32_t raw_dtype = 123456, raw_format = -99;
+  aclDataType dtype;
+  aclFormat format;
+  std::memcpy(&dtype, &raw_dtype, sizeof dtype);  // what a C caller can pass
+  std::memcpy(&format, &raw_format, sizeof format);
+  const int64_t dims[1] = {2};
+  aclTensor* tensor = aclCreateTensor(dims, 1, dtype, nullptr, 0, format, dims, 1, nullptr);
+  ASSERT_NE(tensor, nullptr);
+  aclDataType dtype_out;
+  aclFormat format_out;
+  ASSERT_EQ(aclGetDataType(tensor, &dtype_out), 0);
+  ASSERT_EQ(aclGetFormat(tensor, &format_out), 0);
+  int32_t raw_out = 0;
+  std::memcpy(&raw_out, &dtype_out, sizeof raw_out);
+  EXPECT_EQ(raw_out, raw_dtype);
+  std::memcpy(&raw_out, &format_out, sizeof raw_out);
+  EXPECT_EQ(raw_out, raw_format);
+  aclDestroyTensor(tensor);
 }
 
 }  // namespace

@@ -12,6 +12,8 @@
 #include <ctime>
 #include <mutex>
 
+#include "common/guard.h"
+
 namespace aclnn_cpu {
 namespace {
 
@@ -108,6 +110,13 @@ void log_message(LogLevel level, const std::string& message) {
 void report_error(const std::string& message) {
   t_recent_error = message;
   log_message(LogLevel::kError, message);
+}
+
+void report_escaped(const char* api, const char* problem, const char* detail) noexcept {
+  try {
+    report_error(format("%s: %s%s", api, problem, detail));
+  } catch (...) {  // no memory even for the message: the caller still returns its status
+  }
 }
 
 void set_recent_error(const std::string& message) { t_recent_error = message; }

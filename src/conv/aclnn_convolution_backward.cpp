@@ -1,14 +1,14 @@
 // The operator entry points: validate -> normalise -> plan (phase 1); run on a stream (phase 2).
 #include "aclnnop/aclnn_convolution_backward.h"
 
-#include <exception>
 #include <memory>
-#include <new>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "aclnn/opdev/op_errno.h"
 #include "common/dtype.h"
+#include "common/guard.h"
 #include "common/log.h"
 #include "conv/conv_tbc_backward.h"
 #include "conv/convolution_backward.h"
@@ -65,19 +65,8 @@ aclnnStatus publish(const ConvProblem& problem, const std::vector<UsedTensor>& u
 
 // No exception crosses the C ABI.
 template <typename Body>
-aclnnStatus guarded(const char* api, Body body) {
-  try {
-    return body();
-  } catch (const std::bad_alloc&) {
-    report_error(format("%s: out of host memory", api));
-    return ACLNN_ERR_INNER_NULLPTR;
-  } catch (const std::exception& e) {
-    report_error(format("%s: internal error: %s", api, e.what()));
-    return ACLNN_ERR_INNER;
-  } catch (...) {
-    report_error(format("%s: internal error (unknown exception)", api));
-    return ACLNN_ERR_INNER;
-  }
+aclnnStatus guarded(const char* api, Body&& body) {
+  return guard<aclnnStatus>(api, ACLNN_ERR_INNER_NULLPTR, ACLNN_ERR_INNER, std::forward<Body>(body));
 }
 
 }  // namespace

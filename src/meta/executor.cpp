@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "aclnn/opdev/op_errno.h"
+#include "common/guard.h"
 #include "common/log.h"
 #include "runtime/runtime.h"
 
@@ -86,33 +87,39 @@ aclnnStatus run_executor(void* workspace, uint64_t workspaceSize, aclOpExecutor*
 extern "C" {
 
 aclnnStatus aclSetAclOpExecutorRepeatable(aclOpExecutor* executor) {
-  if (executor == nullptr) {
-    aclnn_cpu::report_error("aclSetAclOpExecutorRepeatable: executor is nullptr");
-    return ACLNN_ERR_INNER_NULLPTR;
-  }
-  auto& table = aclnn_cpu::executors();
-  std::lock_guard<std::mutex> lock(table.mutex);
-  auto found = table.live.find(executor);
-  if (found == table.live.end()) {
-    aclnn_cpu::report_error("aclSetAclOpExecutorRepeatable: executor is unknown or was already released");
-    return ACLNN_ERR_INNER;
-  }
-  found->second.repeatable = true;
-  return ACLNN_SUCCESS;
+  return aclnn_cpu::guard<aclnnStatus>(
+      "aclSetAclOpExecutorRepeatable", ACLNN_ERR_INNER_NULLPTR, ACLNN_ERR_INNER, [&]() -> aclnnStatus {
+        if (executor == nullptr) {
+          aclnn_cpu::report_error("aclSetAclOpExecutorRepeatable: executor is nullptr");
+          return ACLNN_ERR_INNER_NULLPTR;
+        }
+        auto& table = aclnn_cpu::executors();
+        std::lock_guard<std::mutex> lock(table.mutex);
+        auto found = table.live.find(executor);
+        if (found == table.live.end()) {
+          aclnn_cpu::report_error("aclSetAclOpExecutorRepeatable: executor is unknown or was already released");
+          return ACLNN_ERR_INNER;
+        }
+        found->second.repeatable = true;
+        return ACLNN_SUCCESS;
+      });
 }
 
 aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor* executor) {
-  if (executor == nullptr) {
-    aclnn_cpu::report_error("aclDestroyAclOpExecutor: executor is nullptr");
-    return ACLNN_ERR_INNER_NULLPTR;
-  }
-  auto& table = aclnn_cpu::executors();
-  std::lock_guard<std::mutex> lock(table.mutex);
-  if (table.live.erase(executor) == 0) {
-    aclnn_cpu::report_error("aclDestroyAclOpExecutor: executor is unknown or was already released");
-    return ACLNN_ERR_INNER;
-  }
-  return ACLNN_SUCCESS;
+  return aclnn_cpu::guard<aclnnStatus>(
+      "aclDestroyAclOpExecutor", ACLNN_ERR_INNER_NULLPTR, ACLNN_ERR_INNER, [&]() -> aclnnStatus {
+        if (executor == nullptr) {
+          aclnn_cpu::report_error("aclDestroyAclOpExecutor: executor is nullptr");
+          return ACLNN_ERR_INNER_NULLPTR;
+        }
+        auto& table = aclnn_cpu::executors();
+        std::lock_guard<std::mutex> lock(table.mutex);
+        if (table.live.erase(executor) == 0) {
+          aclnn_cpu::report_error("aclDestroyAclOpExecutor: executor is unknown or was already released");
+          return ACLNN_ERR_INNER;
+        }
+        return ACLNN_SUCCESS;
+      });
 }
 
 }  // extern "C"

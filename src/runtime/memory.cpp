@@ -3,6 +3,7 @@
 #include <mutex>
 
 #include "acl/acl.h"
+#include "common/guard.h"
 #include "common/log.h"
 #include "runtime/device_backend.h"
 #include "runtime/runtime.h"
@@ -29,15 +30,15 @@ aclError fail(aclError code, const std::string& message) {
   return code;
 }
 
-bool valid_policy(aclrtMemMallocPolicy policy) {
-  const unsigned value = static_cast<unsigned>(policy);
+bool valid_policy(const aclrtMemMallocPolicy& policy) {
+  const unsigned value = static_cast<uint32_t>(raw_enum(policy));
   const unsigned flags =
       ACL_MEM_TYPE_LOW_BAND_WIDTH | ACL_MEM_TYPE_HIGH_BAND_WIDTH | ACL_MEM_ACCESS_USER_SPACE_READONLY;
   return (value & 0xFFu) <= ACL_MEM_MALLOC_HUGE1G_ONLY_P2P && (value & ~0xFFu & ~flags) == 0;
 }
 
-bool valid_kind(aclrtMemcpyKind kind) {
-  const int value = static_cast<int>(kind);
+bool valid_kind(const aclrtMemcpyKind& kind) {
+  const int value = raw_enum(kind);
   return value >= ACL_MEMCPY_HOST_TO_HOST && value <= ACL_MEMCPY_INTER_DEVICE_TO_DEVICE;
 }
 
@@ -70,12 +71,13 @@ aclError release(void* ptr, bool device, const char* api) {
   return ACL_SUCCESS;
 }
 
-aclError check_copy(void* dst, size_t destMax, const void* src, size_t count, aclrtMemcpyKind kind, const char* api) {
+aclError check_copy(void* dst, size_t destMax, const void* src, size_t count, const aclrtMemcpyKind& kind,
+                    const char* api) {
   if (dst == nullptr) return fail(ACL_ERROR_INVALID_PARAM, format("%s: dst is nullptr", api));
   if (src == nullptr) return fail(ACL_ERROR_INVALID_PARAM, format("%s: src is nullptr", api));
   if (!valid_kind(kind)) {
     return fail(ACL_ERROR_INVALID_PARAM,
-                format("%s: kind %d is not an aclrtMemcpyKind value (0..7)", api, static_cast<int>(kind)));
+                format("%s: kind %d is not an aclrtMemcpyKind value (0..7)", api, raw_enum(kind)));
   }
   if (count > destMax) {
     return fail(ACL_ERROR_INVALID_PARAM, format("%s: count %zu exceeds destMax %zu", api, count, destMax));
@@ -99,56 +101,75 @@ using namespace aclnn_cpu;
 extern "C" {
 
 aclError aclrtMalloc(void** devPtr, size_t size, aclrtMemMallocPolicy policy) {
-  if (!valid_policy(policy)) {
-    return fail(ACL_ERROR_INVALID_PARAM,
-                format("aclrtMalloc: policy %#x is not an aclrtMemMallocPolicy value", static_cast<unsigned>(policy)));
-  }
-  return allocate(devPtr, size, true, "aclrtMalloc");
+  return guard<aclError>("aclrtMalloc", ACL_ERROR_BAD_ALLOC, ACL_ERROR_INTERNAL_ERROR, [&]() -> aclError {
+    if (!valid_policy(policy)) {
+      return fail(ACL_ERROR_INVALID_PARAM, format("aclrtMalloc: policy %#x is not an aclrtMemMallocPolicy value",
+                                                  static_cast<uint32_t>(raw_enum(policy))));
+    }
+    return allocate(devPtr, size, true, "aclrtMalloc");
+  });
 }
 
-aclError aclrtFree(void* devPtr) { return release(devPtr, true, "aclrtFree"); }
+aclError aclrtFree(void* devPtr) {
+  return guard<aclError>("aclrtFree", ACL_ERROR_BAD_ALLOC, ACL_ERROR_INTERNAL_ERROR,
+                         [&]() -> aclError { return release(devPtr, true, "aclrtFree"); });
+}
 
-aclError aclrtMallocHost(void** hostPtr, size_t size) { return allocate(hostPtr, size, false, "aclrtMallocHost"); }
+aclError aclrtMallocHost(void** hostPtr, size_t size) {
+  return guard<aclError>("aclrtMallocHost", ACL_ERROR_BAD_ALLOC, ACL_ERROR_INTERNAL_ERROR,
+                         [&]() -> aclError { return allocate(hostPtr, size, false, "aclrtMallocHost"); });
+}
 
-aclError aclrtFreeHost(void* hostPtr) { return release(hostPtr, false, "aclrtFreeHost"); }
+aclError aclrtFreeHost(void* hostPtr) {
+  return guard<aclError>("aclrtFreeHost", ACL_ERROR_BAD_ALLOC, ACL_ERROR_INTERNAL_ERROR,
+                         [&]() -> aclError { return release(hostPtr, false, "aclrtFreeHost"); });
+}
 
 aclError aclrtMemcpy(void* dst, size_t destMax, const void* src, size_t count, aclrtMemcpyKind kind) {
-  const aclError status = check_copy(dst, destMax, src, count, kind, "aclrtMemcpy");
-  if (status != ACL_SUCCESS) return status;
-  device_backend().copy(dst, src, count, kind);
-  return ACL_SUCCESS;
+  return guard<aclError>("aclrtMemcpy", ACL_ERROR_BAD_ALLOC, ACL_ERROR_INTERNAL_ERROR, [&]() -> aclError {
+    const aclError status = check_copy(dst, destMax, src, count, kind, "aclrtMemcpy");
+    if (status != ACL_SUCCESS) return status;
+    device_backend().copy(dst, src, count, kind);
+    return ACL_SUCCESS;
+  });
 }
 
 aclError aclrtMemcpyAsync(void* dst, size_t destMax, const void* src, size_t count, aclrtMemcpyKind kind,
                           aclrtStream stream) {
-  const aclError status = check_copy(dst, destMax, src, count, kind, "aclrtMemcpyAsync");
-  if (status != ACL_SUCCESS) return status;
-  return enqueue_on_stream(
-      stream,
-      [dst, src, count, kind] {
-        device_backend().copy(dst, src, count, kind);
-        return ACL_SUCCESS;
-      },
-      "aclrtMemcpyAsync");
+  return guard<aclError>("aclrtMemcpyAsync", ACL_ERROR_BAD_ALLOC, ACL_ERROR_INTERNAL_ERROR, [&]() -> aclError {
+    const aclError status = check_copy(dst, destMax, src, count, kind, "aclrtMemcpyAsync");
+    if (status != ACL_SUCCESS) return status;
+    return enqueue_on_stream(
+        stream,
+        [dst, src, count, kind] {
+          device_backend().copy(dst, src, count, kind);
+          return ACL_SUCCESS;
+        },
+        "aclrtMemcpyAsync");
+  });
 }
 
 aclError aclrtMemset(void* devPtr, size_t maxCount, int32_t value, size_t count) {
-  const aclError status = check_fill(devPtr, maxCount, count, "aclrtMemset");
-  if (status != ACL_SUCCESS) return status;
-  device_backend().fill(devPtr, static_cast<uint8_t>(value), count);
-  return ACL_SUCCESS;
+  return guard<aclError>("aclrtMemset", ACL_ERROR_BAD_ALLOC, ACL_ERROR_INTERNAL_ERROR, [&]() -> aclError {
+    const aclError status = check_fill(devPtr, maxCount, count, "aclrtMemset");
+    if (status != ACL_SUCCESS) return status;
+    device_backend().fill(devPtr, static_cast<uint8_t>(value), count);
+    return ACL_SUCCESS;
+  });
 }
 
 aclError aclrtMemsetAsync(void* devPtr, size_t maxCount, int32_t value, size_t count, aclrtStream stream) {
-  const aclError status = check_fill(devPtr, maxCount, count, "aclrtMemsetAsync");
-  if (status != ACL_SUCCESS) return status;
-  return enqueue_on_stream(
-      stream,
-      [devPtr, value, count] {
-        device_backend().fill(devPtr, static_cast<uint8_t>(value), count);
-        return ACL_SUCCESS;
-      },
-      "aclrtMemsetAsync");
+  return guard<aclError>("aclrtMemsetAsync", ACL_ERROR_BAD_ALLOC, ACL_ERROR_INTERNAL_ERROR, [&]() -> aclError {
+    const aclError status = check_fill(devPtr, maxCount, count, "aclrtMemsetAsync");
+    if (status != ACL_SUCCESS) return status;
+    return enqueue_on_stream(
+        stream,
+        [devPtr, value, count] {
+          device_backend().fill(devPtr, static_cast<uint8_t>(value), count);
+          return ACL_SUCCESS;
+        },
+        "aclrtMemsetAsync");
+  });
 }
 
 }  // extern "C"

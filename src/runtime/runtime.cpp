@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "acl/acl.h"
+#include "common/guard.h"
 #include "common/log.h"
 #include "runtime/device_backend.h"
 
@@ -45,8 +46,8 @@ aclError fail(aclError code, const std::string& message) {
 
 bool valid_device(int32_t id) { return id >= 0 && static_cast<uint32_t>(id) < device_backend().device_count(); }
 
-bool valid_sys_param(aclSysParamOpt opt) {
-  const int value = static_cast<int>(opt);
+bool valid_sys_param(const aclSysParamOpt& opt) {
+  const int value = raw_enum(opt);
   return value >= ACL_OPT_DETERMINISTIC && value <= ACL_OPT_ENABLE_KERNEL_EARLY_START;
 }
 
@@ -99,153 +100,183 @@ using namespace aclnn_cpu;
 extern "C" {
 
 aclError aclInit(const char* configPath) {
-  RuntimeState& s = state();
-  std::lock_guard<std::mutex> lock(s.mutex);
-  if (s.initialized) return fail(ACL_ERROR_REPEAT_INITIALIZE, "aclInit: already initialised; call aclFinalize first");
-  if (configPath != nullptr && configPath[0] != '\0') {
-    std::FILE* file = std::fopen(configPath, "r");
-    if (file == nullptr) {
-      return fail(ACL_ERROR_INVALID_FILE,
-                  format("aclInit: configPath \"%s\" cannot be opened (pass nullptr or a readable file)", configPath));
+  return guard<aclError>("aclInit", ACL_ERROR_BAD_ALLOC, ACL_ERROR_INTERNAL_ERROR, [&]() -> aclError {
+    RuntimeState& s = state();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    if (s.initialized) return fail(ACL_ERROR_REPEAT_INITIALIZE, "aclInit: already initialised; call aclFinalize first");
+    if (configPath != nullptr && configPath[0] != '\0') {
+      std::FILE* file = std::fopen(configPath, "r");
+      if (file == nullptr) {
+        return fail(
+            ACL_ERROR_INVALID_FILE,
+            format("aclInit: configPath \"%s\" cannot be opened (pass nullptr or a readable file)", configPath));
+      }
+      std::fclose(file);
     }
-    std::fclose(file);
-  }
-  s.initialized = true;
-  return ACL_SUCCESS;
+    s.initialized = true;
+    return ACL_SUCCESS;
+  });
 }
 
 aclError aclFinalize(void) {
-  {
+  return guard<aclError>("aclFinalize", ACL_ERROR_BAD_ALLOC, ACL_ERROR_INTERNAL_ERROR, [&]() -> aclError {
+    {
+      std::lock_guard<std::mutex> lock(state().mutex);
+      if (!state().initialized) return fail(ACL_ERROR_REPEAT_FINALIZE, "aclFinalize: aclInit has not been called");
+    }
+    synchronize_all();
     std::lock_guard<std::mutex> lock(state().mutex);
-    if (!state().initialized) return fail(ACL_ERROR_REPEAT_FINALIZE, "aclFinalize: aclInit has not been called");
-  }
-  synchronize_all();
-  std::lock_guard<std::mutex> lock(state().mutex);
-  state().initialized = false;
-  return ACL_SUCCESS;
+    state().initialized = false;
+    return ACL_SUCCESS;
+  });
 }
 
 const char* aclGetRecentErrMsg(void) {
-  static thread_local std::string returned;
-  returned = take_recent_error();
-  return returned.empty() ? nullptr : returned.c_str();
+  return guard<const char*>("aclGetRecentErrMsg", nullptr, nullptr, [&]() -> const char* {
+    static thread_local std::string returned;
+    returned = take_recent_error();
+    return returned.empty() ? nullptr : returned.c_str();
+  });
 }
 
 aclError aclrtSetDevice(int32_t deviceId) {
-  if (!valid_device(deviceId)) {
-    return fail(ACL_ERROR_RT_INVALID_DEVICEID, format("aclrtSetDevice: deviceId %d is out of range [0, %u)", deviceId,
-                                                      device_backend().device_count()));
-  }
-  t_current_device = deviceId;
-  return ACL_SUCCESS;
+  return guard<aclError>("aclrtSetDevice", ACL_ERROR_BAD_ALLOC, ACL_ERROR_INTERNAL_ERROR, [&]() -> aclError {
+    if (!valid_device(deviceId)) {
+      return fail(ACL_ERROR_RT_INVALID_DEVICEID, format("aclrtSetDevice: deviceId %d is out of range [0, %u)", deviceId,
+                                                        device_backend().device_count()));
+    }
+    t_current_device = deviceId;
+    return ACL_SUCCESS;
+  });
 }
 
 aclError aclrtResetDevice(int32_t deviceId) {
-  if (!valid_device(deviceId)) {
-    return fail(ACL_ERROR_RT_INVALID_DEVICEID, format("aclrtResetDevice: deviceId %d is out of range [0, %u)", deviceId,
-                                                      device_backend().device_count()));
-  }
-  synchronize_all();
-  if (t_current_device == deviceId) t_current_device = kNoDevice;
-  return ACL_SUCCESS;
+  return guard<aclError>("aclrtResetDevice", ACL_ERROR_BAD_ALLOC, ACL_ERROR_INTERNAL_ERROR, [&]() -> aclError {
+    if (!valid_device(deviceId)) {
+      return fail(ACL_ERROR_RT_INVALID_DEVICEID, format("aclrtResetDevice: deviceId %d is out of range [0, %u)",
+                                                        deviceId, device_backend().device_count()));
+    }
+    synchronize_all();
+    if (t_current_device == deviceId) t_current_device = kNoDevice;
+    return ACL_SUCCESS;
+  });
 }
 
 aclError aclrtGetDevice(int32_t* deviceId) {
-  if (deviceId == nullptr) return fail(ACL_ERROR_INVALID_PARAM, "aclrtGetDevice: deviceId is nullptr");
-  if (t_current_device == kNoDevice) {
-    return fail(ACL_ERROR_RT_CONTEXT_NULL, "aclrtGetDevice: no device is set on this thread (call aclrtSetDevice)");
-  }
-  *deviceId = t_current_device;
-  return ACL_SUCCESS;
+  return guard<aclError>("aclrtGetDevice", ACL_ERROR_BAD_ALLOC, ACL_ERROR_INTERNAL_ERROR, [&]() -> aclError {
+    if (deviceId == nullptr) return fail(ACL_ERROR_INVALID_PARAM, "aclrtGetDevice: deviceId is nullptr");
+    if (t_current_device == kNoDevice) {
+      return fail(ACL_ERROR_RT_CONTEXT_NULL, "aclrtGetDevice: no device is set on this thread (call aclrtSetDevice)");
+    }
+    *deviceId = t_current_device;
+    return ACL_SUCCESS;
+  });
 }
 
 aclError aclrtGetDeviceCount(uint32_t* count) {
-  if (count == nullptr) return fail(ACL_ERROR_INVALID_PARAM, "aclrtGetDeviceCount: count is nullptr");
-  *count = device_backend().device_count();
-  return ACL_SUCCESS;
+  return guard<aclError>("aclrtGetDeviceCount", ACL_ERROR_BAD_ALLOC, ACL_ERROR_INTERNAL_ERROR, [&]() -> aclError {
+    if (count == nullptr) return fail(ACL_ERROR_INVALID_PARAM, "aclrtGetDeviceCount: count is nullptr");
+    *count = device_backend().device_count();
+    return ACL_SUCCESS;
+  });
 }
 
-aclError aclrtSynchronizeDevice(void) { return synchronize_all(); }
+aclError aclrtSynchronizeDevice(void) {
+  return guard<aclError>("aclrtSynchronizeDevice", ACL_ERROR_BAD_ALLOC, ACL_ERROR_INTERNAL_ERROR,
+                         [&]() -> aclError { return synchronize_all(); });
+}
 
 aclError aclrtCreateStream(aclrtStream* stream) {
-  if (stream == nullptr) return fail(ACL_ERROR_INVALID_PARAM, "aclrtCreateStream: stream is nullptr");
-  std::shared_ptr<Stream> created = device_backend().create_stream();
-  if (created == nullptr) return no_stream_worker("aclrtCreateStream");
-  Stream* handle = created.get();
-  {
-    std::lock_guard<std::mutex> lock(state().mutex);
-    state().streams.emplace(handle, std::move(created));
-  }
-  *stream = handle;
-  return ACL_SUCCESS;
+  return guard<aclError>("aclrtCreateStream", ACL_ERROR_BAD_ALLOC, ACL_ERROR_INTERNAL_ERROR, [&]() -> aclError {
+    if (stream == nullptr) return fail(ACL_ERROR_INVALID_PARAM, "aclrtCreateStream: stream is nullptr");
+    std::shared_ptr<Stream> created = device_backend().create_stream();
+    if (created == nullptr) return no_stream_worker("aclrtCreateStream");
+    Stream* handle = created.get();
+    {
+      std::lock_guard<std::mutex> lock(state().mutex);
+      state().streams.emplace(handle, std::move(created));
+    }
+    *stream = handle;
+    return ACL_SUCCESS;
+  });
 }
 
 aclError aclrtDestroyStream(aclrtStream stream) {
-  if (stream == nullptr) return fail(ACL_ERROR_INVALID_PARAM, "aclrtDestroyStream: stream is nullptr");
-  std::shared_ptr<Stream> doomed;
-  {
-    std::lock_guard<std::mutex> lock(state().mutex);
-    auto found = state().streams.find(static_cast<Stream*>(stream));
-    if (found == state().streams.end()) {
-      return fail(ACL_ERROR_INVALID_PARAM, format("aclrtDestroyStream: stream %p is not a live stream", stream));
+  return guard<aclError>("aclrtDestroyStream", ACL_ERROR_BAD_ALLOC, ACL_ERROR_INTERNAL_ERROR, [&]() -> aclError {
+    if (stream == nullptr) return fail(ACL_ERROR_INVALID_PARAM, "aclrtDestroyStream: stream is nullptr");
+    std::shared_ptr<Stream> doomed;
+    {
+      std::lock_guard<std::mutex> lock(state().mutex);
+      auto found = state().streams.find(static_cast<Stream*>(stream));
+      if (found == state().streams.end()) {
+        return fail(ACL_ERROR_INVALID_PARAM, format("aclrtDestroyStream: stream %p is not a live stream", stream));
+      }
+      doomed = std::move(found->second);
+      state().streams.erase(found);
     }
-    doomed = std::move(found->second);
-    state().streams.erase(found);
-  }
-  doomed.reset();  // drains the queue before the worker stops (or when the last synchronize ends)
-  return ACL_SUCCESS;
+    doomed.reset();  // drains the queue before the worker stops (or when the last synchronize ends)
+    return ACL_SUCCESS;
+  });
 }
 
 aclError aclrtSynchronizeStream(aclrtStream stream) {
-  RuntimeState& s = state();
-  std::unique_lock<std::mutex> lock(s.mutex);
-  std::shared_ptr<Stream> target;
-  if (stream == nullptr) {
-    target = default_stream_locked(s);
-    if (target == nullptr) return no_stream_worker("aclrtSynchronizeStream");
-  } else {
-    auto found = s.streams.find(static_cast<Stream*>(stream));
-    if (found == s.streams.end()) {
-      return fail(ACL_ERROR_INVALID_PARAM, format("aclrtSynchronizeStream: stream %p is not a live stream", stream));
+  return guard<aclError>("aclrtSynchronizeStream", ACL_ERROR_BAD_ALLOC, ACL_ERROR_INTERNAL_ERROR, [&]() -> aclError {
+    RuntimeState& s = state();
+    std::unique_lock<std::mutex> lock(s.mutex);
+    std::shared_ptr<Stream> target;
+    if (stream == nullptr) {
+      target = default_stream_locked(s);
+      if (target == nullptr) return no_stream_worker("aclrtSynchronizeStream");
+    } else {
+      auto found = s.streams.find(static_cast<Stream*>(stream));
+      if (found == s.streams.end()) {
+        return fail(ACL_ERROR_INVALID_PARAM, format("aclrtSynchronizeStream: stream %p is not a live stream", stream));
+      }
+      target = found->second;
     }
-    target = found->second;
-  }
-  lock.unlock();  // other threads may enqueue, or destroy this stream, while we wait
-  return target->synchronize();
+    lock.unlock();  // other threads may enqueue, or destroy this stream, while we wait
+    return target->synchronize();
+  });
 }
 
 aclError aclrtSetSysParamOpt(aclSysParamOpt opt, int64_t value) {
-  if (!valid_sys_param(opt)) {
-    return fail(ACL_ERROR_INVALID_PARAM,
-                format("aclrtSetSysParamOpt: opt %d is not an aclSysParamOpt value (0..3)", static_cast<int>(opt)));
-  }
-  std::lock_guard<std::mutex> lock(state().mutex);
-  state().sys_params[static_cast<int>(opt)] = value;
-  return ACL_SUCCESS;
+  return guard<aclError>("aclrtSetSysParamOpt", ACL_ERROR_BAD_ALLOC, ACL_ERROR_INTERNAL_ERROR, [&]() -> aclError {
+    if (!valid_sys_param(opt)) {
+      return fail(ACL_ERROR_INVALID_PARAM,
+                  format("aclrtSetSysParamOpt: opt %d is not an aclSysParamOpt value (0..3)", raw_enum(opt)));
+    }
+    std::lock_guard<std::mutex> lock(state().mutex);
+    state().sys_params[raw_enum(opt)] = value;
+    return ACL_SUCCESS;
+  });
 }
 
 aclError aclrtCtxSetSysParamOpt(aclSysParamOpt opt, int64_t value) {
-  if (!valid_sys_param(opt)) {
-    return fail(ACL_ERROR_INVALID_PARAM,
-                format("aclrtCtxSetSysParamOpt: opt %d is not an aclSysParamOpt value (0..3)", static_cast<int>(opt)));
-  }
-  return aclrtSetSysParamOpt(opt, value);
+  return guard<aclError>("aclrtCtxSetSysParamOpt", ACL_ERROR_BAD_ALLOC, ACL_ERROR_INTERNAL_ERROR, [&]() -> aclError {
+    if (!valid_sys_param(opt)) {
+      return fail(ACL_ERROR_INVALID_PARAM,
+                  format("aclrtCtxSetSysParamOpt: opt %d is not an aclSysParamOpt value (0..3)", raw_enum(opt)));
+    }
+    return aclrtSetSysParamOpt(opt, value);
+  });
 }
 
 aclError aclrtGetSysParamOpt(aclSysParamOpt opt, int64_t* value) {
-  if (value == nullptr) return fail(ACL_ERROR_INVALID_PARAM, "aclrtGetSysParamOpt: value is nullptr");
-  if (!valid_sys_param(opt)) {
-    return fail(ACL_ERROR_INVALID_PARAM,
-                format("aclrtGetSysParamOpt: opt %d is not an aclSysParamOpt value (0..3)", static_cast<int>(opt)));
-  }
-  std::lock_guard<std::mutex> lock(state().mutex);
-  auto found = state().sys_params.find(static_cast<int>(opt));
-  if (found == state().sys_params.end()) {
-    return fail(ACL_ERROR_RT_SYSPARAMOPT_NOT_SET,
-                format("aclrtGetSysParamOpt: opt %d has not been set", static_cast<int>(opt)));
-  }
-  *value = found->second;
-  return ACL_SUCCESS;
+  return guard<aclError>("aclrtGetSysParamOpt", ACL_ERROR_BAD_ALLOC, ACL_ERROR_INTERNAL_ERROR, [&]() -> aclError {
+    if (value == nullptr) return fail(ACL_ERROR_INVALID_PARAM, "aclrtGetSysParamOpt: value is nullptr");
+    if (!valid_sys_param(opt)) {
+      return fail(ACL_ERROR_INVALID_PARAM,
+                  format("aclrtGetSysParamOpt: opt %d is not an aclSysParamOpt value (0..3)", raw_enum(opt)));
+    }
+    std::lock_guard<std::mutex> lock(state().mutex);
+    auto found = state().sys_params.find(raw_enum(opt));
+    if (found == state().sys_params.end()) {
+      return fail(ACL_ERROR_RT_SYSPARAMOPT_NOT_SET,
+                  format("aclrtGetSysParamOpt: opt %d has not been set", raw_enum(opt)));
+    }
+    *value = found->second;
+    return ACL_SUCCESS;
+  });
 }
 
 }  // extern "C"
