@@ -15,6 +15,10 @@ struct View5 {
   int64_t shape[5] = {1, 1, 1, 1, 1};
   int64_t stride[5] = {0, 0, 0, 0, 0};
   int64_t offset = 0;
+  // The canonical dims in the order of the user's tensor dims, outermost first (unit dims the
+  // user's tensor lacks come last). TBC (T, B, C) seen as (N=B, C, W=T): {4, 0, 1, 2, 3}.
+  // An output that overlaps itself is written in this order (last write wins).
+  int order[5] = {0, 1, 2, 3, 4};
 
   int64_t numel() const { return shape[0] * shape[1] * shape[2] * shape[3] * shape[4]; }
   int64_t element(int64_t n, int64_t c, int64_t d, int64_t h, int64_t w) const {

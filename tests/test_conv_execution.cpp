@@ -293,3 +293,60 @@ TEST(ConvEmpty, TransposedZeroBatch) {
 
 }  // namespace
 }  // namespace testing_support
+
+namespace testing_support {
+namespace {
+
+// Outputs whose views overlap themselves are accepted (as CANN does) and written as if element
+// by element in view order: where elements share storage the last one wins, for any thread
+// count and any implementation (this file also runs with ACLNN_CONVBWD_KERNELS=ref).
+TEST(ConvOverlappingOutputs, LastWriteInViewOrderWins) {
+  ConvSpec s;
+  s.spatial = 2, s.batch = 3, s.in_channels = 4, s.out_channels = 6, s.groups = 2;
+  s.input_size = {5, 6}, s.kernel = {3, 3}, s.stride = {1, 2}, s.dilation = {1, 1};
+  s.pad_lo = s.pad_hi = {1, 1};
+  const std::vector<double> x = pattern(product(s.input_shape()), 1), w = pattern(product(s.weight_shape()), 2);
+  const std::vector<double> gy = pattern(product(s.grad_output_shape()), 3);
+  const ConvGrads want = oracle_backward(s, x, w, gy);
+  const struct {
+    const char* name;
+    std::vector<int64_t> gx, gw, gb;
+  } aliasings[] = {
+      {"batch and bias broadcast (stride 0)", {0, 30, 6, 1}, {18, 9, 3, 1}, {0}},
+      {"interleaved rows", {120, 30, 1, 1}, {9, 9, 3, 1}, {1}},  // gx: w and h steps alias
+      {"channels on one plane", {30, 0, 6, 1}, {0, 0, 0, 1}, {2}},
+  };
+  for (const auto& a : aliasings) {
+    for (aclDataType dtype : {ACL_FLOAT, ACL_BF16}) {
+      RunOptions o;
+      o.grad_input_strides = a.gx, o.grad_weight_strides = a.gw, o.grad_bias_strides = a.gb;
+      o.grad_input_dtype = o.grad_weight_dtype = o.grad_bias_dtype = dtype;
+      const RunResult r = run_convolution_backward(s, o, x, w, gy);
+      ASSERT_EQ(r.status, 0) << a.name << ": " << r.error;
+      EXPECT_EQ(r.grads.grad_input, last_writes(rounded(want.grad_input, dtype), r.output_offsets[0])) << a.name;
+      EXPECT_EQ(r.grads.grad_weight, last_writes(rounded(want.grad_weight, dtype), r.output_offsets[1])) << a.name;
+      EXPECT_EQ(r.grads.grad_bias, last_writes(rounded(want.grad_bias, dtype), r.output_offsets[2])) << a.name;
+    }
+  }
+}
+
+// TBC: view order is the user's (T, B, C), not the kernels' (B, C, T).
+TEST(ConvOverlappingOutputs, TbcFollowsTheUsersDimOrder) {
+  const TbcSpec s{5, 2, 3, 4, 3, 1};
+  const std::vector<double> x = pattern(s.time * s.batch * s.in_channels, 1);
+  const std::vector<double> w = pattern(s.kernel * s.in_channels * s.out_channels, 2);
+  const std::vector<double> gy = pattern(s.out_time() * s.batch * s.out_channels, 3);
+  const ConvGrads want = oracle_tbc_backward(s, x, w, gy);
+  RunOptions o;
+  o.grad_input_strides = {1, 1, 0};   // element t + b: (t, b) pairs collide, t outermost decides
+  o.grad_weight_strides = {1, 1, 1};  // k + ci + co
+  o.grad_bias_strides = {0};
+  const RunResult r = run_conv_tbc_backward(s, o, x, w, gy);
+  ASSERT_EQ(r.status, 0) << r.error;
+  EXPECT_EQ(r.grads.grad_input, last_writes(rounded(want.grad_input, ACL_FLOAT), r.output_offsets[0]));
+  EXPECT_EQ(r.grads.grad_weight, last_writes(rounded(want.grad_weight, ACL_FLOAT), r.output_offsets[1]));
+  EXPECT_EQ(r.grads.grad_bias, last_writes(rounded(want.grad_bias, ACL_FLOAT), r.output_offsets[2]));
+}
+
+}  // namespace
+}  // namespace testing_support

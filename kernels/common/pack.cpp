@@ -1,5 +1,7 @@
 #include "kernels/common/pack.h"
 
+#include <utility>
+
 #include "common/dtype.h"
 
 namespace aclnn_cpu {
@@ -38,7 +40,60 @@ bool is_dense_float(const View5& view) {
   return true;
 }
 
-float* dense_float_data(const View5& view) { return static_cast<float*>(view.data) + view.offset; }
+float* dense_float_data(const View5& view) {
+  return view.data == nullptr ? nullptr : static_cast<float*>(view.data) + view.offset;
+}
+
+bool may_overlap(const View5& view) {
+  if (view.numel() == 0) return false;
+  struct Dim {
+    int64_t size, step;
+  } dims[5];
+  int count = 0;
+  for (int i = 0; i < 5; ++i) {
+    if (view.shape[i] > 1) dims[count++] = {view.shape[i], view.stride[i] < 0 ? -view.stride[i] : view.stride[i]};
+  }
+  for (int i = 1; i < count; ++i) {  // insertion sort by step (at most five dims)
+    for (int j = i; j > 0 && dims[j].step < dims[j - 1].step; --j) std::swap(dims[j], dims[j - 1]);
+  }
+  // Injective when each step exceeds the farthest element the smaller dims reach.
+  int64_t reach = 0;
+  for (int i = 0; i < count; ++i) {
+    int64_t span = 0;
+    if (dims[i].step <= reach || __builtin_mul_overflow(dims[i].size - 1, dims[i].step, &span) ||
+        __builtin_add_overflow(reach, span, &reach)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+namespace {
+
+// Writes values[dense index] to each element of `out`, one thread, in the user's dim order.
+template <typename T>
+void store_in_view_order(const T* values, const View5& out) {
+  int64_t dense_stride[5];
+  dense_stride[4] = 1;
+  for (int i = 4; i > 0; --i) dense_stride[i - 1] = dense_stride[i] * out.shape[i];
+  int64_t index[5] = {0, 0, 0, 0, 0};
+  const int64_t total = out.numel();
+  for (int64_t done = 0; done < total; ++done) {
+    int64_t element = out.offset, dense = 0;
+    for (int i = 0; i < 5; ++i) {
+      element += index[i] * out.stride[i];
+      dense += index[i] * dense_stride[i];
+    }
+    store_element(out.data, out.dtype, element, static_cast<double>(values[dense]));
+    for (int k = 4; k >= 0; --k) {  // next index, the innermost user dim fastest
+      const int dim = out.order[k];
+      if (++index[dim] < out.shape[dim]) break;
+      index[dim] = 0;
+    }
+  }
+}
+
+}  // namespace
 
 template <typename T>
 void pack_dense(const View5& view, MathMode math, T* out, int threads) {
@@ -65,6 +120,10 @@ void pack_dense(const View5& view, MathMode math, T* out, int threads) {
 template <typename T>
 void store_dense(const T* values, const View5& out, int threads) {
   (void)threads;
+  if (may_overlap(out)) {
+    store_in_view_order(values, out);
+    return;
+  }
   const int64_t width = out.shape[4], rows = out.shape[2] * out.shape[3];
 #pragma omp parallel for collapse(2) schedule(static) num_threads(threads)
   for (int64_t n = 0; n < out.shape[0]; ++n) {
@@ -81,6 +140,7 @@ void store_dense(const T* values, const View5& out, int threads) {
 }
 
 void reduce_bias(const View5& dy, const View5& out, int threads) {
+  if (may_overlap(out)) threads = 1;  // one thread writes the channels in order
   (void)threads;
   const int64_t width = dy.shape[4], rows = dy.shape[2] * dy.shape[3];
   with_element_type(dy, [&](auto* base) {
@@ -109,5 +169,6 @@ void reduce_bias(const View5& dy, const View5& out, int threads) {
 template void pack_dense<double>(const View5&, MathMode, double*, int);
 template void pack_dense<float>(const View5&, MathMode, float*, int);
 template void store_dense<float>(const float*, const View5&, int);
+template void store_dense<double>(const double*, const View5&, int);
 
 }  // namespace aclnn_cpu

@@ -11,8 +11,14 @@ namespace aclnn_cpu {
 // stride): kernels can then read or write it in place.
 bool is_dense_float(const View5& view);
 
-// The view's first element, as float (valid when is_dense_float).
+// The view's first element, as float (valid when is_dense_float; nullptr for a view without
+// data, which phase 1 may plan but phase 2 never runs).
 float* dense_float_data(const View5& view);
+
+// True unless the view provably maps distinct indices to distinct elements (a stride of 0 on a
+// dim of size > 1, or strides that interleave). Such outputs are written by one thread in the
+// user's dim order (View5::order), so the last write in that order wins, for any thread count.
+bool may_overlap(const View5& view);
 
 // Copies a view into a dense (N, C, D, H, W) array of T (double or float), rounding each value
 // to FLOAT16 first when `math` asks for it. Exact otherwise (FLOAT16/BF16 widen exactly).
@@ -25,6 +31,7 @@ void pack_dense(const View5& view, MathMode math, T* out, int threads);
 void reduce_bias(const View5& dy, const View5& out, int threads);
 
 // Stores a dense (N, C, D, H, W) array shaped like `out` into the strided view, rounding once.
+// A view that may overlap itself is written by one thread in the user's dim order.
 template <typename T>
 void store_dense(const T* values, const View5& out, int threads);
 

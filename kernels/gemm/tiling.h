@@ -48,22 +48,22 @@ class DenseFloatOutput {
  public:
   DenseFloatOutput(const View5& view, PlanBuilder& builder, const char* region_name) : view_(view) {
     if (is_dense_float(view)) {
-      in_place_ = dense_float_data(view);
+      in_place_ = true;
     } else {
       staged_ = builder.book_scratch(region_name, static_cast<uint64_t>(view.numel()), sizeof(float));
     }
   }
   float* data(const Workspace& workspace) const {
-    return in_place_ != nullptr ? in_place_ : workspace.at<float>(staged_);
+    return in_place_ ? dense_float_data(view_) : workspace.at<float>(staged_);
   }
   // Stores a staged result into the user's view (nothing to do when written in place).
   void finish(const Workspace& workspace, int threads) const {
-    if (in_place_ == nullptr) store_dense(workspace.at<float>(staged_), view_, threads);
+    if (!in_place_) store_dense(workspace.at<float>(staged_), view_, threads);
   }
 
  private:
   View5 view_;
-  float* in_place_ = nullptr;
+  bool in_place_ = false;
   WorkspaceLedger::Handle staged_ = -1;
 };
 

@@ -181,10 +181,42 @@ void backward_weight(const ConvGeometry& g, const Taps& taps, const double* src,
 
 // --- The reference steps: inputs as dense doubles, tap tables built at phase 1 ---------------
 
+// Where a step writes its output: the user's view, or (a view that may overlap itself) a dense
+// double copy in the workspace, stored into the view afterwards in the user's dim order.
+class RefOutput {
+ public:
+  RefOutput(const View5& view, PlanBuilder& b, const char* region_name) : view_(view) {
+    if (may_overlap(view)) staged_ = b.book_scratch(region_name, static_cast<uint64_t>(view.numel()), sizeof(double));
+  }
+  View5 target(const Workspace& w) const {
+    if (staged_ < 0) return view_;
+    View5 dense = view_;
+    dense.data = w.at<double>(staged_);
+    dense.dtype = ACL_DOUBLE;
+    dense.offset = 0;
+    int64_t step = 1;
+    for (int i = 4; i >= 0; --i) {
+      dense.stride[i] = step;
+      step *= view_.shape[i];
+    }
+    return dense;
+  }
+  void finish(const Workspace& w, int threads) const {
+    if (staged_ >= 0) store_dense(w.at<double>(staged_), view_, threads);
+  }
+
+ private:
+  View5 view_;
+  WorkspaceLedger::Handle staged_ = -1;
+};
+
 class RefInputGrad final : public ConvStep {
  public:
   RefInputGrad(const ConvProblem& p, PlanBuilder& b)
-      : g_(p.geometry), forward_(p.input_grad == InputGrad::kForward), out_(p.grad_input), threads_(b.threads()) {
+      : g_(p.geometry),
+        forward_(p.input_grad == InputGrad::kForward),
+        out_(p.grad_input, b, "ref.grad_input"),
+        threads_(b.threads()) {
     for (int axis = 0; axis < 3; ++axis) {
       (axis == 0   ? taps_.d
        : axis == 1 ? taps_.h
@@ -195,12 +227,13 @@ class RefInputGrad final : public ConvStep {
   int64_t tasks() const override {
     return g_.batch * g_.groups * (forward_ ? g_.dst_channels_per_group : g_.src_channels_per_group);
   }
-  int run(const Workspace&, const StepInputs& in) const override {
+  int run(const Workspace& w, const StepInputs& in) const override {
     if (forward_) {
-      forward(g_, taps_, in.f64.src, in.f64.wei, out_, threads_);
+      forward(g_, taps_, in.f64.src, in.f64.wei, out_.target(w), threads_);
     } else {
-      backward_data(g_, taps_, in.f64.dst, in.f64.wei, out_, threads_);
+      backward_data(g_, taps_, in.f64.dst, in.f64.wei, out_.target(w), threads_);
     }
+    out_.finish(w, threads_);
     return ACLNN_SUCCESS;
   }
 
@@ -208,28 +241,30 @@ class RefInputGrad final : public ConvStep {
   ConvGeometry g_;
   bool forward_;
   Taps taps_;
-  View5 out_;
+  RefOutput out_;
   int threads_;
 };
 
 class RefWeightGrad final : public ConvStep {
  public:
-  RefWeightGrad(const ConvProblem& p, PlanBuilder& b) : g_(p.geometry), out_(p.grad_weight), threads_(b.threads()) {
+  RefWeightGrad(const ConvProblem& p, PlanBuilder& b)
+      : g_(p.geometry), out_(p.grad_weight, b, "ref.grad_weight"), threads_(b.threads()) {
     taps_ = {forward_taps(g_, 0), forward_taps(g_, 1), forward_taps(g_, 2)};
     sums_ = b.book_scratch("ref.sums", static_cast<uint64_t>(g_.kernel_volume()), sizeof(double), threads_);
     b.need_double_inputs(true, false, true);
   }
   int64_t tasks() const override { return g_.groups * g_.dst_channels_per_group * g_.src_channels_per_group; }
   int run(const Workspace& w, const StepInputs& in) const override {
-    backward_weight(g_, taps_, in.f64.src, in.f64.dst, out_, threads_,
+    backward_weight(g_, taps_, in.f64.src, in.f64.dst, out_.target(w), threads_,
                     [&](int thread) { return w.at<double>(sums_, thread); });
+    out_.finish(w, threads_);
     return ACLNN_SUCCESS;
   }
 
  private:
   ConvGeometry g_;
   Taps taps_;
-  View5 out_;
+  RefOutput out_;
   int threads_;
   WorkspaceLedger::Handle sums_ = -1;
 };
@@ -237,7 +272,9 @@ class RefWeightGrad final : public ConvStep {
 // gradBias[c] = sum over n, then space, of gradOutput in double, in storage-independent order.
 class RefBias final : public ConvStep {
  public:
-  RefBias(const ConvProblem& p, PlanBuilder& b) : dy_(p.bias_source), out_(p.grad_bias), threads_(b.threads()) {}
+  // A gradBias that may overlap itself is written by one thread, in channel order.
+  RefBias(const ConvProblem& p, PlanBuilder& b)
+      : dy_(p.bias_source), out_(p.grad_bias), threads_(may_overlap(p.grad_bias) ? 1 : b.threads()) {}
   int64_t tasks() const override { return dy_.shape[1]; }
   int run(const Workspace&, const StepInputs&) const override {
     (void)threads_;

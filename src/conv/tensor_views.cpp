@@ -9,10 +9,19 @@ View5 make_view5(const aclTensor& tensor, const int (&dim_of)[5]) {
   view.data = tensor.data;
   view.dtype = tensor.dtype;
   view.offset = tensor.offset;
+  int placed = 0;
   for (int j = 0; j < 5; ++j) {
     if (dim_of[j] < 0) continue;
     view.shape[j] = tensor.view_shape[static_cast<size_t>(dim_of[j])];
     view.stride[j] = tensor.strides[static_cast<size_t>(dim_of[j])];
+  }
+  for (int user_dim = 0; user_dim < 5; ++user_dim) {  // the user's dims, outermost first
+    for (int j = 0; j < 5; ++j) {
+      if (dim_of[j] == user_dim) view.order[placed++] = j;
+    }
+  }
+  for (int j = 0; j < 5; ++j) {  // then the unit dims
+    if (dim_of[j] < 0) view.order[placed++] = j;
   }
   return view;
 }

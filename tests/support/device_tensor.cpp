@@ -57,6 +57,37 @@ DeviceTensor::DeviceTensor(std::vector<int64_t> shape, aclDataType dtype, aclFor
   tensor_ = aclCreateTensor(shape_.data(), n, dtype, strides_.data(), offset_, format, storage_shape, 1, storage_);
 }
 
+DeviceTensor::DeviceTensor(std::vector<int64_t> shape, aclDataType dtype, aclFormat format,
+                           std::vector<int64_t> strides)
+    : shape_(std::move(shape)), strides_(std::move(strides)), dtype_(dtype) {
+  int64_t highest = 0;
+  for (size_t i = 0; i < shape_.size(); ++i) highest += (shape_[i] - 1) * strides_[i];
+  const int64_t storage_elements = highest + 1;
+  storage_bytes_ = static_cast<size_t>(storage_elements) * element_bytes(dtype);
+  if (aclrtMalloc(&storage_, storage_bytes_, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) throw std::bad_alloc();
+  poison();
+  const int64_t storage_shape[] = {storage_elements};
+  tensor_ =
+      aclCreateTensor(shape_.data(), shape_.size(), dtype, strides_.data(), 0, format, storage_shape, 1, storage_);
+}
+
+std::vector<int64_t> DeviceTensor::element_offsets() const {
+  std::vector<int64_t> offsets(static_cast<size_t>(numel()));
+  for (size_t i = 0; i < offsets.size(); ++i) offsets[i] = element_offset(static_cast<int64_t>(i));
+  return offsets;
+}
+
+std::vector<double> last_writes(const std::vector<double>& values, const std::vector<int64_t>& offsets) {
+  std::vector<double> seen(values.size());
+  for (size_t i = 0; i < values.size(); ++i) {
+    seen[i] = values[i];
+    for (size_t j = i + 1; j < values.size(); ++j) {
+      if (offsets[j] == offsets[i]) seen[i] = values[j];
+    }
+  }
+  return seen;
+}
+
 DeviceTensor::~DeviceTensor() {
   aclDestroyTensor(tensor_);
   aclrtFree(storage_);

@@ -14,9 +14,16 @@ enum class Layout {
   kReversed,  // column-major: the first dim varies fastest
 };
 
+// What reading a view gives after `values` (row-major) were written element by element in view
+// order, where `offsets` are the view's storage elements: where elements share storage, the last
+// one written wins.
+std::vector<double> last_writes(const std::vector<double>& values, const std::vector<int64_t>& offsets);
+
 class DeviceTensor {
  public:
   DeviceTensor(std::vector<int64_t> shape, aclDataType dtype, aclFormat format, Layout layout = Layout::kContiguous);
+  // Explicit non-negative strides, which may make the view overlap itself (offset 0).
+  DeviceTensor(std::vector<int64_t> shape, aclDataType dtype, aclFormat format, std::vector<int64_t> strides);
   ~DeviceTensor();
   DeviceTensor(const DeviceTensor&) = delete;
   DeviceTensor& operator=(const DeviceTensor&) = delete;
@@ -31,6 +38,8 @@ class DeviceTensor {
   std::vector<uint8_t> bytes() const;
   // Sets every storage byte (NaN-like poison for outputs: 0xFF is a NaN in every float type).
   void poison(uint8_t byte = 0xFF);
+  // The storage element of each logical element, in row-major order of the view shape.
+  std::vector<int64_t> element_offsets() const;
 
  private:
   int64_t element_offset(int64_t logical) const;

@@ -42,10 +42,16 @@ RunResult run_convolution_backward(const ConvSpec& spec, const RunOptions& o, co
   gy->fill(grad_output);
   x->fill(input);
   w->fill(weight);
-  auto gx = make(spec.input_shape(), o.grad_input_dtype, o.output_layout, o.nd_format);
-  auto gw = make(spec.weight_shape(), o.grad_weight_dtype, o.output_layout, o.nd_format);
-  auto gb = std::make_unique<DeviceTensor>(std::vector<int64_t>{spec.out_channels}, o.grad_bias_dtype, ACL_FORMAT_ND,
-                                           o.output_layout);
+  auto output = [&](const std::vector<int64_t>& shape, aclDataType dtype, const std::vector<int64_t>& strides,
+                    aclFormat format) {
+    return strides.empty() ? std::make_unique<DeviceTensor>(shape, dtype, format, o.output_layout)
+                           : std::make_unique<DeviceTensor>(shape, dtype, format, strides);
+  };
+  auto gx = output(spec.input_shape(), o.grad_input_dtype, o.grad_input_strides,
+                   format_for(spec.input_shape().size(), o.nd_format));
+  auto gw = output(spec.weight_shape(), o.grad_weight_dtype, o.grad_weight_strides,
+                   format_for(spec.weight_shape().size(), o.nd_format));
+  auto gb = output({spec.out_channels}, o.grad_bias_dtype, o.grad_bias_strides, ACL_FORMAT_ND);
   std::vector<int64_t> padding;
   bool symmetric = spec.pad_lo == spec.pad_hi;
   for (size_t i = 0; i < spec.pad_lo.size(); ++i) {
@@ -74,6 +80,7 @@ RunResult run_convolution_backward(const ConvSpec& spec, const RunOptions& o, co
       static_cast<int>(spec.groups), output_mask, o.cube_math_type, mask[0] ? gx->get() : nullptr,
       mask[1] ? gw->get() : nullptr, mask[2] ? gb->get() : nullptr, &result.workspace_size, &executor);
   if (result.status == 0) result.status = execute(aclnnConvolutionBackward, result.workspace_size, executor, o);
+  result.output_offsets = {gx->element_offsets(), gw->element_offsets(), gb->element_offsets()};
   if (result.status == 0) {
     if (mask[0]) result.grads.grad_input = gx->read();
     if (mask[1]) result.grads.grad_weight = gw->read();
@@ -100,14 +107,22 @@ RunResult run_conv_tbc_backward(const TbcSpec& s, const RunOptions& o, const std
   gy.fill(self);
   x.fill(input);
   w.fill(weight);
-  DeviceTensor gx({s.time, s.batch, s.in_channels}, o.grad_input_dtype, f, o.output_layout);
-  DeviceTensor gw({s.kernel, s.in_channels, s.out_channels}, o.grad_weight_dtype, f, o.output_layout);
-  DeviceTensor gb({s.out_channels}, o.grad_bias_dtype, ACL_FORMAT_ND, o.output_layout);
+  auto output = [&](const std::vector<int64_t>& shape, aclDataType dtype, const std::vector<int64_t>& strides,
+                    aclFormat format) {
+    return strides.empty() ? std::make_unique<DeviceTensor>(shape, dtype, format, o.output_layout)
+                           : std::make_unique<DeviceTensor>(shape, dtype, format, strides);
+  };
+  const auto gx_owner = output({s.time, s.batch, s.in_channels}, o.grad_input_dtype, o.grad_input_strides, f);
+  const auto gw_owner =
+      output({s.kernel, s.in_channels, s.out_channels}, o.grad_weight_dtype, o.grad_weight_strides, f);
+  const auto gb_owner = output({s.out_channels}, o.grad_bias_dtype, o.grad_bias_strides, ACL_FORMAT_ND);
+  DeviceTensor &gx = *gx_owner, &gw = *gw_owner, &gb = *gb_owner;
   RunResult result;
   aclOpExecutor* executor = nullptr;
   result.status = aclnnConvTbcBackwardGetWorkspaceSize(gy.get(), x.get(), w.get(), bias.get(), s.pad, o.cube_math_type,
                                                        gx.get(), gw.get(), gb.get(), &result.workspace_size, &executor);
   if (result.status == 0) result.status = execute(aclnnConvTbcBackward, result.workspace_size, executor, o);
+  result.output_offsets = {gx.element_offsets(), gw.element_offsets(), gb.element_offsets()};
   if (result.status == 0) {
     result.grads = {gx.read(), gw.read(), gb.read()};
   } else {

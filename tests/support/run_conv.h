@@ -19,6 +19,8 @@ struct RunOptions {
   aclDataType grad_input_dtype = ACL_FLOAT, grad_weight_dtype = ACL_FLOAT, grad_bias_dtype = ACL_FLOAT;
   Layout input_layout = Layout::kContiguous;   // gradOutput, input, weight
   Layout output_layout = Layout::kContiguous;  // gradInput, gradWeight, gradBias
+  // Explicit strides for gradInput / gradWeight / gradBias (empty: output_layout); they may alias.
+  std::vector<int64_t> grad_input_strides, grad_weight_strides, grad_bias_strides;
   std::array<bool, 3> mask = {true, true, true};
   int8_t cube_math_type = 0;
   bool nd_format = false;  // 3-D tensors as ND instead of NCL
@@ -30,7 +32,9 @@ struct RunOptions {
 struct RunResult {
   aclnnStatus status = 0;
   uint64_t workspace_size = 0;
-  ConvGrads grads;  // only the requested ones
+  ConvGrads grads;  // only the requested ones (read through the output views)
+  // gradInput, gradWeight, gradBias: each view's storage elements (for last_writes).
+  std::array<std::vector<int64_t>, 3> output_offsets;
   std::string error;
 };
 
