@@ -213,6 +213,52 @@ TEST(Runtime, TwoStreamsProgressIndependently) {
   EXPECT_EQ(aclrtDestroyStream(free_stream), ACL_SUCCESS);
 }
 
+// aclrtSynchronizeDevice waits for every stream without holding the runtime: while it waits on a
+// blocked stream, other threads create streams, launch work and synchronise it.
+TEST(Runtime, SynchronizeDeviceLetsOtherThreadsLaunch) {
+  aclrtStream blocked = nullptr;
+  ASSERT_EQ(aclrtCreateStream(&blocked), ACL_SUCCESS);
+  std::atomic<bool> release{false}, device_synchronized{false};
+  ASSERT_EQ(aclnn_cpu::enqueue_on_stream(
+                blocked,
+                [&release] {
+                  while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                  return 0;
+                },
+                "test"),
+            ACL_SUCCESS);
+  std::thread waiter([&] {
+    EXPECT_EQ(aclrtSynchronizeDevice(), ACL_SUCCESS);
+    device_synchronized = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the waiter is now inside
+  for (int launcher = 0; launcher < 3; ++launcher) {
+    std::thread([&] {
+      aclrtStream own = nullptr;
+      ASSERT_EQ(aclrtCreateStream(&own), ACL_SUCCESS);
+      std::atomic<int> ran{0};
+      for (int i = 0; i < 5; ++i) {
+        ASSERT_EQ(aclnn_cpu::enqueue_on_stream(
+                      own,
+                      [&ran] {
+                        ++ran;
+                        return 0;
+                      },
+                      "test"),
+                  ACL_SUCCESS);
+      }
+      EXPECT_EQ(aclrtSynchronizeStream(own), ACL_SUCCESS);
+      EXPECT_EQ(ran, 5);
+      EXPECT_EQ(aclrtDestroyStream(own), ACL_SUCCESS);
+    }).join();
+  }
+  EXPECT_FALSE(device_synchronized);  // still waiting for the blocked stream
+  release = true;
+  waiter.join();
+  EXPECT_TRUE(device_synchronized);
+  EXPECT_EQ(aclrtDestroyStream(blocked), ACL_SUCCESS);
+}
+
 TEST(Runtime, SynchronizeReturnsFirstAsyncFailureWithItsMessage) {
   aclrtStream stream = nullptr;
   ASSERT_EQ(aclrtCreateStream(&stream), ACL_SUCCESS);
