@@ -97,7 +97,8 @@ void store_in_view_order(const T* values, const View5& out) {
 
 template <typename T>
 void pack_dense(const View5& view, MathMode math, T* out, int threads) {
-  (void)threads;  // used by OpenMP only
+  (void)threads;                  // used by OpenMP only
+  if (view.numel() == 0) return;  // (its data may be null: no element address is formed)
   const int64_t width = view.shape[4], rows = view.shape[2] * view.shape[3];
   with_element_type(view, [&](auto* base) {
 #pragma omp parallel for collapse(2) schedule(static) num_threads(threads)
@@ -120,6 +121,7 @@ void pack_dense(const View5& view, MathMode math, T* out, int threads) {
 template <typename T>
 void store_dense(const T* values, const View5& out, int threads) {
   (void)threads;
+  if (out.numel() == 0) return;
   if (may_overlap(out)) {
     store_in_view_order(values, out);
     return;
@@ -142,7 +144,8 @@ void store_dense(const T* values, const View5& out, int threads) {
 void reduce_bias(const View5& dy, const View5& out, int threads) {
   if (may_overlap(out)) threads = 1;  // one thread writes the channels in order
   (void)threads;
-  const int64_t width = dy.shape[4], rows = dy.shape[2] * dy.shape[3];
+  // An empty gradOutput (its data may be null) sums to zeros: no element address is formed.
+  const int64_t width = dy.shape[4], rows = width == 0 ? 0 : dy.shape[2] * dy.shape[3];
   with_element_type(dy, [&](auto* base) {
 #pragma omp parallel for schedule(static) num_threads(threads)
     for (int64_t c = 0; c < dy.shape[1]; ++c) {

@@ -50,16 +50,16 @@ Object* create_list(const char* api, const Value* values, uint64_t size, Items O
 }
 
 // Fills `tensor` from aclCreateTensor's arguments; false if a dims pointer is null with a count.
-bool fill_tensor(aclTensor* tensor, const int64_t* viewDims, uint64_t viewDimsNum, aclDataType dataType,
-                 const int64_t* stride, int64_t offset, aclFormat format, const int64_t* storageDims,
-                 uint64_t storageDimsNum, void* data) {
+// dtype and format are the integers the caller passed (raw_enum).
+bool fill_tensor(aclTensor* tensor, const int64_t* viewDims, uint64_t viewDimsNum, int32_t dtype, const int64_t* stride,
+                 int64_t offset, int32_t format, const int64_t* storageDims, uint64_t storageDimsNum, void* data) {
   if ((viewDims == nullptr && viewDimsNum > 0) || (storageDims == nullptr && storageDimsNum > 0)) return false;
   tensor->view_shape.assign(viewDims, viewDims + viewDimsNum);
   tensor->strides =
       stride != nullptr ? std::vector<int64_t>(stride, stride + viewDimsNum) : contiguous_strides(tensor->view_shape);
   tensor->offset = offset;
-  tensor->dtype = aclnn_cpu::raw_enum(dataType);
-  tensor->format = aclnn_cpu::raw_enum(format);
+  tensor->dtype = dtype;
+  tensor->format = format;
   tensor->storage_shape.assign(storageDims, storageDims + storageDimsNum);
   tensor->data = data;
   return true;
@@ -90,8 +90,8 @@ aclTensor* aclCreateTensor(const int64_t* viewDims, uint64_t viewDimsNum, aclDat
                            void* tensorData) {
   return guard<aclTensor*>("aclCreateTensor", nullptr, nullptr, [&]() -> aclTensor* {
     auto tensor = std::make_unique<aclTensor>();
-    if (!fill_tensor(tensor.get(), viewDims, viewDimsNum, dataType, stride, offset, format, storageDims, storageDimsNum,
-                     tensorData)) {
+    if (!fill_tensor(tensor.get(), viewDims, viewDimsNum, aclnn_cpu::raw_enum(dataType), stride, offset,
+                     aclnn_cpu::raw_enum(format), storageDims, storageDimsNum, tensorData)) {
       report_error("aclCreateTensor: viewDims or storageDims is nullptr while its count is non-zero");
       return nullptr;
     }
@@ -105,8 +105,8 @@ aclnnStatus aclInitTensor(aclTensor* tensor, const int64_t* viewDims, uint64_t v
   return guard<aclnnStatus>("aclInitTensor", ACLNN_ERR_INNER_NULLPTR, ACLNN_ERR_INNER, [&]() -> aclnnStatus {
     if (tensor == nullptr) return null_argument("aclInitTensor", "tensor");
     aclTensor updated;
-    if (!fill_tensor(&updated, viewDims, viewDimsNum, dataType, stride, offset, format, storageDims, storageDimsNum,
-                     tensorDataAddr)) {
+    if (!fill_tensor(&updated, viewDims, viewDimsNum, aclnn_cpu::raw_enum(dataType), stride, offset,
+                     aclnn_cpu::raw_enum(format), storageDims, storageDimsNum, tensorDataAddr)) {
       return null_argument("aclInitTensor", "viewDims or storageDims (with a non-zero count)");
     }
     *tensor = std::move(updated);

@@ -1,0 +1,357 @@
+// libFuzzer target: both GetWorkspaceSize functions on hostile and near-valid arguments, and, for
+// small accepted problems, phase 2 on canaried buffers. A finding is a sanitizer report, a crash,
+// or one of the checks below (trap): an output or the workspace written outside its bytes,
+// outputs written by a refused call, a phase-1 failure without a message, two runs of one
+// repeatable executor that disagree.
+#include <fuzzer/FuzzedDataProvider.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "acl/acl.h"
+#include "aclnn/opdev/op_errno.h"
+#include "aclnnop/aclnn_convolution_backward.h"
+
+// c_caller.c: aclCreateTensor with any int as dtype and format, as C callers pass them.
+extern "C" aclTensor* fuzz_create_tensor(const int64_t* dims, uint64_t dims_num, int32_t dtype, const int64_t* strides,
+                                         int64_t offset, int32_t format, const int64_t* storage_dims,
+                                         uint64_t storage_dims_num, void* data);
+
+namespace {
+
+constexpr size_t kCanary = 64;             // guard bytes before and after every buffer
+constexpr uint8_t kCanaryByte = 0xA5;      // their value
+constexpr int64_t kMaxElements = 1 << 14;  // larger views get no memory (phase 1 only)
+constexpr uint64_t kMaxWorkspace = 64u << 20;
+
+void check(bool ok) {
+  if (!ok) __builtin_trap();
+}
+
+// A memory block with canaries on both sides.
+class Guarded {
+ public:
+  explicit Guarded(size_t bytes) : bytes_(bytes), block_(bytes + 2 * kCanary, kCanaryByte) {}
+  uint8_t* data() { return block_.data() + kCanary; }
+  size_t bytes() const { return bytes_; }
+  bool canaries_intact() const {
+    for (size_t i = 0; i < kCanary; ++i) {
+      if (block_[i] != kCanaryByte || block_[kCanary + bytes_ + i] != kCanaryByte) return false;
+    }
+    return true;
+  }
+  std::vector<uint8_t> contents() const { return {block_.begin() + kCanary, block_.end() - kCanary}; }
+
+ private:
+  size_t bytes_;
+  std::vector<uint8_t> block_;
+};
+
+// Saturating arithmetic for the fuzzer's own bookkeeping of hostile sizes.
+int64_t sat_mul(int64_t a, int64_t b) {
+  int64_t r;
+  return __builtin_mul_overflow(a, b, &r) ? ((a < 0) != (b < 0) ? INT64_MIN : INT64_MAX) : r;
+}
+int64_t sat_add(int64_t a, int64_t b) {
+  int64_t r;
+  return __builtin_add_overflow(a, b, &r) ? (b < 0 ? INT64_MIN : INT64_MAX) : r;
+}
+
+// Mostly small sizes, sometimes hostile ones.
+int64_t some_size(FuzzedDataProvider& in) {
+  static const int64_t kHostile[] = {-1, -7, INT64_MAX, INT64_MIN, INT64_MAX / 2, int64_t{1} << 31, int64_t{1} << 40,
+                                     int64_t{1} << 62, 65536, 1000000};
+  const uint8_t pick = in.ConsumeIntegral<uint8_t>();
+  if (pick < 230) return pick % 8;
+  return kHostile[pick % (sizeof kHostile / sizeof kHostile[0])];
+}
+
+int32_t some_dtype(FuzzedDataProvider& in) {
+  static const int32_t kValid[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
+  const uint8_t pick = in.ConsumeIntegral<uint8_t>();
+  if (pick < 240) return kValid[pick % 3];
+  return in.ConsumeIntegral<int32_t>();  // any int, also outside the enum
+}
+
+// A tensor built from the input: shape, dtype, format, layout, and memory when it is small.
+class FuzzTensor {
+ public:
+  FuzzTensor(FuzzedDataProvider& in, std::vector<int64_t> shape, int32_t dtype, int32_t format, bool mutate)
+      : shape_(std::move(shape)) {
+    for (int64_t size : shape_) empty_ = empty_ || size == 0;
+    strides_.assign(shape_.size(), 1);
+    for (size_t i = shape_.size(); i-- > 1;) strides_[i - 1] = sat_mul(strides_[i], shape_[i] > 0 ? shape_[i] : 1);
+    int64_t offset = 0;
+    const uint8_t layout = mutate ? in.ConsumeIntegral<uint8_t>() % 8 : 0;
+    if (layout == 1 && shape_.size() > 1) std::swap(strides_.front(), strides_.back());  // permuted
+    if (layout == 2) {
+      for (int64_t& s : strides_) s = sat_add(sat_mul(s, 2), 1);  // gapped
+      offset = 3;
+    }
+    if (layout == 3 && !shape_.empty()) strides_[in.ConsumeIntegralInRange<size_t>(0, shape_.size() - 1)] = 0;
+    if (layout == 4 && !shape_.empty()) {
+      strides_[in.ConsumeIntegralInRange<size_t>(0, shape_.size() - 1)] = in.ConsumeIntegralInRange<int64_t>(-3, 3);
+    }
+    if (layout == 5) offset = some_size(in);
+    const bool no_data = mutate && in.ConsumeIntegral<uint8_t>() < 16;
+    const bool no_storage = mutate && in.ConsumeIntegral<uint8_t>() < 32;
+    // The elements the view reaches, when they are few: those get memory.
+    int64_t lowest = offset, highest = offset, count = 1;
+    bool small = true;
+    for (size_t i = 0; i < shape_.size() && small; ++i) {
+      if (shape_[i] < 0 || shape_[i] > kMaxElements) {
+        small = false;
+        break;
+      }
+      count *= shape_[i];
+      if (count > kMaxElements) small = false;
+      const int64_t reach = sat_mul(shape_[i] - 1, strides_[i]);
+      int64_t& end = reach < 0 ? lowest : highest;
+      end = sat_add(end, reach);
+    }
+    if (small && count == 0) lowest = highest = offset;
+    small = small && lowest >= 0 && highest < kMaxElements && offset >= 0 && offset < kMaxElements;
+    const int64_t elements = small ? highest + 1 : 0;
+    storage_shape_ = {small ? elements : (count > 0 ? count : 1)};
+    const size_t element_bytes = dtype == ACL_FLOAT16 || dtype == ACL_BF16 ? 2 : dtype == ACL_FLOAT ? 4 : 8;
+    if (small && !no_data) {
+      memory_ = std::make_unique<Guarded>(static_cast<size_t>(elements) * element_bytes);
+      for (size_t i = 0; i < memory_->bytes(); ++i) memory_->data()[i] = static_cast<uint8_t>(i * 7 + 1);
+    }
+    tensor_ = fuzz_create_tensor(shape_.data(), shape_.size(), dtype, strides_.data(), offset, format,
+                              no_storage ? nullptr : storage_shape_.data(),
+                              no_storage ? 0 : 1, memory_ ? memory_->data() : nullptr);
+  }
+  ~FuzzTensor() { aclDestroyTensor(tensor_); }
+  aclTensor* get() const { return tensor_; }
+  // A non-empty view with no memory behind it (an empty one never needs any).
+  bool lacks_data() const { return memory_ == nullptr && !empty_; }
+  bool canaries_intact() const { return memory_ == nullptr || memory_->canaries_intact(); }
+  std::vector<uint8_t> contents() const { return memory_ ? memory_->contents() : std::vector<uint8_t>{}; }
+
+ private:
+  std::vector<int64_t> shape_, strides_, storage_shape_;
+  std::unique_ptr<Guarded> memory_;
+  bool empty_ = false;
+  aclTensor* tensor_ = nullptr;
+};
+
+using Tensors = std::vector<std::unique_ptr<FuzzTensor>>;
+
+// Phase 2 on a canaried workspace (at an odd address, sometimes), twice when repeatable.
+template <typename Run>
+void run_phase_two(FuzzedDataProvider& in, Run run, aclOpExecutor* executor, uint64_t workspace_size,
+                   const Tensors& inputs, const Tensors& outputs) {
+  bool all_memory = true;
+  for (const auto& t : inputs) all_memory = all_memory && !t->lacks_data();
+  for (const auto& t : outputs) all_memory = all_memory && !t->lacks_data();
+  const bool repeat = in.ConsumeBool();
+  if (repeat) check(aclSetAclOpExecutorRepeatable(executor) == 0);
+  if (workspace_size > kMaxWorkspace) {
+    if (!repeat) check(run(nullptr, 0, executor, nullptr) != 0);  // refused: missing data or workspace
+    if (repeat) aclDestroyAclOpExecutor(executor);
+    return;
+  }
+  const size_t shift = in.ConsumeIntegralInRange<size_t>(0, 3) * 4;  // the workspace need not be aligned
+  Guarded workspace(workspace_size + shift);
+  std::vector<std::vector<uint8_t>> first;
+  for (int round = 0; round < (repeat ? 2 : 1); ++round) {
+    const std::vector<std::vector<uint8_t>> before = [&] {
+      std::vector<std::vector<uint8_t>> bytes;
+      for (const auto& t : outputs) bytes.push_back(t->contents());
+      return bytes;
+    }();
+    const aclnnStatus status = run(workspace.data() + shift, workspace_size, executor, nullptr);
+    check(aclrtSynchronizeStream(nullptr) == 0 || status != 0);
+    check(workspace.canaries_intact());
+    for (const auto& t : outputs) check(t->canaries_intact());
+    for (const auto& t : inputs) check(t->canaries_intact());
+    if (status != 0 || !all_memory) {
+      check(status != 0);  // a tensor without data is refused ...
+      for (size_t i = 0; i < outputs.size(); ++i) check(outputs[i]->contents() == before[i]);  // ... untouched
+      break;
+    }
+    std::vector<std::vector<uint8_t>> after;
+    for (const auto& t : outputs) after.push_back(t->contents());
+    if (round == 0) first = after;
+    if (round == 1) check(after == first);  // deterministic, overlapping outputs included
+  }
+  if (repeat) check(aclDestroyAclOpExecutor(executor) == 0);
+}
+
+aclIntArray* int_array(const std::vector<int64_t>& values) { return aclCreateIntArray(values.data(), values.size()); }
+
+void fuzz_convolution(FuzzedDataProvider& in) {
+  const bool mutate = in.ConsumeIntegral<uint8_t>() < 96;
+  // A near-valid problem: every size derived from the parameters, then (mutate) bent.
+  const int p = in.ConsumeIntegralInRange<int>(1, 3);
+  const int64_t groups = in.ConsumeIntegralInRange<int64_t>(1, 3);
+  const int64_t batch = in.ConsumeIntegralInRange<int64_t>(0, 2);
+  const int64_t cin = groups * in.ConsumeIntegralInRange<int64_t>(0, 3);
+  const int64_t cout = groups * in.ConsumeIntegralInRange<int64_t>(1, 3);
+  const bool transposed = in.ConsumeBool();
+  std::vector<int64_t> stride(p), padding(p), dilation(p), output_padding(p, 0), kernel(p), size(p), out(p);
+  for (int i = 0; i < p; ++i) {
+    stride[i] = in.ConsumeIntegralInRange<int64_t>(1, 3);
+    padding[i] = in.ConsumeIntegralInRange<int64_t>(0, 2);
+    dilation[i] = in.ConsumeIntegralInRange<int64_t>(1, 2);
+    kernel[i] = in.ConsumeIntegralInRange<int64_t>(1, 3);
+    size[i] = in.ConsumeIntegralInRange<int64_t>(1, 7);
+    if (transposed) output_padding[i] = in.ConsumeIntegralInRange<int64_t>(0, stride[i] - 1);
+    const int64_t span = dilation[i] * (kernel[i] - 1) + 1;
+    out[i] = transposed ? (size[i] - 1) * stride[i] - 2 * padding[i] + span + output_padding[i]
+                        : (size[i] + 2 * padding[i] - span) / stride[i] + 1;
+    if (out[i] < 0) out[i] = 0;
+  }
+  auto shape = [&](int64_t n, int64_t c, const std::vector<int64_t>& spatial) {
+    std::vector<int64_t> s = {n, c};
+    s.insert(s.end(), spatial.begin(), spatial.end());
+    return s;
+  };
+  // Forward roles: input (N, Cin, size) -> gradOutput (N, Cout, out); transposed swaps channels.
+  const int64_t in_channels = transposed ? cout : cin, out_channels = transposed ? cin : cout;
+  std::vector<int64_t> x_shape = shape(batch, in_channels, size), gy_shape = shape(batch, out_channels, out);
+  std::vector<int64_t> w_shape = shape(cout, cin / groups, kernel);  // (C(conv output), C(conv input)/g, k)
+  int32_t format = p == 1 ? ACL_FORMAT_NCL : p == 2 ? ACL_FORMAT_NCHW : ACL_FORMAT_NCDHW;
+  int64_t groups_arg = groups;
+  int8_t cube_math_type = static_cast<int8_t>(in.ConsumeIntegralInRange<int>(0, 3));
+  bool mask[4] = {in.ConsumeBool(), in.ConsumeBool(), in.ConsumeBool(), false};
+  size_t mask_size = 3;
+  bool null_bias_sizes = false;
+  if (mutate) {  // bend one thing
+    std::vector<int64_t>* arrays[] = {&stride, &padding, &dilation, &output_padding, &x_shape, &gy_shape, &w_shape};
+    switch (in.ConsumeIntegralInRange<int>(0, 9)) {
+      case 0: {
+        std::vector<int64_t>& a = *arrays[in.ConsumeIntegralInRange<size_t>(0, 6)];
+        if (!a.empty()) a[in.ConsumeIntegralInRange<size_t>(0, a.size() - 1)] = some_size(in);
+        break;
+      }
+      case 1: arrays[in.ConsumeIntegralInRange<size_t>(0, 6)]->push_back(some_size(in)); break;
+      case 2: arrays[in.ConsumeIntegralInRange<size_t>(0, 6)]->pop_back(); break;
+      case 3: groups_arg = some_size(in); break;
+      case 4: cube_math_type = in.ConsumeIntegral<int8_t>(); break;
+      case 5: format = in.ConsumeIntegral<int32_t>(); break;
+      case 6: mask_size = in.ConsumeIntegralInRange<size_t>(0, 4); break;
+      case 7: null_bias_sizes = true; break;
+      default: break;  // layouts and dtypes only (FuzzTensor)
+    }
+  }
+  Tensors inputs, outputs;
+  auto tensor = [&](const std::vector<int64_t>& s, int32_t f) {
+    return std::make_unique<FuzzTensor>(in, s, some_dtype(in), f, mutate);
+  };
+  inputs.push_back(tensor(gy_shape, format));
+  inputs.push_back(tensor(x_shape, format));
+  inputs.push_back(tensor(w_shape, format));
+  outputs.push_back(tensor(x_shape, format));
+  outputs.push_back(tensor(w_shape, format));
+  outputs.push_back(tensor({gy_shape.size() > 1 ? gy_shape[1] : 1}, ACL_FORMAT_ND));
+  const std::vector<int64_t> bias_sizes_values = {gy_shape.size() > 1 ? gy_shape[1] : 1};
+  aclIntArray* bias_sizes = null_bias_sizes ? nullptr : int_array(bias_sizes_values);
+  aclIntArray *s = int_array(stride), *pad = int_array(padding), *d = int_array(dilation);
+  aclIntArray* op = int_array(output_padding);
+  aclBoolArray* output_mask = aclCreateBoolArray(mask, mask_size);
+  std::vector<std::vector<uint8_t>> before;
+  for (const auto& t : outputs) before.push_back(t->contents());
+  uint64_t workspace_size = 0;
+  aclOpExecutor* executor = nullptr;
+  const aclnnStatus status = aclnnConvolutionBackwardGetWorkspaceSize(
+      inputs[0]->get(), inputs[1]->get(), inputs[2]->get(), bias_sizes, s, pad, d, transposed, op,
+      static_cast<int>(groups_arg), output_mask, cube_math_type, mask[0] ? outputs[0]->get() : nullptr,
+      mask[1] ? outputs[1]->get() : nullptr, mask[2] ? outputs[2]->get() : nullptr, &workspace_size, &executor);
+  if (status != 0) {
+    check(status == ACLNN_ERR_PARAM_NULLPTR || status == ACLNN_ERR_PARAM_INVALID);
+    check(aclGetRecentErrMsg() != nullptr);  // every failure says why
+    check(executor == nullptr);
+    for (size_t i = 0; i < outputs.size(); ++i) check(outputs[i]->contents() == before[i]);
+  } else {
+    // What the run reads and writes: gradOutput for any gradient, input for gradWeight, weight
+    // for gradInput, and the requested outputs. The others may lack memory.
+    Tensors used_inputs, used_outputs;
+    if (mask[0] || mask[1] || mask[2]) used_inputs.push_back(std::move(inputs[0]));
+    if (mask[1]) used_inputs.push_back(std::move(inputs[1]));
+    if (mask[0]) used_inputs.push_back(std::move(inputs[2]));
+    for (int i = 0; i < 3; ++i) {
+      if (mask[i]) used_outputs.push_back(std::move(outputs[static_cast<size_t>(i)]));
+    }
+    run_phase_two(in, aclnnConvolutionBackward, executor, workspace_size, used_inputs, used_outputs);
+  }
+  aclDestroyIntArray(bias_sizes);
+  aclDestroyIntArray(s);
+  aclDestroyIntArray(pad);
+  aclDestroyIntArray(d);
+  aclDestroyIntArray(op);
+  aclDestroyBoolArray(output_mask);
+}
+
+void fuzz_tbc(FuzzedDataProvider& in) {
+  const bool mutate = in.ConsumeIntegral<uint8_t>() < 96;
+  const int64_t time = in.ConsumeIntegralInRange<int64_t>(0, 7), batch = in.ConsumeIntegralInRange<int64_t>(0, 3);
+  const int64_t cin = in.ConsumeIntegralInRange<int64_t>(0, 4), cout = in.ConsumeIntegralInRange<int64_t>(0, 4);
+  const int64_t k = in.ConsumeIntegralInRange<int64_t>(0, 4);
+  int64_t pad = in.ConsumeIntegralInRange<int64_t>(0, 3);
+  std::vector<int64_t> x_shape = {time, batch, cin}, w_shape = {k, cin, cout}, b_shape = {cout};
+  std::vector<int64_t> gy_shape = {std::max<int64_t>(0, time + 2 * pad + 1 - k), batch, cout};
+  int8_t cube_math_type = static_cast<int8_t>(in.ConsumeIntegralInRange<int>(0, 3));
+  if (mutate) {
+    std::vector<int64_t>* arrays[] = {&x_shape, &w_shape, &b_shape, &gy_shape};
+    switch (in.ConsumeIntegralInRange<int>(0, 4)) {
+      case 0: {
+        std::vector<int64_t>& a = *arrays[in.ConsumeIntegralInRange<size_t>(0, 3)];
+        a[in.ConsumeIntegralInRange<size_t>(0, a.size() - 1)] = some_size(in);
+        break;
+      }
+      case 1: pad = some_size(in); break;
+      case 2: cube_math_type = in.ConsumeIntegral<int8_t>(); break;
+      default: break;
+    }
+  }
+  Tensors inputs, outputs;
+  auto tensor = [&](const std::vector<int64_t>& s) {
+    return std::make_unique<FuzzTensor>(in, s, some_dtype(in), ACL_FORMAT_ND, mutate);
+  };
+  inputs.push_back(tensor(gy_shape));
+  inputs.push_back(tensor(x_shape));
+  inputs.push_back(tensor(w_shape));
+  inputs.push_back(tensor(b_shape));
+  outputs.push_back(tensor(x_shape));
+  outputs.push_back(tensor(w_shape));
+  outputs.push_back(tensor(b_shape));
+  std::vector<std::vector<uint8_t>> before;
+  for (const auto& t : outputs) before.push_back(t->contents());
+  uint64_t workspace_size = 0;
+  aclOpExecutor* executor = nullptr;
+  const aclnnStatus status = aclnnConvTbcBackwardGetWorkspaceSize(
+      inputs[0]->get(), inputs[1]->get(), inputs[2]->get(), inputs[3]->get(), pad, cube_math_type, outputs[0]->get(),
+      outputs[1]->get(), outputs[2]->get(), &workspace_size, &executor);
+  if (status != 0) {
+    check(status == ACLNN_ERR_PARAM_NULLPTR || status == ACLNN_ERR_PARAM_INVALID);
+    check(aclGetRecentErrMsg() != nullptr);
+    check(executor == nullptr);
+    for (size_t i = 0; i < outputs.size(); ++i) check(outputs[i]->contents() == before[i]);
+  } else {
+    inputs.pop_back();  // bias is never read: it may lack memory
+    run_phase_two(in, aclnnConvTbcBackward, executor, workspace_size, inputs, outputs);
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  setenv("ASCEND_GLOBAL_LOG_LEVEL", "4", 1);  // failures are expected: keep the log quiet
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  FuzzedDataProvider in(data, size);
+  if (in.ConsumeBool()) {
+    fuzz_tbc(in);
+  } else {
+    fuzz_convolution(in);
+  }
+  return 0;
+}
