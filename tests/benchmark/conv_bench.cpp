@@ -17,69 +17,11 @@
 
 #include "acl/acl.h"
 #include "aclnnop/aclnn_convolution_backward.h"
+#include "bench_layers.h"
 
 namespace {
 
-using Dims = std::vector<int64_t>;
-
-struct Layer {
-  std::string name;
-  int64_t n = 0, cin = 0, cout = 0, groups = 1;
-  Dims spatial, kernel, stride, pad, dilation, output_padding;
-  bool transposed = false, tbc = false;
-
-  Dims out_spatial() const {
-    Dims out;
-    for (size_t i = 0; i < spatial.size(); ++i) {
-      const int64_t span = dilation[i] * (kernel[i] - 1) + 1;
-      out.push_back(transposed ? (spatial[i] - 1) * stride[i] - 2 * pad[i] + span + output_padding[i]
-                               : (spatial[i] + 2 * pad[i] - span) / stride[i] + 1);
-    }
-    return out;
-  }
-  // Forward-convolution view: (src channels, dst channels, src spatial, dst spatial).
-  Dims input_shape() const { return concat({n, cin}, spatial); }
-  Dims grad_output_shape() const { return concat({n, cout}, out_spatial()); }
-  Dims weight_shape() const { return concat(transposed ? Dims{cin, cout / groups} : Dims{cout, cin / groups}, kernel); }
-  static Dims concat(Dims a, const Dims& b) {
-    a.insert(a.end(), b.begin(), b.end());
-    return a;
-  }
-};
-
-Dims split(const std::string& field) {
-  Dims values;
-  std::stringstream in(field);
-  std::string item;
-  while (std::getline(in, item, ',')) values.push_back(std::stoll(item));
-  return values;
-}
-
-std::vector<Layer> read_layers(const std::string& file) {
-  std::ifstream in(file);
-  std::vector<Layer> layers;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::stringstream words(line);
-    Layer l;
-    std::string spatial, kernel, stride, pad, dil, tr, op;
-    words >> l.name >> l.n >> l.cin >> l.cout >> spatial >> kernel >> stride >> pad >> dil >> l.groups >> tr >> op;
-    l.spatial = split(spatial), l.kernel = split(kernel), l.stride = split(stride), l.pad = split(pad);
-    l.dilation = split(dil), l.output_padding = split(op);
-    l.tbc = tr == "tbc";
-    l.transposed = tr == "1";
-    if (l.output_padding.size() < l.spatial.size()) l.output_padding.assign(l.spatial.size(), 0);
-    layers.push_back(l);
-  }
-  return layers;
-}
-
-int64_t count(const Dims& d) {
-  int64_t c = 1;
-  for (int64_t v : d) c *= v;
-  return c;
-}
+using namespace bench;
 
 double median_seconds(int repeats, const std::function<void()>& body) {
   body();  // warm-up
@@ -91,38 +33,6 @@ double median_seconds(int repeats, const std::function<void()>& body) {
   }
   std::sort(times.begin(), times.end());
   return times[times.size() / 2];
-}
-
-// Device buffer holding `values`, with a contiguous aclTensor over it.
-struct AclTensor {
-  void* data = nullptr;
-  aclTensor* tensor = nullptr;
-  // `values` empty: an uninitialised output.
-  AclTensor(const Dims& shape, const std::vector<float>& values, aclFormat format) {
-    int64_t elements = 1;
-    for (int64_t d : shape) elements *= d;
-    const size_t bytes = std::max<size_t>(4, static_cast<size_t>(elements) * sizeof(float));
-    aclrtMalloc(&data, bytes, ACL_MEM_MALLOC_HUGE_FIRST);
-    if (!values.empty()) aclrtMemcpy(data, bytes, values.data(), values.size() * 4, ACL_MEMCPY_HOST_TO_DEVICE);
-    tensor =
-        aclCreateTensor(shape.data(), shape.size(), ACL_FLOAT, nullptr, 0, format, shape.data(), shape.size(), data);
-  }
-  ~AclTensor() {
-    aclDestroyTensor(tensor);
-    aclrtFree(data);
-  }
-};
-
-aclFormat format_of(size_t dims) {
-  return dims == 3 ? ACL_FORMAT_NCL : dims == 4 ? ACL_FORMAT_NCHW : dims == 5 ? ACL_FORMAT_NCDHW : ACL_FORMAT_ND;
-}
-
-std::vector<float> random_values(int64_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(-1.f, 1.f);
-  std::vector<float> v(static_cast<size_t>(n));
-  for (float& x : v) x = u(rng);
-  return v;
 }
 
 // Our library: phase 1 + phase 2 + synchronize, every iteration (what a training step pays).

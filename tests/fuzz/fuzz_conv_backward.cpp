@@ -63,8 +63,9 @@ int64_t sat_add(int64_t a, int64_t b) {
 
 // Mostly small sizes, sometimes hostile ones.
 int64_t some_size(FuzzedDataProvider& in) {
-  static const int64_t kHostile[] = {-1, -7, INT64_MAX, INT64_MIN, INT64_MAX / 2, int64_t{1} << 31, int64_t{1} << 40,
-                                     int64_t{1} << 62, 65536, 1000000};
+  static const int64_t kHostile[] = {
+      -1,    -7,     INT64_MAX, INT64_MIN, INT64_MAX / 2, int64_t{1} << 31, int64_t{1} << 40, int64_t{1} << 62,
+      65536, 1000000};
   const uint8_t pick = in.ConsumeIntegral<uint8_t>();
   if (pick < 230) return pick % 8;
   return kHostile[pick % (sizeof kHostile / sizeof kHostile[0])];
@@ -123,8 +124,8 @@ class FuzzTensor {
       for (size_t i = 0; i < memory_->bytes(); ++i) memory_->data()[i] = static_cast<uint8_t>(i * 7 + 1);
     }
     tensor_ = fuzz_create_tensor(shape_.data(), shape_.size(), dtype, strides_.data(), offset, format,
-                              no_storage ? nullptr : storage_shape_.data(),
-                              no_storage ? 0 : 1, memory_ ? memory_->data() : nullptr);
+                                 no_storage ? nullptr : storage_shape_.data(), no_storage ? 0 : 1,
+                                 memory_ ? memory_->data() : nullptr);
   }
   ~FuzzTensor() { aclDestroyTensor(tensor_); }
   aclTensor* get() const { return tensor_; }
