@@ -145,7 +145,8 @@ int main(int argc, char** argv) {
     for (std::thread& t : threads) t.join();
     if (round > 0) best_concurrent = std::min(best_concurrent, seconds_since(start));
     for (int s = 0; s < streams; ++s) {
-      for (size_t i = 0; i < inputs.size(); ++i) identical = identical && outputs[s][i]->bytes() == serial[0][i]->bytes();
+      for (size_t i = 0; i < inputs.size(); ++i)
+        identical = identical && outputs[s][i]->bytes() == serial[0][i]->bytes();
     }
   }
   std::printf("streams %d, layers %zu, rounds %d (best of each)\n", streams, inputs.size(), rounds);
