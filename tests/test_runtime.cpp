@@ -31,6 +31,17 @@ std::string recent_error() {
   return message == nullptr ? std::string() : std::string(message);
 }
 
+// Queues a task that holds `stream` until `release` is set.
+int enqueue_blocker(aclrtStream stream, const std::atomic<bool>& release) {
+  return aclnn_cpu::enqueue_on_stream(
+      stream,
+      [&release] {
+        while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        return 0;
+      },
+      "test");
+}
+
 TEST(Runtime, InitFinalizeOrder) {
   ASSERT_EQ(aclInit(nullptr), ACL_SUCCESS);
   EXPECT_EQ(aclInit(nullptr), ACL_ERROR_REPEAT_INITIALIZE);
@@ -189,14 +200,7 @@ TEST(Runtime, TwoStreamsProgressIndependently) {
   ASSERT_EQ(aclrtCreateStream(&free_stream), ACL_SUCCESS);
   std::atomic<bool> release{false};
   std::atomic<bool> second_done{false};
-  ASSERT_EQ(aclnn_cpu::enqueue_on_stream(
-                blocked,
-                [&release] {
-                  while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-                  return 0;
-                },
-                "test"),
-            ACL_SUCCESS);
+  ASSERT_EQ(enqueue_blocker(blocked, release), ACL_SUCCESS);
   ASSERT_EQ(aclnn_cpu::enqueue_on_stream(
                 free_stream,
                 [&second_done] {
@@ -219,14 +223,7 @@ TEST(Runtime, SynchronizeDeviceLetsOtherThreadsLaunch) {
   aclrtStream blocked = nullptr;
   ASSERT_EQ(aclrtCreateStream(&blocked), ACL_SUCCESS);
   std::atomic<bool> release{false}, device_synchronized{false};
-  ASSERT_EQ(aclnn_cpu::enqueue_on_stream(
-                blocked,
-                [&release] {
-                  while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-                  return 0;
-                },
-                "test"),
-            ACL_SUCCESS);
+  ASSERT_EQ(enqueue_blocker(blocked, release), ACL_SUCCESS);
   std::thread waiter([&] {
     EXPECT_EQ(aclrtSynchronizeDevice(), ACL_SUCCESS);
     device_synchronized = true;

@@ -12,6 +12,7 @@
 
 #include "acl/acl.h"
 #include "aclnn/acl_meta.h"
+#include "aclnnop/aclnn_convolution_backward.h"
 
 namespace bench {
 
@@ -32,10 +33,18 @@ struct Layer {
     }
     return out;
   }
-  // Forward-convolution view: (src channels, dst channels, src spatial, dst spatial).
-  Dims input_shape() const { return concat({n, cin}, spatial); }
-  Dims grad_output_shape() const { return concat({n, cout}, out_spatial()); }
-  Dims weight_shape() const { return concat(transposed ? Dims{cin, cout / groups} : Dims{cout, cin / groups}, kernel); }
+  // The operator's tensors. Convolution: (N, C, spatial...); TBC: input (T, B, Cin), weight
+  // (K, Cin, Cout), gradOutput (T + 2p + 1 - K, B, Cout).
+  Dims input_shape() const { return tbc ? Dims{spatial[0], n, cin} : concat({n, cin}, spatial); }
+  Dims grad_output_shape() const { return tbc ? Dims{out_spatial()[0], n, cout} : concat({n, cout}, out_spatial()); }
+  Dims weight_shape() const {
+    if (tbc) return {kernel[0], cin, cout};
+    return concat(transposed ? Dims{cin, cout / groups} : Dims{cout, cin / groups}, kernel);
+  }
+  aclFormat tensor_format() const {
+    const size_t dims = spatial.size() + 2;
+    return tbc ? ACL_FORMAT_ND : dims == 3 ? ACL_FORMAT_NCL : dims == 4 ? ACL_FORMAT_NCHW : ACL_FORMAT_NCDHW;
+  }
   static Dims concat(Dims a, const Dims& b) {
     a.insert(a.end(), b.begin(), b.end());
     return a;
@@ -99,16 +108,41 @@ struct AclTensor {
   }
 };
 
-inline aclFormat format_of(size_t dims) {
-  return dims == 3 ? ACL_FORMAT_NCL : dims == 4 ? ACL_FORMAT_NCHW : dims == 5 ? ACL_FORMAT_NCDHW : ACL_FORMAT_ND;
-}
-
 inline std::vector<float> random_values(int64_t n, unsigned seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> u(-1.f, 1.f);
   std::vector<float> v(static_cast<size_t>(n));
   for (float& x : v) x = u(rng);
   return v;
+}
+
+// Phase 1 of one full backward (gradInput, gradWeight, gradBias) of `l`: aclnnConvTbcBackward
+// for TBC layers (bias is its bias tensor), aclnnConvolutionBackward otherwise.
+inline aclnnStatus plan_backward(const Layer& l, const aclTensor* gy, const aclTensor* x, const aclTensor* w,
+                                 const aclTensor* bias, aclTensor* gx, aclTensor* gw, aclTensor* gb, uint64_t* size,
+                                 aclOpExecutor** executor) {
+  if (l.tbc) return aclnnConvTbcBackwardGetWorkspaceSize(gy, x, w, bias, l.pad[0], 0, gx, gw, gb, size, executor);
+  aclIntArray* stride = aclCreateIntArray(l.stride.data(), l.stride.size());
+  aclIntArray* pad = aclCreateIntArray(l.pad.data(), l.pad.size());
+  aclIntArray* dil = aclCreateIntArray(l.dilation.data(), l.dilation.size());
+  aclIntArray* op = aclCreateIntArray(l.output_padding.data(), l.output_padding.size());
+  const int64_t bias_size = l.cout;
+  aclIntArray* bias_sizes = aclCreateIntArray(&bias_size, 1);
+  const bool all[3] = {true, true, true};
+  aclBoolArray* mask = aclCreateBoolArray(all, 3);
+  const aclnnStatus status =
+      aclnnConvolutionBackwardGetWorkspaceSize(gy, x, w, bias_sizes, stride, pad, dil, l.transposed, op,
+                                               static_cast<int>(l.groups), mask, 0, gx, gw, gb, size, executor);
+  aclDestroyIntArray(stride), aclDestroyIntArray(pad), aclDestroyIntArray(dil), aclDestroyIntArray(op);
+  aclDestroyIntArray(bias_sizes), aclDestroyBoolArray(mask);
+  return status;
+}
+
+// Phase 2 of what plan_backward planned.
+inline aclnnStatus run_backward(const Layer& l, void* workspace, uint64_t size, aclOpExecutor* executor,
+                                aclrtStream stream) {
+  return l.tbc ? aclnnConvTbcBackward(workspace, size, executor, stream)
+               : aclnnConvolutionBackward(workspace, size, executor, stream);
 }
 
 }  // namespace bench

@@ -37,56 +37,22 @@ double median_seconds(int repeats, const std::function<void()>& body) {
 
 // Our library: phase 1 + phase 2 + synchronize, every iteration (what a training step pays).
 double time_ours(const Layer& l, int repeats, aclrtStream stream) {
-  if (l.tbc) {
-    const int64_t t_out = l.spatial[0] + 2 * l.pad[0] + 1 - l.kernel[0];
-    const Dims x_shape = {l.spatial[0], l.n, l.cin}, w_shape = {l.kernel[0], l.cin, l.cout};
-    const Dims gy_shape = {t_out, l.n, l.cout}, b_shape = {l.cout};
-    AclTensor x(x_shape, random_values(count(x_shape), 1), ACL_FORMAT_ND);
-    AclTensor w(w_shape, random_values(count(w_shape), 2), ACL_FORMAT_ND);
-    AclTensor gy(gy_shape, random_values(count(gy_shape), 3), ACL_FORMAT_ND);
-    AclTensor b(b_shape, random_values(count(b_shape), 4), ACL_FORMAT_ND);
-    AclTensor gx(x_shape, {}, ACL_FORMAT_ND), gw(w_shape, {}, ACL_FORMAT_ND), gb(b_shape, {}, ACL_FORMAT_ND);
-    void* workspace = nullptr;
-    uint64_t workspace_size = 0;
-    const double seconds = median_seconds(repeats, [&] {
-      aclOpExecutor* executor = nullptr;
-      aclnnConvTbcBackwardGetWorkspaceSize(gy.tensor, x.tensor, w.tensor, b.tensor, l.pad[0], 0, gx.tensor, gw.tensor,
-                                           gb.tensor, &workspace_size, &executor);
-      if (workspace == nullptr && workspace_size > 0)
-        aclrtMalloc(&workspace, workspace_size, ACL_MEM_MALLOC_HUGE_FIRST);
-      aclnnConvTbcBackward(workspace, workspace_size, executor, stream);
-      aclrtSynchronizeStream(stream);
-    });
-    if (workspace != nullptr) aclrtFree(workspace);
-    return seconds;
-  }
   const Dims x_shape = l.input_shape(), w_shape = l.weight_shape(), gy_shape = l.grad_output_shape();
-  const aclFormat f = format_of(x_shape.size());
+  const aclFormat f = l.tensor_format();
   AclTensor x(x_shape, random_values(count(x_shape), 1), f), w(w_shape, random_values(count(w_shape), 2), f);
-  AclTensor gy(gy_shape, random_values(count(gy_shape), 3), f);
+  AclTensor gy(gy_shape, random_values(count(gy_shape), 3), f), b({l.cout}, random_values(l.cout, 4), ACL_FORMAT_ND);
   AclTensor gx(x_shape, {}, f), gw(w_shape, {}, f), gb({l.cout}, {}, ACL_FORMAT_ND);
-  aclIntArray* stride = aclCreateIntArray(l.stride.data(), l.stride.size());
-  aclIntArray* pad = aclCreateIntArray(l.pad.data(), l.pad.size());
-  aclIntArray* dil = aclCreateIntArray(l.dilation.data(), l.dilation.size());
-  aclIntArray* op = aclCreateIntArray(l.output_padding.data(), l.output_padding.size());
-  const int64_t bias_size = l.cout;
-  aclIntArray* bias = aclCreateIntArray(&bias_size, 1);
-  const bool all[3] = {true, true, true};
-  aclBoolArray* mask = aclCreateBoolArray(all, 3);
   void* workspace = nullptr;
   uint64_t workspace_size = 0;
   const double seconds = median_seconds(repeats, [&] {
     aclOpExecutor* executor = nullptr;
-    aclnnConvolutionBackwardGetWorkspaceSize(gy.tensor, x.tensor, w.tensor, bias, stride, pad, dil, l.transposed, op,
-                                             static_cast<int>(l.groups), mask, 0, gx.tensor, gw.tensor, gb.tensor,
-                                             &workspace_size, &executor);
+    plan_backward(l, gy.tensor, x.tensor, w.tensor, b.tensor, gx.tensor, gw.tensor, gb.tensor, &workspace_size,
+                  &executor);
     if (workspace == nullptr && workspace_size > 0) aclrtMalloc(&workspace, workspace_size, ACL_MEM_MALLOC_HUGE_FIRST);
-    aclnnConvolutionBackward(workspace, workspace_size, executor, stream);
+    run_backward(l, workspace, workspace_size, executor, stream);
     aclrtSynchronizeStream(stream);
   });
   if (workspace != nullptr) aclrtFree(workspace);
-  aclDestroyIntArray(stride), aclDestroyIntArray(pad), aclDestroyIntArray(dil), aclDestroyIntArray(op);
-  aclDestroyIntArray(bias), aclDestroyBoolArray(mask);
   return seconds;
 }
 

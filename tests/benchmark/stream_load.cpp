@@ -12,7 +12,6 @@
 #include <thread>
 #include <vector>
 
-#include "aclnnop/aclnn_convolution_backward.h"
 #include "bench_layers.h"
 
 namespace {
@@ -26,14 +25,8 @@ struct LayerInputs {
   aclFormat format;
   std::unique_ptr<AclTensor> x, w, gy, bias;
   explicit LayerInputs(const Layer& l) : layer(l) {
-    if (l.tbc) {
-      const int64_t t_out = l.spatial[0] + 2 * l.pad[0] + 1 - l.kernel[0];
-      x_shape = {l.spatial[0], l.n, l.cin}, w_shape = {l.kernel[0], l.cin, l.cout}, gy_shape = {t_out, l.n, l.cout};
-      format = ACL_FORMAT_ND;
-    } else {
-      x_shape = l.input_shape(), w_shape = l.weight_shape(), gy_shape = l.grad_output_shape();
-      format = format_of(x_shape.size());
-    }
+    x_shape = l.input_shape(), w_shape = l.weight_shape(), gy_shape = l.grad_output_shape();
+    format = l.tensor_format();
     x = std::make_unique<AclTensor>(x_shape, random_values(count(x_shape), 1), format);
     w = std::make_unique<AclTensor>(w_shape, random_values(count(w_shape), 2), format);
     gy = std::make_unique<AclTensor>(gy_shape, random_values(count(gy_shape), 3), format);
@@ -67,37 +60,16 @@ struct LayerOutputs {
 
 // Plans one full backward (phase 1) and queues it on `stream` (phase 2).
 void launch(const LayerInputs& in, LayerOutputs& out, aclrtStream stream) {
-  const Layer& l = in.layer;
   aclOpExecutor* executor = nullptr;
   uint64_t size = 0;
-  if (l.tbc) {
-    aclnnConvTbcBackwardGetWorkspaceSize(in.gy->tensor, in.x->tensor, in.w->tensor, in.bias->tensor, l.pad[0], 0,
-                                         out.gx->tensor, out.gw->tensor, out.gb->tensor, &size, &executor);
-  } else {
-    aclIntArray* stride = aclCreateIntArray(l.stride.data(), l.stride.size());
-    aclIntArray* pad = aclCreateIntArray(l.pad.data(), l.pad.size());
-    aclIntArray* dil = aclCreateIntArray(l.dilation.data(), l.dilation.size());
-    aclIntArray* op = aclCreateIntArray(l.output_padding.data(), l.output_padding.size());
-    const int64_t bias_size = l.cout;
-    aclIntArray* bias = aclCreateIntArray(&bias_size, 1);
-    const bool all[3] = {true, true, true};
-    aclBoolArray* mask = aclCreateBoolArray(all, 3);
-    aclnnConvolutionBackwardGetWorkspaceSize(in.gy->tensor, in.x->tensor, in.w->tensor, bias, stride, pad, dil,
-                                             l.transposed, op, static_cast<int>(l.groups), mask, 0, out.gx->tensor,
-                                             out.gw->tensor, out.gb->tensor, &size, &executor);
-    aclDestroyIntArray(stride), aclDestroyIntArray(pad), aclDestroyIntArray(dil), aclDestroyIntArray(op);
-    aclDestroyIntArray(bias), aclDestroyBoolArray(mask);
-  }
+  plan_backward(in.layer, in.gy->tensor, in.x->tensor, in.w->tensor, in.bias->tensor, out.gx->tensor, out.gw->tensor,
+                out.gb->tensor, &size, &executor);
   if (size > out.workspace_size) {
     if (out.workspace != nullptr) aclrtFree(out.workspace);
     aclrtMalloc(&out.workspace, size, ACL_MEM_MALLOC_HUGE_FIRST);
     out.workspace_size = size;
   }
-  if (l.tbc) {
-    aclnnConvTbcBackward(out.workspace, size, executor, stream);
-  } else {
-    aclnnConvolutionBackward(out.workspace, size, executor, stream);
-  }
+  run_backward(in.layer, out.workspace, size, executor, stream);
 }
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
