@@ -126,6 +126,8 @@ std::string ConvPlan::describe() const {
     if (!text.empty()) text += ' ';
     text += format("%s=%s:tasks=%lld", gradient_name(chosen.impl->gradient), chosen.impl->name,
                    static_cast<long long>(chosen.step->tasks()));
+    const std::string detail = chosen.step->detail();
+    if (!detail.empty()) text += ":" + detail;
   }
   return text;
 }

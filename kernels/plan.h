@@ -40,6 +40,8 @@ class ConvStep {
   virtual int run(const Workspace& workspace, const StepInputs& inputs) const = 0;
   // Parallel tasks this step offers (1 when serial); printed by the verbose mode.
   virtual int64_t tasks() const = 0;
+  // More for the verbose mode ("isa=avx512"), or "".
+  virtual std::string detail() const { return ""; }
 };
 
 // What an implementation's plan() may ask of the plan being built.
@@ -90,7 +92,7 @@ class ConvPlan {
   uint64_t workspace_bytes() const { return ledger_.total_bytes(); }
   // Phase 2: packs the inputs the steps asked for, then runs the steps in order.
   int execute(void* workspace) const;
-  // "gradInput=gemm:tasks=64 gradWeight=ref:tasks=8 ...", for the verbose mode.
+  // "gradInput=gemm:tasks=64:isa=avx512 gradWeight=ref:tasks=8 ...", for the verbose mode.
   std::string describe() const;
   // The implementation chosen for `gradient` (nullptr when not requested).
   const ConvImpl* chosen(Gradient gradient) const;

@@ -4,7 +4,7 @@ set -eu
 # usage: install_deps.sh [--aarch64 | --fuzz | --tsan-openmp]
 #   --aarch64: also the cross-compiler, qemu and GoogleTest's sources
 #   --fuzz, --tsan-openmp: also clang with libFuzzer, and LLVM's OpenMP (libomp, with its TSan support)
-packages="g++ cmake make pkg-config libgtest-dev libeigen3-dev python3"
+packages="g++ cmake make pkg-config libgtest-dev libeigen3-dev python3 valgrind"
 case "${1:-}" in
   --aarch64) packages="$packages g++-aarch64-linux-gnu qemu-user googletest" ;;
   --fuzz | --tsan-openmp) packages="$packages clang libclang-rt-14-dev libomp-14-dev" ;;

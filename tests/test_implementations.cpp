@@ -15,6 +15,7 @@
 #include "acl/acl_base.h"
 #include "common/dtype.h"
 #include "kernels/conv_problem.h"
+#include "kernels/gemm/cpu_isa.h"
 #include "kernels/plan.h"
 
 namespace aclnn_cpu {
@@ -91,6 +92,8 @@ std::vector<Case> cases() {
       {"pointwise_transposed", geometry(1, 1, 9, 4, {3000}, {1}, {1}, {0}, {1}), true},
       {"conv3d", geometry(1, 1, 3, 4, {5, 6, 7}, {3, 2, 3}, {1, 2, 1}, {1, 0, 1}, {1, 1, 2}), false},
       {"dilated_transposed", geometry(2, 3, 4, 2, {12, 9}, {3, 3}, {2, 2}, {2, 1}, {2, 3}), true},
+      // gradWeight in 8 reduction chunks x 12 row blocks (the last one short), Cout off every register tile.
+      {"chunked_weight", geometry(3, 1, 20, 33, {40, 37}, {3, 3}, {1, 1}, {1, 1}, {1, 1}), false},
   };
 }
 
@@ -200,6 +203,38 @@ TEST(Implementations, EachMatchesTheReference) {
           EXPECT_LT(relative_error(*pairs[i][0], *pairs[i][1]), tol) << where << " " << got.chosen[i];
         }
       }
+    }
+  }
+}
+
+TEST(Implementations, EveryInstructionSetMatchesTheReference) {
+  for (Isa isa : {Isa::kGeneric, Isa::kAvx2, Isa::kAvx512}) {
+    if (isa > detected_isa()) continue;
+    setenv("ACLNN_CONVBWD_ISA", isa_name(isa), 1);
+    for (const Case& c : cases()) {
+      for (const Variant& v : {kVariants[0], kVariants[1], kVariants[3]}) {
+        const Results want = run("ref", c, v, 13, 2);
+        const Results got = run("gemm", c, v, 13, 2);
+        const std::string where = std::string(isa_name(isa)) + " " + c.name + " " + v.name;
+        EXPECT_LT(relative_error(got.grad_input, want.grad_input), tolerance(v.dtype)) << where;
+        EXPECT_LT(relative_error(got.grad_weight, want.grad_weight), tolerance(v.dtype)) << where;
+      }
+    }
+  }
+  unsetenv("ACLNN_CONVBWD_ISA");
+}
+
+TEST(Implementations, FusedInstructionSetsGiveIdenticalBits) {
+  if (detected_isa() < Isa::kAvx512) GTEST_SKIP() << "needs AVX-512 and AVX2 to compare";
+  for (const Case& c : cases()) {
+    for (const Variant& v : {kVariants[0], kVariants[2]}) {
+      setenv("ACLNN_CONVBWD_ISA", "avx2", 1);
+      const Results avx2 = run("gemm", c, v, 17, 2);
+      setenv("ACLNN_CONVBWD_ISA", "avx512", 1);
+      const Results avx512 = run("gemm", c, v, 17, 3);
+      unsetenv("ACLNN_CONVBWD_ISA");
+      EXPECT_EQ(avx2.grad_input, avx512.grad_input) << c.name << " " << v.name;
+      EXPECT_EQ(avx2.grad_weight, avx512.grad_weight) << c.name << " " << v.name;
     }
   }
 }

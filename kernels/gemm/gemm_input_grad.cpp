@@ -3,6 +3,7 @@
 // NPU's cube unit.
 #include <cstring>
 #include <memory>
+#include <string>
 
 #include "kernels/gemm/im2col.h"
 #include "kernels/gemm/sgemm.h"
@@ -19,9 +20,10 @@ class GemmBackwardData final : public ConvStep {
  public:
   GemmBackwardData(const ConvProblem& p, PlanBuilder& b)
       : g_(p.geometry), s_(p.geometry), threads_(b.threads()), output_(p.grad_input, b, "gradInput.f32") {
-    // Input channels per task: enough tasks to share out, whole groups when plenty.
+    // Input channels per task: blocks of a slice's channels until there are kTargetTasks tasks
+    // (whole slices when there are that many).
     const int64_t slices = s_.n * s_.groups;
-    block_ = slices >= 8 ? s_.cin : std::max<int64_t>(1, (s_.cin * slices + 7) / 8);
+    block_ = std::max<int64_t>(1, s_.cin / ceil_div(kTargetTasks, std::max<int64_t>(1, slices)));
     blocks_ = ceil_div(s_.cin, block_);
     const int64_t max_rows = block_ * s_.kernel_volume;
     tile_ = s_.tile(max_rows);
@@ -32,6 +34,7 @@ class GemmBackwardData final : public ConvStep {
   }
 
   int64_t tasks() const override { return s_.n * s_.groups * blocks_; }
+  std::string detail() const override { return std::string("isa=") + isa_name(blocking_.isa); }
 
   int run(const Workspace& w, const StepInputs& in) const override {
     float* grad_input = output_.data(w);
@@ -69,12 +72,15 @@ class GemmBackwardData final : public ConvStep {
   WorkspaceLedger::Handle cols_ = -1, pack_ = -1;  // per thread
 };
 
-// Per (sample, group, output tile): cols = im2col(src), Y = W cols.
+// Per (sample, group, output tile): cols = im2col(src), Y = W cols. Tiles never overlap in Y.
 class GemmForward final : public ConvStep {
  public:
   GemmForward(const ConvProblem& p, PlanBuilder& b)
       : g_(p.geometry), s_(p.geometry), threads_(b.threads()), output_(p.grad_input, b, "gradInput.f32") {
-    tile_ = s_.tile(s_.rows());
+    // Output tiles within the column budget, and small enough for kTargetTasks tasks.
+    const int64_t slices = s_.n * s_.groups;
+    tile_ = std::min(s_.tile(s_.rows()),
+                     std::max<int64_t>(1, s_.dst_plane / ceil_div(kTargetTasks, std::max<int64_t>(1, slices))));
     tiles_ = ceil_div(s_.dst_plane, tile_);
     blocking_ = plan_gemm_blocking(s_.cout, tile_, s_.rows());
     if (!columns_are_source(g_)) cols_ = b.book_scratch("gemm.cols", s_.rows() * tile_, sizeof(float), threads_);
@@ -83,6 +89,7 @@ class GemmForward final : public ConvStep {
   }
 
   int64_t tasks() const override { return s_.n * s_.groups * tiles_; }
+  std::string detail() const override { return std::string("isa=") + isa_name(blocking_.isa); }
 
   int run(const Workspace& w, const StepInputs& in) const override {
     float* grad_input = output_.data(w);

@@ -1,7 +1,15 @@
-// gradWeight by GEMMs: dW += dY cols^T over samples and output tiles, in a fixed order. Float
+// gradWeight by GEMMs: dW = sum over samples and output positions of dY cols^T. Float
 // accumulation, as on the NPU's cube unit.
+//
+// Parallel split, fixed by the geometry alone (never by the thread count): the reduction over
+// (sample, output position) is cut into `chunks` equal ranges, the column-matrix rows into
+// `blocks`; a task (group, block, chunk) sums its range into its chunk's own partial dW, and the
+// partials are then added in chunk order. Each GEMM continues every entry's chain of fused
+// multiply-adds in position order, so a chunk's sum does not depend on the tile size either.
+#include <algorithm>
 #include <cstring>
 #include <memory>
+#include <string>
 
 #include "kernels/gemm/im2col.h"
 #include "kernels/gemm/sgemm.h"
@@ -12,63 +20,92 @@
 namespace aclnn_cpu {
 namespace {
 
-// Per (group, block of column-matrix rows), summed over samples and output tiles in order.
+constexpr int64_t kMinChunkPositions = 512;  // reduction length per chunk, at least
+constexpr int64_t kMinRowBlock = 16;         // column-matrix rows per task, at least
+
 class GemmBackwardWeight final : public ConvStep {
  public:
   GemmBackwardWeight(const ConvProblem& p, PlanBuilder& b)
       : g_(p.geometry), s_(p.geometry), threads_(b.threads()), output_(p.grad_weight, b, "gradWeight.f32") {
-    block_ = std::max<int64_t>(1, std::min(s_.rows(), kWeightRowBlock));
+    const int64_t weight_floats = std::max<int64_t>(1, s_.groups * s_.cout * s_.rows());
+    const int64_t length = s_.n * s_.dst_plane;  // the reduction, per group
+    // Chunks first (each GEMM keeps all rows: the widest products), bounded by the partials'
+    // memory and a useful chunk length; then row blocks for the tasks still missing.
+    chunks_ = std::min({ceil_div(kTargetTasks, s_.groups), std::max<int64_t>(1, kPartialBudget / 4 / weight_floats),
+                        std::max<int64_t>(1, length / kMinChunkPositions)});
+    const int64_t wanted_blocks = ceil_div(kTargetTasks, s_.groups * chunks_);
+    block_ = std::max(kMinRowBlock, s_.rows() / wanted_blocks / kMinRowBlock * kMinRowBlock);
+    block_ = std::max<int64_t>(1, std::min(block_, s_.rows()));
     blocks_ = ceil_div(s_.rows(), block_);
     tile_ = s_.tile(block_);
-    blocking_ = plan_gemm_blocking(s_.cout, block_, tile_);
+    blocking_ = plan_gemm_blocking(s_.cout, block_, std::min(tile_, ceil_div(length, chunks_)));
     if (!columns_are_source(g_)) cols_ = b.book_scratch("gemm.cols", block_ * tile_, sizeof(float), threads_);
-    acc_ = b.book_scratch("gemm.acc", s_.cout * block_, sizeof(float), threads_);
     pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(), sizeof(float), threads_);
+    if (chunks_ > 1) partials_ = b.book_scratch("gemm.partials", weight_floats, sizeof(float), chunks_);
     b.need_float_inputs(true, false, true);
   }
 
-  int64_t tasks() const override { return s_.groups * blocks_; }
+  int64_t tasks() const override { return s_.groups * blocks_ * chunks_; }
+  std::string detail() const override { return std::string("isa=") + isa_name(blocking_.isa); }
 
   int run(const Workspace& w, const StepInputs& in) const override {
     float* grad_weight = output_.data(w);
-    const int status = run_tasks(tasks(), threads_, "gemm gradWeight", [&](int64_t t) {
-      const int64_t grp = t / blocks_, r0 = t % blocks_ * block_, r1 = std::min(s_.rows(), r0 + block_);
+    const int64_t length = s_.n * s_.dst_plane;
+    int status = run_tasks(tasks(), threads_, "gemm gradWeight", [&](int64_t t) {
+      const int64_t grp = t / (blocks_ * chunks_), r0 = t / chunks_ % blocks_ * block_, chunk = t % chunks_;
+      const int64_t r1 = std::min(s_.rows(), r0 + block_);
       const int thread = thread_index();
-      float* acc = w.at<float>(acc_, thread);  // Cout_g x (r1 - r0)
       float* pack = w.at<float>(pack_, thread);
-      std::memset(acc, 0, static_cast<size_t>(s_.cout * (r1 - r0)) * sizeof(float));
-      for (int64_t n = 0; n < s_.n; ++n) {
+      float* sum = (chunks_ > 1 ? w.at<float>(partials_, chunk) : grad_weight) + grp * s_.cout * s_.rows() + r0;
+      const int64_t begin = length * chunk / chunks_, end = length * (chunk + 1) / chunks_;
+      bool first = true;
+      for (int64_t at = begin; at < end;) {  // pieces: within one sample, at most one tile long
+        const int64_t n = at / s_.dst_plane, o0 = at % s_.dst_plane;
+        const int64_t o1 = std::min({s_.dst_plane, o0 + tile_, end - n * s_.dst_plane});
         const float* x = in.f32.src + (n * s_.groups + grp) * s_.cin * s_.src_plane;
         const float* dy = in.f32.dst + (n * s_.groups + grp) * s_.cout * s_.dst_plane;
-        for (int64_t o0 = 0; o0 < s_.dst_plane; o0 += tile_) {
-          const int64_t o1 = std::min(s_.dst_plane, o0 + tile_);
-          MatrixRef rows{x + r0 * s_.src_plane + o0, s_.src_plane, true};  // 1x1: rows are channels of x
-          if (cols_ >= 0) {
-            float* cols = w.at<float>(cols_, thread);
-            im2col(g_, x, r0, r1, o0, o1, cols);
-            rows = {cols, o1 - o0, true};
-          }
-          // acc (Cout_g x rows) += dY[:, o0:o1] (Cout_g x tile) * cols^T (tile x rows)
-          sgemm(blocking_, pack, s_.cout, r1 - r0, o1 - o0, {dy + o0, s_.dst_plane, false}, rows, true, acc, r1 - r0);
+        MatrixRef rows{x + r0 * s_.src_plane + o0, s_.src_plane, true};  // 1x1: rows are channels of x
+        if (cols_ >= 0) {
+          float* cols = w.at<float>(cols_, thread);
+          im2col(g_, x, r0, r1, o0, o1, cols);
+          rows = {cols, o1 - o0, true};
         }
+        // sum (Cout_g x rows, ld = Cin_g*K) (+)= dY[:, o0:o1] (Cout_g x piece) * cols^T (piece x rows)
+        sgemm(blocking_, pack, s_.cout, r1 - r0, o1 - o0, {dy + o0, s_.dst_plane, false}, rows, !first, sum, s_.rows());
+        first = false;
+        at = n * s_.dst_plane + o1;
       }
-      float* dw = grad_weight + grp * s_.cout * s_.rows();  // (Cout_g x Cin_g*K) row-major
-      for (int64_t co = 0; co < s_.cout; ++co) {
-        std::memcpy(dw + co * s_.rows() + r0, acc + co * (r1 - r0), static_cast<size_t>(r1 - r0) * sizeof(float));
+      if (first) {  // an empty range (no output positions): its part of the sum is zero
+        for (int64_t co = 0; co < s_.cout; ++co) std::fill_n(sum + co * s_.rows(), r1 - r0, 0.0f);
       }
     });
+    if (status == ACLNN_SUCCESS && chunks_ > 1) status = add_partials(w, grad_weight);
     if (status == ACLNN_SUCCESS) output_.finish(w, threads_);
     return status;
   }
 
  private:
+  // grad_weight = partial 0 + partial 1 + ... in chunk order, element by element.
+  int add_partials(const Workspace& w, float* grad_weight) const {
+    const int64_t count = s_.groups * s_.cout * s_.rows(), span = 16384;
+    return run_tasks(ceil_div(count, span), threads_, "gemm gradWeight", [&](int64_t t) {
+      const int64_t i0 = t * span, i1 = std::min(count, i0 + span);
+      std::memcpy(grad_weight + i0, w.at<float>(partials_, 0) + i0, static_cast<size_t>(i1 - i0) * sizeof(float));
+      for (int64_t c = 1; c < chunks_; ++c) {
+        const float* part = w.at<float>(partials_, c);
+        for (int64_t i = i0; i < i1; ++i) grad_weight[i] += part[i];
+      }
+    });
+  }
+
   ConvGeometry g_;
   Shape s_;
   int threads_;
   DenseFloatOutput output_;
-  int64_t block_ = 1, blocks_ = 1, tile_ = 1;
+  int64_t chunks_ = 1, block_ = 1, blocks_ = 1, tile_ = 1;
   GemmBlocking blocking_;
-  WorkspaceLedger::Handle cols_ = -1, acc_ = -1, pack_ = -1;  // per thread
+  WorkspaceLedger::Handle cols_ = -1, pack_ = -1;  // per thread
+  WorkspaceLedger::Handle partials_ = -1;          // per chunk
 };
 
 bool supports(const ConvProblem&) { return true; }  // any dtype, layout and geometry

@@ -3,37 +3,105 @@
 #include <algorithm>
 #include <cstring>
 
-#define EIGEN_DONT_PARALLELIZE  // tasks, not GEMMs, are spread over threads
-#include <Eigen/Core>
+#include "kernels/gemm/microkernel.h"
 
 namespace aclnn_cpu {
 namespace {
 
-using Index = Eigen::Index;
-constexpr int64_t kPanelPadFloats = 64;  // per packed panel, beyond Eigen's kc*mc / kc*nc
+int64_t round_up(int64_t value, int64_t multiple) { return (value + multiple - 1) / multiple * multiple; }
+int64_t round_down_at_least(int64_t value, int64_t multiple) { return std::max(multiple, value / multiple * multiple); }
 
-// Floats from the first packed panel to the second: keeps the second 64-byte aligned.
-int64_t panel_a_floats(const GemmBlocking& b) { return (b.kc * b.n_block + kPanelPadFloats + 15) / 16 * 16; }
+// Floats of the packed op(A) block; the op(B) block follows it, 64-byte aligned.
+int64_t a_block_floats(const GemmBlocking& b) { return round_up(b.mc * b.kc, 16); }
 
-// Eigen's blocking object, pointed at our scratch instead of allocating its own.
-class ScratchBlocking final : public Eigen::internal::level3_blocking<float, float> {
- public:
-  ScratchBlocking(const GemmBlocking& b, float* scratch) {
-    m_kc = b.kc;
-    m_mc = b.n_block;  // Eigen multiplies the column-major C^T: its rows are our columns
-    m_nc = b.m_block;
-    m_blockA = scratch;
-    m_blockB = scratch + panel_a_floats(b);
+// Strides of op(M): element (i, j) at data[i*rows + j*cols].
+int64_t row_step(const MatrixRef& m) { return m.transposed ? 1 : m.ld; }
+int64_t col_step(const MatrixRef& m) { return m.transposed ? m.ld : 1; }
+
+// Packs op(A)[i0 : i0+rows, p0 : p0+depth] as slivers of MR rows: sliver s holds, for each p,
+// the MR entries of rows i0 + s*MR + (0..MR-1) (zeros past the last row).
+template <int MR>
+void pack_a(const MatrixRef& a, int64_t i0, int64_t p0, int64_t rows, int64_t depth, float* out) {
+  const int64_t rs = row_step(a), cs = col_step(a);
+  for (int64_t s = 0; s < rows; s += MR, out += MR * depth) {
+    const int64_t valid = std::min<int64_t>(MR, rows - s);
+    const float* base = a.data + (i0 + s) * rs + p0 * cs;
+    if (cs == 1 && valid == MR) {  // rows contiguous: read the MR rows side by side along p
+      for (int64_t p = 0; p < depth; ++p) {
+        for (int ii = 0; ii < MR; ++ii) out[p * MR + ii] = base[ii * rs + p];
+      }
+    } else if (cs == 1) {
+      for (int64_t p = 0; p < depth; ++p) {
+        for (int ii = 0; ii < MR; ++ii) out[p * MR + ii] = ii < valid ? base[ii * rs + p] : 0.0f;
+      }
+    } else if (valid == MR) {  // columns contiguous: MR consecutive floats per p
+      for (int64_t p = 0; p < depth; ++p) std::memcpy(out + p * MR, base + p * cs, MR * sizeof(float));
+    } else {
+      for (int64_t p = 0; p < depth; ++p) {
+        for (int ii = 0; ii < MR; ++ii) out[p * MR + ii] = ii < valid ? base[p * cs + ii] : 0.0f;
+      }
+    }
   }
-};
+}
 
-// C^T (n x m, column-major, = row-major C) += op(B)^T (n x k) * op(A)^T (k x m). A row-major
-// operand read transposed is column-major, and vice versa.
-template <int LhsOrder, int RhsOrder>
-void multiply(Index m, Index n, Index k, MatrixRef a, MatrixRef b, float* c, Index ldc, ScratchBlocking& blocking) {
-  Eigen::internal::general_matrix_matrix_product<Index, float, LhsOrder, false, float, RhsOrder, false, Eigen::ColMajor,
-                                                 1>::run(n, m, k, b.data, b.ld, a.data, a.ld, c, 1, ldc, 1.0f, blocking,
-                                                         nullptr);
+// Packs op(B)[p0 : p0+depth, j0 : j0+cols] as slivers of NR columns: sliver s holds, for each
+// p, the NR entries of columns j0 + s*NR + (0..NR-1) (zeros past the last column).
+template <int NR>
+void pack_b(const MatrixRef& b, int64_t p0, int64_t j0, int64_t depth, int64_t cols, float* out) {
+  const int64_t rs = row_step(b), cs = col_step(b);
+  for (int64_t s = 0; s < cols; s += NR, out += NR * depth) {
+    const int64_t valid = std::min<int64_t>(NR, cols - s);
+    const float* base = b.data + p0 * rs + (j0 + s) * cs;
+    if (cs == 1 && valid == NR) {  // rows contiguous: NR consecutive floats per p
+      for (int64_t p = 0; p < depth; ++p) std::memcpy(out + p * NR, base + p * rs, NR * sizeof(float));
+    } else if (cs == 1) {
+      for (int64_t p = 0; p < depth; ++p) {
+        for (int jj = 0; jj < NR; ++jj) out[p * NR + jj] = jj < valid ? base[p * rs + jj] : 0.0f;
+      }
+    } else {  // columns contiguous: read the NR columns side by side along p
+      for (int64_t p = 0; p < depth; ++p) {
+        for (int jj = 0; jj < NR; ++jj) out[p * NR + jj] = jj < valid ? base[jj * cs + p] : 0.0f;
+      }
+    }
+  }
+}
+
+// The packers for the micro-kernel's register tile (every kernel's MR and NR is listed).
+struct Packers {
+  void (*a)(const MatrixRef&, int64_t, int64_t, int64_t, int64_t, float*);
+  void (*b)(const MatrixRef&, int64_t, int64_t, int64_t, int64_t, float*);
+};
+Packers packers(const MicroKernel& kernel) {
+  Packers p{};
+  switch (kernel.mr) {
+    case 6: p.a = pack_a<6>; break;
+    case 8: p.a = pack_a<8>; break;
+    default: break;
+  }
+  switch (kernel.nr) {
+    case 8: p.b = pack_b<8>; break;
+    case 16: p.b = pack_b<16>; break;
+    case 32: p.b = pack_b<32>; break;
+    default: break;
+  }
+  return p;
+}
+
+// One mr x nr tile of C (rows x cols of it valid) from packed slivers.
+void tile(const MicroKernel& kernel, int64_t depth, const float* a, const float* b, float* c, int64_t ldc, int64_t rows,
+          int64_t cols, bool load_c) {
+  if (rows == kernel.mr && cols == kernel.nr) {
+    kernel.run(depth, a, b, c, ldc, load_c);
+    return;
+  }
+  alignas(64) float edge[16 * 32] = {};  // the largest mr x nr; the kernel reads and writes it whole
+  const int nr = kernel.nr;
+  if (load_c) {
+    for (int64_t i = 0; i < rows; ++i)
+      std::memcpy(edge + i * nr, c + i * ldc, static_cast<size_t>(cols) * sizeof(float));
+  }
+  kernel.run(depth, a, b, edge, nr, load_c);
+  for (int64_t i = 0; i < rows; ++i) std::memcpy(c + i * ldc, edge + i * nr, static_cast<size_t>(cols) * sizeof(float));
 }
 
 // sum_p x[p] * y[p] in 32 fixed lanes (four independent vector accumulators once vectorised;
@@ -73,19 +141,30 @@ void thin_product(int64_t count, int64_t depth, const float* u, int64_t u_step, 
   }
 }
 
-// Strides of op(M): element (i, j) at data[i*rows + j*cols].
-int64_t row_step(const MatrixRef& m) { return m.transposed ? 1 : m.ld; }
-int64_t col_step(const MatrixRef& m) { return m.transposed ? m.ld : 1; }
-
 }  // namespace
 
-int64_t GemmBlocking::scratch_floats() const { return panel_a_floats(*this) + kc * m_block + kPanelPadFloats; }
+int64_t GemmBlocking::scratch_floats() const { return a_block_floats(*this) + round_up(kc * nc, 16); }
 
 GemmBlocking plan_gemm_blocking(int64_t max_m, int64_t max_n, int64_t max_k) {
-  // Eigen's heuristic from the CPU's cache sizes, for one thread (so never thread-count dependent).
-  Index k = std::max<int64_t>(1, max_k), rows = std::max<int64_t>(1, max_n), cols = std::max<int64_t>(1, max_m);
-  Eigen::internal::computeProductBlockingSizes<float, float, 1, Index>(k, rows, cols, 1);
-  return {k, rows, cols};
+  return plan_gemm_blocking(max_m, max_n, max_k, selected_isa());
+}
+
+GemmBlocking plan_gemm_blocking(int64_t max_m, int64_t max_n, int64_t max_k, Isa isa) {
+  const MicroKernel& kernel = micro_kernel(isa);
+  const CacheSizes& cache = cache_sizes();
+  constexpr int64_t kFloat = sizeof(float);
+  GemmBlocking b;
+  b.isa = isa;
+  // A kc x nr sliver of B fills three quarters of L1 while the mr x kc slivers of A stream past
+  // it (at least 256 deep: shorter chains spend too long loading and storing C).
+  b.kc = std::clamp<int64_t>(cache.l1 * 3 / 4 / (kernel.nr * kFloat) / 8 * 8, 256, 512);
+  b.kc = std::min(b.kc, round_up(std::max<int64_t>(1, max_k), 8));
+  // The mc x kc block of A in half of L2; the kc x nc block of B in half of this core's L3 share.
+  b.mc = std::min<int64_t>(round_down_at_least(cache.l2 / 2 / (b.kc * kFloat), kernel.mr), 4096);
+  b.mc = std::min(b.mc, round_up(std::max<int64_t>(1, max_m), kernel.mr));
+  b.nc = std::min<int64_t>(round_down_at_least(cache.l3_per_core / 2 / (b.kc * kFloat), kernel.nr), 4096);
+  b.nc = std::min(b.nc, round_up(std::max<int64_t>(1, max_n), kernel.nr));
+  return b;
 }
 
 void sgemm(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, int64_t k, MatrixRef a, MatrixRef b,
@@ -99,16 +178,34 @@ void sgemm(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, i
     thin_product(m, k, b.data, row_step(b), a.data, col_step(a), row_step(a), c, ldc, accumulate);
     return;
   }
-  if (!accumulate) {
-    for (int64_t i = 0; i < m; ++i) std::memset(c + i * ldc, 0, static_cast<size_t>(n) * sizeof(float));
+  if (k == 0) {
+    if (!accumulate) {
+      for (int64_t i = 0; i < m; ++i) std::memset(c + i * ldc, 0, static_cast<size_t>(n) * sizeof(float));
+    }
+    return;
   }
-  if (k == 0) return;
-  ScratchBlocking eigen_blocking(blocking, scratch);
-  constexpr int kCol = Eigen::ColMajor, kRow = Eigen::RowMajor;
-  if (!b.transposed && !a.transposed) multiply<kCol, kCol>(m, n, k, a, b, c, ldc, eigen_blocking);
-  if (!b.transposed && a.transposed) multiply<kCol, kRow>(m, n, k, a, b, c, ldc, eigen_blocking);
-  if (b.transposed && !a.transposed) multiply<kRow, kCol>(m, n, k, a, b, c, ldc, eigen_blocking);
-  if (b.transposed && a.transposed) multiply<kRow, kRow>(m, n, k, a, b, c, ldc, eigen_blocking);
+  const MicroKernel& kernel = micro_kernel(blocking.isa);
+  const Packers pack = packers(kernel);
+  float* packed_a = scratch;
+  float* packed_b = scratch + a_block_floats(blocking);
+  for (int64_t jc = 0; jc < n; jc += blocking.nc) {
+    const int64_t cols = std::min(blocking.nc, n - jc);
+    for (int64_t pc = 0; pc < k; pc += blocking.kc) {
+      const int64_t depth = std::min(blocking.kc, k - pc);
+      const bool load_c = accumulate || pc > 0;  // later depth blocks continue each entry's chain
+      pack.b(b, pc, jc, depth, cols, packed_b);
+      for (int64_t ic = 0; ic < m; ic += blocking.mc) {
+        const int64_t rows = std::min(blocking.mc, m - ic);
+        pack.a(a, ic, pc, rows, depth, packed_a);
+        for (int64_t jr = 0; jr < cols; jr += kernel.nr) {
+          for (int64_t ir = 0; ir < rows; ir += kernel.mr) {
+            tile(kernel, depth, packed_a + ir * depth, packed_b + jr * depth, c + (ic + ir) * ldc + jc + jr, ldc,
+                 std::min<int64_t>(kernel.mr, rows - ir), std::min<int64_t>(kernel.nr, cols - jr), load_c);
+          }
+        }
+      }
+    }
+  }
 }
 
 }  // namespace aclnn_cpu

@@ -1,9 +1,13 @@
 // The one GEMM the GEMM implementations use: single-precision, row-major, single-threaded (the
 // implementations parallelise over independent tasks, which keeps results independent of the
-// thread count). Backed by Eigen's blocked kernel, with its packing buffers in our workspace.
+// thread count). BLIS-style: op(B) is packed in kc x nc blocks and op(A) in mc x kc blocks (both
+// into scratch from the plan's workspace) around a register-blocked micro-kernel per instruction
+// set (kernels/gemm/microkernel.h).
 #pragma once
 
 #include <cstdint>
+
+#include "kernels/gemm/cpu_isa.h"
 
 namespace aclnn_cpu {
 
@@ -15,21 +19,26 @@ struct MatrixRef {
   bool transposed;
 };
 
-// Cache blocking of a family of GEMMs, fixed at phase 1 from the largest (m, n, k) a step will
-// multiply; the same blocking (hence the same accumulation order) serves every smaller one.
+// Instruction set and cache blocking of a family of GEMMs, fixed at phase 1 from the CPU's cache
+// sizes and the largest (m, n, k) a step will multiply. Results do not depend on the blocking
+// (see microkernel.h), only the speed does.
 struct GemmBlocking {
-  int64_t kc = 0;       // depth block
-  int64_t n_block = 0;  // columns of C per packed panel
-  int64_t m_block = 0;  // rows of C per packed panel
+  Isa isa = Isa::kGeneric;
+  int64_t kc = 1;  // depth of a packed block
+  int64_t mc = 1;  // rows of op(A) per packed block (a multiple of the micro-kernel's MR)
+  int64_t nc = 1;  // columns of op(B) per packed block (a multiple of its NR)
   // Floats of packing scratch one sgemm call needs (one per thread running GEMMs).
   int64_t scratch_floats() const;
 };
 
+// Blocking for `isa` (default: selected_isa(), i.e. cpuid and ACLNN_CONVBWD_ISA).
 GemmBlocking plan_gemm_blocking(int64_t max_m, int64_t max_n, int64_t max_k);
+GemmBlocking plan_gemm_blocking(int64_t max_m, int64_t max_n, int64_t max_k, Isa isa);
 
 // C (m x n, row-major, leading dim ldc) = op(A) (m x k) * op(B) (k x n) + (accumulate ? C : 0).
-// `scratch` holds blocking.scratch_floats() floats, 64-byte aligned; m, n, k within the blocking's maxima
-// are not required (any size works), but only then is the blocking the tuned one.
+// `scratch` holds blocking.scratch_floats() floats, 64-byte aligned; any m, n, k works, the
+// blocking's maxima are only what it was tuned for. A product with one row or one column of C
+// uses fixed-order dot products instead (no packing).
 void sgemm(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, int64_t k, MatrixRef a, MatrixRef b,
            bool accumulate, float* c, int64_t ldc);
 

@@ -12,10 +12,16 @@
 
 namespace aclnn_cpu {
 
-constexpr int64_t kColumnBudget = int64_t{1} << 20;  // floats of column matrix per task and tile
-constexpr int64_t kWeightRowBlock = 64;              // column-matrix rows per weight-gradient task
+constexpr int64_t kTargetTasks = 64;                   // tasks each parallel phase offers (4 per thread at 16)
+constexpr int64_t kMinTilePositions = 256;             // output positions per column-matrix tile, at least
+constexpr int64_t kPartialBudget = int64_t{16} << 20;  // bytes of weight-gradient partial sums
 
 inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// Floats of column matrix per task and tile (512 KiB): the tile im2col writes is still in L2
+// when the GEMM packs it. A constant, not the CPU's L2 size: the tiling decides the order in which
+// col2im adds, and results must not depend on the machine.
+constexpr int64_t kColumnBudget = int64_t{1} << 17;
 
 struct Shape {
   int64_t n, groups, cin, cout, src_plane, dst_plane, kernel_volume;
@@ -28,9 +34,11 @@ struct Shape {
         dst_plane(g.dst_plane()),
         kernel_volume(g.kernel_volume()) {}
   int64_t rows() const { return cin * kernel_volume; }  // rows of a group's column matrix
-  // Output positions per tile, so a tile of `tile_rows` rows stays within the budget.
+  // Output positions per tile, so a tile of `tile_rows` rows stays within the column budget
+  // (but never fewer than kMinTilePositions, or the GEMMs get too thin).
   int64_t tile(int64_t tile_rows) const {
-    return std::max<int64_t>(1, std::min(dst_plane, kColumnBudget / std::max<int64_t>(1, tile_rows)));
+    const int64_t fit = kColumnBudget / std::max<int64_t>(1, tile_rows);
+    return std::max<int64_t>(1, std::min(dst_plane, std::max(kMinTilePositions, fit)));
   }
 };
 

@@ -1,0 +1,79 @@
+#include "kernels/gemm/cpu_isa.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+#include "common/log.h"
+
+namespace aclnn_cpu {
+
+const char* isa_name(Isa isa) {
+  switch (isa) {
+    case Isa::kAvx512: return "avx512";
+    case Isa::kAvx2: return "avx2";
+    default: return "generic";
+  }
+}
+
+Isa detected_isa() {
+#if defined(__x86_64__) && defined(ACLNN_HAVE_X86_KERNELS)
+  static const Isa isa = [] {
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f")) return Isa::kAvx512;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return Isa::kAvx2;
+    return Isa::kGeneric;
+  }();
+  return isa;
+#else
+  return Isa::kGeneric;
+#endif
+}
+
+Isa selected_isa() {
+  const Isa cpu = detected_isa();
+  const char* value = std::getenv("ACLNN_CONVBWD_ISA");
+  if (value == nullptr || *value == '\0') return cpu;
+  for (Isa isa : {Isa::kGeneric, Isa::kAvx2, Isa::kAvx512}) {
+    if (std::strcmp(value, isa_name(isa)) != 0) continue;
+    if (isa <= cpu) return isa;
+    log_message(LogLevel::kWarning, format("ACLNN_CONVBWD_ISA=%s: this CPU runs at most %s; using %s", value,
+                                           isa_name(cpu), isa_name(cpu)));
+    return cpu;
+  }
+  log_message(LogLevel::kWarning,
+              format("ACLNN_CONVBWD_ISA=%s is not one of avx512, avx2, generic; using %s", value, isa_name(cpu)));
+  return cpu;
+}
+
+const CacheSizes& cache_sizes() {
+  static const CacheSizes sizes = [] {
+    auto read = [](int name, int64_t fallback) {
+#ifdef _SC_LEVEL1_DCACHE_SIZE
+      const long bytes = sysconf(name);
+      if (bytes > 0) return static_cast<int64_t>(bytes);
+#else
+      (void)name;
+#endif
+      return fallback;
+    };
+#ifdef _SC_LEVEL1_DCACHE_SIZE
+    const int l1 = _SC_LEVEL1_DCACHE_SIZE, l2 = _SC_LEVEL2_CACHE_SIZE, l3 = _SC_LEVEL3_CACHE_SIZE;
+#else
+    const int l1 = 0, l2 = 0, l3 = 0;
+#endif
+    CacheSizes s;
+    s.l1 = std::clamp<int64_t>(read(l1, 32 << 10), 16 << 10, 128 << 10);
+    s.l2 = std::clamp<int64_t>(read(l2, 512 << 10), 128 << 10, 4 << 20);
+    // Shared L3: assume every online core shares it (no L3: a slice of L2's size).
+    const int64_t cores = std::max<int64_t>(1, static_cast<int64_t>(std::thread::hardware_concurrency()));
+    s.l3_per_core = std::clamp<int64_t>(read(l3, s.l2 * cores) / cores, s.l2, 8 << 20);
+    return s;
+  }();
+  return sizes;
+}
+
+}  // namespace aclnn_cpu

@@ -1,0 +1,28 @@
+// Which instruction set the GEMM micro-kernels use, chosen at phase 1 from the CPU (cpuid) and
+// ACLNN_CONVBWD_ISA, and the cache sizes the GEMM blocking is derived from.
+#pragma once
+
+#include <cstdint>
+
+namespace aclnn_cpu {
+
+// Ordered: a path may run on a CPU that has its instruction set or a later one.
+enum class Isa { kGeneric = 0, kAvx2 = 1, kAvx512 = 2 };
+
+const char* isa_name(Isa isa);  // "generic", "avx2", "avx512"
+
+// The fastest path this CPU runs: avx512 (AVX-512F), avx2 (AVX2 + FMA) or generic.
+Isa detected_isa();
+
+// The path to plan with: detected_isa(), or ACLNN_CONVBWD_ISA=avx512|avx2|generic when that names
+// a path this CPU runs (a faster one than the CPU has is refused with a warning, and ignored).
+Isa selected_isa();
+
+// Per-core data cache sizes in bytes (L3: the whole cache divided among the cores sharing it),
+// from the operating system, or conservative defaults where it does not say.
+struct CacheSizes {
+  int64_t l1 = 0, l2 = 0, l3_per_core = 0;
+};
+const CacheSizes& cache_sizes();
+
+}  // namespace aclnn_cpu

@@ -1,0 +1,35 @@
+// Register-blocked GEMM micro-kernels, one per instruction set, each in its own translation unit
+// compiled for that instruction set only (kernels/gemm/microkernel_*.cpp), with internal linkage
+// for everything it inlines: no code compiled for AVX-512 can be merged into a generic caller.
+//
+// A micro-kernel computes one MR x NR tile of C (row-major, leading dimension ldc):
+//   C[i][j] = fma(a[p][i], b[p][j], ... fma(a[0][i], b[0][j], load_c ? C[i][j] : 0))  for p < kc,
+// from packed panels a (kc x MR: for each p, MR consecutive floats) and b (kc x NR likewise).
+// Every entry is one chain of fused multiply-adds in p order, so the result does not depend on
+// MR, NR, the cache blocking or the instruction set: the AVX-512, AVX2 and aarch64 kernels give
+// identical bits. (The generic x86-64 kernel has no FMA instruction: it rounds the product and
+// the sum separately.)
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/gemm/cpu_isa.h"
+
+namespace aclnn_cpu {
+
+struct MicroKernel {
+  Isa isa;
+  int mr, nr;
+  void (*run)(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool load_c);
+};
+
+extern const MicroKernel kMicroKernelGeneric;  // microkernel_generic.cpp
+#ifdef ACLNN_HAVE_X86_KERNELS
+extern const MicroKernel kMicroKernelAvx2;    // microkernel_avx2.cpp (-mavx2 -mfma)
+extern const MicroKernel kMicroKernelAvx512;  // microkernel_avx512.cpp (-mavx512f -mfma)
+#endif
+
+// The micro-kernel of `isa` (which the CPU must run).
+const MicroKernel& micro_kernel(Isa isa);
+
+}  // namespace aclnn_cpu

@@ -1,0 +1,39 @@
+// AVX2 + FMA micro-kernel: 6 x 16 tile, 12 accumulators (ymm), B read as two vectors per p and
+// each A entry broadcast. Compiled with -mavx2 -mfma; called only when the CPU has both.
+#include <immintrin.h>
+
+#include "kernels/gemm/microkernel.h"
+
+namespace aclnn_cpu {
+namespace {
+
+constexpr int kMr = 6, kNr = 16;
+
+void run_avx2(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool load_c) {
+  __m256 acc[kMr][2];
+#pragma GCC unroll 6
+  for (int i = 0; i < kMr; ++i) {
+    acc[i][0] = load_c ? _mm256_loadu_ps(c + i * ldc) : _mm256_setzero_ps();
+    acc[i][1] = load_c ? _mm256_loadu_ps(c + i * ldc + 8) : _mm256_setzero_ps();
+  }
+  for (int64_t p = 0; p < kc; ++p, a += kMr, b += kNr) {
+    const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
+#pragma GCC unroll 6
+    for (int i = 0; i < kMr; ++i) {
+      const __m256 ai = _mm256_broadcast_ss(a + i);
+      acc[i][0] = _mm256_fmadd_ps(ai, b0, acc[i][0]);
+      acc[i][1] = _mm256_fmadd_ps(ai, b1, acc[i][1]);
+    }
+  }
+#pragma GCC unroll 6
+  for (int i = 0; i < kMr; ++i) {
+    _mm256_storeu_ps(c + i * ldc, acc[i][0]);
+    _mm256_storeu_ps(c + i * ldc + 8, acc[i][1]);
+  }
+}
+
+}  // namespace
+
+extern const MicroKernel kMicroKernelAvx2 = {Isa::kAvx2, kMr, kNr, run_avx2};
+
+}  // namespace aclnn_cpu

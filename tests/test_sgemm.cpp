@@ -1,0 +1,139 @@
+// The GEMM engine on every instruction-set path this CPU runs, against a double-precision product:
+// sizes that straddle every micro-kernel's register tile and the cache blocks, all four operand
+// orientations, accumulation. Then identical bits from every path that fuses its multiply-adds.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/gemm/cpu_isa.h"
+#include "kernels/gemm/microkernel.h"
+#include "kernels/gemm/sgemm.h"
+
+namespace aclnn_cpu {
+namespace {
+
+std::vector<Isa> runnable_isas() {
+  std::vector<Isa> isas;
+  for (Isa isa : {Isa::kGeneric, Isa::kAvx2, Isa::kAvx512}) {
+    if (isa <= detected_isa()) isas.push_back(isa);
+  }
+  return isas;
+}
+
+struct Product {
+  int64_t m, n, k;
+  bool ta, tb, accumulate;
+};
+
+// C = op(A) op(B) (+ C) with `blocking`; A, B, C0 from `seed`; also the double-precision answer.
+// `bound` gets the standard error bound of a float sum of k products: (k + 1) u sum |terms|.
+std::vector<float> multiply(const Product& p, const GemmBlocking& blocking, unsigned seed, std::vector<double>* exact,
+                            std::vector<double>* bound = nullptr) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> normal;
+  std::vector<float> a(p.m * p.k), b(p.k * p.n), c(p.m * p.n);
+  for (std::vector<float>* v : {&a, &b, &c}) {
+    for (float& x : *v) x = normal(rng);
+  }
+  const int64_t lda = p.ta ? p.m : p.k, ldb = p.tb ? p.k : p.n;
+  auto at = [&](int64_t i, int64_t q) { return double(p.ta ? a[q * lda + i] : a[i * lda + q]); };
+  auto bt = [&](int64_t q, int64_t j) { return double(p.tb ? b[j * ldb + q] : b[q * ldb + j]); };
+  if (exact != nullptr) {
+    exact->assign(p.m * p.n, 0.0);
+    bound->assign(p.m * p.n, 0.0);
+    for (int64_t i = 0; i < p.m; ++i) {
+      for (int64_t j = 0; j < p.n; ++j) {
+        double sum = p.accumulate ? c[i * p.n + j] : 0.0, magnitude = std::abs(sum);
+        for (int64_t q = 0; q < p.k; ++q) sum += at(i, q) * bt(q, j), magnitude += std::abs(at(i, q) * bt(q, j));
+        (*exact)[i * p.n + j] = sum;
+        (*bound)[i * p.n + j] = std::ldexp(double(p.k + 1), -24) * magnitude;
+      }
+    }
+  }
+  std::vector<float> scratch(blocking.scratch_floats() + 16);
+  float* aligned = scratch.data() + (16 - reinterpret_cast<uintptr_t>(scratch.data()) / 4 % 16) % 16;
+  sgemm(blocking, aligned, p.m, p.n, p.k, {a.data(), lda, p.ta}, {b.data(), ldb, p.tb}, p.accumulate, c.data(), p.n);
+  return c;
+}
+
+std::vector<Product> products() {
+  std::vector<Product> list;
+  for (int64_t m : {2, 7, 17, 33}) {
+    for (int64_t n : {2, 15, 33, 70}) {
+      for (int64_t k : {1, 9, 300}) list.push_back({m, n, k, (m + k) % 2 == 0, (n + k) % 3 == 0, n % 2 == 1});
+    }
+  }
+  list.push_back({1, 40, 50, false, true, true});  // one row: the dot-product path
+  list.push_back({40, 1, 50, true, false, false});  // one column
+  list.push_back({3, 5, 0, false, false, false});   // no depth: C = 0
+  return list;
+}
+
+TEST(Sgemm, EveryPathMatchesDoublePrecision) {
+  for (Isa isa : runnable_isas()) {
+    for (const Product& p : products()) {
+      // Small blocks as well as the planned ones, so that every loop of the blocking runs.
+      GemmBlocking small = plan_gemm_blocking(p.m, p.n, p.k, isa);
+      small.kc = 8, small.mc = micro_kernel(isa).mr * 2, small.nc = micro_kernel(isa).nr * 2;
+      for (const GemmBlocking& blocking : {plan_gemm_blocking(p.m, p.n, p.k, isa), small}) {
+        std::vector<double> exact, bound;
+        const std::vector<float> got = multiply(p, blocking, 3, &exact, &bound);
+        int64_t outside = 0;
+        for (size_t i = 0; i < got.size(); ++i) outside += std::abs(got[i] - exact[i]) > bound[i];
+        EXPECT_EQ(outside, 0) << isa_name(isa) << " " << p.m << "x" << p.n << "x" << p.k;
+      }
+    }
+  }
+}
+
+TEST(Sgemm, FusedPathsGiveIdenticalBitsForAnyBlocking) {
+  // Every entry is one chain of fused multiply-adds in depth order, whatever the register tile,
+  // the cache blocks or the instruction set (the generic x86-64 path has no FMA and is left out).
+  std::vector<Isa> fused;
+  for (Isa isa : runnable_isas()) {
+#if !defined(__aarch64__)
+    if (isa == Isa::kGeneric) continue;
+#endif
+    fused.push_back(isa);
+  }
+  if (fused.empty()) GTEST_SKIP() << "no fused-multiply-add path on this CPU";
+  for (const Product& p : products()) {
+    if (p.m == 1 || p.n == 1) continue;  // not the micro-kernels
+    const std::vector<float> first = multiply(p, plan_gemm_blocking(p.m, p.n, p.k, fused[0]), 5, nullptr);
+    for (Isa isa : fused) {
+      GemmBlocking odd = plan_gemm_blocking(p.m, p.n, p.k, isa);
+      odd.kc = 5, odd.mc = micro_kernel(isa).mr, odd.nc = micro_kernel(isa).nr;
+      for (const GemmBlocking& blocking : {plan_gemm_blocking(p.m, p.n, p.k, isa), odd}) {
+        EXPECT_EQ(multiply(p, blocking, 5, nullptr), first) << isa_name(isa) << " " << p.m << "x" << p.n << "x" << p.k;
+      }
+    }
+  }
+}
+
+TEST(Sgemm, IsaSelection) {
+  EXPECT_EQ(selected_isa(), detected_isa());
+  for (Isa isa : runnable_isas()) {
+    setenv("ACLNN_CONVBWD_ISA", isa_name(isa), 1);
+    EXPECT_EQ(selected_isa(), isa);
+    EXPECT_EQ(plan_gemm_blocking(10, 10, 10).isa, isa);
+  }
+  setenv("ACLNN_CONVBWD_ISA", "avx512", 1);  // never faster than the CPU
+  EXPECT_LE(selected_isa(), detected_isa());
+  setenv("ACLNN_CONVBWD_ISA", "sse9", 1);  // unknown: the CPU's own
+  EXPECT_EQ(selected_isa(), detected_isa());
+  unsetenv("ACLNN_CONVBWD_ISA");
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  EXPECT_EQ(detected_isa() == Isa::kAvx512, bool(__builtin_cpu_supports("avx512f")));
+#endif
+  const CacheSizes& cache = cache_sizes();
+  EXPECT_GE(cache.l1, 16 << 10);
+  EXPECT_GE(cache.l2, cache.l1);
+  EXPECT_GE(cache.l3_per_core, cache.l2);
+}
+
+}  // namespace
+}  // namespace aclnn_cpu
