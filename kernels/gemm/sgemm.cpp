@@ -5,6 +5,12 @@
 
 #include "kernels/gemm/microkernel.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#elif defined(__aarch64__)
+#include <arm_neon.h>
+#endif
+
 namespace aclnn_cpu {
 namespace {
 
@@ -18,6 +24,45 @@ int64_t a_block_floats(const GemmBlocking& b) { return round_up(b.mc * b.kc, 16)
 int64_t row_step(const MatrixRef& m) { return m.transposed ? 1 : m.ld; }
 int64_t col_step(const MatrixRef& m) { return m.transposed ? m.ld : 1; }
 
+// dst[j * dst_stride + i] = src[i * src_stride + j] for i, j < 4: a 4 x 4 block transposed, in
+// baseline vector instructions (SSE2 on x86-64, NEON on aarch64).
+inline void transpose_4x4(const float* src, int64_t src_stride, float* dst, int64_t dst_stride) {
+#if defined(__SSE2__)
+  __m128 r0 = _mm_loadu_ps(src), r1 = _mm_loadu_ps(src + src_stride);
+  __m128 r2 = _mm_loadu_ps(src + 2 * src_stride), r3 = _mm_loadu_ps(src + 3 * src_stride);
+  _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+  _mm_storeu_ps(dst, r0), _mm_storeu_ps(dst + dst_stride, r1);
+  _mm_storeu_ps(dst + 2 * dst_stride, r2), _mm_storeu_ps(dst + 3 * dst_stride, r3);
+#elif defined(__aarch64__)
+  const float32x4x4_t rows = {vld1q_f32(src), vld1q_f32(src + src_stride), vld1q_f32(src + 2 * src_stride),
+                              vld1q_f32(src + 3 * src_stride)};
+  float buffer[16];
+  vst4q_f32(buffer, rows);  // interleaved: buffer[4j + i] = rows[i][j]
+  for (int j = 0; j < 4; ++j) vst1q_f32(dst + j * dst_stride, vld1q_f32(buffer + 4 * j));
+#else
+  for (int i = 0; i < 4; ++i) {
+    for (int j = 0; j < 4; ++j) dst[j * dst_stride + i] = src[i * src_stride + j];
+  }
+#endif
+}
+
+// out[p * W + w] = rows[w * stride + p] for w < W, p < depth: W rows read side by side, in 4 x 4
+// blocks (rows past the last multiple of 4 one by one).
+template <int W>
+void interleave_rows(const float* rows, int64_t stride, int64_t depth, float* out) {
+  constexpr int kBlocked = W / 4 * 4;
+  int64_t p = 0;
+  for (; p + 4 <= depth; p += 4) {
+    for (int w = 0; w < kBlocked; w += 4) transpose_4x4(rows + w * stride + p, stride, out + p * W + w, W);
+    for (int w = kBlocked; w < W; ++w) {
+      for (int q = 0; q < 4; ++q) out[(p + q) * W + w] = rows[w * stride + p + q];
+    }
+  }
+  for (; p < depth; ++p) {
+    for (int w = 0; w < W; ++w) out[p * W + w] = rows[w * stride + p];
+  }
+}
+
 // Packs op(A)[i0 : i0+rows, p0 : p0+depth] as slivers of MR rows: sliver s holds, for each p,
 // the MR entries of rows i0 + s*MR + (0..MR-1) (zeros past the last row).
 template <int MR>
@@ -26,10 +71,8 @@ void pack_a(const MatrixRef& a, int64_t i0, int64_t p0, int64_t rows, int64_t de
   for (int64_t s = 0; s < rows; s += MR, out += MR * depth) {
     const int64_t valid = std::min<int64_t>(MR, rows - s);
     const float* base = a.data + (i0 + s) * rs + p0 * cs;
-    if (cs == 1 && valid == MR) {  // rows contiguous: read the MR rows side by side along p
-      for (int64_t p = 0; p < depth; ++p) {
-        for (int ii = 0; ii < MR; ++ii) out[p * MR + ii] = base[ii * rs + p];
-      }
+    if (cs == 1 && valid == MR) {  // rows contiguous: read the MR rows side by side
+      interleave_rows<MR>(base, rs, depth, out);
     } else if (cs == 1) {
       for (int64_t p = 0; p < depth; ++p) {
         for (int ii = 0; ii < MR; ++ii) out[p * MR + ii] = ii < valid ? base[ii * rs + p] : 0.0f;
@@ -58,7 +101,9 @@ void pack_b(const MatrixRef& b, int64_t p0, int64_t j0, int64_t depth, int64_t c
       for (int64_t p = 0; p < depth; ++p) {
         for (int jj = 0; jj < NR; ++jj) out[p * NR + jj] = jj < valid ? base[p * rs + jj] : 0.0f;
       }
-    } else {  // columns contiguous: read the NR columns side by side along p
+    } else if (valid == NR) {  // columns contiguous: read the NR columns side by side
+      interleave_rows<NR>(base, cs, depth, out);
+    } else {
       for (int64_t p = 0; p < depth; ++p) {
         for (int jj = 0; jj < NR; ++jj) out[p * NR + jj] = jj < valid ? base[jj * cs + p] : 0.0f;
       }

@@ -1,33 +1,46 @@
 // Side-by-side benchmark: one full convolution backward (gradInput + gradWeight + gradBias, fp32)
 // through our public API and through oneDNN, on the layers of shapes.txt, in one run.
-// Prints the median time of each and the ratio ours / oneDNN.
 //
-//   conv_bench [shapes.txt] [repeats] [name-filter]
+// Per layer, interleaved round by round (oneDNN kernels-only, oneDNN from plain tensors, ours, then
+// again), each engine's best round of medians (this machine drifts): ours ms, GFLOP/s, % of the
+// measured FMA peak, workspace MiB; oneDNN in its preferred layouts without reorders ("kernels")
+// and from/to plain NCHW tensors ("plain": the better of its blocked layouts with the reorders in
+// and out timed, and primitives created on the plain layouts); both ratios; then geomeans.
+//
+//   conv_bench [shapes.txt] [repeats per round = 5] [name-filter] [rounds = 3]
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
 #include "acl/acl.h"
 #include "aclnnop/aclnn_convolution_backward.h"
 #include "bench_layers.h"
+#include "fma_peak.h"
 
 namespace {
 
 using namespace bench;
 
+// Median of `repeats` timed calls after a warm-up call (repeats 0: the warm-up call's time).
 double median_seconds(int repeats, const std::function<void()>& body) {
+  auto start = std::chrono::steady_clock::now();
   body();  // warm-up
+  if (repeats == 0) return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::vector<double> times;
   for (int i = 0; i < repeats; ++i) {
-    const auto start = std::chrono::steady_clock::now();
+    start = std::chrono::steady_clock::now();
     body();
     times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
@@ -35,39 +48,61 @@ double median_seconds(int repeats, const std::function<void()>& body) {
   return times[times.size() / 2];
 }
 
-// Our library: phase 1 + phase 2 + synchronize, every iteration (what a training step pays).
-double time_ours(const Layer& l, int repeats, aclrtStream stream) {
-  const Dims x_shape = l.input_shape(), w_shape = l.weight_shape(), gy_shape = l.grad_output_shape();
-  const aclFormat f = l.tensor_format();
-  AclTensor x(x_shape, random_values(count(x_shape), 1), f), w(w_shape, random_values(count(w_shape), 2), f);
-  AclTensor gy(gy_shape, random_values(count(gy_shape), 3), f), b({l.cout}, random_values(l.cout, 4), ACL_FORMAT_ND);
-  AclTensor gx(x_shape, {}, f), gw(w_shape, {}, f), gb({l.cout}, {}, ACL_FORMAT_ND);
-  void* workspace = nullptr;
-  uint64_t workspace_size = 0;
-  const double seconds = median_seconds(repeats, [&] {
-    aclOpExecutor* executor = nullptr;
-    plan_backward(l, gy.tensor, x.tensor, w.tensor, b.tensor, gx.tensor, gw.tensor, gb.tensor, &workspace_size,
-                  &executor);
-    if (workspace == nullptr && workspace_size > 0) aclrtMalloc(&workspace, workspace_size, ACL_MEM_MALLOC_HUGE_FIRST);
-    run_backward(l, workspace, workspace_size, executor, stream);
-    aclrtSynchronizeStream(stream);
-  });
-  if (workspace != nullptr) aclrtFree(workspace);
-  return seconds;
+// Multiply-adds of one full backward: gradInput and gradWeight each cost one convolution.
+double backward_flops(const Layer& l) {
+  // The direct convolution's output plane: gradOutput's, or the input's for a transposed layer.
+  const Dims plane = l.transposed ? l.spatial : l.out_spatial();
+  double macs = double(l.n) * l.cout * (l.cin / l.groups) * count(l.kernel) * count(plane);
+  return 2.0 * 2.0 * macs;
 }
 
-// oneDNN at its best: backward-data and backward-weights (+bias) primitives created once with
-// the memory layouts they prefer (format "any"; the data is already in those layouts, no
-// reorders are timed); each iteration executes both and waits. Our timing includes reading
-// plain-layout tensors, so this baseline is strict.
-double time_onednn(const Layer& l, int repeats) {
+// Our library, tensors and workspace made once: phase 1 + phase 2 + synchronize per call (what a
+// training step pays).
+class Ours {
+ public:
+  Ours(const Layer& l, aclrtStream stream)
+      : l_(l),
+        stream_(stream),
+        x_(l.input_shape(), random_values(count(l.input_shape()), 1), l.tensor_format()),
+        w_(l.weight_shape(), random_values(count(l.weight_shape()), 2), l.tensor_format()),
+        gy_(l.grad_output_shape(), random_values(count(l.grad_output_shape()), 3), l.tensor_format()),
+        b_({l.cout}, random_values(l.cout, 4), ACL_FORMAT_ND),
+        gx_(l.input_shape(), {}, l.tensor_format()),
+        gw_(l.weight_shape(), {}, l.tensor_format()),
+        gb_({l.cout}, {}, ACL_FORMAT_ND) {}
+  ~Ours() {
+    if (workspace_ != nullptr) aclrtFree(workspace_);
+  }
+  void run() {
+    aclOpExecutor* executor = nullptr;
+    plan_backward(l_, gy_.tensor, x_.tensor, w_.tensor, b_.tensor, gx_.tensor, gw_.tensor, gb_.tensor, &size_,
+                  &executor);
+    if (workspace_ == nullptr && size_ > 0) aclrtMalloc(&workspace_, size_, ACL_MEM_MALLOC_HUGE_FIRST);
+    run_backward(l_, workspace_, size_, executor, stream_);
+    aclrtSynchronizeStream(stream_);
+  }
+  uint64_t workspace_bytes() const { return size_; }
+
+ private:
+  Layer l_;
+  aclrtStream stream_;
+  AclTensor x_, w_, gy_, b_, gx_, gw_, gb_;
+  void* workspace_ = nullptr;
+  uint64_t size_ = 0;
+};
+
+enum class OneDnnMode {
+  kKernelsOnly,   // its preferred (blocked) layouts, data already in them: no reorders timed
+  kWithReorders,  // plain tensors in and out: reorders to and from its preferred layouts timed
+  kPlainLayout,   // primitives created directly on the plain layouts
+};
+
+// A backward-data and a backward-weights (+bias) primitive with their memories, created once;
+// the returned function executes both (with the reorders `mode` asks for) and waits.
+std::function<void()> onednn_runner(const Layer& c, OneDnnMode mode, const dnnl::engine& eng, dnnl::stream& strm) {
   using namespace dnnl;
   using tag = memory::format_tag;
-  engine eng(engine::kind::cpu, 0);
-  stream strm(eng);
-  // ConvTbc is timed as the equivalent 1-D convolution in oneDNN's plain layout.
-  Layer c = l;
-  const bool grouped = l.groups > 1;
+  const bool grouped = c.groups > 1;
   const size_t sp = c.spatial.size();
   const tag data_tag = sp == 1 ? tag::ncw : sp == 2 ? tag::nchw : tag::ncdhw;
   const tag weight_tag = grouped ? (sp == 1   ? tag::goiw
@@ -76,7 +111,8 @@ double time_onednn(const Layer& l, int repeats) {
                                  : (sp == 1   ? tag::oiw
                                     : sp == 2 ? tag::oihw
                                               : tag::oidhw);
-  // oneDNN's view: src = the forward input, dst = the forward output.
+  // oneDNN's view: src = the forward input, dst = the forward output. Deconvolution weights are
+  // (g, oc, ic, k) in oneDNN; our (Cin, Cout/g, k) data is timed as is (same sizes).
   const memory::dims src_dims = c.input_shape(), dst_dims = c.grad_output_shape();
   memory::dims wei_dims =
       grouped ? memory::dims{c.groups, c.cout / c.groups, c.cin / c.groups} : memory::dims{c.cout, c.cin};
@@ -84,44 +120,64 @@ double time_onednn(const Layer& l, int repeats) {
   memory::dims strides = c.stride, dil, pad_l = c.pad, pad_r = c.pad;
   for (size_t i = 0; i < sp; ++i) {
     dil.push_back(c.dilation[i] - 1);  // oneDNN counts dilation from 0
-    if (!c.transposed) {               // right padding that makes the sizes consistent
-      pad_r[i] =
-          (dst_dims[2 + i] - 1) * c.stride[i] + (c.kernel[i] - 1) * c.dilation[i] + 1 - src_dims[2 + i] - c.pad[i];
-    } else {
-      pad_r[i] =
-          (src_dims[2 + i] - 1) * c.stride[i] + (c.kernel[i] - 1) * c.dilation[i] + 1 - dst_dims[2 + i] - c.pad[i];
-    }
+    const Dims& big = c.transposed ? dst_dims : src_dims;
+    const Dims& small = c.transposed ? src_dims : dst_dims;
+    pad_r[i] = (small[2 + i] - 1) * c.stride[i] + (c.kernel[i] - 1) * c.dilation[i] + 1 - big[2 + i] - c.pad[i];
   }
-  (void)data_tag;
-  (void)weight_tag;
-  const memory::desc src_md(src_dims, memory::data_type::f32, tag::any);
-  const memory::desc dst_md(dst_dims, memory::data_type::f32, tag::any);
-  const memory::desc wei_md(wei_dims, memory::data_type::f32, tag::any);
+  const bool plain = mode == OneDnnMode::kPlainLayout;
+  const memory::desc src_plain(src_dims, memory::data_type::f32, data_tag);
+  const memory::desc dst_plain(dst_dims, memory::data_type::f32, data_tag);
+  const memory::desc wei_plain(wei_dims, memory::data_type::f32, weight_tag);
+  const memory::desc src_md = plain ? src_plain : memory::desc(src_dims, memory::data_type::f32, tag::any);
+  const memory::desc dst_md = plain ? dst_plain : memory::desc(dst_dims, memory::data_type::f32, tag::any);
+  const memory::desc wei_md = plain ? wei_plain : memory::desc(wei_dims, memory::data_type::f32, tag::any);
   const memory::desc bias_md({c.cout}, memory::data_type::f32, tag::a);
-  // A memory in the layout a primitive chose, filled with random values.
   auto filled = [&eng](const memory::desc& md) {
     memory m(md, eng);
     const auto v = random_values(static_cast<int64_t>(md.get_size() / 4), 7);
     std::copy(v.begin(), v.end(), static_cast<float*>(m.get_data_handle()));
     return m;
   };
-  // Executes a backward-data and a backward-weights primitive on memories in their chosen layouts.
-  auto timed_pair = [&](auto data, const auto& data_pd, auto weights, const auto& weights_pd) {
-    const std::unordered_map<int, memory> data_args = {{DNNL_ARG_DIFF_DST, filled(data_pd.diff_dst_desc())},
-                                                       {DNNL_ARG_WEIGHTS, filled(data_pd.weights_desc())},
-                                                       {DNNL_ARG_DIFF_SRC, filled(data_pd.diff_src_desc())}};
-    const std::unordered_map<int, memory> weight_args = {
-        {DNNL_ARG_SRC, filled(weights_pd.src_desc())},
-        {DNNL_ARG_DIFF_DST, filled(weights_pd.diff_dst_desc())},
-        {DNNL_ARG_DIFF_WEIGHTS, filled(weights_pd.diff_weights_desc())},
-        {DNNL_ARG_DIFF_BIAS, filled(bias_md)}};
-    return std::function<void()>([=, &strm]() mutable {
-      data.execute(strm, data_args);
-      weights.execute(strm, weight_args);
-      strm.wait();
-    });
+  struct Step {
+    primitive prim;
+    std::unordered_map<int, memory> args;
   };
-  std::function<void()> run;
+  auto steps = std::make_shared<std::vector<Step>>();
+  // One primitive: each argument in the layout the primitive chose; with kWithReorders, inputs
+  // reordered from plain memories before it and outputs to plain memories after it.
+  auto add = [&](primitive prim, const std::vector<std::pair<int, memory::desc>>& inputs,
+                 const std::vector<std::pair<int, memory::desc>>& outputs,
+                 const std::unordered_map<int, memory::desc>& plain_of) {
+    Step main{prim, {}};
+    std::vector<Step> after;
+    for (bool is_input : {true, false}) {
+      for (const auto& [id, chosen] : is_input ? inputs : outputs) {
+        memory m = is_input ? filled(chosen) : memory(chosen, eng);
+        main.args[id] = m;
+        const auto p = plain_of.find(id);
+        if (mode != OneDnnMode::kWithReorders || p == plain_of.end() || p->second == chosen) continue;
+        if (is_input) {
+          memory from = filled(p->second);
+          steps->push_back({reorder(from, m), {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, m}}});
+        } else {
+          memory to(p->second, eng);
+          after.push_back({reorder(m, to), {{DNNL_ARG_FROM, m}, {DNNL_ARG_TO, to}}});
+        }
+      }
+    }
+    steps->push_back(main);
+    steps->insert(steps->end(), after.begin(), after.end());
+  };
+  const std::unordered_map<int, memory::desc> plain_data = {
+      {DNNL_ARG_DIFF_DST, dst_plain}, {DNNL_ARG_WEIGHTS, wei_plain}, {DNNL_ARG_DIFF_SRC, src_plain}};
+  const std::unordered_map<int, memory::desc> plain_weights = {
+      {DNNL_ARG_SRC, src_plain}, {DNNL_ARG_DIFF_DST, dst_plain}, {DNNL_ARG_DIFF_WEIGHTS, wei_plain}};
+  auto add_pair = [&](auto data, const auto& data_pd, auto weights, const auto& weights_pd) {
+    add(data, {{DNNL_ARG_DIFF_DST, data_pd.diff_dst_desc()}, {DNNL_ARG_WEIGHTS, data_pd.weights_desc()}},
+        {{DNNL_ARG_DIFF_SRC, data_pd.diff_src_desc()}}, plain_data);
+    add(weights, {{DNNL_ARG_SRC, weights_pd.src_desc()}, {DNNL_ARG_DIFF_DST, weights_pd.diff_dst_desc()}},
+        {{DNNL_ARG_DIFF_WEIGHTS, weights_pd.diff_weights_desc()}, {DNNL_ARG_DIFF_BIAS, bias_md}}, plain_weights);
+  };
   if (!c.transposed) {
     const auto fwd = convolution_forward::primitive_desc(
         convolution_forward::desc(prop_kind::forward_training, algorithm::convolution_direct, src_md, wei_md, bias_md,
@@ -135,32 +191,32 @@ double time_onednn(const Layer& l, int repeats) {
         convolution_backward_weights::desc(algorithm::convolution_direct, src_md, wei_md, bias_md, dst_md, strides, dil,
                                            pad_l, pad_r),
         eng, fwd);
-    auto pd = convolution_backward_data(bwd_d);
-    auto pw = convolution_backward_weights(bwd_w);
-    run = timed_pair(pd, bwd_d, pw, bwd_w);
+    add_pair(convolution_backward_data(bwd_d), bwd_d, convolution_backward_weights(bwd_w), bwd_w);
   } else {
-    // Deconvolution weights are (g, oc, ic, k) in oneDNN; our (Cin, Cout/g, k) data is timed as is.
-    memory::dims dwei_dims =
-        grouped ? memory::dims{c.groups, c.cout / c.groups, c.cin / c.groups} : memory::dims{c.cout, c.cin};
-    dwei_dims.insert(dwei_dims.end(), c.kernel.begin(), c.kernel.end());
-    const memory::desc dwei_md(dwei_dims, memory::data_type::f32, tag::any);
     const auto fwd = deconvolution_forward::primitive_desc(
-        deconvolution_forward::desc(prop_kind::forward_training, algorithm::deconvolution_direct, src_md, dwei_md,
+        deconvolution_forward::desc(prop_kind::forward_training, algorithm::deconvolution_direct, src_md, wei_md,
                                     bias_md, dst_md, strides, dil, pad_l, pad_r),
         eng);
     const auto bwd_d = deconvolution_backward_data::primitive_desc(
-        deconvolution_backward_data::desc(algorithm::deconvolution_direct, src_md, dwei_md, dst_md, strides, dil, pad_l,
+        deconvolution_backward_data::desc(algorithm::deconvolution_direct, src_md, wei_md, dst_md, strides, dil, pad_l,
                                           pad_r),
         eng, fwd);
     const auto bwd_w = deconvolution_backward_weights::primitive_desc(
-        deconvolution_backward_weights::desc(algorithm::deconvolution_direct, src_md, dwei_md, bias_md, dst_md, strides,
+        deconvolution_backward_weights::desc(algorithm::deconvolution_direct, src_md, wei_md, bias_md, dst_md, strides,
                                              dil, pad_l, pad_r),
         eng, fwd);
-    auto pd = deconvolution_backward_data(bwd_d);
-    auto pw = deconvolution_backward_weights(bwd_w);
-    run = timed_pair(pd, bwd_d, pw, bwd_w);
+    add_pair(deconvolution_backward_data(bwd_d), bwd_d, deconvolution_backward_weights(bwd_w), bwd_w);
   }
-  return median_seconds(repeats, run);
+  return [steps, &strm] {
+    for (Step& step : *steps) step.prim.execute(strm, step.args);
+    strm.wait();
+  };
+}
+
+double geomean(const std::vector<double>& values) {
+  double log_sum = 0.0;
+  for (double v : values) log_sum += std::log(v);
+  return values.empty() ? 0.0 : std::exp(log_sum / values.size());
 }
 
 }  // namespace
@@ -169,25 +225,69 @@ int main(int argc, char** argv) {
   const std::string file = argc > 1 ? argv[1] : "shapes.txt";
   const int repeats = argc > 2 ? std::stoi(argv[2]) : 5;
   const std::string filter = argc > 3 ? argv[3] : "";
+  const int rounds = argc > 4 ? std::stoi(argv[4]) : 3;
   aclInit(nullptr);
   aclrtSetDevice(0);
   aclrtStream stream = nullptr;
   aclrtCreateStream(&stream);
-  std::printf("%-20s %12s %12s %8s\n", "layer", "ours ms", "oneDNN ms", "ratio");
-  std::vector<double> ratios;
+  dnnl::engine eng(dnnl::engine::kind::cpu, 0);
+  dnnl::stream strm(eng);
+  const char* omp = std::getenv("OMP_NUM_THREADS");  // both engines use OpenMP's thread count
+  const int threads = omp != nullptr && std::atoi(omp) > 0 ? std::atoi(omp) : int(std::thread::hardware_concurrency());
+  // The FMA peak is measured in every round too (the machine drifts): the best one is the denominator.
+  FmaPeak peak = measure_fma_peak(threads);
+  struct Row {
+    std::string name;
+    double ours, kern, plain, flops, workspace_mib;
+    char plain_kind;
+  };
+  std::vector<Row> rows;
+  std::vector<double> plain_all, kern_all, plain_dense, kern_dense;
   for (const Layer& l : read_layers(file)) {
     if (!filter.empty() && l.name.find(filter) == std::string::npos) continue;
-    // oneDNN's view of ConvTbc: a 1-D convolution NCW with the same sizes.
-    Layer as_conv = l;
-    if (l.tbc) as_conv.tbc = false;
-    const double ours = time_ours(l, repeats, stream);
-    const double theirs = time_onednn(as_conv, repeats);
-    ratios.push_back(ours / theirs);
-    std::printf("%-20s %12.2f %12.2f %8.2f\n", l.name.c_str(), ours * 1e3, theirs * 1e3, ours / theirs);
-    std::fflush(stdout);
+    Layer as_conv = l;  // oneDNN's view of ConvTbc: the 1-D convolution NCW with the same sizes
+    as_conv.tbc = false;
+    Ours ours(l, stream);
+    const auto kernels = onednn_runner(as_conv, OneDnnMode::kKernelsOnly, eng, strm);
+    const auto reorders = onednn_runner(as_conv, OneDnnMode::kWithReorders, eng, strm);
+    const auto plain = onednn_runner(as_conv, OneDnnMode::kPlainLayout, eng, strm);
+    double t_ours = 1e30, t_kern = 1e30, t_reorders = 1e30, t_plain = 1e30;
+    // oneDNN's primitives on plain layouts are sometimes reference loops, 10-100x slower: those
+    // are timed once (as the better of its two plain-tensor options they never win).
+    const bool plain_is_slow = median_seconds(0, plain) > 4.0 * median_seconds(0, reorders);
+    for (int round = 0; round < rounds; ++round) {
+      t_kern = std::min(t_kern, median_seconds(repeats, kernels));
+      t_ours = std::min(t_ours, median_seconds(repeats, [&] { ours.run(); }));
+      t_reorders = std::min(t_reorders, median_seconds(repeats, reorders));
+      if (!plain_is_slow) t_plain = std::min(t_plain, median_seconds(repeats, plain));
+      const FmaPeak now = measure_fma_peak(threads);
+      if (now.gflops > peak.gflops) peak = now;
+    }
+    const double t_dnnl_plain = std::min(t_reorders, t_plain);
+    rows.push_back({l.name, t_ours, t_kern, t_dnnl_plain, backward_flops(l), ours.workspace_bytes() / 1048576.0,
+                    t_reorders <= t_plain ? 'r' : 'p'});
+    std::fprintf(stderr, "%s done\n", l.name.c_str());
+    plain_all.push_back(t_ours / t_dnnl_plain);
+    kern_all.push_back(t_ours / t_kern);
+    if (l.groups == 1 && !l.tbc) {
+      plain_dense.push_back(t_ours / t_dnnl_plain);
+      kern_dense.push_back(t_ours / t_kern);
+    }
   }
-  std::sort(ratios.begin(), ratios.end());
-  if (!ratios.empty()) std::printf("median ratio ours/oneDNN: %.2f\n", ratios[ratios.size() / 2]);
+  std::printf("threads %d, measured FMA peak %.1f GFLOP/s (%s); best of %d interleaved rounds, median of %d each\n",
+              threads, peak.gflops, peak.isa, rounds, repeats);
+  std::printf("%-20s %9s %8s %6s %7s %10s %10s %11s %10s\n", "layer", "ours ms", "GFLOP/s", "%peak", "ws MiB",
+              "dnnl kern", "dnnl plain", "ours/plain", "ours/kern");
+  for (const Row& r : rows) {
+    const double gflops = r.flops / r.ours / 1e9;
+    std::printf("%-20s %9.2f %8.1f %6.1f %7.1f %10.2f %9.2f%c %11.2f %10.2f\n", r.name.c_str(), r.ours * 1e3, gflops,
+                100.0 * gflops / peak.gflops, r.workspace_mib, r.kern * 1e3, r.plain * 1e3, r.plain_kind,
+                r.ours / r.plain, r.ours / r.kern);
+  }
+  std::printf("dnnl plain: r = its layouts with reorders timed, p = primitives on the plain layouts\n");
+  std::printf("geomean ours/oneDNN plain: all %.2f, dense (groups 1, not TBC) %.2f\n", geomean(plain_all),
+              geomean(plain_dense));
+  std::printf("geomean ours/oneDNN kernels-only: all %.2f, dense %.2f\n", geomean(kern_all), geomean(kern_dense));
   aclrtDestroyStream(stream);
   aclrtResetDevice(0);
   aclFinalize();

@@ -1,0 +1,14 @@
+// The measured fused-multiply-add peak of this machine (GFLOP/s) for `threads` threads, with the
+// widest vectors the CPU has: the denominator of the benchmark's "% of peak".
+#pragma once
+
+namespace bench {
+
+struct FmaPeak {
+  const char* isa;  // "avx512", "avx2" or "sse"
+  double gflops;    // all threads together
+};
+
+FmaPeak measure_fma_peak(int threads);
+
+}  // namespace bench
