@@ -66,7 +66,7 @@ std::vector<Product> products() {
       for (int64_t k : {1, 9, 300}) list.push_back({m, n, k, (m + k) % 2 == 0, (n + k) % 3 == 0, n % 2 == 1});
     }
   }
-  list.push_back({1, 40, 50, false, true, true});  // one row: the dot-product path
+  list.push_back({1, 40, 50, false, true, true});   // one row: the dot-product path
   list.push_back({40, 1, 50, true, false, false});  // one column
   list.push_back({3, 5, 0, false, false, false});   // no depth: C = 0
   return list;
