@@ -21,6 +21,8 @@ struct MicroKernel {
   Isa isa;
   int mr, nr;
   void (*run)(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool load_c);
+  // The same for the first nr/2 columns only (a last sliver that narrow), or nullptr.
+  void (*run_half)(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool load_c) = nullptr;
 };
 
 extern const MicroKernel kMicroKernelGeneric;  // microkernel_generic.cpp

@@ -132,20 +132,24 @@ Packers packers(const MicroKernel& kernel) {
   return p;
 }
 
-// One mr x nr tile of C (rows x cols of it valid) from packed slivers.
+// One mr x nr tile of C (rows x cols of it valid) from packed slivers; a sliver with at most nr/2
+// valid columns by the half-width kernel where there is one.
 void tile(const MicroKernel& kernel, int64_t depth, const float* a, const float* b, float* c, int64_t ldc, int64_t rows,
           int64_t cols, bool load_c) {
-  if (rows == kernel.mr && cols == kernel.nr) {
-    kernel.run(depth, a, b, c, ldc, load_c);
+  const bool half = kernel.run_half != nullptr && cols <= kernel.nr / 2;
+  const auto run = half ? kernel.run_half : kernel.run;
+  const int64_t width = half ? kernel.nr / 2 : kernel.nr;
+  if (rows == kernel.mr && cols == width) {
+    run(depth, a, b, c, ldc, load_c);
     return;
   }
-  alignas(64) float edge[16 * 32] = {};  // the largest mr x nr; the kernel reads and writes it whole
+  alignas(64) float edge[16 * 32] = {};  // the largest mr x nr; the kernel reads and writes mr x width
   const int nr = kernel.nr;
   if (load_c) {
     for (int64_t i = 0; i < rows; ++i)
       std::memcpy(edge + i * nr, c + i * ldc, static_cast<size_t>(cols) * sizeof(float));
   }
-  kernel.run(depth, a, b, edge, nr, load_c);
+  run(depth, a, b, edge, nr, load_c);
   for (int64_t i = 0; i < rows; ++i) std::memcpy(c + i * ldc, edge + i * nr, static_cast<size_t>(cols) * sizeof(float));
 }
 
