@@ -28,9 +28,13 @@ void col2im_add(const ConvGeometry& g, const float* cols, int64_t row_begin, int
   for_each_run(
       g, row_begin, row_end, col_begin, col_end, [](int64_t, int64_t, int64_t) {},
       [=](int64_t r, int64_t o, int64_t to, int64_t step, int64_t count) {
-        const float* in = cols + (r - row_begin) * width + (o - col_begin);
-        float* out = dst + to;
-        for (int64_t i = 0; i < count; ++i) out[i * step] += in[i];
+        const float* __restrict in = cols + (r - row_begin) * width + (o - col_begin);
+        float* __restrict out = dst + to;  // cols and dst never overlap
+        if (step == 1) {
+          for (int64_t i = 0; i < count; ++i) out[i] += in[i];
+        } else {
+          for (int64_t i = 0; i < count; ++i) out[i * step] += in[i];
+        }
       });
 }
 
