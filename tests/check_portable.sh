@@ -1,13 +1,13 @@
 #!/bin/sh
 # The default x86-64 build runs on any x86-64 CPU: AVX (ymm) and AVX-512 (zmm) instructions occur
-# only in the micro-kernels for those instruction sets (functions named *avx2* / *avx512*), which
-# run only after cpuid says the CPU has them.
+# only in the translation units for those instruction sets (functions named *avx*: micro-kernels
+# and their packers), which run only after cpuid says the CPU has them.
 set -eu
 lib="$1"
 objdump -d --no-show-raw-insn "$lib" | awk '
   /^[0-9a-f]+ <.*>:$/ { name = $2; next }
-  /%[yz]mm/ && name !~ /avx2|avx512/ { bad[name] = 1 }
-  /%[yz]mm/ && name ~ /avx2|avx512/ { good[name] = 1 }
+  /%[yz]mm/ && name !~ /avx/ { bad[name] = 1 }
+  /%[yz]mm/ && name ~ /avx/ { good[name] = 1 }
   END {
     status = 0
     for (n in bad) { print "AVX instructions outside a dispatched micro-kernel: " n; status = 1 }

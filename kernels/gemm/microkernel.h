@@ -23,6 +23,10 @@ struct MicroKernel {
   void (*run)(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool load_c);
   // The same for the first nr/2 columns only (a last sliver that narrow), or nullptr.
   void (*run_half)(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool load_c) = nullptr;
+  // Packing of a whole sliver from operand rows that run along p (out[p*W + w] = rows[w*stride + p],
+  // W = mr or nr) in this instruction set's vectors, or nullptr for the portable packer.
+  void (*interleave_mr)(const float* rows, int64_t stride, int64_t depth, float* out) = nullptr;
+  void (*interleave_nr)(const float* rows, int64_t stride, int64_t depth, float* out) = nullptr;
 };
 
 extern const MicroKernel kMicroKernelGeneric;  // microkernel_generic.cpp

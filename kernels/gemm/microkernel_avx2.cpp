@@ -3,6 +3,7 @@
 #include <immintrin.h>
 
 #include "kernels/gemm/microkernel.h"
+#include "kernels/gemm/transpose_avx.h"
 
 namespace aclnn_cpu {
 namespace {
@@ -32,8 +33,12 @@ void run_avx2(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
   }
 }
 
+void interleave_nr_avx2(const float* rows, int64_t stride, int64_t depth, float* out) {
+  interleave_rows_avx<kNr>(rows, stride, depth, out);
+}
+
 }  // namespace
 
-extern const MicroKernel kMicroKernelAvx2 = {Isa::kAvx2, kMr, kNr, run_avx2};
+extern const MicroKernel kMicroKernelAvx2 = {Isa::kAvx2, kMr, kNr, run_avx2, nullptr, nullptr, interleave_nr_avx2};
 
 }  // namespace aclnn_cpu

@@ -4,6 +4,7 @@
 #include <immintrin.h>
 
 #include "kernels/gemm/microkernel.h"
+#include "kernels/gemm/transpose_avx.h"
 
 namespace aclnn_cpu {
 namespace {
@@ -46,8 +47,16 @@ void run_avx512_half(int64_t kc, const float* a, const float* b, float* c, int64
   run_avx512_columns<1>(kc, a, b, c, ldc, load_c);
 }
 
+void interleave_mr_avx512(const float* rows, int64_t stride, int64_t depth, float* out) {
+  interleave_rows_avx<kMr>(rows, stride, depth, out);
+}
+void interleave_nr_avx512(const float* rows, int64_t stride, int64_t depth, float* out) {
+  interleave_rows_avx<kNr>(rows, stride, depth, out);
+}
+
 }  // namespace
 
-extern const MicroKernel kMicroKernelAvx512 = {Isa::kAvx512, kMr, kNr, run_avx512, run_avx512_half};
+extern const MicroKernel kMicroKernelAvx512 = {
+    Isa::kAvx512, kMr, kNr, run_avx512, run_avx512_half, interleave_mr_avx512, interleave_nr_avx512};
 
 }  // namespace aclnn_cpu

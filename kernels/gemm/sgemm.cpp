@@ -66,13 +66,15 @@ void interleave_rows(const float* rows, int64_t stride, int64_t depth, float* ou
 // Packs op(A)[i0 : i0+rows, p0 : p0+depth] as slivers of MR rows: sliver s holds, for each p,
 // the MR entries of rows i0 + s*MR + (0..MR-1) (zeros past the last row).
 template <int MR>
-void pack_a(const MatrixRef& a, int64_t i0, int64_t p0, int64_t rows, int64_t depth, float* out) {
+void pack_a(const MicroKernel& kernel, const MatrixRef& a, int64_t i0, int64_t p0, int64_t rows, int64_t depth,
+            float* out) {
   const int64_t rs = row_step(a), cs = col_step(a);
   for (int64_t s = 0; s < rows; s += MR, out += MR * depth) {
     const int64_t valid = std::min<int64_t>(MR, rows - s);
     const float* base = a.data + (i0 + s) * rs + p0 * cs;
     if (cs == 1 && valid == MR) {  // rows contiguous: read the MR rows side by side
-      interleave_rows<MR>(base, rs, depth, out);
+      kernel.interleave_mr != nullptr ? kernel.interleave_mr(base, rs, depth, out)
+                                      : interleave_rows<MR>(base, rs, depth, out);
     } else if (cs == 1) {
       for (int64_t p = 0; p < depth; ++p) {
         for (int ii = 0; ii < MR; ++ii) out[p * MR + ii] = ii < valid ? base[ii * rs + p] : 0.0f;
@@ -90,7 +92,8 @@ void pack_a(const MatrixRef& a, int64_t i0, int64_t p0, int64_t rows, int64_t de
 // Packs op(B)[p0 : p0+depth, j0 : j0+cols] as slivers of NR columns: sliver s holds, for each
 // p, the NR entries of columns j0 + s*NR + (0..NR-1) (zeros past the last column).
 template <int NR>
-void pack_b(const MatrixRef& b, int64_t p0, int64_t j0, int64_t depth, int64_t cols, float* out) {
+void pack_b(const MicroKernel& kernel, const MatrixRef& b, int64_t p0, int64_t j0, int64_t depth, int64_t cols,
+            float* out) {
   const int64_t rs = row_step(b), cs = col_step(b);
   for (int64_t s = 0; s < cols; s += NR, out += NR * depth) {
     const int64_t valid = std::min<int64_t>(NR, cols - s);
@@ -102,7 +105,8 @@ void pack_b(const MatrixRef& b, int64_t p0, int64_t j0, int64_t depth, int64_t c
         for (int jj = 0; jj < NR; ++jj) out[p * NR + jj] = jj < valid ? base[p * rs + jj] : 0.0f;
       }
     } else if (valid == NR) {  // columns contiguous: read the NR columns side by side
-      interleave_rows<NR>(base, cs, depth, out);
+      kernel.interleave_nr != nullptr ? kernel.interleave_nr(base, cs, depth, out)
+                                      : interleave_rows<NR>(base, cs, depth, out);
     } else {
       for (int64_t p = 0; p < depth; ++p) {
         for (int jj = 0; jj < NR; ++jj) out[p * NR + jj] = jj < valid ? base[jj * cs + p] : 0.0f;
@@ -113,8 +117,8 @@ void pack_b(const MatrixRef& b, int64_t p0, int64_t j0, int64_t depth, int64_t c
 
 // The packers for the micro-kernel's register tile (every kernel's MR and NR is listed).
 struct Packers {
-  void (*a)(const MatrixRef&, int64_t, int64_t, int64_t, int64_t, float*);
-  void (*b)(const MatrixRef&, int64_t, int64_t, int64_t, int64_t, float*);
+  void (*a)(const MicroKernel&, const MatrixRef&, int64_t, int64_t, int64_t, int64_t, float*);
+  void (*b)(const MicroKernel&, const MatrixRef&, int64_t, int64_t, int64_t, int64_t, float*);
 };
 Packers packers(const MicroKernel& kernel) {
   Packers p{};
@@ -242,10 +246,10 @@ void sgemm(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, i
     for (int64_t pc = 0; pc < k; pc += blocking.kc) {
       const int64_t depth = std::min(blocking.kc, k - pc);
       const bool load_c = accumulate || pc > 0;  // later depth blocks continue each entry's chain
-      pack.b(b, pc, jc, depth, cols, packed_b);
+      pack.b(kernel, b, pc, jc, depth, cols, packed_b);
       for (int64_t ic = 0; ic < m; ic += blocking.mc) {
         const int64_t rows = std::min(blocking.mc, m - ic);
-        pack.a(a, ic, pc, rows, depth, packed_a);
+        pack.a(kernel, a, ic, pc, rows, depth, packed_a);
         for (int64_t jr = 0; jr < cols; jr += kernel.nr) {
           for (int64_t ir = 0; ir < rows; ir += kernel.mr) {
             tile(kernel, depth, packed_a + ir * depth, packed_b + jr * depth, c + (ic + ir) * ldc + jc + jr, ldc,
