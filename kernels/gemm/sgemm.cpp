@@ -63,56 +63,41 @@ void interleave_rows(const float* rows, int64_t stride, int64_t depth, float* ou
   }
 }
 
-// Packs op(A)[i0 : i0+rows, p0 : p0+depth] as slivers of MR rows: sliver s holds, for each p,
-// the MR entries of rows i0 + s*MR + (0..MR-1) (zeros past the last row).
-template <int MR>
-void pack_a(const MicroKernel& kernel, const MatrixRef& a, int64_t i0, int64_t p0, int64_t rows, int64_t depth,
-            float* out) {
-  const int64_t rs = row_step(a), cs = col_step(a);
-  for (int64_t s = 0; s < rows; s += MR, out += MR * depth) {
-    const int64_t valid = std::min<int64_t>(MR, rows - s);
-    const float* base = a.data + (i0 + s) * rs + p0 * cs;
-    if (cs == 1 && valid == MR) {  // rows contiguous: read the MR rows side by side
-      kernel.interleave_mr != nullptr ? kernel.interleave_mr(base, rs, depth, out)
-                                      : interleave_rows<MR>(base, rs, depth, out);
-    } else if (cs == 1) {
-      for (int64_t p = 0; p < depth; ++p) {
-        for (int ii = 0; ii < MR; ++ii) out[p * MR + ii] = ii < valid ? base[ii * rs + p] : 0.0f;
-      }
-    } else if (valid == MR) {  // columns contiguous: MR consecutive floats per p
-      for (int64_t p = 0; p < depth; ++p) std::memcpy(out + p * MR, base + p * cs, MR * sizeof(float));
+// Packs `count` lines of a matrix in slivers of W: line w, entry p at data[w*w_step + p*p_step];
+// sliver s holds, for each p < depth, the W entries of lines s*W + (0..W-1) (zeros past the last
+// line). `interleave` packs a whole sliver whose lines run along p (p_step 1) faster, if given.
+template <int W>
+void pack_slivers(const float* data, int64_t w_step, int64_t p_step, int64_t count, int64_t depth,
+                  void (*interleave)(const float*, int64_t, int64_t, float*), float* out) {
+  for (int64_t s = 0; s < count; s += W, out += W * depth) {
+    const int64_t valid = std::min<int64_t>(W, count - s);
+    const float* base = data + s * w_step;
+    if (p_step == 1 && valid == W) {  // lines contiguous: read W of them side by side
+      interleave != nullptr ? interleave(base, w_step, depth, out) : interleave_rows<W>(base, w_step, depth, out);
+    } else if (w_step == 1 && valid == W) {  // W consecutive floats per p
+      for (int64_t p = 0; p < depth; ++p) std::memcpy(out + p * W, base + p * p_step, W * sizeof(float));
     } else {
       for (int64_t p = 0; p < depth; ++p) {
-        for (int ii = 0; ii < MR; ++ii) out[p * MR + ii] = ii < valid ? base[p * cs + ii] : 0.0f;
+        for (int w = 0; w < W; ++w) out[p * W + w] = w < valid ? base[w * w_step + p * p_step] : 0.0f;
       }
     }
   }
 }
 
-// Packs op(B)[p0 : p0+depth, j0 : j0+cols] as slivers of NR columns: sliver s holds, for each
-// p, the NR entries of columns j0 + s*NR + (0..NR-1) (zeros past the last column).
+// op(A)[i0 : i0+rows, p0 : p0+depth] in slivers of MR rows.
+template <int MR>
+void pack_a(const MicroKernel& kernel, const MatrixRef& a, int64_t i0, int64_t p0, int64_t rows, int64_t depth,
+            float* out) {
+  const int64_t rs = row_step(a), cs = col_step(a);
+  pack_slivers<MR>(a.data + i0 * rs + p0 * cs, rs, cs, rows, depth, kernel.interleave_mr, out);
+}
+
+// op(B)[p0 : p0+depth, j0 : j0+cols] in slivers of NR columns.
 template <int NR>
 void pack_b(const MicroKernel& kernel, const MatrixRef& b, int64_t p0, int64_t j0, int64_t depth, int64_t cols,
             float* out) {
   const int64_t rs = row_step(b), cs = col_step(b);
-  for (int64_t s = 0; s < cols; s += NR, out += NR * depth) {
-    const int64_t valid = std::min<int64_t>(NR, cols - s);
-    const float* base = b.data + p0 * rs + (j0 + s) * cs;
-    if (cs == 1 && valid == NR) {  // rows contiguous: NR consecutive floats per p
-      for (int64_t p = 0; p < depth; ++p) std::memcpy(out + p * NR, base + p * rs, NR * sizeof(float));
-    } else if (cs == 1) {
-      for (int64_t p = 0; p < depth; ++p) {
-        for (int jj = 0; jj < NR; ++jj) out[p * NR + jj] = jj < valid ? base[p * rs + jj] : 0.0f;
-      }
-    } else if (valid == NR) {  // columns contiguous: read the NR columns side by side
-      kernel.interleave_nr != nullptr ? kernel.interleave_nr(base, cs, depth, out)
-                                      : interleave_rows<NR>(base, cs, depth, out);
-    } else {
-      for (int64_t p = 0; p < depth; ++p) {
-        for (int jj = 0; jj < NR; ++jj) out[p * NR + jj] = jj < valid ? base[jj * cs + p] : 0.0f;
-      }
-    }
-  }
+  pack_slivers<NR>(b.data + p0 * rs + j0 * cs, cs, rs, cols, depth, kernel.interleave_nr, out);
 }
 
 // The packers for the micro-kernel's register tile (every kernel's MR and NR is listed).
