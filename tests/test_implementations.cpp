@@ -94,6 +94,9 @@ std::vector<Case> cases() {
       {"dilated_transposed", geometry(2, 3, 4, 2, {12, 9}, {3, 3}, {2, 2}, {2, 1}, {2, 3}), true},
       // gradWeight in 8 reduction chunks x 12 row blocks (the last one short), Cout off every register tile.
       {"chunked_weight", geometry(3, 1, 20, 33, {40, 37}, {3, 3}, {1, 1}, {1, 1}, {1, 1}), false},
+      // Stride 1 with enough positions: gradInput as a forward convolution with the kernel flipped.
+      {"flipped_2d", geometry(2, 2, 5, 7, {60, 70}, {3, 2}, {1, 1}, {1, 0}, {2, 1}), false},
+      {"flipped_3d", geometry(1, 1, 3, 9, {9, 30, 31}, {3, 1, 2}, {1, 1, 1}, {0, 0, 1}, {1, 1, 2}), false},
   };
 }
 
@@ -236,6 +239,22 @@ TEST(Implementations, FusedInstructionSetsGiveIdenticalBits) {
       EXPECT_EQ(avx2.grad_input, avx512.grad_input) << c.name << " " << v.name;
       EXPECT_EQ(avx2.grad_weight, avx512.grad_weight) << c.name << " " << v.name;
     }
+  }
+}
+
+TEST(Implementations, StrideOneGradInputAsFlippedForward) {
+  for (const Case& c : cases()) {
+    bool stride_one = true;
+    for (int a = 0; a < 3; ++a) stride_one = stride_one && c.g.stride[a] == 1;
+    ConvProblem p;
+    p.geometry = c.g;
+    p.input_grad = c.transposed ? InputGrad::kForward : InputGrad::kBackwardData;
+    p.grad_input.dtype = ACL_FLOAT;
+    p.max_threads = 1;
+    const std::string text = ConvPlan::build(p, "", "test")->describe();
+    const bool large = c.g.src_plane() * c.g.batch * c.g.groups >= 8192;
+    EXPECT_EQ(text.find(":flipped") != std::string::npos, !c.transposed && stride_one && large)
+        << c.name << " " << text;
   }
 }
 

@@ -1,9 +1,11 @@
 // gradInput by GEMMs: col2im after W^T dY for a direct convolution, im2col then W cols for a
-// transposed one (whose input gradient is a forward convolution). Float accumulation, as on the
-// NPU's cube unit.
+// transposed one (whose input gradient is a forward convolution) and for a direct one with stride
+// 1 and enough positions (a forward convolution with the kernel flipped). Float accumulation, as
+// on the NPU's cube unit.
 #include <cstring>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "kernels/gemm/im2col.h"
 #include "kernels/gemm/sgemm.h"
@@ -72,11 +74,43 @@ class GemmBackwardData final : public ConvStep {
   WorkspaceLedger::Handle cols_ = -1, pack_ = -1;  // per thread
 };
 
+// A direct convolution with stride 1 has as input gradient a forward convolution of dY with the
+// kernel flipped and its channel roles swapped, padded by d*(k-1) - p:
+//   dX[ci, i] = sum_{co, k'} dY[co, i - p' + k'*d] * W[co, ci, K-1-k'],
+// which needs no col2im. Its geometry (src = dY, dst = dX):
+ConvGeometry flipped_geometry(const ConvGeometry& g) {
+  ConvGeometry f = g;
+  std::swap(f.src_channels_per_group, f.dst_channels_per_group);
+  for (int a = 0; a < 3; ++a) {
+    f.src_size[a] = g.dst_size[a];
+    f.dst_size[a] = g.src_size[a];
+    f.pad[a] = g.dilation[a] * (g.kernel[a] - 1) - g.pad[a];
+  }
+  return f;
+}
+
+// Whether gradInput of a direct convolution is better computed as that forward convolution: stride
+// 1, padding within the kernel's span, and enough output positions for kTargetTasks tasks of at least
+// kFlipMinTile positions (tasks split positions only: splitting channels would redo the im2col).
+constexpr int64_t kFlipMinTile = 128;
+bool flip_pays(const ConvGeometry& g) {
+  for (int a = 0; a < 3; ++a) {
+    if (g.stride[a] != 1 || g.pad[a] > g.dilation[a] * (g.kernel[a] - 1)) return false;
+  }
+  return g.src_plane() * g.batch * g.groups >= kFlipMinTile * kTargetTasks;
+}
+
 // Per (sample, group, output tile): cols = im2col(src), Y = W cols. Tiles never overlap in Y.
+// Computes a transposed convolution's gradInput (src = dY) or, `flipped`, a stride-1 direct
+// convolution's (src = dY, weights flipped into the workspace first).
 class GemmForward final : public ConvStep {
  public:
-  GemmForward(const ConvProblem& p, PlanBuilder& b)
-      : g_(p.geometry), s_(p.geometry), threads_(b.threads()), output_(p.grad_input, b, "gradInput.f32") {
+  GemmForward(const ConvProblem& p, PlanBuilder& b, bool flipped)
+      : g_(flipped ? flipped_geometry(p.geometry) : p.geometry),
+        s_(g_),
+        threads_(b.threads()),
+        flipped_(flipped),
+        output_(p.grad_input, b, "gradInput.f32") {
     // Output tiles within the column budget, and small enough for kTargetTasks tasks.
     const int64_t slices = s_.n * s_.groups;
     tile_ = std::min(s_.tile(s_.rows()),
@@ -85,18 +119,29 @@ class GemmForward final : public ConvStep {
     blocking_ = plan_gemm_blocking(s_.cout, tile_, s_.rows());
     if (!columns_are_source(g_)) cols_ = b.book_scratch("gemm.cols", s_.rows() * tile_, sizeof(float), threads_);
     pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(), sizeof(float), threads_);
-    b.need_float_inputs(true, true, false);
+    if (flipped_) weights_ = b.book_scratch("gemm.flipped_weights", s_.groups * s_.cout * s_.rows(), sizeof(float));
+    if (flipped_) {
+      b.need_float_inputs(false, true, true);
+    } else {
+      b.need_float_inputs(true, true, false);
+    }
   }
 
   int64_t tasks() const override { return s_.n * s_.groups * tiles_; }
-  std::string detail() const override { return std::string("isa=") + isa_name(blocking_.isa); }
+  std::string detail() const override {
+    return std::string("isa=") + isa_name(blocking_.isa) + (flipped_ ? ":flipped" : "");
+  }
 
   int run(const Workspace& w, const StepInputs& in) const override {
     float* grad_input = output_.data(w);
-    const int status = run_tasks(tasks(), threads_, "gemm gradInput", [&](int64_t t) {
+    const float* source = flipped_ ? in.f32.dst : in.f32.src;
+    const float* weights = flipped_ ? w.at<float>(weights_) : in.f32.wei;
+    int status = flipped_ ? flip_weights(in.f32.wei, w.at<float>(weights_)) : ACLNN_SUCCESS;
+    if (status != ACLNN_SUCCESS) return status;
+    status = run_tasks(tasks(), threads_, "gemm gradInput", [&](int64_t t) {
       const int64_t n = t / (s_.groups * tiles_), grp = t / tiles_ % s_.groups, o0 = t % tiles_ * tile_;
       const int64_t o1 = std::min(s_.dst_plane, o0 + tile_);
-      const float* x = in.f32.src + (n * s_.groups + grp) * s_.cin * s_.src_plane;
+      const float* x = source + (n * s_.groups + grp) * s_.cin * s_.src_plane;
       MatrixRef cols{x + o0, s_.src_plane, false};  // 1x1: the source is the column matrix
       if (cols_ >= 0) {
         float* scratch = w.at<float>(cols_, thread_index());
@@ -106,26 +151,42 @@ class GemmForward final : public ConvStep {
       float* y = grad_input + (n * s_.groups + grp) * s_.cout * s_.dst_plane;
       // Y[:, o0:o1] (Cout_g x tile) = W_g (Cout_g x Cin_g*K) * cols (Cin_g*K x tile)
       sgemm(blocking_, w.at<float>(pack_, thread_index()), s_.cout, o1 - o0, s_.rows(),
-            {in.f32.wei + grp * s_.cout * s_.rows(), s_.rows(), false}, cols, false, y + o0, s_.dst_plane);
+            {weights + grp * s_.cout * s_.rows(), s_.rows(), false}, cols, false, y + o0, s_.dst_plane);
     });
     if (status == ACLNN_SUCCESS) output_.finish(w, threads_);
     return status;
   }
 
  private:
+  // flipped[g][ci][co][k'] = wei[g][co][ci][K-1-k'] (in this step's terms: ci < Cout_g, co < Cin_g).
+  int flip_weights(const float* wei, float* flipped) const {
+    const int64_t k = s_.kernel_volume;
+    return run_tasks(s_.groups * s_.cout, threads_, "gemm gradInput", [&](int64_t t) {
+      const int64_t grp = t / s_.cout, ci = t % s_.cout;
+      float* out = flipped + t * s_.rows();
+      for (int64_t co = 0; co < s_.cin; ++co) {
+        const float* in = wei + ((grp * s_.cin + co) * s_.cout + ci) * k;
+        for (int64_t q = 0; q < k; ++q) out[co * k + q] = in[k - 1 - q];
+      }
+    });
+  }
+
   ConvGeometry g_;
   Shape s_;
   int threads_;
+  bool flipped_;
   DenseFloatOutput output_;
   int64_t tile_ = 1, tiles_ = 1;
   GemmBlocking blocking_;
   WorkspaceLedger::Handle cols_ = -1, pack_ = -1;  // per thread
+  WorkspaceLedger::Handle weights_ = -1;           // the flipped weights
 };
 
 bool supports(const ConvProblem&) { return true; }  // any dtype, layout and geometry
 
 std::unique_ptr<ConvStep> plan(const ConvProblem& p, PlanBuilder& builder) {
-  if (p.input_grad == InputGrad::kForward) return std::make_unique<GemmForward>(p, builder);
+  if (p.input_grad == InputGrad::kForward) return std::make_unique<GemmForward>(p, builder, false);
+  if (flip_pays(p.geometry)) return std::make_unique<GemmForward>(p, builder, true);
   return std::make_unique<GemmBackwardData>(p, builder);
 }
 
