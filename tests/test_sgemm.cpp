@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <vector>
@@ -114,6 +115,9 @@ TEST(Sgemm, FusedPathsGiveIdenticalBitsForAnyBlocking) {
 }
 
 TEST(Sgemm, IsaSelection) {
+  const char* outer = std::getenv("ACLNN_CONVBWD_ISA");  // restored at the end
+  const std::string saved = outer != nullptr ? outer : "";
+  unsetenv("ACLNN_CONVBWD_ISA");
   EXPECT_EQ(selected_isa(), detected_isa());
   for (Isa isa : runnable_isas()) {
     setenv("ACLNN_CONVBWD_ISA", isa_name(isa), 1);
@@ -124,7 +128,11 @@ TEST(Sgemm, IsaSelection) {
   EXPECT_LE(selected_isa(), detected_isa());
   setenv("ACLNN_CONVBWD_ISA", "sse9", 1);  // unknown: the CPU's own
   EXPECT_EQ(selected_isa(), detected_isa());
-  unsetenv("ACLNN_CONVBWD_ISA");
+  if (outer != nullptr) {
+    setenv("ACLNN_CONVBWD_ISA", saved.c_str(), 1);
+  } else {
+    unsetenv("ACLNN_CONVBWD_ISA");
+  }
 #if defined(__x86_64__)
   __builtin_cpu_init();
   EXPECT_EQ(detected_isa() == Isa::kAvx512, bool(__builtin_cpu_supports("avx512f")));
