@@ -118,6 +118,7 @@ const Variant kVariants[] = {
 struct Results {
   std::vector<double> grad_input, grad_weight, grad_bias;
   std::string chosen[3];
+  std::string described;  // the plan's verbose description
 };
 
 // Runs every gradient of case `c` with implementations `only` (ACLNN_CONVBWD_KERNELS syntax) on a
@@ -148,7 +149,7 @@ Results run(const std::string& only, const Case& c, const Variant& v, unsigned s
   const auto address = reinterpret_cast<uintptr_t>(buffer.data());
   unsigned char* workspace = buffer.data() + (64 - address % 64) % 64 + misalign;
   EXPECT_EQ(plan->execute(plan->workspace_bytes() == 0 ? nullptr : workspace), 0);
-  Results r{gx.values(), gw.values(), gb.values(), {}};
+  Results r{gx.values(), gw.values(), gb.values(), {}, plan->describe()};
   for (Gradient gradient : {Gradient::kInput, Gradient::kWeight, Gradient::kBias}) {
     r.chosen[static_cast<int>(gradient)] = plan->chosen(gradient)->name;
   }
@@ -219,6 +220,7 @@ TEST(Implementations, EveryInstructionSetMatchesTheReference) {
         const Results want = run("ref", c, v, 13, 2);
         const Results got = run("gemm", c, v, 13, 2);
         const std::string where = std::string(isa_name(isa)) + " " + c.name + " " + v.name;
+        EXPECT_NE(got.described.find(std::string("isa=") + isa_name(isa)), std::string::npos) << got.described;
         EXPECT_LT(relative_error(got.grad_input, want.grad_input), tolerance(v.dtype)) << where;
         EXPECT_LT(relative_error(got.grad_weight, want.grad_weight), tolerance(v.dtype)) << where;
       }
@@ -236,6 +238,8 @@ TEST(Implementations, FusedInstructionSetsGiveIdenticalBits) {
       setenv("ACLNN_CONVBWD_ISA", "avx512", 1);
       const Results avx512 = run("gemm", c, v, 17, 3);
       unsetenv("ACLNN_CONVBWD_ISA");
+      ASSERT_NE(avx2.described.find("isa=avx2"), std::string::npos) << avx2.described;
+      ASSERT_NE(avx512.described.find("isa=avx512"), std::string::npos) << avx512.described;
       EXPECT_EQ(avx2.grad_input, avx512.grad_input) << c.name << " " << v.name;
       EXPECT_EQ(avx2.grad_weight, avx512.grad_weight) << c.name << " " << v.name;
     }
@@ -255,6 +259,49 @@ TEST(Implementations, StrideOneGradInputAsFlippedForward) {
     const bool large = c.g.src_plane() * c.g.batch * c.g.groups >= 8192;
     EXPECT_EQ(text.find(":flipped") != std::string::npos, !c.transposed && stride_one && large)
         << c.name << " " << text;
+  }
+}
+
+// The benchmark suite's layers (tests/benchmark/shapes.txt, direct form) planned for 16 threads:
+// every GEMM step offers at least 64 tasks and the workspace stays within 64 MiB. The exception is
+// the 7x7 stem's gradInput, whose 4 samples x 3 input channels are all the disjoint work there is.
+TEST(Implementations, SuiteLayersOfferEnoughTasksWithinTheWorkspaceBound) {
+  const Case layers[] = {
+      {"r50_s1_3x3_c64", geometry(8, 1, 64, 64, {56, 56}, {3, 3}, {1, 1}, {1, 1}, {1, 1}), false},
+      {"r50_s1_1x1_256to64", geometry(8, 1, 256, 64, {56, 56}, {1, 1}, {1, 1}, {0, 0}, {1, 1}), false},
+      {"r50_s2_3x3_c128", geometry(8, 1, 128, 128, {28, 28}, {3, 3}, {1, 1}, {1, 1}, {1, 1}), false},
+      {"r50_s3_3x3_c256", geometry(8, 1, 256, 256, {14, 14}, {3, 3}, {1, 1}, {1, 1}, {1, 1}), false},
+      {"r50_s4_3x3_c512", geometry(8, 1, 512, 512, {7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1}), false},
+      {"r50_stem_7x7s2", geometry(4, 1, 3, 64, {224, 224}, {7, 7}, {2, 2}, {3, 3}, {1, 1}), false},
+      {"r50_3x3s2_c128", geometry(8, 1, 128, 128, {56, 56}, {3, 3}, {2, 2}, {1, 1}, {1, 1}), false},
+      {"mbv2_dw3x3_c144", geometry(16, 144, 1, 1, {56, 56}, {3, 3}, {1, 1}, {1, 1}, {1, 1}), false},
+      {"rnx50_g32_3x3_c256", geometry(32, 32, 8, 8, {28, 28}, {3, 3}, {1, 1}, {1, 1}, {1, 1}), false},
+      {"dlab_dil2_3x3_c256", geometry(4, 1, 256, 256, {28, 28}, {3, 3}, {1, 1}, {2, 2}, {2, 2}), false},
+      {"conv1d_k5_c256", geometry(16, 1, 256, 256, {1024}, {5}, {1}, {2}, {1}), false},
+      {"conv3d_k3_c64", geometry(2, 1, 64, 64, {8, 28, 28}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}), false},
+      // Transposed layers as the direct convolution from gradOutput to input they are.
+      {"dcgan_tconv_k4s2", geometry(16, 1, 64, 128, {56, 56}, {4, 4}, {2, 2}, {1, 1}, {1, 1}), true},
+      {"tconv1d_k16s8", geometry(2, 1, 128, 256, {8192}, {16}, {8}, {4}, {1}), true},
+  };
+  for (const Case& c : layers) {
+    ConvProblem p;
+    p.geometry = c.g;
+    p.input_grad = c.transposed ? InputGrad::kForward : InputGrad::kBackwardData;
+    p.want_weight_grad = true;
+    for (View5* view : {&p.src, &p.wei, &p.dst, &p.grad_input, &p.grad_weight}) view->dtype = ACL_FLOAT;
+    p.max_threads = 16;
+    const std::unique_ptr<ConvPlan> plan = ConvPlan::build(p, "", "test");
+    ASSERT_NE(plan, nullptr) << c.name;
+    const std::string text = plan->describe();
+    for (const char* gradient : {"gradInput=gemm:tasks=", "gradWeight=gemm:tasks="}) {
+      const size_t at = text.find(gradient);
+      ASSERT_NE(at, std::string::npos) << c.name << " " << text;
+      const long long tasks = std::stoll(text.substr(at + std::strlen(gradient)));
+      const bool exception =
+          std::string(c.name) == "r50_stem_7x7s2" && std::string(gradient).rfind("gradInput", 0) == 0;
+      EXPECT_GE(tasks, exception ? 12 : 64) << c.name << " " << text;
+    }
+    EXPECT_LE(plan->workspace_bytes(), uint64_t{64} << 20) << c.name;
   }
 }
 

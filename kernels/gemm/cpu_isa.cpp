@@ -51,26 +51,17 @@ Isa selected_isa() {
 
 const CacheSizes& cache_sizes() {
   static const CacheSizes sizes = [] {
-    auto read = [](int name, int64_t fallback) {
+    int64_t l1 = 32 << 10, l2 = 512 << 10, l3 = 0;  // where the system does not say
 #ifdef _SC_LEVEL1_DCACHE_SIZE
-      const long bytes = sysconf(name);
-      if (bytes > 0) return static_cast<int64_t>(bytes);
-#else
-      (void)name;
+    auto read = [](int name, int64_t fallback) { return sysconf(name) > 0 ? int64_t{sysconf(name)} : fallback; };
+    l1 = read(_SC_LEVEL1_DCACHE_SIZE, l1), l2 = read(_SC_LEVEL2_CACHE_SIZE, l2), l3 = read(_SC_LEVEL3_CACHE_SIZE, l3);
 #endif
-      return fallback;
-    };
-#ifdef _SC_LEVEL1_DCACHE_SIZE
-    const int l1 = _SC_LEVEL1_DCACHE_SIZE, l2 = _SC_LEVEL2_CACHE_SIZE, l3 = _SC_LEVEL3_CACHE_SIZE;
-#else
-    const int l1 = 0, l2 = 0, l3 = 0;
-#endif
-    CacheSizes s;
-    s.l1 = std::clamp<int64_t>(read(l1, 32 << 10), 16 << 10, 128 << 10);
-    s.l2 = std::clamp<int64_t>(read(l2, 512 << 10), 128 << 10, 4 << 20);
     // Shared L3: assume every online core shares it (no L3: a slice of L2's size).
     const int64_t cores = std::max<int64_t>(1, static_cast<int64_t>(std::thread::hardware_concurrency()));
-    s.l3_per_core = std::clamp<int64_t>(read(l3, s.l2 * cores) / cores, s.l2, 8 << 20);
+    CacheSizes s;
+    s.l1 = std::clamp<int64_t>(l1, 16 << 10, 128 << 10);
+    s.l2 = std::clamp<int64_t>(l2, 128 << 10, 4 << 20);
+    s.l3_per_core = std::clamp<int64_t>(l3 / cores, s.l2, 8 << 20);
     return s;
   }();
   return sizes;

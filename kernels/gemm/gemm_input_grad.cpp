@@ -25,7 +25,7 @@ class GemmBackwardData final : public ConvStep {
     // Input channels per task: blocks of a slice's channels until there are kTargetTasks tasks
     // (whole slices when there are that many).
     const int64_t slices = s_.n * s_.groups;
-    block_ = std::max<int64_t>(1, s_.cin / ceil_div(kTargetTasks, std::max<int64_t>(1, slices)));
+    block_ = std::max<int64_t>(1, s_.cin / pieces_for_tasks(slices));
     blocks_ = ceil_div(s_.cin, block_);
     const int64_t max_rows = block_ * s_.kernel_volume;
     tile_ = s_.tile(max_rows);
@@ -36,7 +36,7 @@ class GemmBackwardData final : public ConvStep {
   }
 
   int64_t tasks() const override { return s_.n * s_.groups * blocks_; }
-  std::string detail() const override { return std::string("isa=") + isa_name(blocking_.isa); }
+  std::string detail() const override { return isa_detail(blocking_); }
 
   int run(const Workspace& w, const StepInputs& in) const override {
     float* grad_input = output_.data(w);
@@ -113,8 +113,7 @@ class GemmForward final : public ConvStep {
         output_(p.grad_input, b, "gradInput.f32") {
     // Output tiles within the column budget, and small enough for kTargetTasks tasks.
     const int64_t slices = s_.n * s_.groups;
-    tile_ = std::min(s_.tile(s_.rows()),
-                     std::max<int64_t>(1, s_.dst_plane / ceil_div(kTargetTasks, std::max<int64_t>(1, slices))));
+    tile_ = std::min(s_.tile(s_.rows()), std::max<int64_t>(1, s_.dst_plane / pieces_for_tasks(slices)));
     tiles_ = ceil_div(s_.dst_plane, tile_);
     blocking_ = plan_gemm_blocking(s_.cout, tile_, s_.rows());
     if (!columns_are_source(g_)) cols_ = b.book_scratch("gemm.cols", s_.rows() * tile_, sizeof(float), threads_);
@@ -128,9 +127,7 @@ class GemmForward final : public ConvStep {
   }
 
   int64_t tasks() const override { return s_.n * s_.groups * tiles_; }
-  std::string detail() const override {
-    return std::string("isa=") + isa_name(blocking_.isa) + (flipped_ ? ":flipped" : "");
-  }
+  std::string detail() const override { return isa_detail(blocking_) + (flipped_ ? ":flipped" : ""); }
 
   int run(const Workspace& w, const StepInputs& in) const override {
     float* grad_input = output_.data(w);

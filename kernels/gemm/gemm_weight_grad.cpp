@@ -7,7 +7,6 @@
 // partials are then added in chunk order. Each GEMM continues every entry's chain of fused
 // multiply-adds in position order, so a chunk's sum does not depend on the tile size either.
 #include <algorithm>
-#include <cstring>
 #include <memory>
 #include <string>
 
@@ -31,9 +30,9 @@ class GemmBackwardWeight final : public ConvStep {
     const int64_t length = s_.n * s_.dst_plane;  // the reduction, per group
     // Chunks first (each GEMM keeps all rows: the widest products), bounded by the partials'
     // memory and a useful chunk length; then row blocks for the tasks still missing.
-    chunks_ = std::min({ceil_div(kTargetTasks, s_.groups), std::max<int64_t>(1, kPartialBudget / 4 / weight_floats),
+    chunks_ = std::min({pieces_for_tasks(s_.groups), 1 + kPartialBudget / 4 / weight_floats,
                         std::max<int64_t>(1, length / kMinChunkPositions)});
-    const int64_t wanted_blocks = ceil_div(kTargetTasks, s_.groups * chunks_);
+    const int64_t wanted_blocks = pieces_for_tasks(s_.groups * chunks_);
     block_ = std::max(kMinRowBlock, s_.rows() / wanted_blocks / kMinRowBlock * kMinRowBlock);
     block_ = std::max<int64_t>(1, std::min(block_, s_.rows()));
     blocks_ = ceil_div(s_.rows(), block_);
@@ -41,12 +40,13 @@ class GemmBackwardWeight final : public ConvStep {
     blocking_ = plan_gemm_blocking(s_.cout, block_, std::min(tile_, ceil_div(length, chunks_)));
     if (!columns_are_source(g_)) cols_ = b.book_scratch("gemm.cols", block_ * tile_, sizeof(float), threads_);
     pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(), sizeof(float), threads_);
-    if (chunks_ > 1) partials_ = b.book_scratch("gemm.partials", weight_floats, sizeof(float), chunks_);
+    // Chunk 0 sums into the result itself, each later chunk into its own partial.
+    if (chunks_ > 1) partials_ = b.book_scratch("gemm.partials", weight_floats, sizeof(float), chunks_ - 1);
     b.need_float_inputs(true, false, true);
   }
 
   int64_t tasks() const override { return s_.groups * blocks_ * chunks_; }
-  std::string detail() const override { return std::string("isa=") + isa_name(blocking_.isa); }
+  std::string detail() const override { return isa_detail(blocking_); }
 
   int run(const Workspace& w, const StepInputs& in) const override {
     float* grad_weight = output_.data(w);
@@ -56,7 +56,7 @@ class GemmBackwardWeight final : public ConvStep {
       const int64_t r1 = std::min(s_.rows(), r0 + block_);
       const int thread = thread_index();
       float* pack = w.at<float>(pack_, thread);
-      float* sum = (chunks_ > 1 ? w.at<float>(partials_, chunk) : grad_weight) + grp * s_.cout * s_.rows() + r0;
+      float* sum = (chunk == 0 ? grad_weight : w.at<float>(partials_, chunk - 1)) + grp * s_.cout * s_.rows() + r0;
       const int64_t begin = length * chunk / chunks_, end = length * (chunk + 1) / chunks_;
       bool first = true;
       for (int64_t at = begin; at < end;) {  // pieces: within one sample, at most one tile long
@@ -85,14 +85,13 @@ class GemmBackwardWeight final : public ConvStep {
   }
 
  private:
-  // grad_weight = partial 0 + partial 1 + ... in chunk order, element by element.
+  // grad_weight (chunk 0's sum) += chunk 1's, chunk 2's, ... in chunk order, element by element.
   int add_partials(const Workspace& w, float* grad_weight) const {
     const int64_t count = s_.groups * s_.cout * s_.rows(), span = 16384;
     return run_tasks(ceil_div(count, span), threads_, "gemm gradWeight", [&](int64_t t) {
       const int64_t i0 = t * span, i1 = std::min(count, i0 + span);
-      std::memcpy(grad_weight + i0, w.at<float>(partials_, 0) + i0, static_cast<size_t>(i1 - i0) * sizeof(float));
       for (int64_t c = 1; c < chunks_; ++c) {
-        const float* part = w.at<float>(partials_, c);
+        const float* part = w.at<float>(partials_, c - 1);
         for (int64_t i = i0; i < i1; ++i) grad_weight[i] += part[i];
       }
     });
@@ -105,7 +104,7 @@ class GemmBackwardWeight final : public ConvStep {
   int64_t chunks_ = 1, block_ = 1, blocks_ = 1, tile_ = 1;
   GemmBlocking blocking_;
   WorkspaceLedger::Handle cols_ = -1, pack_ = -1;  // per thread
-  WorkspaceLedger::Handle partials_ = -1;          // per chunk
+  WorkspaceLedger::Handle partials_ = -1;          // per chunk after the first
 };
 
 bool supports(const ConvProblem&) { return true; }  // any dtype, layout and geometry

@@ -84,41 +84,17 @@ void pack_slivers(const float* data, int64_t w_step, int64_t p_step, int64_t cou
   }
 }
 
-// op(A)[i0 : i0+rows, p0 : p0+depth] in slivers of MR rows.
-template <int MR>
-void pack_a(const MicroKernel& kernel, const MatrixRef& a, int64_t i0, int64_t p0, int64_t rows, int64_t depth,
-            float* out) {
-  const int64_t rs = row_step(a), cs = col_step(a);
-  pack_slivers<MR>(a.data + i0 * rs + p0 * cs, rs, cs, rows, depth, kernel.interleave_mr, out);
-}
+using SliverPacker = void (*)(const float*, int64_t, int64_t, int64_t, int64_t,
+                              void (*)(const float*, int64_t, int64_t, float*), float*);
 
-// op(B)[p0 : p0+depth, j0 : j0+cols] in slivers of NR columns.
-template <int NR>
-void pack_b(const MicroKernel& kernel, const MatrixRef& b, int64_t p0, int64_t j0, int64_t depth, int64_t cols,
-            float* out) {
-  const int64_t rs = row_step(b), cs = col_step(b);
-  pack_slivers<NR>(b.data + p0 * rs + j0 * cs, cs, rs, cols, depth, kernel.interleave_nr, out);
-}
-
-// The packers for the micro-kernel's register tile (every kernel's MR and NR is listed).
-struct Packers {
-  void (*a)(const MicroKernel&, const MatrixRef&, int64_t, int64_t, int64_t, int64_t, float*);
-  void (*b)(const MicroKernel&, const MatrixRef&, int64_t, int64_t, int64_t, int64_t, float*);
-};
-Packers packers(const MicroKernel& kernel) {
-  Packers p{};
-  switch (kernel.mr) {
-    case 6: p.a = pack_a<6>; break;
-    case 8: p.a = pack_a<8>; break;
-    default: break;
+// pack_slivers for a micro-kernel's MR or NR (every kernel's widths are listed).
+SliverPacker sliver_packer(int width) {
+  switch (width) {
+    case 6: return pack_slivers<6>;
+    case 8: return pack_slivers<8>;
+    case 16: return pack_slivers<16>;
+    default: return pack_slivers<32>;
   }
-  switch (kernel.nr) {
-    case 8: p.b = pack_b<8>; break;
-    case 16: p.b = pack_b<16>; break;
-    case 32: p.b = pack_b<32>; break;
-    default: break;
-  }
-  return p;
 }
 
 // One mr x nr tile of C (rows x cols of it valid) from packed slivers; a sliver with at most nr/2
@@ -132,9 +108,10 @@ void tile(const MicroKernel& kernel, int64_t depth, const float* a, const float*
     run(depth, a, b, c, ldc, load_c);
     return;
   }
-  alignas(64) float edge[16 * 32] = {};  // the largest mr x nr; the kernel reads and writes mr x width
+  alignas(64) float edge[16 * 32];  // the largest mr x nr; the kernel writes mr x width
   const int nr = kernel.nr;
-  if (load_c) {
+  if (load_c) {  // and reads it: C's valid part, zeros around it
+    std::fill_n(edge, kernel.mr * nr, 0.0f);
     for (int64_t i = 0; i < rows; ++i)
       std::memcpy(edge + i * nr, c + i * ldc, static_cast<size_t>(cols) * sizeof(float));
   }
@@ -181,6 +158,8 @@ void thin_product(int64_t count, int64_t depth, const float* u, int64_t u_step, 
 
 }  // namespace
 
+std::string isa_detail(const GemmBlocking& blocking) { return std::string("isa=") + isa_name(blocking.isa); }
+
 int64_t GemmBlocking::scratch_floats() const { return a_block_floats(*this) + round_up(kc * nc, 16); }
 
 GemmBlocking plan_gemm_blocking(int64_t max_m, int64_t max_n, int64_t max_k) {
@@ -223,7 +202,9 @@ void sgemm(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, i
     return;
   }
   const MicroKernel& kernel = micro_kernel(blocking.isa);
-  const Packers pack = packers(kernel);
+  const SliverPacker pack_a = sliver_packer(kernel.mr), pack_b = sliver_packer(kernel.nr);
+  // op(A) packed in row slivers (line step: its row step), op(B) in column slivers (its column step).
+  const int64_t a_rows = row_step(a), a_cols = col_step(a), b_rows = row_step(b), b_cols = col_step(b);
   float* packed_a = scratch;
   float* packed_b = scratch + a_block_floats(blocking);
   for (int64_t jc = 0; jc < n; jc += blocking.nc) {
@@ -231,10 +212,10 @@ void sgemm(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, i
     for (int64_t pc = 0; pc < k; pc += blocking.kc) {
       const int64_t depth = std::min(blocking.kc, k - pc);
       const bool load_c = accumulate || pc > 0;  // later depth blocks continue each entry's chain
-      pack.b(kernel, b, pc, jc, depth, cols, packed_b);
+      pack_b(b.data + pc * b_rows + jc * b_cols, b_cols, b_rows, cols, depth, kernel.interleave_nr, packed_b);
       for (int64_t ic = 0; ic < m; ic += blocking.mc) {
         const int64_t rows = std::min(blocking.mc, m - ic);
-        pack.a(kernel, a, ic, pc, rows, depth, packed_a);
+        pack_a(a.data + ic * a_rows + pc * a_cols, a_rows, a_cols, rows, depth, kernel.interleave_mr, packed_a);
         for (int64_t jr = 0; jr < cols; jr += kernel.nr) {
           for (int64_t ir = 0; ir < rows; ir += kernel.mr) {
             tile(kernel, depth, packed_a + ir * depth, packed_b + jr * depth, c + (ic + ir) * ldc + jc + jr, ldc,

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "kernels/gemm/cpu_isa.h"
 
@@ -30,6 +31,9 @@ struct GemmBlocking {
   // Floats of packing scratch one sgemm call needs (one per thread running GEMMs).
   int64_t scratch_floats() const;
 };
+
+// "isa=avx512": the verbose mode's note for a step that multiplies with `blocking`.
+std::string isa_detail(const GemmBlocking& blocking);
 
 // Blocking for `isa` (default: selected_isa(), i.e. cpuid and ACLNN_CONVBWD_ISA).
 GemmBlocking plan_gemm_blocking(int64_t max_m, int64_t max_n, int64_t max_k);

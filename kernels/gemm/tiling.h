@@ -18,6 +18,9 @@ constexpr int64_t kPartialBudget = int64_t{16} << 20;  // bytes of weight-gradie
 
 inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+// Into how many pieces each of `units` independent units of work must be cut for kTargetTasks tasks.
+inline int64_t pieces_for_tasks(int64_t units) { return ceil_div(kTargetTasks, std::max<int64_t>(1, units)); }
+
 // Floats of column matrix per task and tile (512 KiB): the tile im2col writes is still in L2
 // when the GEMM packs it. A constant, not the CPU's L2 size: the tiling decides the order in which
 // col2im adds, and results must not depend on the machine.
