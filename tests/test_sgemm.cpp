@@ -56,7 +56,8 @@ std::vector<float> multiply(const Product& p, const GemmBlocking& blocking, unsi
   }
   std::vector<float> scratch(blocking.scratch_floats() + 16);
   float* aligned = scratch.data() + (16 - reinterpret_cast<uintptr_t>(scratch.data()) / 4 % 16) % 16;
-  sgemm(blocking, aligned, p.m, p.n, p.k, {a.data(), lda, p.ta}, {b.data(), ldb, p.tb}, p.accumulate, c.data(), p.n);
+  sgemm(blocking, aligned, p.m, p.n, p.k, MatrixRef{a.data(), lda, p.ta}, MatrixRef{b.data(), ldb, p.tb}, p.accumulate,
+        c.data(), p.n);
   return c;
 }
 

@@ -55,8 +55,8 @@ class GemmBackwardData final : public ConvStep {
         float* cols = in_place ? dx + c0 * s_.src_plane + o0 : w.at<float>(cols_, thread_index());
         // cols ((c1-c0)*K x tile) = W_g[:, c0*K : c1*K]^T ((c1-c0)*K x Cout_g) * dY[:, o0:o1] (Cout_g x tile)
         sgemm(blocking_, pack, (c1 - c0) * s_.kernel_volume, o1 - o0, s_.cout,
-              {wei + c0 * s_.kernel_volume, s_.rows(), true}, {dy + o0, s_.dst_plane, false}, false, cols,
-              in_place ? s_.src_plane : o1 - o0);
+              MatrixRef{wei + c0 * s_.kernel_volume, s_.rows(), true}, MatrixRef{dy + o0, s_.dst_plane, false}, false,
+              cols, in_place ? s_.src_plane : o1 - o0);
         if (!in_place) col2im_add(g_, cols, c0 * s_.kernel_volume, c1 * s_.kernel_volume, o0, o1, dx);
       }
     });
@@ -100,9 +100,10 @@ bool flip_pays(const ConvGeometry& g) {
   return g.src_plane() * g.batch * g.groups >= kFlipMinTile * kTargetTasks;
 }
 
-// Per (sample, group, output tile): cols = im2col(src), Y = W cols. Tiles never overlap in Y.
-// Computes a transposed convolution's gradInput (src = dY) or, `flipped`, a stride-1 direct
-// convolution's (src = dY, weights flipped into the workspace first).
+// Per (sample, group, output tile): Y = W cols, with cols = im2col(src) written straight into the
+// GEMM's packed panels (never stored whole) and W packed once per execution. Tiles never overlap
+// in Y. Computes a transposed convolution's gradInput (src = dY) or, `flipped`, a stride-1 direct
+// convolution's (src = dY, the kernel flipped while it is packed).
 class GemmForward final : public ConvStep {
  public:
   GemmForward(const ConvProblem& p, PlanBuilder& b, bool flipped)
@@ -111,14 +112,14 @@ class GemmForward final : public ConvStep {
         threads_(b.threads()),
         flipped_(flipped),
         output_(p.grad_input, b, "gradInput.f32") {
-    // Output tiles within the column budget, and small enough for kTargetTasks tasks.
+    // Output tiles small enough for kTargetTasks tasks (the packed panels bound the scratch).
     const int64_t slices = s_.n * s_.groups;
-    tile_ = std::min(s_.tile(s_.rows()), std::max<int64_t>(1, s_.dst_plane / pieces_for_tasks(slices)));
+    tile_ = std::max<int64_t>(1, s_.dst_plane / pieces_for_tasks(slices));
     tiles_ = ceil_div(s_.dst_plane, tile_);
     blocking_ = plan_gemm_blocking(s_.cout, tile_, s_.rows());
-    if (!columns_are_source(g_)) cols_ = b.book_scratch("gemm.cols", s_.rows() * tile_, sizeof(float), threads_);
     pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(), sizeof(float), threads_);
-    if (flipped_) weights_ = b.book_scratch("gemm.flipped_weights", s_.groups * s_.cout * s_.rows(), sizeof(float));
+    group_floats_ = packed_left_floats(blocking_, s_.cout, s_.rows());
+    weights_ = b.book_scratch("gemm.packed_weights", s_.groups * group_floats_, sizeof(float));
     if (flipped_) {
       b.need_float_inputs(false, true, true);
     } else {
@@ -132,38 +133,62 @@ class GemmForward final : public ConvStep {
   int run(const Workspace& w, const StepInputs& in) const override {
     float* grad_input = output_.data(w);
     const float* source = flipped_ ? in.f32.dst : in.f32.src;
-    const float* weights = flipped_ ? w.at<float>(weights_) : in.f32.wei;
-    int status = flipped_ ? flip_weights(in.f32.wei, w.at<float>(weights_)) : ACLNN_SUCCESS;
+    float* weights = w.at<float>(weights_);
+    int status = pack_weights(in.f32.wei, weights);
     if (status != ACLNN_SUCCESS) return status;
     status = run_tasks(tasks(), threads_, "gemm gradInput", [&](int64_t t) {
       const int64_t n = t / (s_.groups * tiles_), grp = t / tiles_ % s_.groups, o0 = t % tiles_ * tile_;
       const int64_t o1 = std::min(s_.dst_plane, o0 + tile_);
       const float* x = source + (n * s_.groups + grp) * s_.cin * s_.src_plane;
-      MatrixRef cols{x + o0, s_.src_plane, false};  // 1x1: the source is the column matrix
-      if (cols_ >= 0) {
-        float* scratch = w.at<float>(cols_, thread_index());
-        im2col(g_, x, 0, s_.rows(), o0, o1, scratch);
-        cols = {scratch, o1 - o0, false};
-      }
-      float* y = grad_input + (n * s_.groups + grp) * s_.cout * s_.dst_plane;
+      float* y = grad_input + (n * s_.groups + grp) * s_.cout * s_.dst_plane + o0;
+      float* pack = w.at<float>(pack_, thread_index());
+      const PackedLeft wg{weights + grp * group_floats_, s_.rows(), 0};
       // Y[:, o0:o1] (Cout_g x tile) = W_g (Cout_g x Cin_g*K) * cols (Cin_g*K x tile)
-      sgemm(blocking_, w.at<float>(pack_, thread_index()), s_.cout, o1 - o0, s_.rows(),
-            {weights + grp * s_.cout * s_.rows(), s_.rows(), false}, cols, false, y + o0, s_.dst_plane);
+      if (columns_are_source(g_)) {  // 1x1: the source is the column matrix
+        sgemm(blocking_, pack, s_.cout, o1 - o0, s_.rows(), wg, MatrixRef{x + o0, s_.src_plane, false}, false, y,
+              s_.dst_plane);
+      } else {
+        const Columns columns{&g_, x, o0};
+        sgemm(blocking_, pack, s_.cout, o1 - o0, s_.rows(), wg, PanelWriter{Columns::write, &columns}, false, y,
+              s_.dst_plane);
+      }
     });
     if (status == ACLNN_SUCCESS) output_.finish(w, threads_);
     return status;
   }
 
  private:
-  // flipped[g][ci][co][k'] = wei[g][co][ci][K-1-k'] (in this step's terms: ci < Cout_g, co < Cin_g).
-  int flip_weights(const float* wei, float* flipped) const {
-    const int64_t k = s_.kernel_volume;
-    return run_tasks(s_.groups * s_.cout, threads_, "gemm gradInput", [&](int64_t t) {
-      const int64_t grp = t / s_.cout, ci = t % s_.cout;
-      float* out = flipped + t * s_.rows();
+  // The column matrix of one slice from column `first` on, for sgemm's PanelWriter.
+  struct Columns {
+    const ConvGeometry* g;
+    const float* src;
+    int64_t first;
+    static void write(const void* context, int64_t p0, int64_t depth, int64_t j0, int64_t cols, int width, float* out) {
+      const auto* self = static_cast<const Columns*>(context);
+      im2col_panels(*self->g, self->src, p0, depth, self->first + j0, cols, width, out);
+    }
+  };
+
+  // Each group's W (Cout_g x Cin_g*K, in this step's terms) as a PackedLeft; flipped, that W is
+  // flipped[g][ci][co*K + k'] = wei[g][co][ci][K-1-k'] (ci < Cout_g, co < Cin_g here).
+  int pack_weights(const float* wei, float* out) const {
+    const int64_t mr = left_sliver_rows(blocking_), slivers = ceil_div(s_.cout, mr), k = s_.kernel_volume;
+    return run_tasks(s_.groups * slivers, threads_, "gemm gradInput", [&](int64_t t) {
+      const int64_t grp = t / slivers, ci0 = t % slivers * mr;
+      const int64_t rows = std::min(mr, s_.cout - ci0);
+      float* sliver = out + grp * group_floats_ + ci0 * s_.rows();  // sliver ci0/mr, mr * rows floats
+      if (!flipped_) {
+        pack_left(blocking_, rows, s_.rows(), {wei + (grp * s_.cout + ci0) * s_.rows(), s_.rows(), false}, sliver,
+                  s_.rows(), 0);
+        return;
+      }
       for (int64_t co = 0; co < s_.cin; ++co) {
-        const float* in = wei + ((grp * s_.cin + co) * s_.cout + ci) * k;
-        for (int64_t q = 0; q < k; ++q) out[co * k + q] = in[k - 1 - q];
+        for (int64_t q = 0; q < k; ++q) {
+          float* entry = sliver + (co * k + q) * mr;
+          for (int64_t i = 0; i < mr; ++i) {
+            entry[i] = i < rows ? wei[((grp * s_.cin + co) * s_.cout + ci0 + i) * k + (k - 1 - q)] : 0.0f;
+          }
+        }
       }
     });
   }
@@ -173,10 +198,10 @@ class GemmForward final : public ConvStep {
   int threads_;
   bool flipped_;
   DenseFloatOutput output_;
-  int64_t tile_ = 1, tiles_ = 1;
+  int64_t tile_ = 1, tiles_ = 1, group_floats_ = 0;
   GemmBlocking blocking_;
-  WorkspaceLedger::Handle cols_ = -1, pack_ = -1;  // per thread
-  WorkspaceLedger::Handle weights_ = -1;           // the flipped weights
+  WorkspaceLedger::Handle pack_ = -1;     // per thread
+  WorkspaceLedger::Handle weights_ = -1;  // the packed (flipped) weights
 };
 
 bool supports(const ConvProblem&) { return true; }  // any dtype, layout and geometry

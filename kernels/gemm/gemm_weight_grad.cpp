@@ -71,7 +71,8 @@ class GemmBackwardWeight final : public ConvStep {
           rows = {cols, o1 - o0, true};
         }
         // sum (Cout_g x rows, ld = Cin_g*K) (+)= dY[:, o0:o1] (Cout_g x piece) * cols^T (piece x rows)
-        sgemm(blocking_, pack, s_.cout, r1 - r0, o1 - o0, {dy + o0, s_.dst_plane, false}, rows, !first, sum, s_.rows());
+        sgemm(blocking_, pack, s_.cout, r1 - r0, o1 - o0, MatrixRef{dy + o0, s_.dst_plane, false}, rows, !first, sum,
+              s_.rows());
         first = false;
         at = n * s_.dst_plane + o1;
       }

@@ -22,6 +22,69 @@ void im2col(const ConvGeometry& g, const float* src, int64_t row_begin, int64_t 
       });
 }
 
+namespace {
+
+template <int W>
+void im2col_panels_of(const ConvGeometry& g, const float* src, int64_t p0, int64_t depth, int64_t j0, int64_t cols,
+                      float* out) {
+  const int64_t sliver = W * depth;
+  // Entries (r, o .. o + count) in pieces that stay within one sliver: put(to, first, n) with
+  // `first` the piece's index in the run.
+  auto pieces = [=](int64_t r, int64_t o, int64_t count, auto put) {
+    const int64_t j = o - j0;
+    float* to = out + j / W * sliver + (r - p0) * W;
+    for (int64_t lane = j % W, done = 0; done < count; lane = 0, to += sliver) {
+      const int64_t n = std::min<int64_t>(count - done, W - lane);
+      put(to + lane, done, n);
+      done += n;
+    }
+  };
+  for_each_run(
+      g, p0, p0 + depth, j0, j0 + cols,
+      [=](int64_t r, int64_t o, int64_t count) {
+        pieces(r, o, count, [](float* to, int64_t, int64_t n) { std::fill_n(to, n, 0.0f); });
+      },
+      [=](int64_t r, int64_t o, int64_t from, int64_t step, int64_t count) {
+        const float* in = src + from;
+        if (step == 1) {
+          pieces(r, o, count, [in](float* to, int64_t first, int64_t n) { std::copy_n(in + first, n, to); });
+        } else {
+          pieces(r, o, count, [in, step](float* to, int64_t first, int64_t n) {
+            for (int64_t i = 0; i < n; ++i) to[i] = in[(first + i) * step];
+          });
+        }
+      });
+  if (const int64_t used = cols % W; used != 0) {  // the last sliver's lanes past the last column
+    float* last = out + cols / W * sliver;
+    for (int64_t p = 0; p < depth; ++p) std::fill_n(last + p * W + used, W - used, 0.0f);
+  }
+}
+
+}  // namespace
+
+void im2col_panels(const ConvGeometry& g, const float* src, int64_t p0, int64_t depth, int64_t j0, int64_t cols,
+                   int width, float* out) {
+  switch (width) {  // the micro-kernels' NR
+    case 8: return im2col_panels_of<8>(g, src, p0, depth, j0, cols, out);
+    case 16: return im2col_panels_of<16>(g, src, p0, depth, j0, cols, out);
+    case 32: return im2col_panels_of<32>(g, src, p0, depth, j0, cols, out);
+    default: break;
+  }
+  // Any other width: one entry at a time.
+  for (int64_t p = 0; p < depth; ++p) {
+    for (int64_t j = 0; j < (cols + width - 1) / width * width; ++j)
+      out[j / width * width * depth + p * width + j % width] = 0.0f;
+  }
+  for_each_run(
+      g, p0, p0 + depth, j0, j0 + cols, [](int64_t, int64_t, int64_t) {},
+      [=](int64_t r, int64_t o, int64_t from, int64_t step, int64_t count) {
+        for (int64_t i = 0; i < count; ++i) {
+          const int64_t j = o - j0 + i;
+          out[j / width * width * depth + (r - p0) * width + j % width] = src[from + i * step];
+        }
+      });
+}
+
 void col2im_add(const ConvGeometry& g, const float* cols, int64_t row_begin, int64_t row_end, int64_t col_begin,
                 int64_t col_end, float* dst) {
   const int64_t width = col_end - col_begin;

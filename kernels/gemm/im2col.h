@@ -18,19 +18,24 @@ namespace aclnn_cpu {
 template <typename Padding, typename Source>
 void for_each_run(const ConvGeometry& g, int64_t row_begin, int64_t row_end, int64_t col_begin, int64_t col_end,
                   Padding padding, Source source) {
+  if (row_begin >= row_end || col_begin >= col_end) return;
   const int64_t kernel_volume = g.kernel[0] * g.kernel[1] * g.kernel[2];
   const int64_t src_plane = g.src_size[0] * g.src_size[1] * g.src_size[2];
   const int64_t out_w = g.dst_size[2];
   const int64_t sw = g.stride[2];
+  // Position of col_begin (the same for every row); later runs start at ow = 0 of the next output row.
+  const int64_t od0 = col_begin / (g.dst_size[1] * out_w), oh0 = col_begin / out_w % g.dst_size[1];
+  const int64_t ow0 = col_begin % out_w;
+  // Row r = c*K + k, k over (kd, kh, kw): counted up from row_begin (no divisions per row).
+  int64_t c = row_begin / kernel_volume, k = row_begin % kernel_volume;
+  int64_t kd = k / (g.kernel[1] * g.kernel[2]), kh = k / g.kernel[2] % g.kernel[1], kw = k % g.kernel[2];
   for (int64_t r = row_begin; r < row_end; ++r) {
-    const int64_t c = r / kernel_volume, k = r % kernel_volume;
-    const int64_t kd = k / (g.kernel[1] * g.kernel[2]), kh = k / g.kernel[2] % g.kernel[1], kw = k % g.kernel[2];
     const int64_t w_shift = kw * g.dilation[2] - g.pad[2];  // iw = ow * sw + w_shift
     // Output columns ow whose iw lies inside the source: [ow_lo, ow_hi).
-    const int64_t ow_lo = w_shift >= 0 ? 0 : (-w_shift + sw - 1) / sw;
-    const int64_t ow_hi = std::max<int64_t>(ow_lo, std::min(out_w, (g.src_size[2] - w_shift + sw - 1) / sw));
-    // Position of col_begin; later runs start at ow = 0 of the next output row (no divisions).
-    int64_t od = col_begin / (g.dst_size[1] * out_w), oh = col_begin / out_w % g.dst_size[1], ow = col_begin % out_w;
+    const int64_t ow_lo = w_shift >= 0 ? 0 : sw == 1 ? -w_shift : (-w_shift + sw - 1) / sw;
+    const int64_t ow_hi = std::max<int64_t>(
+        ow_lo, std::min(out_w, sw == 1 ? g.src_size[2] - w_shift : (g.src_size[2] - w_shift + sw - 1) / sw));
+    int64_t od = od0, oh = oh0, ow = ow0;
     for (int64_t o = col_begin; o < col_end;) {
       const int64_t run = std::min(col_end - o, out_w - ow);  // up to the end of this output row
       const int64_t id = od * g.stride[0] - g.pad[0] + kd * g.dilation[0];
@@ -50,6 +55,13 @@ void for_each_run(const ConvGeometry& g, int64_t row_begin, int64_t row_end, int
       ow = 0;
       if (++oh == g.dst_size[1]) oh = 0, ++od;
     }
+    if (++kw == g.kernel[2]) {  // the next row's (c, kd, kh, kw)
+      kw = 0;
+      if (++kh == g.kernel[1]) {
+        kh = 0;
+        if (++kd == g.kernel[0]) kd = 0, ++c;
+      }
+    }
   }
 }
 
@@ -57,6 +69,11 @@ void for_each_run(const ConvGeometry& g, int64_t row_begin, int64_t row_end, int
 // `src` points at channel 0 of the slice (C x src spatial, dense).
 void im2col(const ConvGeometry& g, const float* src, int64_t row_begin, int64_t row_end, int64_t col_begin,
             int64_t col_end, float* cols);
+
+// The column-matrix block (rows [p0, p0 + depth), columns [j0, j0 + cols)) written straight into
+// sgemm's packed column slivers of `width` (PanelWriter's layout): im2col fused into packing.
+void im2col_panels(const ConvGeometry& g, const float* src, int64_t p0, int64_t depth, int64_t j0, int64_t cols,
+                   int width, float* out);
 
 // dst[c, i] += every cols entry that im2col would have read from position (c, i); same block shape.
 void col2im_add(const ConvGeometry& g, const float* cols, int64_t row_begin, int64_t row_end, int64_t col_begin,

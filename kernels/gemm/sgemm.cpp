@@ -64,12 +64,13 @@ void interleave_rows(const float* rows, int64_t stride, int64_t depth, float* ou
 }
 
 // Packs `count` lines of a matrix in slivers of W: line w, entry p at data[w*w_step + p*p_step];
-// sliver s holds, for each p < depth, the W entries of lines s*W + (0..W-1) (zeros past the last
-// line). `interleave` packs a whole sliver whose lines run along p (p_step 1) faster, if given.
+// sliver s (at out + s * sliver_stride) holds, for each p < depth, the W entries of lines
+// s*W + (0..W-1) (zeros past the last line). `interleave` packs a whole sliver whose lines run
+// along p (p_step 1) faster, if given.
 template <int W>
 void pack_slivers(const float* data, int64_t w_step, int64_t p_step, int64_t count, int64_t depth,
-                  void (*interleave)(const float*, int64_t, int64_t, float*), float* out) {
-  for (int64_t s = 0; s < count; s += W, out += W * depth) {
+                  void (*interleave)(const float*, int64_t, int64_t, float*), float* out, int64_t sliver_stride) {
+  for (int64_t s = 0; s < count; s += W, out += sliver_stride) {
     const int64_t valid = std::min<int64_t>(W, count - s);
     const float* base = data + s * w_step;
     if (p_step == 1 && valid == W) {  // lines contiguous: read W of them side by side
@@ -85,7 +86,7 @@ void pack_slivers(const float* data, int64_t w_step, int64_t p_step, int64_t cou
 }
 
 using SliverPacker = void (*)(const float*, int64_t, int64_t, int64_t, int64_t,
-                              void (*)(const float*, int64_t, int64_t, float*), float*);
+                              void (*)(const float*, int64_t, int64_t, float*), float*, int64_t);
 
 // pack_slivers for a micro-kernel's MR or NR (every kernel's widths are listed).
 SliverPacker sliver_packer(int width) {
@@ -184,6 +185,85 @@ GemmBlocking plan_gemm_blocking(int64_t max_m, int64_t max_n, int64_t max_k, Isa
   return b;
 }
 
+namespace {
+
+// Where each block of the product finds its operands. A left source returns the first row sliver
+// of op(A)'s rows [ic, ic + rows) at depths [pc, pc + depth), the slivers `*stride` floats apart,
+// packing them into `scratch` if it has to; a right source packs op(B)'s columns [jc, jc + cols) at
+// depths [pc, pc + depth) into column slivers in `out`.
+struct LeftFromMatrix {
+  MatrixRef a;
+  const float* block(const MicroKernel& kernel, int64_t ic, int64_t rows, int64_t pc, int64_t depth, float* scratch,
+                     int64_t* stride) const {
+    *stride = kernel.mr * depth;
+    sliver_packer(kernel.mr)(a.data + ic * row_step(a) + pc * col_step(a), row_step(a), col_step(a), rows, depth,
+                             kernel.interleave_mr, scratch, *stride);
+    return scratch;
+  }
+};
+
+struct LeftPrepacked {
+  PackedLeft a;
+  const float* block(const MicroKernel& kernel, int64_t ic, int64_t, int64_t pc, int64_t, float*,
+                     int64_t* stride) const {
+    *stride = kernel.mr * a.depth;  // ic is a multiple of mc, so of MR
+    return a.data + ic / kernel.mr * *stride + (a.offset + pc) * kernel.mr;
+  }
+};
+
+struct RightFromMatrix {
+  MatrixRef b;
+  void pack(const MicroKernel& kernel, int64_t jc, int64_t cols, int64_t pc, int64_t depth, float* out) const {
+    sliver_packer(kernel.nr)(b.data + pc * row_step(b) + jc * col_step(b), col_step(b), row_step(b), cols, depth,
+                             kernel.interleave_nr, out, kernel.nr * depth);
+  }
+};
+
+struct RightWritten {
+  PanelWriter b;
+  void pack(const MicroKernel& kernel, int64_t jc, int64_t cols, int64_t pc, int64_t depth, float* out) const {
+    b.write(b.context, pc, depth, jc, cols, kernel.nr, out);
+  }
+};
+
+// The blocked product: B in kc x nc blocks, A in mc x kc blocks, micro-kernel tiles.
+template <typename Left, typename Right>
+void multiply_blocks(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, int64_t k, const Left& a,
+                     const Right& b, bool accumulate, float* c, int64_t ldc) {
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    if (!accumulate) {
+      for (int64_t i = 0; i < m; ++i) std::memset(c + i * ldc, 0, static_cast<size_t>(n) * sizeof(float));
+    }
+    return;
+  }
+  const MicroKernel& kernel = micro_kernel(blocking.isa);
+  float* packed_a = scratch;
+  float* packed_b = scratch + a_block_floats(blocking);
+  for (int64_t jc = 0; jc < n; jc += blocking.nc) {
+    const int64_t cols = std::min(blocking.nc, n - jc);
+    for (int64_t pc = 0; pc < k; pc += blocking.kc) {
+      const int64_t depth = std::min(blocking.kc, k - pc);
+      const bool load_c = accumulate || pc > 0;  // later depth blocks continue each entry's chain
+      b.pack(kernel, jc, cols, pc, depth, packed_b);
+      for (int64_t ic = 0; ic < m; ic += blocking.mc) {
+        const int64_t rows = std::min(blocking.mc, m - ic);
+        int64_t a_stride = 0;
+        const float* a_block = a.block(kernel, ic, rows, pc, depth, packed_a, &a_stride);
+        for (int64_t jr = 0; jr < cols; jr += kernel.nr) {
+          for (int64_t ir = 0; ir < rows; ir += kernel.mr) {
+            tile(kernel, depth, a_block + ir / kernel.mr * a_stride, packed_b + jr * depth,
+                 c + (ic + ir) * ldc + jc + jr, ldc, std::min<int64_t>(kernel.mr, rows - ir),
+                 std::min<int64_t>(kernel.nr, cols - jr), load_c);
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
 void sgemm(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, int64_t k, MatrixRef a, MatrixRef b,
            bool accumulate, float* c, int64_t ldc) {
   if (m == 0 || n == 0) return;
@@ -195,36 +275,30 @@ void sgemm(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, i
     thin_product(m, k, b.data, row_step(b), a.data, col_step(a), row_step(a), c, ldc, accumulate);
     return;
   }
-  if (k == 0) {
-    if (!accumulate) {
-      for (int64_t i = 0; i < m; ++i) std::memset(c + i * ldc, 0, static_cast<size_t>(n) * sizeof(float));
-    }
-    return;
-  }
+  multiply_blocks(blocking, scratch, m, n, k, LeftFromMatrix{a}, RightFromMatrix{b}, accumulate, c, ldc);
+}
+
+void sgemm(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, int64_t k, const PackedLeft& a,
+           MatrixRef b, bool accumulate, float* c, int64_t ldc) {
+  multiply_blocks(blocking, scratch, m, n, k, LeftPrepacked{a}, RightFromMatrix{b}, accumulate, c, ldc);
+}
+
+void sgemm(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, int64_t k, const PackedLeft& a,
+           const PanelWriter& b, bool accumulate, float* c, int64_t ldc) {
+  multiply_blocks(blocking, scratch, m, n, k, LeftPrepacked{a}, RightWritten{b}, accumulate, c, ldc);
+}
+
+int left_sliver_rows(const GemmBlocking& blocking) { return micro_kernel(blocking.isa).mr; }
+
+int64_t packed_left_floats(const GemmBlocking& blocking, int64_t m, int64_t depth) {
+  return round_up(std::max<int64_t>(1, m), left_sliver_rows(blocking)) * depth;
+}
+
+void pack_left(const GemmBlocking& blocking, int64_t m, int64_t k, MatrixRef a, float* out, int64_t depth,
+               int64_t offset) {
   const MicroKernel& kernel = micro_kernel(blocking.isa);
-  const SliverPacker pack_a = sliver_packer(kernel.mr), pack_b = sliver_packer(kernel.nr);
-  // op(A) packed in row slivers (line step: its row step), op(B) in column slivers (its column step).
-  const int64_t a_rows = row_step(a), a_cols = col_step(a), b_rows = row_step(b), b_cols = col_step(b);
-  float* packed_a = scratch;
-  float* packed_b = scratch + a_block_floats(blocking);
-  for (int64_t jc = 0; jc < n; jc += blocking.nc) {
-    const int64_t cols = std::min(blocking.nc, n - jc);
-    for (int64_t pc = 0; pc < k; pc += blocking.kc) {
-      const int64_t depth = std::min(blocking.kc, k - pc);
-      const bool load_c = accumulate || pc > 0;  // later depth blocks continue each entry's chain
-      pack_b(b.data + pc * b_rows + jc * b_cols, b_cols, b_rows, cols, depth, kernel.interleave_nr, packed_b);
-      for (int64_t ic = 0; ic < m; ic += blocking.mc) {
-        const int64_t rows = std::min(blocking.mc, m - ic);
-        pack_a(a.data + ic * a_rows + pc * a_cols, a_rows, a_cols, rows, depth, kernel.interleave_mr, packed_a);
-        for (int64_t jr = 0; jr < cols; jr += kernel.nr) {
-          for (int64_t ir = 0; ir < rows; ir += kernel.mr) {
-            tile(kernel, depth, packed_a + ir * depth, packed_b + jr * depth, c + (ic + ir) * ldc + jc + jr, ldc,
-                 std::min<int64_t>(kernel.mr, rows - ir), std::min<int64_t>(kernel.nr, cols - jr), load_c);
-          }
-        }
-      }
-    }
-  }
+  sliver_packer(kernel.mr)(a.data, row_step(a), col_step(a), m, k, kernel.interleave_mr, out + offset * kernel.mr,
+                           kernel.mr * depth);
 }
 
 }  // namespace aclnn_cpu

@@ -46,4 +46,37 @@ GemmBlocking plan_gemm_blocking(int64_t max_m, int64_t max_n, int64_t max_k, Isa
 void sgemm(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, int64_t k, MatrixRef a, MatrixRef b,
            bool accumulate, float* c, int64_t ldc);
 
+// op(A) packed once for many products (pack_left): its rows in slivers of the micro-kernel's MR,
+// each over the whole `depth`: entry (i, p) at data[(i / MR) * MR * depth + p * MR + i % MR]. A
+// product reads depths [offset, offset + k) of it.
+struct PackedLeft {
+  const float* data;
+  int64_t depth;
+  int64_t offset;
+};
+
+// Floats of a PackedLeft of m rows and `depth` (rows rounded up to MR; the padding rows are zero).
+int64_t packed_left_floats(const GemmBlocking& blocking, int64_t m, int64_t depth);
+// The micro-kernel's MR: rows per sliver of a PackedLeft.
+int left_sliver_rows(const GemmBlocking& blocking);
+// Writes op(A) (m x k) into depths [offset, offset + k) of a PackedLeft at `out` of `depth`.
+void pack_left(const GemmBlocking& blocking, int64_t m, int64_t k, MatrixRef a, float* out, int64_t depth,
+               int64_t offset);
+
+// op(B) that the GEMM never reads as a matrix: `write` puts its entries straight into the packed
+// column slivers (implicit GEMM, e.g. im2col fused into packing). write(context, p0, depth, j0, cols,
+// width, out) must set, for p < depth and j < cols rounded up to `width`,
+//   out[(j / width) * width * depth + p * width + j % width] = op(B)(p0 + p, j0 + j)  (0 for j >= cols).
+struct PanelWriter {
+  void (*write)(const void* context, int64_t p0, int64_t depth, int64_t j0, int64_t cols, int width, float* out);
+  const void* context;
+};
+
+// The same product from a packed op(A), with op(B) a matrix or written by a PanelWriter. Always
+// through the micro-kernel, so every entry is one chain of fused multiply-adds in depth order.
+void sgemm(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, int64_t k, const PackedLeft& a,
+           MatrixRef b, bool accumulate, float* c, int64_t ldc);
+void sgemm(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, int64_t k, const PackedLeft& a,
+           const PanelWriter& b, bool accumulate, float* c, int64_t ldc);
+
 }  // namespace aclnn_cpu
