@@ -19,8 +19,9 @@
 namespace aclnn_cpu {
 namespace {
 
-constexpr int64_t kMinChunkPositions = 512;  // reduction length per chunk, at least
-constexpr int64_t kMinRowBlock = 16;         // column-matrix rows per task, at least
+constexpr int64_t kMinChunkPositions = 512;          // reduction length per chunk, at least
+constexpr int64_t kMinRowBlock = 16;                 // column-matrix rows per task, at least
+constexpr int64_t kPackedBudget = int64_t{8} << 20;  // bytes of dY packed once for all tasks
 
 class GemmBackwardWeight final : public ConvStep {
  public:
@@ -42,6 +43,11 @@ class GemmBackwardWeight final : public ConvStep {
     pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(), sizeof(float), threads_);
     // Chunk 0 sums into the result itself, each later chunk into its own partial.
     if (chunks_ > 1) partials_ = b.book_scratch("gemm.partials", weight_floats, sizeof(float), chunks_ - 1);
+    // dY is the left operand of every task's GEMMs, and each row block would pack it again: pack it
+    // once (when it is more than one row per group, and within budget).
+    group_floats_ = packed_left_floats(blocking_, s_.cout, length);
+    if (s_.cout > 1 && s_.groups * group_floats_ <= kPackedBudget / 4)
+      packed_dy_ = b.book_scratch("gemm.packed_gradOutput", s_.groups * group_floats_, sizeof(float));
     b.need_float_inputs(true, false, true);
   }
 
@@ -51,7 +57,10 @@ class GemmBackwardWeight final : public ConvStep {
   int run(const Workspace& w, const StepInputs& in) const override {
     float* grad_weight = output_.data(w);
     const int64_t length = s_.n * s_.dst_plane;
-    int status = run_tasks(tasks(), threads_, "gemm gradWeight", [&](int64_t t) {
+    float* packed_dy = packed_dy_ >= 0 ? w.at<float>(packed_dy_) : nullptr;
+    int status = packed_dy != nullptr ? pack_grad_output(in.f32.dst, packed_dy) : ACLNN_SUCCESS;
+    if (status != ACLNN_SUCCESS) return status;
+    status = run_tasks(tasks(), threads_, "gemm gradWeight", [&](int64_t t) {
       const int64_t grp = t / (blocks_ * chunks_), r0 = t / chunks_ % blocks_ * block_, chunk = t % chunks_;
       const int64_t r1 = std::min(s_.rows(), r0 + block_);
       const int thread = thread_index();
@@ -71,8 +80,13 @@ class GemmBackwardWeight final : public ConvStep {
           rows = {cols, o1 - o0, true};
         }
         // sum (Cout_g x rows, ld = Cin_g*K) (+)= dY[:, o0:o1] (Cout_g x piece) * cols^T (piece x rows)
-        sgemm(blocking_, pack, s_.cout, r1 - r0, o1 - o0, MatrixRef{dy + o0, s_.dst_plane, false}, rows, !first, sum,
-              s_.rows());
+        if (packed_dy != nullptr) {
+          const PackedLeft left{packed_dy + grp * group_floats_, length, n * s_.dst_plane + o0};
+          sgemm(blocking_, pack, s_.cout, r1 - r0, o1 - o0, left, rows, !first, sum, s_.rows());
+        } else {
+          sgemm(blocking_, pack, s_.cout, r1 - r0, o1 - o0, MatrixRef{dy + o0, s_.dst_plane, false}, rows, !first, sum,
+                s_.rows());
+        }
         first = false;
         at = n * s_.dst_plane + o1;
       }
@@ -86,6 +100,17 @@ class GemmBackwardWeight final : public ConvStep {
   }
 
  private:
+  // Each group's dY (Cout_g x (sample, position)) as a PackedLeft: one task per sample and sliver.
+  int pack_grad_output(const float* dy, float* out) const {
+    const int64_t mr = left_sliver_rows(blocking_), slivers = ceil_div(s_.cout, mr), length = s_.n * s_.dst_plane;
+    return run_tasks(s_.groups * s_.n * slivers, threads_, "gemm gradWeight", [&](int64_t t) {
+      const int64_t grp = t / (s_.n * slivers), n = t / slivers % s_.n, c0 = t % slivers * mr;
+      const float* slice = dy + ((n * s_.groups + grp) * s_.cout + c0) * s_.dst_plane;
+      pack_left(blocking_, std::min(mr, s_.cout - c0), s_.dst_plane, MatrixRef{slice, s_.dst_plane, false},
+                out + grp * group_floats_ + c0 * length, length, n * s_.dst_plane);
+    });
+  }
+
   // grad_weight (chunk 0's sum) += chunk 1's, chunk 2's, ... in chunk order, element by element.
   int add_partials(const Workspace& w, float* grad_weight) const {
     const int64_t count = s_.groups * s_.cout * s_.rows(), span = 16384;
@@ -102,10 +127,11 @@ class GemmBackwardWeight final : public ConvStep {
   Shape s_;
   int threads_;
   DenseFloatOutput output_;
-  int64_t chunks_ = 1, block_ = 1, blocks_ = 1, tile_ = 1;
+  int64_t chunks_ = 1, block_ = 1, blocks_ = 1, tile_ = 1, group_floats_ = 0;
   GemmBlocking blocking_;
   WorkspaceLedger::Handle cols_ = -1, pack_ = -1;  // per thread
   WorkspaceLedger::Handle partials_ = -1;          // per chunk after the first
+  WorkspaceLedger::Handle packed_dy_ = -1;         // dY packed once, or none
 };
 
 bool supports(const ConvProblem&) { return true; }  // any dtype, layout and geometry
