@@ -97,6 +97,12 @@ std::vector<Case> cases() {
       // Stride 1 with enough positions: gradInput as a forward convolution with the kernel flipped.
       {"flipped_2d", geometry(2, 2, 5, 7, {60, 70}, {3, 2}, {1, 1}, {1, 0}, {2, 1}), false},
       {"flipped_3d", geometry(1, 1, 3, 9, {9, 30, 31}, {3, 1, 2}, {1, 1, 1}, {0, 0, 1}, {1, 1, 2}), false},
+      // Depthwise (the direct kernels): rows straddling the 16 dot-product lanes, strides, dilation,
+      // padding wider than a tap reaches, 3-D and transposed.
+      {"depthwise_rows", geometry(3, 5, 1, 1, {131}, {7}, {1}, {3}, {1}), false},
+      {"depthwise_strided_3d", geometry(2, 4, 1, 1, {5, 9, 37}, {3, 3, 2}, {1, 2, 2}, {1, 1, 0}, {1, 1, 3}), false},
+      {"depthwise_transposed", geometry(2, 3, 1, 1, {7, 40}, {3, 5}, {2, 3}, {1, 2}, {1, 2}), true},
+      {"depthwise_wide_pad", geometry(1, 2, 1, 1, {4, 5}, {3, 3}, {2, 2}, {3, 3}, {1, 1}), false},
   };
 }
 
@@ -189,6 +195,7 @@ TEST(Implementations, ReferenceIsLastInEveryList) {
     EXPECT_STREQ(implementations(gradient).back()->name, "ref") << gradient_name(gradient);
   }
   EXPECT_TRUE(implementation_names().count("gemm"));
+  EXPECT_TRUE(implementation_names().count("depthwise"));
 }
 
 TEST(Implementations, EachMatchesTheReference) {
@@ -293,10 +300,10 @@ TEST(Implementations, SuiteLayersOfferEnoughTasksWithinTheWorkspaceBound) {
     const std::unique_ptr<ConvPlan> plan = ConvPlan::build(p, "", "test");
     ASSERT_NE(plan, nullptr) << c.name;
     const std::string text = plan->describe();
-    for (const char* gradient : {"gradInput=gemm:tasks=", "gradWeight=gemm:tasks="}) {
-      const size_t at = text.find(gradient);
+    for (const char* gradient : {"gradInput=", "gradWeight="}) {  // "gradInput=<entry>:tasks=<count>"
+      const size_t at = text.find(":tasks=", text.find(gradient));
       ASSERT_NE(at, std::string::npos) << c.name << " " << text;
-      const long long tasks = std::stoll(text.substr(at + std::strlen(gradient)));
+      const long long tasks = std::stoll(text.substr(at + std::strlen(":tasks=")));
       const bool exception =
           std::string(c.name) == "r50_stem_7x7s2" && std::string(gradient).rfind("gradInput", 0) == 0;
       EXPECT_GE(tasks, exception ? 12 : 64) << c.name << " " << text;
@@ -315,10 +322,17 @@ TEST(Implementations, DefaultChoice) {
   const Results unknown = run("no_such_kernel,gemm", cases()[0], kVariants[0], 1, 1);
   EXPECT_EQ(unknown.chosen[0], "gemm");
   EXPECT_EQ(unknown.chosen[2], "lanes");  // a list without a named entry keeps its order
+  for (const Case& c : cases()) {         // one channel in and out per group: the direct depthwise kernels
+    if (c.g.src_channels_per_group != 1 || c.g.dst_channels_per_group != 1) continue;
+    const Results depthwise = run("", c, kVariants[0], 1, 1);
+    EXPECT_EQ(depthwise.chosen[0], "depthwise") << c.name;
+    EXPECT_EQ(depthwise.chosen[1], "depthwise") << c.name;
+  }
 }
 
 TEST(Implementations, BitIdenticalForAnyThreadBudget) {
-  for (const std::string& name : {std::string("ref"), std::string("gemm"), std::string("lanes")}) {
+  for (const std::string& name :
+       {std::string("ref"), std::string("gemm"), std::string("depthwise"), std::string("lanes")}) {
     for (const Case& c : cases()) {
       for (const Variant& v : {kVariants[0], kVariants[2]}) {
         const Results one = run(name, c, v, 5, 1);

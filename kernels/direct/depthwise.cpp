@@ -1,0 +1,198 @@
+// Depthwise convolution (one input and one output channel per group) computed directly, plane by
+// plane: no column matrix and no GEMM, whose products would be 1 x K x positions. Each tap of the
+// kernel is a row operation over the output positions whose source lies inside:
+//   gradInput, direct:     dX[i*s + shift] += w[k] * dY[i]  (a scaled row added, strided by s)
+//   gradInput, transposed: Y[i] += w[k] * X[i*s + shift]   (its input gradient is a forward conv)
+//   gradWeight:            dW[k] = sum over samples and rows of dY[i] * X[i*s + shift]
+// Output rows outermost, so each plane's rows are reused from L1 by all taps.
+// Portable C++ that compilers vectorise for the build's baseline (SSE2 on x86-64, NEON on aarch64),
+// so every x86-64 machine gives the same bits. Each output element is summed inside one task in a
+// fixed order (taps in order; dot products in 16 fixed lanes added pairwise), so results do not
+// depend on the thread count either.
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "kernels/gemm/tasks.h"
+#include "kernels/gemm/tiling.h"
+#include "kernels/plan.h"
+
+namespace aclnn_cpu {
+namespace {
+
+// The rows of each tap k = (kd, kh, kw) that read the source: row(k, src_offset, dst_offset,
+// count) for output columns [lo, hi) of each output row (od, oh) whose source row exists. Offsets
+// are within one plane; entry i of the row is dst_offset + i and src_offset + i*s. Taps outermost
+// (each output row in order within a tap), or output rows outermost (taps in order within a row):
+// either way every tap sees its rows in output-row order.
+template <bool kTapsOutermost, typename Row>
+void for_each_tap_row(const ConvGeometry& g, Row row) {
+  const int64_t taps = g.kernel_volume(), sw = g.stride[2];
+  auto visit = [&](int64_t k, int64_t od, int64_t oh) {
+    const int64_t kd = k / (g.kernel[1] * g.kernel[2]), kh = k / g.kernel[2] % g.kernel[1], kw = k % g.kernel[2];
+    const int64_t id = od * g.stride[0] - g.pad[0] + kd * g.dilation[0];
+    const int64_t ih = oh * g.stride[1] - g.pad[1] + kh * g.dilation[1];
+    if (id < 0 || id >= g.src_size[0] || ih < 0 || ih >= g.src_size[1]) return;
+    const int64_t shift = kw * g.dilation[2] - g.pad[2];  // iw = ow*sw + shift
+    int64_t lo = 0, hi = g.dst_size[2];
+    while (lo < hi && lo * sw + shift < 0) ++lo;
+    while (hi > lo && (hi - 1) * sw + shift >= g.src_size[2]) --hi;
+    if (hi > lo) {
+      row(k, (id * g.src_size[1] + ih) * g.src_size[2] + lo * sw + shift, (od * g.dst_size[1] + oh) * g.dst_size[2] + lo,
+          hi - lo);
+    }
+  };
+  if (kTapsOutermost) {
+    for (int64_t k = 0; k < taps; ++k) {
+      for (int64_t od = 0; od < g.dst_size[0]; ++od) {
+        for (int64_t oh = 0; oh < g.dst_size[1]; ++oh) visit(k, od, oh);
+      }
+    }
+  } else {
+    for (int64_t od = 0; od < g.dst_size[0]; ++od) {
+      for (int64_t oh = 0; oh < g.dst_size[1]; ++oh) {
+        for (int64_t k = 0; k < taps; ++k) visit(k, od, oh);
+      }
+    }
+  }
+}
+
+constexpr int kLanes = 16;
+
+// lanes[i % 16] += a[i] * b[i * step] for i < count (the same order whatever the step).
+void dot_into_lanes(const float* __restrict a, const float* __restrict b, int64_t step, int64_t count,
+                    float* __restrict lanes) {
+  int64_t i = 0;
+  if (step == 1) {
+    for (; i + kLanes <= count; i += kLanes) {
+      for (int l = 0; l < kLanes; ++l) lanes[l] += a[i + l] * b[i + l];
+    }
+  } else {
+    for (; i + kLanes <= count; i += kLanes) {
+      for (int l = 0; l < kLanes; ++l) lanes[l] += a[i + l] * b[(i + l) * step];
+    }
+  }
+  for (int l = 0; i < count; ++i, ++l) lanes[l] += a[i] * b[i * step];
+}
+
+class DepthwiseInput final : public ConvStep {
+ public:
+  DepthwiseInput(const ConvProblem& p, PlanBuilder& b)
+      : g_(p.geometry),
+        threads_(b.threads()),
+        forward_(p.input_grad == InputGrad::kForward),
+        output_(p.grad_input, b, "gradInput.f32") {
+    if (forward_) {
+      b.need_float_inputs(true, true, false);
+    } else {
+      b.need_float_inputs(false, true, true);
+    }
+  }
+  int64_t tasks() const override { return g_.batch * g_.groups; }
+  std::string detail() const override { return forward_ ? "forward" : ""; }
+
+  int run(const Workspace& w, const StepInputs& in) const override {
+    float* out = output_.data(w);
+    const int64_t src_plane = g_.src_plane(), dst_plane = g_.dst_plane(), taps = g_.kernel_volume();
+    const int64_t sw = g_.stride[2];
+    const int status = run_tasks(tasks(), threads_, "depthwise gradInput", [&](int64_t t) {  // t = (sample, channel)
+      const float* wei = in.f32.wei + t % g_.groups * taps;
+      if (forward_) {  // Y (dst plane) = sum over taps of w[k] * X rows
+        const float* x = in.f32.src + t * src_plane;
+        float* y = out + t * dst_plane;
+        std::fill_n(y, dst_plane, 0.0f);
+        for_each_tap_row<false>(g_, [=](int64_t k, int64_t s, int64_t d, int64_t count) {
+          const float scale = wei[k];
+          float* __restrict to = y + d;
+          const float* __restrict from = x + s;
+          for (int64_t i = 0; i < count; ++i) to[i] += scale * from[i * sw];
+        });
+        return;
+      }
+      const float* dy = in.f32.dst + t * dst_plane;  // dX (src plane) = scatter of w[k] * dY rows
+      float* dx = out + t * src_plane;
+      std::fill_n(dx, src_plane, 0.0f);
+      for_each_tap_row<false>(g_, [=](int64_t k, int64_t s, int64_t d, int64_t count) {
+        const float scale = wei[k];
+        float* __restrict to = dx + s;
+        const float* __restrict from = dy + d;
+        if (sw == 1) {
+          for (int64_t i = 0; i < count; ++i) to[i] += scale * from[i];
+        } else {
+          for (int64_t i = 0; i < count; ++i) to[i * sw] += scale * from[i];
+        }
+      });
+    });
+    if (status == ACLNN_SUCCESS) output_.finish(w, threads_);
+    return status;
+  }
+
+ private:
+  ConvGeometry g_;
+  int threads_;
+  bool forward_;
+  DenseFloatOutput output_;
+};
+
+class DepthwiseWeight final : public ConvStep {
+ public:
+  DepthwiseWeight(const ConvProblem& p, PlanBuilder& b)
+      : g_(p.geometry), threads_(b.threads()), output_(p.grad_weight, b, "gradWeight.f32") {
+    lanes_ = b.book_scratch("depthwise.lanes", g_.kernel_volume() * kLanes, sizeof(float), threads_);
+    b.need_float_inputs(true, false, true);
+  }
+  int64_t tasks() const override { return g_.groups; }
+
+  // Per channel: every tap's dot product over samples and output rows, in that order, the taps of
+  // one output row one after the other (its dY row and the source rows stay in L1).
+  int run(const Workspace& w, const StepInputs& in) const override {
+    float* grad_weight = output_.data(w);
+    const int64_t src_plane = g_.src_plane(), dst_plane = g_.dst_plane(), taps = g_.kernel_volume();
+    const int status = run_tasks(tasks(), threads_, "depthwise gradWeight", [&](int64_t c) {
+      float* lanes = w.at<float>(lanes_, thread_index());  // 16 lanes per tap
+      std::fill_n(lanes, taps * kLanes, 0.0f);
+      for (int64_t n = 0; n < g_.batch; ++n) {
+        const float* x = in.f32.src + (n * g_.groups + c) * src_plane;
+        const float* dy = in.f32.dst + (n * g_.groups + c) * dst_plane;
+        for_each_tap_row<false>(g_, [&](int64_t k, int64_t s, int64_t d, int64_t count) {
+          dot_into_lanes(dy + d, x + s, g_.stride[2], count, lanes + k * kLanes);
+        });
+      }
+      for (int64_t k = 0; k < taps; ++k) {
+        float* tap = lanes + k * kLanes;
+        for (int width = kLanes / 2; width > 0; width /= 2) {
+          for (int l = 0; l < width; ++l) tap[l] += tap[l + width];
+        }
+        grad_weight[c * taps + k] = tap[0];  // dW is (C, 1, kernel)
+      }
+    });
+    if (status == ACLNN_SUCCESS) output_.finish(w, threads_);
+    return status;
+  }
+
+ private:
+  ConvGeometry g_;
+  int threads_;
+  DenseFloatOutput output_;
+  WorkspaceLedger::Handle lanes_ = -1;  // per thread
+};
+
+// One input and one output channel per group, any dtype, layout and geometry.
+bool supports(const ConvProblem& p) {
+  return p.geometry.src_channels_per_group == 1 && p.geometry.dst_channels_per_group == 1;
+}
+
+std::unique_ptr<ConvStep> plan_input(const ConvProblem& p, PlanBuilder& builder) {
+  return std::make_unique<DepthwiseInput>(p, builder);
+}
+std::unique_ptr<ConvStep> plan_weight(const ConvProblem& p, PlanBuilder& builder) {
+  return std::make_unique<DepthwiseWeight>(p, builder);
+}
+
+}  // namespace
+
+extern const ConvImpl kDepthwiseInputGrad = {"depthwise", Gradient::kInput, supports, plan_input};
+extern const ConvImpl kDepthwiseWeightGrad = {"depthwise", Gradient::kWeight, supports, plan_weight};
+
+}  // namespace aclnn_cpu
