@@ -39,8 +39,8 @@ void for_each_tap_row(const ConvGeometry& g, Row row) {
     while (lo < hi && lo * sw + shift < 0) ++lo;
     while (hi > lo && (hi - 1) * sw + shift >= g.src_size[2]) --hi;
     if (hi > lo) {
-      row(k, (id * g.src_size[1] + ih) * g.src_size[2] + lo * sw + shift, (od * g.dst_size[1] + oh) * g.dst_size[2] + lo,
-          hi - lo);
+      row(k, (id * g.src_size[1] + ih) * g.src_size[2] + lo * sw + shift,
+          (od * g.dst_size[1] + oh) * g.dst_size[2] + lo, hi - lo);
     }
   };
   if (kTapsOutermost) {
