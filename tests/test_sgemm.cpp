@@ -115,6 +115,60 @@ TEST(Sgemm, FusedPathsGiveIdenticalBitsForAnyBlocking) {
   }
 }
 
+// op(B) written into the packed slivers by a PanelWriter, from a row-major k x n matrix.
+struct WrittenMatrix {
+  const float* b;
+  int64_t ld;
+  static void write(const void* context, int64_t p0, int64_t depth, int64_t j0, int64_t cols, int width, float* out) {
+    const auto* self = static_cast<const WrittenMatrix*>(context);
+    for (int64_t j = 0; j < (cols + width - 1) / width * width; ++j) {
+      for (int64_t p = 0; p < depth; ++p) {
+        out[j / width * width * depth + p * width + j % width] =
+            j < cols ? self->b[(p0 + p) * self->ld + j0 + j] : 0.0f;
+      }
+    }
+  }
+};
+
+TEST(Sgemm, PrepackedLeftAndWrittenRightGiveTheSameBits) {
+  // The same product with op(A) packed beforehand (at a depth offset inside a deeper PackedLeft)
+  // and op(B) written by a PanelWriter: packing moves the operands, never the order of a sum. The
+  // scratch is exactly scratch_floats(true) (no op(A) block), so a sanitizer build sees overruns.
+  for (Isa isa : runnable_isas()) {
+    for (const Product& p : products()) {
+      if (p.m == 1 || p.n == 1 || p.ta || p.tb) continue;  // the micro-kernel path; row-major operands
+      std::mt19937 rng(9);
+      std::normal_distribution<float> normal;
+      std::vector<float> a(p.m * p.k), b(p.k * p.n), c0(p.m * p.n);
+      for (std::vector<float>* v : {&a, &b, &c0}) {
+        for (float& x : *v) x = normal(rng);
+      }
+      GemmBlocking small = plan_gemm_blocking(p.m, p.n, p.k, isa);
+      small.kc = 8, small.mc = micro_kernel(isa).mr * 2, small.nc = micro_kernel(isa).nr * 2;
+      for (const GemmBlocking& blocking : {plan_gemm_blocking(p.m, p.n, p.k, isa), small}) {
+        std::vector<float> scratch(blocking.scratch_floats() + 16);
+        float* aligned = scratch.data() + (16 - reinterpret_cast<uintptr_t>(scratch.data()) / 4 % 16) % 16;
+        std::vector<float> want = c0;
+        sgemm(blocking, aligned, p.m, p.n, p.k, MatrixRef{a.data(), p.k, false}, MatrixRef{b.data(), p.n, false},
+              p.accumulate, want.data(), p.n);
+        const int64_t depth = p.k + 7, offset = 3;
+        std::vector<float> packed(packed_left_floats(blocking, p.m, depth), -1.0f);
+        pack_left(blocking, p.m, p.k, MatrixRef{a.data(), p.k, false}, packed.data(), depth, offset);
+        std::vector<float> small_scratch(blocking.scratch_floats(true) + 16);
+        aligned = small_scratch.data() + (16 - reinterpret_cast<uintptr_t>(small_scratch.data()) / 4 % 16) % 16;
+        const WrittenMatrix written{b.data(), p.n};
+        std::vector<float> got = c0, got_matrix = c0;
+        sgemm(blocking, aligned, p.m, p.n, p.k, PackedLeft{packed.data(), depth, offset},
+              PanelWriter{WrittenMatrix::write, &written}, p.accumulate, got.data(), p.n);
+        sgemm(blocking, aligned, p.m, p.n, p.k, PackedLeft{packed.data(), depth, offset},
+              MatrixRef{b.data(), p.n, false}, p.accumulate, got_matrix.data(), p.n);
+        EXPECT_EQ(got, want) << isa_name(isa) << " " << p.m << "x" << p.n << "x" << p.k;
+        EXPECT_EQ(got_matrix, want) << isa_name(isa) << " " << p.m << "x" << p.n << "x" << p.k;
+      }
+    }
+  }
+}
+
 TEST(Sgemm, IsaSelection) {
   const char* outer = std::getenv("ACLNN_CONVBWD_ISA");  // restored at the end
   const std::string saved = outer != nullptr ? outer : "";

@@ -10,10 +10,10 @@
 // fixed order (taps in order; dot products in 16 fixed lanes added pairwise), so results do not
 // depend on the thread count either.
 #include <algorithm>
-#include <cstring>
 #include <memory>
 #include <string>
 
+#include "kernels/gemm/im2col.h"
 #include "kernels/gemm/tasks.h"
 #include "kernels/gemm/tiling.h"
 #include "kernels/plan.h"
@@ -21,40 +21,18 @@
 namespace aclnn_cpu {
 namespace {
 
-// The rows of each tap k = (kd, kh, kw) that read the source: row(k, src_offset, dst_offset,
-// count) for output columns [lo, hi) of each output row (od, oh) whose source row exists. Offsets
-// are within one plane; entry i of the row is dst_offset + i and src_offset + i*s. Taps outermost
-// (each output row in order within a tap), or output rows outermost (taps in order within a row):
-// either way every tap sees its rows in output-row order.
-template <bool kTapsOutermost, typename Row>
-void for_each_tap_row(const ConvGeometry& g, Row row) {
-  const int64_t taps = g.kernel_volume(), sw = g.stride[2];
-  auto visit = [&](int64_t k, int64_t od, int64_t oh) {
-    const int64_t kd = k / (g.kernel[1] * g.kernel[2]), kh = k / g.kernel[2] % g.kernel[1], kw = k % g.kernel[2];
-    const int64_t id = od * g.stride[0] - g.pad[0] + kd * g.dilation[0];
-    const int64_t ih = oh * g.stride[1] - g.pad[1] + kh * g.dilation[1];
-    if (id < 0 || id >= g.src_size[0] || ih < 0 || ih >= g.src_size[1]) return;
-    const int64_t shift = kw * g.dilation[2] - g.pad[2];  // iw = ow*sw + shift
-    int64_t lo = 0, hi = g.dst_size[2];
-    while (lo < hi && lo * sw + shift < 0) ++lo;
-    while (hi > lo && (hi - 1) * sw + shift >= g.src_size[2]) --hi;
-    if (hi > lo) {
-      row(k, (id * g.src_size[1] + ih) * g.src_size[2] + lo * sw + shift,
-          (od * g.dst_size[1] + oh) * g.dst_size[2] + lo, hi - lo);
-    }
-  };
-  if (kTapsOutermost) {
-    for (int64_t k = 0; k < taps; ++k) {
-      for (int64_t od = 0; od < g.dst_size[0]; ++od) {
-        for (int64_t oh = 0; oh < g.dst_size[1]; ++oh) visit(k, od, oh);
-      }
-    }
-  } else {
-    for (int64_t od = 0; od < g.dst_size[0]; ++od) {
-      for (int64_t oh = 0; oh < g.dst_size[1]; ++oh) {
-        for (int64_t k = 0; k < taps; ++k) visit(k, od, oh);
-      }
-    }
+// For each output row of one plane, then each tap k of the kernel in order: row(k, src_offset,
+// dst_offset, count) for the part of the row whose source lies inside (entry i at dst_offset + i
+// and src_offset + i*s). The column-matrix walker of im2col.h with one channel: its rows are the
+// taps, its columns the output positions, one output row at a time (so the plane's rows are
+// reused from L1 by all taps, and every tap still sees its rows in order).
+template <typename Row>
+void for_each_row_tap(const ConvGeometry& g, Row row) {
+  const int64_t out_w = g.dst_size[2], rows = g.dst_plane() / std::max<int64_t>(1, out_w);
+  for (int64_t r = 0; r < rows; ++r) {
+    for_each_run(
+        g, 0, g.kernel_volume(), r * out_w, (r + 1) * out_w, [](int64_t, int64_t, int64_t) {},
+        [&row](int64_t k, int64_t o, int64_t from, int64_t, int64_t count) { row(k, from, o, count); });
   }
 }
 
@@ -102,7 +80,7 @@ class DepthwiseInput final : public ConvStep {
         const float* x = in.f32.src + t * src_plane;
         float* y = out + t * dst_plane;
         std::fill_n(y, dst_plane, 0.0f);
-        for_each_tap_row<false>(g_, [=](int64_t k, int64_t s, int64_t d, int64_t count) {
+        for_each_row_tap(g_, [=](int64_t k, int64_t s, int64_t d, int64_t count) {
           const float scale = wei[k];
           float* __restrict to = y + d;
           const float* __restrict from = x + s;
@@ -113,7 +91,7 @@ class DepthwiseInput final : public ConvStep {
       const float* dy = in.f32.dst + t * dst_plane;  // dX (src plane) = scatter of w[k] * dY rows
       float* dx = out + t * src_plane;
       std::fill_n(dx, src_plane, 0.0f);
-      for_each_tap_row<false>(g_, [=](int64_t k, int64_t s, int64_t d, int64_t count) {
+      for_each_row_tap(g_, [=](int64_t k, int64_t s, int64_t d, int64_t count) {
         const float scale = wei[k];
         float* __restrict to = dx + s;
         const float* __restrict from = dy + d;
@@ -155,7 +133,7 @@ class DepthwiseWeight final : public ConvStep {
       for (int64_t n = 0; n < g_.batch; ++n) {
         const float* x = in.f32.src + (n * g_.groups + c) * src_plane;
         const float* dy = in.f32.dst + (n * g_.groups + c) * dst_plane;
-        for_each_tap_row<false>(g_, [&](int64_t k, int64_t s, int64_t d, int64_t count) {
+        for_each_row_tap(g_, [&](int64_t k, int64_t s, int64_t d, int64_t count) {
           dot_into_lanes(dy + d, x + s, g_.stride[2], count, lanes + k * kLanes);
         });
       }

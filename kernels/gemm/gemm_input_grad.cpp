@@ -117,7 +117,7 @@ class GemmForward final : public ConvStep {
     tile_ = std::max<int64_t>(1, s_.dst_plane / pieces_for_tasks(slices));
     tiles_ = ceil_div(s_.dst_plane, tile_);
     blocking_ = plan_gemm_blocking(s_.cout, tile_, s_.rows());
-    pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(), sizeof(float), threads_);
+    pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(true), sizeof(float), threads_);
     group_floats_ = packed_left_floats(blocking_, s_.cout, s_.rows());
     weights_ = b.book_scratch("gemm.packed_weights", s_.groups * group_floats_, sizeof(float));
     if (flipped_) {

@@ -40,14 +40,14 @@ class GemmBackwardWeight final : public ConvStep {
     tile_ = s_.tile(block_);
     blocking_ = plan_gemm_blocking(s_.cout, block_, std::min(tile_, ceil_div(length, chunks_)));
     if (!columns_are_source(g_)) cols_ = b.book_scratch("gemm.cols", block_ * tile_, sizeof(float), threads_);
-    pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(), sizeof(float), threads_);
     // Chunk 0 sums into the result itself, each later chunk into its own partial.
     if (chunks_ > 1) partials_ = b.book_scratch("gemm.partials", weight_floats, sizeof(float), chunks_ - 1);
     // dY is the left operand of every task's GEMMs, and each row block would pack it again: pack it
     // once (when it is more than one row per group, and within budget).
     group_floats_ = packed_left_floats(blocking_, s_.cout, length);
-    if (s_.cout > 1 && s_.groups * group_floats_ <= kPackedBudget / 4)
-      packed_dy_ = b.book_scratch("gemm.packed_gradOutput", s_.groups * group_floats_, sizeof(float));
+    const bool pack_once = s_.cout > 1 && s_.groups * group_floats_ <= kPackedBudget / 4;
+    if (pack_once) packed_dy_ = b.book_scratch("gemm.packed_gradOutput", s_.groups * group_floats_, sizeof(float));
+    pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(pack_once), sizeof(float), threads_);
     b.need_float_inputs(true, false, true);
   }
 

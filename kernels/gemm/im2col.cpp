@@ -64,25 +64,11 @@ void im2col_panels_of(const ConvGeometry& g, const float* src, int64_t p0, int64
 
 void im2col_panels(const ConvGeometry& g, const float* src, int64_t p0, int64_t depth, int64_t j0, int64_t cols,
                    int width, float* out) {
-  switch (width) {  // the micro-kernels' NR
+  switch (width) {  // the micro-kernels' NR (microkernel_*.cpp)
     case 8: return im2col_panels_of<8>(g, src, p0, depth, j0, cols, out);
     case 16: return im2col_panels_of<16>(g, src, p0, depth, j0, cols, out);
-    case 32: return im2col_panels_of<32>(g, src, p0, depth, j0, cols, out);
-    default: break;
+    default: return im2col_panels_of<32>(g, src, p0, depth, j0, cols, out);
   }
-  // Any other width: one entry at a time.
-  for (int64_t p = 0; p < depth; ++p) {
-    for (int64_t j = 0; j < (cols + width - 1) / width * width; ++j)
-      out[j / width * width * depth + p * width + j % width] = 0.0f;
-  }
-  for_each_run(
-      g, p0, p0 + depth, j0, j0 + cols, [](int64_t, int64_t, int64_t) {},
-      [=](int64_t r, int64_t o, int64_t from, int64_t step, int64_t count) {
-        for (int64_t i = 0; i < count; ++i) {
-          const int64_t j = o - j0 + i;
-          out[j / width * width * depth + (r - p0) * width + j % width] = src[from + i * step];
-        }
-      });
 }
 
 void col2im_add(const ConvGeometry& g, const float* cols, int64_t row_begin, int64_t row_end, int64_t col_begin,

@@ -71,7 +71,8 @@ void im2col(const ConvGeometry& g, const float* src, int64_t row_begin, int64_t 
             int64_t col_end, float* cols);
 
 // The column-matrix block (rows [p0, p0 + depth), columns [j0, j0 + cols)) written straight into
-// sgemm's packed column slivers of `width` (PanelWriter's layout): im2col fused into packing.
+// sgemm's packed column slivers of `width` (PanelWriter's layout; a micro-kernel's NR: 8, 16 or
+// 32): im2col fused into packing.
 void im2col_panels(const ConvGeometry& g, const float* src, int64_t p0, int64_t depth, int64_t j0, int64_t cols,
                    int width, float* out);
 

@@ -161,7 +161,9 @@ void thin_product(int64_t count, int64_t depth, const float* u, int64_t u_step, 
 
 std::string isa_detail(const GemmBlocking& blocking) { return std::string("isa=") + isa_name(blocking.isa); }
 
-int64_t GemmBlocking::scratch_floats() const { return a_block_floats(*this) + round_up(kc * nc, 16); }
+int64_t GemmBlocking::scratch_floats(bool left_prepacked) const {
+  return (left_prepacked ? 0 : a_block_floats(*this)) + round_up(kc * nc, 16);
+}
 
 GemmBlocking plan_gemm_blocking(int64_t max_m, int64_t max_n, int64_t max_k) {
   return plan_gemm_blocking(max_m, max_n, max_k, selected_isa());
@@ -192,6 +194,7 @@ namespace {
 // packing them into `scratch` if it has to; a right source packs op(B)'s columns [jc, jc + cols) at
 // depths [pc, pc + depth) into column slivers in `out`.
 struct LeftFromMatrix {
+  static constexpr bool kNeedsScratch = true;  // its mc x kc block, at the start of the scratch
   MatrixRef a;
   const float* block(const MicroKernel& kernel, int64_t ic, int64_t rows, int64_t pc, int64_t depth, float* scratch,
                      int64_t* stride) const {
@@ -203,6 +206,7 @@ struct LeftFromMatrix {
 };
 
 struct LeftPrepacked {
+  static constexpr bool kNeedsScratch = false;
   PackedLeft a;
   const float* block(const MicroKernel& kernel, int64_t ic, int64_t, int64_t pc, int64_t, float*,
                      int64_t* stride) const {
@@ -239,7 +243,7 @@ void multiply_blocks(const GemmBlocking& blocking, float* scratch, int64_t m, in
   }
   const MicroKernel& kernel = micro_kernel(blocking.isa);
   float* packed_a = scratch;
-  float* packed_b = scratch + a_block_floats(blocking);
+  float* packed_b = scratch + (Left::kNeedsScratch ? a_block_floats(blocking) : 0);
   for (int64_t jc = 0; jc < n; jc += blocking.nc) {
     const int64_t cols = std::min(blocking.nc, n - jc);
     for (int64_t pc = 0; pc < k; pc += blocking.kc) {

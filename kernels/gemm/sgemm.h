@@ -28,8 +28,9 @@ struct GemmBlocking {
   int64_t kc = 1;  // depth of a packed block
   int64_t mc = 1;  // rows of op(A) per packed block (a multiple of the micro-kernel's MR)
   int64_t nc = 1;  // columns of op(B) per packed block (a multiple of its NR)
-  // Floats of packing scratch one sgemm call needs (one per thread running GEMMs).
-  int64_t scratch_floats() const;
+  // Floats of packing scratch one sgemm call needs (one per thread running GEMMs); a product whose
+  // op(A) is a PackedLeft packs only op(B).
+  int64_t scratch_floats(bool left_prepacked = false) const;
 };
 
 // "isa=avx512": the verbose mode's note for a step that multiplies with `blocking`.
