@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 
 namespace aclnn_cpu {
 
@@ -46,6 +47,28 @@ struct ConvGeometry {
   int64_t dst_plane() const { return dst_size[0] * dst_size[1] * dst_size[2]; }
   int64_t kernel_volume() const { return kernel[0] * kernel[1] * kernel[2]; }
 };
+
+// A direct convolution with stride 1 has as input gradient a forward convolution of dY with the
+// kernel flipped and its channel roles swapped, padded by d*(k-1) - p:
+//   dX[ci, i] = sum_{co, k'} dY[co, i - p' + k'*d] * W[co, ci, K-1-k'],
+// which needs no col2im. Whether a geometry has one (stride 1, padding within the kernel's span):
+inline bool flippable(const ConvGeometry& g) {
+  for (int a = 0; a < 3; ++a) {
+    if (g.stride[a] != 1 || g.pad[a] > g.dilation[a] * (g.kernel[a] - 1)) return false;
+  }
+  return true;
+}
+// and its geometry (src = dY, dst = dX):
+inline ConvGeometry flipped_geometry(const ConvGeometry& g) {
+  ConvGeometry f = g;
+  std::swap(f.src_channels_per_group, f.dst_channels_per_group);
+  for (int a = 0; a < 3; ++a) {
+    f.src_size[a] = g.dst_size[a];
+    f.dst_size[a] = g.src_size[a];
+    f.pad[a] = g.dilation[a] * (g.kernel[a] - 1) - g.pad[a];
+  }
+  return f;
+}
 
 // How the inputs are rounded before multiplying (cubeMathType).
 enum class MathMode {

@@ -69,9 +69,10 @@ TEST(Verbose, OneLinePerExecution) {
   EXPECT_EQ(f[4],
             "stride=2x1 padding=1x1 dilation=1x1 transposed=0 outputPadding=0x0 groups=2 outputMask=111 "
             "cubeMathType=0");
-  // gradInput: (sample, group, one of 2 channels) = 8 tasks; gradWeight: (group, block of 16 of the 18 rows) = 4,
-  // one chunk (64 output positions are too few to split); gradBias: 6 channels.
-  EXPECT_EQ(f[5], "gradInput=gemm:tasks=8:isa=generic gradWeight=gemm:tasks=4:isa=generic gradBias=lanes:tasks=6");
+  // gradInput (stride 2: the GEMM path): (sample, group, one of 2 channels) = 8 tasks; gradWeight (3 and 2
+  // channels per group: the small-group kernels): (group, sample) = 4; gradBias: 6 channels.
+  EXPECT_EQ(f[5],
+            "gradInput=gemm:tasks=8:isa=generic gradWeight=small_group:tasks=4:isa=generic gradBias=lanes:tasks=6");
   EXPECT_GT(number_after(f[6], "threads="), 0) << f[6];
   EXPECT_EQ(number_after(f[7], "workspace="), static_cast<long long>(result.workspace_size)) << f[7];
   EXPECT_EQ(f[8], "status=0");
@@ -95,7 +96,7 @@ TEST(Verbose, ConvTbc) {
   const std::string out = captured("1", nullptr, &result, true);
   ASSERT_EQ(result.status, 0) << result.error;
   EXPECT_EQ(out.rfind("aclnn_convbwd_verbose,exec,aclnnConvTbcBackward,self:FLOAT:6x2x4 input:FLOAT:6x2x3 "
-                      "weight:FLOAT:3x3x4,pad=1 cubeMathType=0,gradInput=gemm:",
+                      "weight:FLOAT:3x3x4,pad=1 cubeMathType=0,gradInput=small_group:",
                       0),
             0u)
       << out;

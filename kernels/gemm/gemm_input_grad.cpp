@@ -5,7 +5,6 @@
 #include <cstring>
 #include <memory>
 #include <string>
-#include <utility>
 
 #include "kernels/gemm/im2col.h"
 #include "kernels/gemm/sgemm.h"
@@ -74,30 +73,12 @@ class GemmBackwardData final : public ConvStep {
   WorkspaceLedger::Handle cols_ = -1, pack_ = -1;  // per thread
 };
 
-// A direct convolution with stride 1 has as input gradient a forward convolution of dY with the
-// kernel flipped and its channel roles swapped, padded by d*(k-1) - p:
-//   dX[ci, i] = sum_{co, k'} dY[co, i - p' + k'*d] * W[co, ci, K-1-k'],
-// which needs no col2im. Its geometry (src = dY, dst = dX):
-ConvGeometry flipped_geometry(const ConvGeometry& g) {
-  ConvGeometry f = g;
-  std::swap(f.src_channels_per_group, f.dst_channels_per_group);
-  for (int a = 0; a < 3; ++a) {
-    f.src_size[a] = g.dst_size[a];
-    f.dst_size[a] = g.src_size[a];
-    f.pad[a] = g.dilation[a] * (g.kernel[a] - 1) - g.pad[a];
-  }
-  return f;
-}
-
-// Whether gradInput of a direct convolution is better computed as that forward convolution: stride
-// 1, padding within the kernel's span, and enough output positions for kTargetTasks tasks of at least
+// Whether gradInput of a direct convolution is better computed as its flipped forward convolution
+// (conv_problem.h): when it has one, and enough output positions for kTargetTasks tasks of at least
 // kFlipMinTile positions (tasks split positions only: splitting channels would redo the im2col).
 constexpr int64_t kFlipMinTile = 128;
 bool flip_pays(const ConvGeometry& g) {
-  for (int a = 0; a < 3; ++a) {
-    if (g.stride[a] != 1 || g.pad[a] > g.dilation[a] * (g.kernel[a] - 1)) return false;
-  }
-  return g.src_plane() * g.batch * g.groups >= kFlipMinTile * kTargetTasks;
+  return flippable(g) && g.src_plane() * g.batch * g.groups >= kFlipMinTile * kTargetTasks;
 }
 
 // Per (sample, group, output tile): Y = W cols, with cols = im2col(src) written straight into the

@@ -1,0 +1,75 @@
+// Register-blocked row kernels of the direct small-group convolution (kernels/direct/small_group.cpp),
+// one set per instruction set, each in its own translation unit compiled for that set only
+// (kernels/direct/row_kernels_*.cpp, from the templates of row_kernels_impl.h), as the GEMM
+// micro-kernels are.
+//
+// Both read a *staged* source: a slice of channels copied into zero-padded rows, so that every
+// kernel tap of every output position is a plain load at a fixed offset (no bounds, no strides):
+//   src[c * channel_stride + row_base[r] + tap[t] + w]
+// is the source element that tap t of output position w of output row r reads (zero in the padding).
+// Vectors are 16 floats on every instruction set (AVX-512: one register, AVX2: two, generic: four),
+// and each output element is one chain of multiply-adds in a fixed order, so the AVX-512 and AVX2
+// kernels give identical bits (both fuse each multiply-add; the generic x86-64 kernel rounds the
+// product first, as the generic GEMM kernel does).
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/gemm/cpu_isa.h"
+
+namespace aclnn_cpu {
+
+constexpr int kRowLanes = 16;      // floats per vector, on every instruction set
+constexpr int kForwardBlock = 8;   // output channels per packed weight block of forward_row
+
+// One output row of a forward convolution, for up to kForwardBlock output channels:
+//   out[co * out_channel_stride + w] = sum over c < channels, t < taps (in that order) of
+//       weights[(c * taps + t) * kForwardBlock + co] * src[c * channel_stride + tap[t] + w]
+// for co < out_channels and w < width. `src` points at the row's base; the staged rows must hold
+// round_up(width, 16) floats from each tap's offset on (the lanes past `width` are not stored).
+struct ForwardRow {
+  const float* src;
+  int64_t channel_stride, channels;
+  const int64_t* tap;
+  int64_t taps;
+  const float* weights;  // zero past out_channels
+  int64_t out_channels;  // <= kForwardBlock
+  float* out;
+  int64_t out_channel_stride, width;
+};
+
+// One slice's contribution to a weight gradient's dot products, in 16 lanes each:
+//   lanes[co * lanes_channel_stride + t * 16 + l] += sum over r < rows, w < width, w % 16 = l of
+//       dy[co * dy_channel_stride + r * dy_row_stride + w] * src[row_base[r] + tap[t] + w]
+// for co < out_channels and t < taps (one source channel). Each lane's sum over the slice is formed
+// first (over its positions w, then the rows, in order) and then added to the lane. dy rows hold round_up(width,
+// 16) floats, zero past the width (no source entry past the width is read: an infinity there must
+// not make a NaN).
+struct WeightRows {
+  const float* src;
+  const int64_t* row_base;
+  int64_t rows, width;
+  const int64_t* tap;
+  int64_t taps;
+  const float* dy;
+  int64_t dy_channel_stride, dy_row_stride, out_channels;
+  float* lanes;
+  int64_t lanes_channel_stride;
+};
+
+struct RowKernels {
+  Isa isa;
+  void (*forward_row)(const ForwardRow& job);
+  void (*weight_rows)(const WeightRows& job);
+};
+
+extern const RowKernels kRowKernelsGeneric;  // row_kernels_generic.cpp
+#ifdef ACLNN_HAVE_X86_KERNELS
+extern const RowKernels kRowKernelsAvx2;    // row_kernels_avx2.cpp (-mavx2 -mfma)
+extern const RowKernels kRowKernelsAvx512;  // row_kernels_avx512.cpp (-mavx512f -mfma)
+#endif
+
+// The row kernels of `isa` (which the CPU must run).
+const RowKernels& row_kernels(Isa isa);
+
+}  // namespace aclnn_cpu

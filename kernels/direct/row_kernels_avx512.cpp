@@ -1,0 +1,33 @@
+// AVX-512 row kernels: a 16-lane vector is one zmm register. Forward rows in blocks of 8 channels x
+// 32 positions (16 accumulators); weight rows in blocks of 4 channels x 3 taps (12 accumulators).
+// Compiled with -mavx512f -mfma; called only when the CPU has both.
+#include <immintrin.h>
+
+#include "kernels/direct/row_kernels.h"
+
+namespace aclnn_cpu {
+namespace {
+
+struct avx512_ops {
+  using T = __m512;
+  static T zero() { return _mm512_setzero_ps(); }
+  static T splat(float x) { return _mm512_set1_ps(x); }
+  static T load(const float* p) { return _mm512_loadu_ps(p); }
+  using Mask = __mmask16;
+  static Mask mask_first(int64_t n) { return static_cast<Mask>((1u << n) - 1); }
+  static T load_masked(const float* p, Mask m) { return _mm512_maskz_loadu_ps(m, p); }
+  static void store(float* p, T v) { _mm512_storeu_ps(p, v); }
+  static T add(T a, T b) { return _mm512_add_ps(a, b); }
+  static T madd(T a, T b, T c) { return _mm512_fmadd_ps(a, b, c); }
+};
+
+#include "kernels/direct/row_kernels_impl.h"
+
+void forward_row_avx512(const ForwardRow& job) { forward_row<avx512_ops, 8, 2>(job); }
+void weight_rows_avx512(const WeightRows& job) { weight_rows<avx512_ops, 4, 3>(job); }
+
+}  // namespace
+
+extern const RowKernels kRowKernelsAvx512 = {Isa::kAvx512, forward_row_avx512, weight_rows_avx512};
+
+}  // namespace aclnn_cpu

@@ -1,0 +1,73 @@
+// Portable row kernels, built for the baseline instruction set: a 16-lane vector is four 4-float
+// vectors (SSE2 on x86-64, NEON on aarch64). On aarch64 every step is a fused multiply-add, as in
+// the x86 AVX kernels; baseline x86-64 has none, so there the product is rounded first. Forward
+// rows in blocks of 2 channels x 16 positions, weight rows in blocks of 2 channels x 1 tap.
+#include <cstring>
+
+#include "kernels/direct/row_kernels.h"
+
+#if defined(__aarch64__)
+#include <arm_neon.h>
+#endif
+
+namespace aclnn_cpu {
+namespace {
+
+#if defined(__aarch64__)
+using Quad = float32x4_t;
+Quad quad_splat(float x) { return vdupq_n_f32(x); }
+Quad quad_madd(Quad a, Quad b, Quad c) { return vfmaq_f32(c, a, b); }  // c + a*b, one rounding
+#else
+typedef float Quad __attribute__((vector_size(16)));
+Quad quad_splat(float x) { return Quad{x, x, x, x}; }
+Quad quad_madd(Quad a, Quad b, Quad c) { return c + a * b; }
+#endif
+
+struct generic_ops {
+  struct T {
+    Quad q[4];
+  };
+  static T splat(float x) { return {{quad_splat(x), quad_splat(x), quad_splat(x), quad_splat(x)}}; }
+  static T zero() { return splat(0.0f); }
+  static T load(const float* p) {
+    T v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  }
+  using Mask = int64_t;  // the number of lanes
+  static Mask mask_first(int64_t n) { return n; }
+  static T load_masked(const float* p, Mask n) {
+    float first[kRowLanes] = {};
+    std::memcpy(first, p, static_cast<size_t>(n) * sizeof(float));
+    return load(first);
+  }
+  static void store(float* p, T v) { std::memcpy(p, &v, sizeof v); }
+  static T add(T a, T b) {
+    for (int i = 0; i < 4; ++i) a.q[i] += b.q[i];
+    return a;
+  }
+  static T madd(T a, T b, T c) {
+    for (int i = 0; i < 4; ++i) c.q[i] = quad_madd(a.q[i], b.q[i], c.q[i]);
+    return c;
+  }
+};
+
+#include "kernels/direct/row_kernels_impl.h"
+
+void forward_row_generic(const ForwardRow& job) { forward_row<generic_ops, 2, 1>(job); }
+void weight_rows_generic(const WeightRows& job) { weight_rows<generic_ops, 2, 1>(job); }
+
+}  // namespace
+
+extern const RowKernels kRowKernelsGeneric = {Isa::kGeneric, forward_row_generic, weight_rows_generic};
+
+const RowKernels& row_kernels(Isa isa) {
+#ifdef ACLNN_HAVE_X86_KERNELS
+  if (isa == Isa::kAvx512) return kRowKernelsAvx512;
+  if (isa == Isa::kAvx2) return kRowKernelsAvx2;
+#endif
+  (void)isa;
+  return kRowKernelsGeneric;
+}
+
+}  // namespace aclnn_cpu

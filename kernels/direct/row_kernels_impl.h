@@ -1,0 +1,114 @@
+// The row kernels of row_kernels.h as templates over one instruction set's 16-lane vector, included
+// only by the per-instruction-set translation units (row_kernels_*.cpp), inside their anonymous
+// namespace: every function here gets internal linkage there, and it calls nothing from outside
+// (no std:: templates), so no code compiled for one instruction set can be shared with another.
+//
+// Ops supplies (all static): a type T of 16 floats; zero(), splat(float), load(const float*),
+// mask_first(n) (a Mask of the first n < 16 lanes) and load_masked(const float*, Mask) (those lanes,
+// zeros in the others, which are never read),
+// store(float*, T), add(T, T), and madd(a, b, c) = c + a * b (fused where the set has FMA).
+// Nothing here may be included outside such a translation unit.
+
+inline int64_t lesser(int64_t a, int64_t b) { return a < b ? a : b; }
+
+// Output positions [w0, w0 + 16 * kVec) of channels [co0, co0 + kCo) of one forward row.
+template <class Ops, int kCo, int kVec>
+void forward_chunk(const ForwardRow& job, int64_t co0, int64_t w0) {
+  using T = typename Ops::T;
+  T acc[kCo][kVec];
+  for (int co = 0; co < kCo; ++co) {
+    for (int v = 0; v < kVec; ++v) acc[co][v] = Ops::zero();
+  }
+  for (int64_t c = 0; c < job.channels; ++c) {
+    const float* src = job.src + c * job.channel_stride + w0;
+    const float* weights = job.weights + c * job.taps * kForwardBlock + co0;
+    for (int64_t t = 0; t < job.taps; ++t, weights += kForwardBlock) {
+      T x[kVec];
+      for (int v = 0; v < kVec; ++v) x[v] = Ops::load(src + job.tap[t] + kRowLanes * v);
+      for (int co = 0; co < kCo; ++co) {
+        const T w = Ops::splat(weights[co]);
+        for (int v = 0; v < kVec; ++v) acc[co][v] = Ops::madd(w, x[v], acc[co][v]);
+      }
+    }
+  }
+  const int64_t channels = lesser(kCo, job.out_channels - co0);
+  for (int co = 0; co < channels; ++co) {
+    float* out = job.out + (co0 + co) * job.out_channel_stride + w0;
+    for (int v = 0; v < kVec; ++v) {
+      const int64_t count = lesser(kRowLanes, job.width - w0 - kRowLanes * v);
+      if (count == kRowLanes) {
+        Ops::store(out + kRowLanes * v, acc[co][v]);
+      } else if (count > 0) {
+        float tail[kRowLanes];
+        Ops::store(tail, acc[co][v]);
+        for (int64_t l = 0; l < count; ++l) out[kRowLanes * v + l] = tail[l];
+      }
+    }
+  }
+}
+
+// forward_row in blocks of kCo channels x 16 * kVec positions (16 at the end of a row that needs no more).
+template <class Ops, int kCo, int kVec>
+void forward_row(const ForwardRow& job) {
+  for (int64_t co0 = 0; co0 < job.out_channels; co0 += kCo) {
+    for (int64_t w0 = 0; w0 < job.width; w0 += kRowLanes * kVec) {
+      if (job.width - w0 > kRowLanes * (kVec - 1)) {
+        forward_chunk<Ops, kCo, kVec>(job, co0, w0);
+      } else {
+        forward_chunk<Ops, kCo, 1>(job, co0, w0);
+      }
+    }
+  }
+}
+
+// weight_rows in blocks of kCb output channels x kTb taps, each block's kCb * kTb lane vectors held in
+// registers over the whole slice. A block reaching past the channels or taps computes repeats of
+// the last one and stores only the real ones.
+template <class Ops, int kCb, int kTb>
+void weight_rows(const WeightRows& job) {
+  using T = typename Ops::T;
+  for (int64_t co0 = 0; co0 < job.out_channels; co0 += kCb) {
+    for (int64_t t0 = 0; t0 < job.taps; t0 += kTb) {
+      const float* dy[kCb];
+      for (int b = 0; b < kCb; ++b) dy[b] = job.dy + lesser(co0 + b, job.out_channels - 1) * job.dy_channel_stride;
+      int64_t tap[kTb];
+      for (int k = 0; k < kTb; ++k) tap[k] = job.tap[lesser(t0 + k, job.taps - 1)];
+      T acc[kCb][kTb];
+      for (int b = 0; b < kCb; ++b) {
+        for (int k = 0; k < kTb; ++k) acc[b][k] = Ops::zero();
+      }
+      // Column vectors outermost, then rows: the last, partial vector's mask is fixed for its loop.
+      int64_t at = 0;
+      for (; at + kRowLanes <= job.width; at += kRowLanes) {
+        for (int64_t r = 0; r < job.rows; ++r) {
+          const float* src = job.src + job.row_base[r] + at;
+          T d[kCb];
+          for (int b = 0; b < kCb; ++b) d[b] = Ops::load(dy[b] + r * job.dy_row_stride + at);
+          for (int k = 0; k < kTb; ++k) {
+            const T x = Ops::load(src + tap[k]);
+            for (int b = 0; b < kCb; ++b) acc[b][k] = Ops::madd(d[b], x, acc[b][k]);
+          }
+        }
+      }
+      if (at < job.width) {  // source entries past the row's width are never read
+        const typename Ops::Mask first = Ops::mask_first(job.width - at);
+        for (int64_t r = 0; r < job.rows; ++r) {
+          const float* src = job.src + job.row_base[r] + at;
+          T d[kCb];
+          for (int b = 0; b < kCb; ++b) d[b] = Ops::load(dy[b] + r * job.dy_row_stride + at);
+          for (int k = 0; k < kTb; ++k) {
+            const T x = Ops::load_masked(src + tap[k], first);
+            for (int b = 0; b < kCb; ++b) acc[b][k] = Ops::madd(d[b], x, acc[b][k]);
+          }
+        }
+      }
+      const int64_t channels = lesser(kCb, job.out_channels - co0), taps = lesser(kTb, job.taps - t0);
+      for (int b = 0; b < channels; ++b) {
+        for (int k = 0; k < taps; ++k) {
+          float* lanes = job.lanes + (co0 + b) * job.lanes_channel_stride + (t0 + k) * kRowLanes;
+          Ops::store(lanes, Ops::add(Ops::load(lanes), acc[b][k]));
+        }
+      }
+    }
+  }
+}

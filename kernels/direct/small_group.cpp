@@ -1,0 +1,330 @@
+// Convolutions with few channels per group (at most 16 in and out: grouped layers such as ResNeXt's
+// 32 groups of 8, channel multipliers, thin dense layers) computed directly, without a column
+// matrix. Through a GEMM each entry of the column matrix would be written, packed and read back
+// for only Cout_g multiply-adds; here each slice (sample, group) of the source is copied once into
+// zero-padded rows (Staging), and register-blocked row kernels (row_kernels.h) read every kernel
+// tap from there at a fixed offset.
+//   gradInput: a forward convolution (a transposed layer's, or a stride-1 direct layer's flipped
+//     one, conv_problem.h), per output row and block of 8 output channels.
+//   gradWeight: per source channel, dot products over the slice's rows in 16 lanes, for blocks of
+//     output channels x taps held in registers.
+// Each output element is one chain of multiply-adds in a fixed order inside one task; the weight
+// gradient's lanes are summed over samples in fixed chunks, the chunks in order, then the 16 lanes
+// pairwise. So results do not depend on the thread count, and AVX-512 and AVX2 agree bit for bit.
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/direct/row_kernels.h"
+#include "kernels/gemm/tasks.h"
+#include "kernels/gemm/tiling.h"
+#include "kernels/plan.h"
+
+namespace aclnn_cpu {
+namespace {
+
+constexpr int64_t kMaxChannels = 16;                     // per group, in and out
+constexpr int64_t kStagingBudget = int64_t{4} << 20;     // bytes of staged slices per thread, at most
+constexpr int64_t kLanesBudget = int64_t{16} << 20;      // bytes of weight-gradient lanes, at most
+
+int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
+
+// A slice's source channels in zero-padded rows, for the forward geometry g (src -> dst): output
+// row r = (od, oh) and kernel tap t = (a, b, c) read row (od*sD + a*dD, oh*sH + b*dH) of the staged
+// plane. A staged row holds the source row split into sW phases (phase q, entry j: source column
+// j*sW + q - pW), so that every tap reads consecutive entries: tap[t] + w for output column w.
+struct Staging {
+  int64_t out_rows = 0, width = 0;  // output rows (D x H) and their width
+  int64_t phase_width = 0, row_stride = 0, rows_h = 0, rows_d = 0, channel_stride = 0;
+  std::vector<int64_t> tap, row_base;
+
+  explicit Staging(const ConvGeometry& g) {
+    const int64_t* s = g.stride;
+    const int64_t* d = g.dilation;
+    const int64_t* k = g.kernel;
+    out_rows = g.dst_size[0] * g.dst_size[1];
+    width = g.dst_size[2];
+    phase_width = round_up(width, kRowLanes) + (k[2] - 1) * d[2] / s[2];
+    row_stride = s[2] * phase_width;
+    rows_h = (g.dst_size[1] - 1) * s[1] + (k[1] - 1) * d[1] + 1;
+    rows_d = (g.dst_size[0] - 1) * s[0] + (k[0] - 1) * d[0] + 1;
+    channel_stride = rows_d * rows_h * row_stride;
+    for (int64_t a = 0; a < k[0]; ++a) {
+      for (int64_t b = 0; b < k[1]; ++b) {
+        for (int64_t c = 0; c < k[2]; ++c) {
+          tap.push_back((a * d[0] * rows_h + b * d[1]) * row_stride + c * d[2] % s[2] * phase_width + c * d[2] / s[2]);
+        }
+      }
+    }
+    for (int64_t od = 0; od < g.dst_size[0]; ++od) {
+      for (int64_t oh = 0; oh < g.dst_size[1]; ++oh) row_base.push_back((od * s[0] * rows_h + oh * s[1]) * row_stride);
+    }
+  }
+
+  // Floats of a staged slice of `channels` channels, in double (for the budget check, before the
+  // sizes are known to be reasonable).
+  static double floats(const ConvGeometry& g, int64_t channels) {
+    const double w = double(g.dst_size[2]) + kRowLanes + double(g.kernel[2] - 1) * double(g.dilation[2]);
+    const double h = double(g.dst_size[1] - 1) * double(g.stride[1]) + double(g.kernel[1] - 1) * double(g.dilation[1]) + 1;
+    const double z = double(g.dst_size[0] - 1) * double(g.stride[0]) + double(g.kernel[0] - 1) * double(g.dilation[0]) + 1;
+    return double(channels) * z * h * w * double(g.stride[2]);
+  }
+
+  // Copies `channels` channels of a dense source slice (src planes of g) into `out`.
+  void stage(const ConvGeometry& g, const float* src, int64_t channels, float* out) const {
+    const int64_t src_d = g.src_size[0], src_h = g.src_size[1], src_w = g.src_size[2], sw = g.stride[2];
+    for (int64_t ch = 0; ch < channels; ++ch, src += g.src_plane()) {
+      for (int64_t z = 0; z < rows_d; ++z) {
+        for (int64_t y = 0; y < rows_h; ++y) {
+          float* row = out + ch * channel_stride + (z * rows_h + y) * row_stride;
+          const int64_t sz = z - g.pad[0], sy = y - g.pad[1];
+          if (sz < 0 || sz >= src_d || sy < 0 || sy >= src_h) {
+            std::fill_n(row, row_stride, 0.0f);
+            continue;
+          }
+          const float* in = src + (sz * src_h + sy) * src_w;
+          for (int64_t q = 0; q < sw; ++q, row += phase_width) {  // entries [lo, hi) lie inside the source row
+            const int64_t first = q - g.pad[2];                    // the source column of entry 0
+            const int64_t lo = std::min(phase_width, ceil_div(std::max<int64_t>(0, -first), sw));
+            const int64_t hi = std::max(lo, std::min(phase_width, ceil_div(std::max<int64_t>(0, src_w - first), sw)));
+            std::fill(row, row + lo, 0.0f);
+            if (sw == 1) {
+              std::copy(in + lo + first, in + hi + first, row + lo);
+            } else {
+              for (int64_t j = lo; j < hi; ++j) row[j] = in[j * sw + first];
+            }
+            std::fill(row + hi, row + phase_width, 0.0f);
+          }
+        }
+      }
+    }
+  }
+};
+
+// Channels per group within the limit, an output that is not empty, and slices that fit the
+// staging budget.
+bool small_enough(const ConvGeometry& g, int64_t staged_channels) {
+  return g.src_channels_per_group <= kMaxChannels && g.dst_channels_per_group <= kMaxChannels &&
+         g.dst_size[0] > 0 && g.dst_size[1] > 0 && g.dst_size[2] > 0 &&
+         Staging::floats(g, staged_channels) * 4 <= double(kStagingBudget);
+}
+
+// gradInput as a forward convolution, per (sample, group): stage the source slice, then every output
+// row in blocks of 8 output channels.
+class SmallGroupInput final : public ConvStep {
+ public:
+  SmallGroupInput(const ConvProblem& p, PlanBuilder& b)
+      : flipped_(p.input_grad == InputGrad::kBackwardData),
+        g_(flipped_ ? flipped_geometry(p.geometry) : p.geometry),
+        staging_(g_),
+        threads_(b.threads()),
+        kernels_(row_kernels(selected_isa())),
+        output_(p.grad_input, b, "gradInput.f32") {
+    blocks_ = ceil_div(g_.dst_channels_per_group, kForwardBlock);
+    group_floats_ = blocks_ * g_.src_channels_per_group * g_.kernel_volume() * kForwardBlock;
+    weights_ = b.book_scratch("small_group.weights", g_.groups * group_floats_, sizeof(float));
+    staged_ = b.book_scratch("small_group.staged", g_.src_channels_per_group * staging_.channel_stride, sizeof(float),
+                             threads_);
+    if (flipped_) {
+      b.need_float_inputs(false, true, true);
+    } else {
+      b.need_float_inputs(true, true, false);
+    }
+  }
+  int64_t tasks() const override { return g_.batch * g_.groups; }
+  std::string detail() const override {
+    return std::string("isa=") + isa_name(kernels_.isa) + (flipped_ ? ":flipped" : "");
+  }
+
+  int run(const Workspace& w, const StepInputs& in) const override {
+    float* out = output_.data(w);
+    float* weights = w.at<float>(weights_);
+    pack_weights(in.f32.wei, weights);
+    const float* source = flipped_ ? in.f32.dst : in.f32.src;
+    const int64_t cin = g_.src_channels_per_group, cout = g_.dst_channels_per_group, taps = g_.kernel_volume();
+    const int status = run_tasks(tasks(), threads_, "small-group gradInput", [&](int64_t t) {  // t = (n, group)
+      float* staged = w.at<float>(staged_, thread_index());
+      staging_.stage(g_, source + t * cin * g_.src_plane(), cin, staged);
+      float* y = out + t * cout * g_.dst_plane();
+      const float* group_weights = weights + t % g_.groups * group_floats_;
+      for (int64_t r = 0; r < staging_.out_rows; ++r) {
+        for (int64_t blk = 0; blk < blocks_; ++blk) {
+          const ForwardRow row{staged + staging_.row_base[r],
+                               staging_.channel_stride,
+                               cin,
+                               staging_.tap.data(),
+                               taps,
+                               group_weights + blk * cin * taps * kForwardBlock,
+                               std::min<int64_t>(kForwardBlock, cout - blk * kForwardBlock),
+                               y + blk * kForwardBlock * g_.dst_plane() + r * staging_.width,
+                               g_.dst_plane(),
+                               staging_.width};
+          kernels_.forward_row(row);
+        }
+      }
+    });
+    if (status == ACLNN_SUCCESS) output_.finish(w, threads_);
+    return status;
+  }
+
+ private:
+  // packed[group][block][c][t][co] = W(block*8 + co, c, t) of the forward geometry (zero past its
+  // output channels). Flipped, that W(co, c, t) is wei[c][co][K-1-t] (channel roles swapped).
+  void pack_weights(const float* wei, float* packed) const {
+    const int64_t cin = g_.src_channels_per_group, cout = g_.dst_channels_per_group, taps = g_.kernel_volume();
+    for (int64_t grp = 0; grp < g_.groups; ++grp) {
+      for (int64_t blk = 0; blk < blocks_; ++blk) {
+        float* out = packed + grp * group_floats_ + blk * cin * taps * kForwardBlock;
+        for (int64_t c = 0; c < cin; ++c) {
+          for (int64_t t = 0; t < taps; ++t) {
+            for (int64_t i = 0; i < kForwardBlock; ++i, ++out) {
+              const int64_t co = blk * kForwardBlock + i;
+              if (co >= cout) {
+                *out = 0.0f;
+              } else if (flipped_) {
+                *out = wei[((grp * cin + c) * cout + co) * taps + (taps - 1 - t)];
+              } else {
+                *out = wei[((grp * cout + co) * cin + c) * taps + t];
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+
+  bool flipped_;
+  ConvGeometry g_;  // the forward convolution computed (flipped_geometry for a direct layer)
+  Staging staging_;
+  int threads_;
+  const RowKernels& kernels_;
+  DenseFloatOutput output_;
+  int64_t blocks_ = 1, group_floats_ = 0;
+  WorkspaceLedger::Handle weights_ = -1, staged_ = -1;  // staged_: per thread
+};
+
+// gradWeight per (group, chunk of samples): for each sample, stage its source slice and its dY rows
+// (zero-padded to whole vectors), then each source channel's dot products into the chunk's lanes.
+// Then per group: the chunks' lanes added in order, and each entry's 16 lanes pairwise.
+class SmallGroupWeight final : public ConvStep {
+ public:
+  SmallGroupWeight(const ConvProblem& p, PlanBuilder& b)
+      : g_(p.geometry),
+        staging_(g_),
+        threads_(b.threads()),
+        kernels_(row_kernels(selected_isa())),
+        output_(p.grad_weight, b, "gradWeight.f32") {
+    const int64_t cin = g_.src_channels_per_group, cout = g_.dst_channels_per_group;
+    group_lanes_ = cout * cin * g_.kernel_volume() * kRowLanes;
+    chunks_ = std::max<int64_t>(1, std::min({pieces_for_tasks(g_.groups), g_.batch,
+                                             kLanesBudget / 4 / std::max<int64_t>(1, g_.groups * group_lanes_)}));
+    dy_row_ = round_up(staging_.width, kRowLanes);
+    lanes_ = b.book_scratch("small_group.lanes", g_.groups * chunks_ * group_lanes_, sizeof(float));
+    staged_ = b.book_scratch("small_group.staged", cin * staging_.channel_stride, sizeof(float), threads_);
+    staged_dy_ = b.book_scratch("small_group.staged_gradOutput", cout * staging_.out_rows * dy_row_, sizeof(float),
+                                threads_);
+    b.need_float_inputs(true, false, true);
+  }
+  int64_t tasks() const override { return g_.groups * chunks_; }
+  std::string detail() const override { return std::string("isa=") + isa_name(kernels_.isa); }
+
+  int run(const Workspace& w, const StepInputs& in) const override {
+    const int64_t cin = g_.src_channels_per_group, cout = g_.dst_channels_per_group, taps = g_.kernel_volume();
+    float* all_lanes = w.at<float>(lanes_);
+    int status = run_tasks(tasks(), threads_, "small-group gradWeight", [&](int64_t t) {  // t = (group, chunk)
+      const int64_t grp = t / chunks_, chunk = t % chunks_;
+      float* lanes = all_lanes + t * group_lanes_;
+      std::fill_n(lanes, group_lanes_, 0.0f);
+      float* staged = w.at<float>(staged_, thread_index());
+      float* dy = w.at<float>(staged_dy_, thread_index());
+      for (int64_t n = g_.batch * chunk / chunks_; n < g_.batch * (chunk + 1) / chunks_; ++n) {
+        const int64_t slice = n * g_.groups + grp;
+        staging_.stage(g_, in.f32.src + slice * cin * g_.src_plane(), cin, staged);
+        stage_rows(in.f32.dst + slice * cout * g_.dst_plane(), cout, dy);
+        for (int64_t c = 0; c < cin; ++c) {
+          const WeightRows rows{staged + c * staging_.channel_stride,
+                                staging_.row_base.data(),
+                                staging_.out_rows,
+                                staging_.width,
+                                staging_.tap.data(),
+                                taps,
+                                dy,
+                                staging_.out_rows * dy_row_,
+                                dy_row_,
+                                cout,
+                                lanes + c * taps * kRowLanes,
+                                cin * taps * kRowLanes};
+          kernels_.weight_rows(rows);
+        }
+      }
+    });
+    if (status != ACLNN_SUCCESS) return status;
+    float* grad_weight = output_.data(w);
+    status = run_tasks(g_.groups, threads_, "small-group gradWeight", [&](int64_t grp) {
+      float* sum = all_lanes + grp * chunks_ * group_lanes_;  // chunk 0's lanes
+      for (int64_t chunk = 1; chunk < chunks_; ++chunk) {
+        const float* more = sum + chunk * group_lanes_;
+        for (int64_t i = 0; i < group_lanes_; ++i) sum[i] += more[i];
+      }
+      // dW[grp*cout + co][c][t] is the entry (co, c, t): lanes in that order.
+      for (int64_t e = 0; e < cout * cin * taps; ++e) {
+        float* lane = sum + e * kRowLanes;
+        for (int width = kRowLanes / 2; width > 0; width /= 2) {
+          for (int l = 0; l < width; ++l) lane[l] += lane[l + width];
+        }
+        grad_weight[grp * cout * cin * taps + e] = lane[0];
+      }
+    });
+    if (status == ACLNN_SUCCESS) output_.finish(w, threads_);
+    return status;
+  }
+
+ private:
+  // dY's rows of one slice, each zero-padded to dy_row_ floats.
+  void stage_rows(const float* dy, int64_t channels, float* out) const {
+    const int64_t rows = channels * staging_.out_rows, width = staging_.width;
+    for (int64_t r = 0; r < rows; ++r) {
+      std::copy_n(dy + r * width, width, out + r * dy_row_);
+      std::fill(out + r * dy_row_ + width, out + (r + 1) * dy_row_, 0.0f);
+    }
+  }
+
+  ConvGeometry g_;
+  Staging staging_;
+  int threads_;
+  const RowKernels& kernels_;
+  DenseFloatOutput output_;
+  int64_t group_lanes_ = 0, chunks_ = 1, dy_row_ = 0;
+  WorkspaceLedger::Handle lanes_ = -1, staged_ = -1, staged_dy_ = -1;  // staged: per thread
+};
+
+// gradInput: a transposed layer's forward convolution, or a stride-1 direct layer's flipped one.
+bool supports_input(const ConvProblem& p) {
+  if (p.input_grad == InputGrad::kForward) return small_enough(p.geometry, p.geometry.src_channels_per_group);
+  if (!flippable(p.geometry)) return false;
+  const ConvGeometry f = flipped_geometry(p.geometry);
+  return small_enough(f, f.src_channels_per_group);
+}
+bool supports_weight(const ConvProblem& p) {
+  const ConvGeometry& g = p.geometry;
+  return small_enough(g, g.src_channels_per_group) &&
+         double(g.groups) * double(g.dst_channels_per_group * g.src_channels_per_group) * double(g.kernel_volume()) *
+                 kRowLanes * 4 <=
+             double(kLanesBudget);
+}
+
+std::unique_ptr<ConvStep> plan_input(const ConvProblem& p, PlanBuilder& builder) {
+  return std::make_unique<SmallGroupInput>(p, builder);
+}
+std::unique_ptr<ConvStep> plan_weight(const ConvProblem& p, PlanBuilder& builder) {
+  return std::make_unique<SmallGroupWeight>(p, builder);
+}
+
+}  // namespace
+
+extern const ConvImpl kSmallGroupInputGrad = {"small_group", Gradient::kInput, supports_input, plan_input};
+extern const ConvImpl kSmallGroupWeightGrad = {"small_group", Gradient::kWeight, supports_weight, plan_weight};
+
+}  // namespace aclnn_cpu
