@@ -103,6 +103,15 @@ std::vector<Case> cases() {
       {"depthwise_strided_3d", geometry(2, 4, 1, 1, {5, 9, 37}, {3, 3, 2}, {1, 2, 2}, {1, 1, 0}, {1, 1, 3}), false},
       {"depthwise_transposed", geometry(2, 3, 1, 1, {7, 40}, {3, 5}, {2, 3}, {1, 2}, {1, 2}), true},
       {"depthwise_wide_pad", geometry(1, 2, 1, 1, {4, 5}, {3, 3}, {2, 2}, {3, 3}, {1, 1}), false},
+      // Few channels per group (the small-group kernels): rows of 37 (two 16-lane vectors and a partial
+      // one), 11 and 16 channels (forward blocks of 8, weight blocks of 4 and 2, with remainders), 5 taps
+      // (blocks of 3 and 2), a transposed layer with strides 2 and 3 (phase-split rows), 3-D, and a
+      // channel multiplier.
+      {"small_group_rows", geometry(2, 4, 8, 8, {13, 37}, {3, 3}, {1, 1}, {1, 1}, {1, 1}), false},
+      {"small_group_blocks", geometry(2, 2, 16, 11, {50}, {5}, {1}, {2}, {1}), false},
+      {"small_group_transposed", geometry(2, 3, 4, 6, {9, 21}, {3, 4}, {2, 3}, {1, 2}, {2, 1}), true},
+      {"small_group_3d", geometry(1, 2, 3, 5, {4, 6, 20}, {2, 3, 3}, {1, 1, 1}, {1, 0, 2}, {1, 2, 1}), false},
+      {"small_group_multiplier", geometry(2, 4, 1, 3, {17, 18}, {3, 3}, {1, 1}, {1, 1}, {1, 1}), false},
   };
 }
 
@@ -128,8 +137,10 @@ struct Results {
 };
 
 // Runs every gradient of case `c` with implementations `only` (ACLNN_CONVBWD_KERNELS syntax) on a
-// workspace starting `misalign` bytes past a 64-byte boundary.
-Results run(const std::string& only, const Case& c, const Variant& v, unsigned seed, int threads, int misalign = 0) {
+// workspace starting `misalign` bytes past a 64-byte boundary; `inf_at_row_ends` puts an infinity
+// at the end of every row of src.
+Results run(const std::string& only, const Case& c, const Variant& v, unsigned seed, int threads, int misalign = 0,
+            bool inf_at_row_ends = false) {
   const ConvGeometry& g = c.g;
   const int64_t csrc = g.groups * g.src_channels_per_group, cdst = g.groups * g.dst_channels_per_group;
   Tensor x(g.batch, csrc, g.src_size, v.dtype, v.layout),
@@ -137,6 +148,13 @@ Results run(const std::string& only, const Case& c, const Variant& v, unsigned s
   Tensor dy(g.batch, cdst, g.dst_size, v.dtype, v.layout);
   std::mt19937 rng(seed);
   for (Tensor* t : {&x, &w, &dy}) t->fill(rng);
+  if (inf_at_row_ends) {
+    for (int64_t row = 0; row < x.view.numel() / g.src_size[2]; ++row) {
+      const int64_t h = row % g.src_size[1], d = row / g.src_size[1] % g.src_size[0];
+      const int64_t ch = row / g.src_size[1] / g.src_size[0] % csrc, n = row / g.src_size[1] / g.src_size[0] / csrc;
+      store_element(x.view.data, v.dtype, x.view.element(n, ch, d, h, g.src_size[2] - 1), INFINITY);
+    }
+  }
   Tensor gx = c.transposed ? Tensor(g.batch, cdst, g.dst_size, v.dtype, v.layout)
                            : Tensor(g.batch, csrc, g.src_size, v.dtype, v.layout);
   Tensor gw(cdst, g.src_channels_per_group, g.kernel, v.dtype, v.layout);
@@ -199,10 +217,10 @@ TEST(Implementations, ReferenceIsLastInEveryList) {
 }
 
 TEST(Implementations, EachMatchesTheReference) {
-  for (const std::string& name : implementation_names()) {
-    for (const Case& c : cases()) {
-      for (const Variant& v : kVariants) {
-        const Results want = run("ref", c, v, 11, 2);
+  for (const Case& c : cases()) {
+    for (const Variant& v : kVariants) {
+      const Results want = run("ref", c, v, 11, 2);
+      for (const std::string& name : implementation_names()) {
         const Results got = run(name, c, v, 11, 2);
         const std::string where = name + " " + c.name + " " + v.name;
         const double tol = tolerance(v.dtype);
@@ -218,6 +236,13 @@ TEST(Implementations, EachMatchesTheReference) {
   }
 }
 
+// The implementations with a kernel per instruction set (chosen by cpuid and ACLNN_CONVBWD_ISA).
+const char* const kPerIsa[] = {"gemm", "small_group"};
+// Whether implementation `name` computes a gradient of case `c` (gemm: every case).
+bool runs_there(const std::string& name, const Case& c) {
+  return name != "small_group" || (c.g.src_channels_per_group <= 16 && c.g.dst_channels_per_group <= 16);
+}
+
 TEST(Implementations, EveryInstructionSetMatchesTheReference) {
   for (Isa isa : {Isa::kGeneric, Isa::kAvx2, Isa::kAvx512}) {
     if (isa > detected_isa()) continue;
@@ -225,11 +250,18 @@ TEST(Implementations, EveryInstructionSetMatchesTheReference) {
     for (const Case& c : cases()) {
       for (const Variant& v : {kVariants[0], kVariants[1], kVariants[3]}) {
         const Results want = run("ref", c, v, 13, 2);
-        const Results got = run("gemm", c, v, 13, 2);
-        const std::string where = std::string(isa_name(isa)) + " " + c.name + " " + v.name;
-        EXPECT_NE(got.described.find(std::string("isa=") + isa_name(isa)), std::string::npos) << got.described;
-        EXPECT_LT(relative_error(got.grad_input, want.grad_input), tolerance(v.dtype)) << where;
-        EXPECT_LT(relative_error(got.grad_weight, want.grad_weight), tolerance(v.dtype)) << where;
+        for (const char* name : kPerIsa) {
+          if (!runs_there(name, c)) continue;
+          const Results got = run(name, c, v, 13, 2);
+          const std::string where = std::string(isa_name(isa)) + " " + name + " " + c.name + " " + v.name;
+          EXPECT_NE(got.described.find(std::string("isa=") + isa_name(isa)), std::string::npos) << got.described;
+          if (got.chosen[0] == name) {
+            EXPECT_LT(relative_error(got.grad_input, want.grad_input), tolerance(v.dtype)) << where;
+          }
+          if (got.chosen[1] == name) {
+            EXPECT_LT(relative_error(got.grad_weight, want.grad_weight), tolerance(v.dtype)) << where;
+          }
+        }
       }
     }
   }
@@ -238,17 +270,20 @@ TEST(Implementations, EveryInstructionSetMatchesTheReference) {
 
 TEST(Implementations, FusedInstructionSetsGiveIdenticalBits) {
   if (detected_isa() < Isa::kAvx512) GTEST_SKIP() << "needs AVX-512 and AVX2 to compare";
-  for (const Case& c : cases()) {
-    for (const Variant& v : {kVariants[0], kVariants[2]}) {
-      setenv("ACLNN_CONVBWD_ISA", "avx2", 1);
-      const Results avx2 = run("gemm", c, v, 17, 2);
-      setenv("ACLNN_CONVBWD_ISA", "avx512", 1);
-      const Results avx512 = run("gemm", c, v, 17, 3);
-      unsetenv("ACLNN_CONVBWD_ISA");
-      ASSERT_NE(avx2.described.find("isa=avx2"), std::string::npos) << avx2.described;
-      ASSERT_NE(avx512.described.find("isa=avx512"), std::string::npos) << avx512.described;
-      EXPECT_EQ(avx2.grad_input, avx512.grad_input) << c.name << " " << v.name;
-      EXPECT_EQ(avx2.grad_weight, avx512.grad_weight) << c.name << " " << v.name;
+  for (const char* name : kPerIsa) {
+    for (const Case& c : cases()) {
+      if (!runs_there(name, c)) continue;
+      for (const Variant& v : {kVariants[0], kVariants[2]}) {
+        setenv("ACLNN_CONVBWD_ISA", "avx2", 1);
+        const Results avx2 = run(name, c, v, 17, 2);
+        setenv("ACLNN_CONVBWD_ISA", "avx512", 1);
+        const Results avx512 = run(name, c, v, 17, 3);
+        unsetenv("ACLNN_CONVBWD_ISA");
+        ASSERT_NE(avx2.described.find("isa=avx2"), std::string::npos) << avx2.described;
+        ASSERT_NE(avx512.described.find("isa=avx512"), std::string::npos) << avx512.described;
+        EXPECT_EQ(avx2.grad_input, avx512.grad_input) << name << " " << c.name << " " << v.name;
+        EXPECT_EQ(avx2.grad_weight, avx512.grad_weight) << name << " " << c.name << " " << v.name;
+      }
     }
   }
 }
@@ -262,7 +297,7 @@ TEST(Implementations, StrideOneGradInputAsFlippedForward) {
     p.input_grad = c.transposed ? InputGrad::kForward : InputGrad::kBackwardData;
     p.grad_input.dtype = ACL_FLOAT;
     p.max_threads = 1;
-    const std::string text = ConvPlan::build(p, "", "test")->describe();
+    const std::string text = ConvPlan::build(p, "gemm", "test")->describe();
     const bool large = c.g.src_plane() * c.g.batch * c.g.groups >= 8192;
     EXPECT_EQ(text.find(":flipped") != std::string::npos, !c.transposed && stride_one && large)
         << c.name << " " << text;
@@ -328,11 +363,17 @@ TEST(Implementations, DefaultChoice) {
     EXPECT_EQ(depthwise.chosen[0], "depthwise") << c.name;
     EXPECT_EQ(depthwise.chosen[1], "depthwise") << c.name;
   }
+  for (const Case& c : cases()) {  // the other small-group cases: the small-group kernels
+    if (std::string(c.name).rfind("small_group", 0) != 0) continue;
+    const Results small = run("", c, kVariants[0], 1, 1);
+    EXPECT_EQ(small.chosen[0], "small_group") << c.name;
+    EXPECT_EQ(small.chosen[1], "small_group") << c.name;
+  }
 }
 
 TEST(Implementations, BitIdenticalForAnyThreadBudget) {
-  for (const std::string& name :
-       {std::string("ref"), std::string("gemm"), std::string("depthwise"), std::string("lanes")}) {
+  for (const std::string& name : {std::string("ref"), std::string("gemm"), std::string("depthwise"),
+                                  std::string("small_group"), std::string("lanes")}) {
     for (const Case& c : cases()) {
       for (const Variant& v : {kVariants[0], kVariants[2]}) {
         const Results one = run(name, c, v, 5, 1);
@@ -343,6 +384,29 @@ TEST(Implementations, BitIdenticalForAnyThreadBudget) {
           EXPECT_EQ(one.grad_bias, more.grad_bias) << name << " " << c.name << " " << v.name;
         }
       }
+    }
+  }
+}
+
+// A source entry that only some taps reach changes only their results: an infinity at the end of
+// each source row gives the reference's infinities and NaNs, and finite values everywhere else
+// (the lanes past a row's end must not read it).
+TEST(Implementations, InfinitiesStayWhereTheyReach) {
+  for (const std::string& name : implementation_names()) {
+    size_t finite = 0, compared = 0;
+    for (const Case& c : cases()) {
+      const Results want = run("ref", c, kVariants[0], 3, 2, 0, true);
+      const Results got = run(name, c, kVariants[0], 3, 2, 0, true);
+      if (got.chosen[1] != name) continue;
+      ++compared;
+      for (size_t i = 0; i < want.grad_weight.size(); ++i) {
+        finite += std::isfinite(want.grad_weight[i]) ? 1 : 0;
+        EXPECT_EQ(std::isfinite(got.grad_weight[i]), std::isfinite(want.grad_weight[i]))
+            << name << " " << c.name << " " << i;
+      }
+    }
+    if (compared > 0) {
+      EXPECT_GT(finite, 0u) << name;  // some taps of some cases never reach the row ends
     }
   }
 }

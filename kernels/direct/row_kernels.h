@@ -19,8 +19,8 @@
 
 namespace aclnn_cpu {
 
-constexpr int kRowLanes = 16;      // floats per vector, on every instruction set
-constexpr int kForwardBlock = 8;   // output channels per packed weight block of forward_row
+constexpr int kRowLanes = 16;     // floats per vector, on every instruction set
+constexpr int kForwardBlock = 8;  // output channels per packed weight block of forward_row
 
 // One output row of a forward convolution, for up to kForwardBlock output channels:
 //   out[co * out_channel_stride + w] = sum over c < channels, t < taps (in that order) of

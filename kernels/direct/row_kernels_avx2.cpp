@@ -23,7 +23,9 @@ struct avx2_ops {
     return {_mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)), lane),
             _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n) - 8), lane)};
   }
-  static T load_masked(const float* p, Mask m) { return {_mm256_maskload_ps(p, m.lo), _mm256_maskload_ps(p + 8, m.hi)}; }
+  static T load_masked(const float* p, Mask m) {
+    return {_mm256_maskload_ps(p, m.lo), _mm256_maskload_ps(p + 8, m.hi)};
+  }
   static void store(float* p, T v) {
     _mm256_storeu_ps(p, v.lo);
     _mm256_storeu_ps(p + 8, v.hi);

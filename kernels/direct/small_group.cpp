@@ -25,9 +25,9 @@
 namespace aclnn_cpu {
 namespace {
 
-constexpr int64_t kMaxChannels = 16;                     // per group, in and out
-constexpr int64_t kStagingBudget = int64_t{4} << 20;     // bytes of staged slices per thread, at most
-constexpr int64_t kLanesBudget = int64_t{16} << 20;      // bytes of weight-gradient lanes, at most
+constexpr int64_t kMaxChannels = 16;                  // per group, in and out
+constexpr int64_t kStagingBudget = int64_t{4} << 20;  // bytes of staged slices per thread, at most
+constexpr int64_t kLanesBudget = int64_t{16} << 20;   // bytes of weight-gradient lanes, at most
 
 int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
 
@@ -67,8 +67,10 @@ struct Staging {
   // sizes are known to be reasonable).
   static double floats(const ConvGeometry& g, int64_t channels) {
     const double w = double(g.dst_size[2]) + kRowLanes + double(g.kernel[2] - 1) * double(g.dilation[2]);
-    const double h = double(g.dst_size[1] - 1) * double(g.stride[1]) + double(g.kernel[1] - 1) * double(g.dilation[1]) + 1;
-    const double z = double(g.dst_size[0] - 1) * double(g.stride[0]) + double(g.kernel[0] - 1) * double(g.dilation[0]) + 1;
+    const double h =
+        double(g.dst_size[1] - 1) * double(g.stride[1]) + double(g.kernel[1] - 1) * double(g.dilation[1]) + 1;
+    const double z =
+        double(g.dst_size[0] - 1) * double(g.stride[0]) + double(g.kernel[0] - 1) * double(g.dilation[0]) + 1;
     return double(channels) * z * h * w * double(g.stride[2]);
   }
 
@@ -86,7 +88,7 @@ struct Staging {
           }
           const float* in = src + (sz * src_h + sy) * src_w;
           for (int64_t q = 0; q < sw; ++q, row += phase_width) {  // entries [lo, hi) lie inside the source row
-            const int64_t first = q - g.pad[2];                    // the source column of entry 0
+            const int64_t first = q - g.pad[2];                   // the source column of entry 0
             const int64_t lo = std::min(phase_width, ceil_div(std::max<int64_t>(0, -first), sw));
             const int64_t hi = std::max(lo, std::min(phase_width, ceil_div(std::max<int64_t>(0, src_w - first), sw)));
             std::fill(row, row + lo, 0.0f);
@@ -106,9 +108,8 @@ struct Staging {
 // Channels per group within the limit, an output that is not empty, and slices that fit the
 // staging budget.
 bool small_enough(const ConvGeometry& g, int64_t staged_channels) {
-  return g.src_channels_per_group <= kMaxChannels && g.dst_channels_per_group <= kMaxChannels &&
-         g.dst_size[0] > 0 && g.dst_size[1] > 0 && g.dst_size[2] > 0 &&
-         Staging::floats(g, staged_channels) * 4 <= double(kStagingBudget);
+  return g.src_channels_per_group <= kMaxChannels && g.dst_channels_per_group <= kMaxChannels && g.dst_size[0] > 0 &&
+         g.dst_size[1] > 0 && g.dst_size[2] > 0 && Staging::floats(g, staged_channels) * 4 <= double(kStagingBudget);
 }
 
 // gradInput as a forward convolution, per (sample, group): stage the source slice, then every output
@@ -223,8 +224,8 @@ class SmallGroupWeight final : public ConvStep {
     dy_row_ = round_up(staging_.width, kRowLanes);
     lanes_ = b.book_scratch("small_group.lanes", g_.groups * chunks_ * group_lanes_, sizeof(float));
     staged_ = b.book_scratch("small_group.staged", cin * staging_.channel_stride, sizeof(float), threads_);
-    staged_dy_ = b.book_scratch("small_group.staged_gradOutput", cout * staging_.out_rows * dy_row_, sizeof(float),
-                                threads_);
+    staged_dy_ =
+        b.book_scratch("small_group.staged_gradOutput", cout * staging_.out_rows * dy_row_, sizeof(float), threads_);
     b.need_float_inputs(true, false, true);
   }
   int64_t tasks() const override { return g_.groups * chunks_; }
