@@ -8,22 +8,24 @@
 
 namespace aclnn_cpu {
 
-extern const ConvImpl kDepthwiseInputGrad;    // kernels/direct/depthwise.cpp
-extern const ConvImpl kDepthwiseWeightGrad;   // kernels/direct/depthwise.cpp
-extern const ConvImpl kGemmInputGrad;         // kernels/gemm/gemm_input_grad.cpp
-extern const ConvImpl kGemmWeightGrad;        // kernels/gemm/gemm_weight_grad.cpp
-extern const ConvImpl kSmallGroupInputGrad;   // kernels/direct/small_group.cpp
-extern const ConvImpl kSmallGroupWeightGrad;  // kernels/direct/small_group.cpp
-extern const ConvImpl kLanesBias;             // kernels/common/bias.cpp
-extern const ConvImpl kReferenceInputGrad;    // kernels/ref/conv_ref.cpp
-extern const ConvImpl kReferenceWeightGrad;   // kernels/ref/conv_ref.cpp
-extern const ConvImpl kReferenceBias;         // kernels/ref/conv_ref.cpp
+extern const ConvImpl kDepthwiseInputGrad;      // kernels/direct/depthwise.cpp
+extern const ConvImpl kDepthwiseWeightGrad;     // kernels/direct/depthwise.cpp
+extern const ConvImpl kChannelsLastInputGrad;   // kernels/gemm/gemm_channels_last.cpp
+extern const ConvImpl kChannelsLastWeightGrad;  // kernels/gemm/gemm_channels_last.cpp
+extern const ConvImpl kGemmInputGrad;           // kernels/gemm/gemm_input_grad.cpp
+extern const ConvImpl kGemmWeightGrad;          // kernels/gemm/gemm_weight_grad.cpp
+extern const ConvImpl kSmallGroupInputGrad;     // kernels/direct/small_group.cpp
+extern const ConvImpl kSmallGroupWeightGrad;    // kernels/direct/small_group.cpp
+extern const ConvImpl kLanesBias;               // kernels/common/bias.cpp
+extern const ConvImpl kReferenceInputGrad;      // kernels/ref/conv_ref.cpp
+extern const ConvImpl kReferenceWeightGrad;     // kernels/ref/conv_ref.cpp
+extern const ConvImpl kReferenceBias;           // kernels/ref/conv_ref.cpp
 
 const std::vector<const ConvImpl*>& implementations(Gradient gradient) {
-  static const std::vector<const ConvImpl*> input_grad = {&kDepthwiseInputGrad, &kSmallGroupInputGrad, &kGemmInputGrad,
-                                                          &kReferenceInputGrad};
-  static const std::vector<const ConvImpl*> weight_grad = {&kDepthwiseWeightGrad, &kSmallGroupWeightGrad,
-                                                           &kGemmWeightGrad, &kReferenceWeightGrad};
+  static const std::vector<const ConvImpl*> input_grad = {
+      &kDepthwiseInputGrad, &kSmallGroupInputGrad, &kChannelsLastInputGrad, &kGemmInputGrad, &kReferenceInputGrad};
+  static const std::vector<const ConvImpl*> weight_grad = {
+      &kDepthwiseWeightGrad, &kSmallGroupWeightGrad, &kChannelsLastWeightGrad, &kGemmWeightGrad, &kReferenceWeightGrad};
   static const std::vector<const ConvImpl*> bias = {&kLanesBias, &kReferenceBias};
   switch (gradient) {
     case Gradient::kInput: return input_grad;

@@ -250,6 +250,25 @@ TEST(TbcNumerics, EveryKernelSizeAndPadAgainstTheOracleWithMixedDtypes) {
   }
 }
 
+// More than 16 channels (the channels-last GEMMs read float T x B x C tensors in place), with padding
+// up to wider than the kernel; exact sums (the pattern's products are multiples of 1/64).
+TEST(TbcNumerics, WideLayersAgainstTheOracle) {
+  for (const TbcSpec& s : {TbcSpec{20, 3, 24, 20, 3, 1}, TbcSpec{9, 2, 17, 33, 4, 0}, TbcSpec{5, 2, 18, 17, 2, 4}}) {
+    const TbcInputs in(s);
+    const ConvGrads want = oracle_tbc_backward(s, in.x, in.w, in.gy);
+    for (Layout out : {Layout::kContiguous, Layout::kStrided}) {
+      RunOptions o;
+      o.output_layout = out;
+      const RunResult r = run_conv_tbc_backward(s, o, in.x, in.w, in.gy);
+      ASSERT_EQ(r.status, 0) << r.error;
+      const std::string what = "T " + std::to_string(s.time) + " C " + std::to_string(s.in_channels);
+      expect_equal(r.grads.grad_input, want.grad_input, what + " gradInput");
+      expect_equal(r.grads.grad_weight, want.grad_weight, what + " gradWeight");
+      expect_equal(r.grads.grad_bias, want.grad_bias, what + " gradBias");
+    }
+  }
+}
+
 TEST(TbcNumerics, EmptyTensorsGiveTheTrueGradients) {
   // T = 0 (with 2*pad + 1 >= K), K = 0 and Cin = 0 all pass validation.
   for (const TbcSpec& s : {TbcSpec{0, 2, 3, 2, 1, 1}, TbcSpec{4, 2, 3, 2, 0, 0}, TbcSpec{4, 2, 0, 2, 2, 1}}) {

@@ -112,6 +112,10 @@ std::vector<Case> cases() {
       {"small_group_transposed", geometry(2, 3, 4, 6, {9, 21}, {3, 4}, {2, 3}, {1, 2}, {2, 1}), true},
       {"small_group_3d", geometry(1, 2, 3, 5, {4, 6, 20}, {2, 3, 3}, {1, 1, 1}, {1, 0, 2}, {1, 2, 1}), false},
       {"small_group_multiplier", geometry(2, 4, 1, 3, {17, 18}, {3, 3}, {1, 1}, {1, 1}, {1, 1}), false},
+      // 1-D, one group, stride 1 (in the channels-last layouts: the channels-last GEMMs), dilated, and
+      // with padding wider than the kernel (output rows that no tap takes from the source).
+      {"channels_last_1d", geometry(3, 1, 20, 24, {150}, {3}, {1}, {1}, {2}), false},
+      {"channels_last_wide_pad", geometry(2, 1, 17, 9, {6}, {2}, {1}, {5}, {1}), false},
   };
 }
 
@@ -237,10 +241,18 @@ TEST(Implementations, EachMatchesTheReference) {
 }
 
 // The implementations with a kernel per instruction set (chosen by cpuid and ACLNN_CONVBWD_ISA).
-const char* const kPerIsa[] = {"gemm", "small_group"};
-// Whether implementation `name` computes a gradient of case `c` (gemm: every case).
+const char* const kPerIsa[] = {"gemm", "small_group", "channels_last"};
+// Whether implementation `name` may compute a gradient of case `c` (the others: every case).
 bool runs_there(const std::string& name, const Case& c) {
-  return name != "small_group" || (c.g.src_channels_per_group <= 16 && c.g.dst_channels_per_group <= 16);
+  if (name == "small_group") return c.g.src_channels_per_group <= 16 && c.g.dst_channels_per_group <= 16;
+  if (name == "channels_last") return c.g.groups == 1 && c.g.src_size[0] == 1 && c.g.src_size[1] == 1;
+  return true;
+}
+// Two variants for the bit-identity tests: a float and a FLOAT16 one, or for the channels-last GEMMs
+// (float channels-last views only) that one.
+std::vector<Variant> variants_for(const std::string& name) {
+  if (name == "channels_last") return {kVariants[1]};
+  return {kVariants[0], kVariants[2]};
 }
 
 TEST(Implementations, EveryInstructionSetMatchesTheReference) {
@@ -273,7 +285,7 @@ TEST(Implementations, FusedInstructionSetsGiveIdenticalBits) {
   for (const char* name : kPerIsa) {
     for (const Case& c : cases()) {
       if (!runs_there(name, c)) continue;
-      for (const Variant& v : {kVariants[0], kVariants[2]}) {
+      for (const Variant& v : variants_for(name)) {
         setenv("ACLNN_CONVBWD_ISA", "avx2", 1);
         const Results avx2 = run(name, c, v, 17, 2);
         setenv("ACLNN_CONVBWD_ISA", "avx512", 1);
@@ -305,8 +317,9 @@ TEST(Implementations, StrideOneGradInputAsFlippedForward) {
 }
 
 // The benchmark suite's layers (tests/benchmark/shapes.txt, direct form) planned for 16 threads:
-// every GEMM step offers at least 64 tasks and the workspace stays within 64 MiB. The exception is
-// the 7x7 stem's gradInput, whose 4 samples x 3 input channels are all the disjoint work there is.
+// every GEMM step offers at least 64 tasks and the workspace stays within 64 MiB. The exceptions:
+// the 7x7 stem's gradInput, whose 4 samples x 3 input channels are all the disjoint work there is,
+// and the TBC layers' channels-last GEMMs (3 tasks per thread).
 TEST(Implementations, SuiteLayersOfferEnoughTasksWithinTheWorkspaceBound) {
   const Case layers[] = {
       {"r50_s1_3x3_c64", geometry(8, 1, 64, 64, {56, 56}, {3, 3}, {1, 1}, {1, 1}, {1, 1}), false},
@@ -324,13 +337,32 @@ TEST(Implementations, SuiteLayersOfferEnoughTasksWithinTheWorkspaceBound) {
       // Transposed layers as the direct convolution from gradOutput to input they are.
       {"dcgan_tconv_k4s2", geometry(16, 1, 64, 128, {56, 56}, {4, 4}, {2, 2}, {1, 1}, {1, 1}), true},
       {"tconv1d_k16s8", geometry(2, 1, 128, 256, {8192}, {16}, {8}, {4}, {1}), true},
+      // ConvTbc layers (T x B x C tensors, (K, Cin, Cout) weights), named tbc_*.
+      {"tbc_fairseq_T512", geometry(16, 1, 512, 512, {512}, {3}, {1}, {1}, {1}), false},
+      {"tbc_T1024_k5", geometry(8, 1, 256, 256, {1024}, {5}, {1}, {2}, {1}), false},
   };
   for (const Case& c : layers) {
+    const ConvGeometry& g = c.g;
+    const bool tbc = std::string(c.name).rfind("tbc", 0) == 0;
+    // Float views without data (phase 1 only): dense (N, C, D, H, W), or TBC's channels-last ones.
+    auto view = [tbc](int64_t n, int64_t ch, const int64_t(&spatial)[3]) {
+      View5 v;
+      v.dtype = ACL_FLOAT;
+      const int64_t shape[5] = {n, ch, spatial[0], spatial[1], spatial[2]};
+      int64_t stride = 1;
+      for (int i = 4; i >= 0; --i) v.shape[i] = shape[i], v.stride[i] = shape[i] == 1 ? 0 : stride, stride *= shape[i];
+      if (tbc) v.stride[1] = ch == 1 ? 0 : 1, v.stride[0] = n == 1 ? 0 : ch, v.stride[4] = n * ch;
+      return v;
+    };
+    const int64_t csrc = g.groups * g.src_channels_per_group, cdst = g.groups * g.dst_channels_per_group;
     ConvProblem p;
-    p.geometry = c.g;
+    p.geometry = g;
     p.input_grad = c.transposed ? InputGrad::kForward : InputGrad::kBackwardData;
     p.want_weight_grad = true;
-    for (View5* view : {&p.src, &p.wei, &p.dst, &p.grad_input, &p.grad_weight}) view->dtype = ACL_FLOAT;
+    p.src = view(g.batch, csrc, g.src_size), p.dst = view(g.batch, cdst, g.dst_size);
+    p.wei = view(cdst, g.src_channels_per_group, g.kernel);
+    if (tbc) p.wei.stride[0] = 1, p.wei.stride[1] = cdst, p.wei.stride[4] = cdst * csrc;  // (K, Cin, Cout)
+    p.grad_input = c.transposed ? p.dst : p.src, p.grad_weight = p.wei;
     p.max_threads = 16;
     const std::unique_ptr<ConvPlan> plan = ConvPlan::build(p, "", "test");
     ASSERT_NE(plan, nullptr) << c.name;
@@ -341,7 +373,10 @@ TEST(Implementations, SuiteLayersOfferEnoughTasksWithinTheWorkspaceBound) {
       const long long tasks = std::stoll(text.substr(at + std::strlen(":tasks=")));
       const bool exception =
           std::string(c.name) == "r50_stem_7x7s2" && std::string(gradient).rfind("gradInput", 0) == 0;
-      EXPECT_GE(tasks, exception ? 12 : 64) << c.name << " " << text;
+      // The channels-last GEMMs cut 3 tasks per thread (their blocking changes no bit).
+      const bool per_thread = text.find(std::string(gradient) + "channels_last") != std::string::npos;
+      EXPECT_GE(tasks, exception ? 12 : per_thread ? 48 : 64) << c.name << " " << text;
+      EXPECT_EQ(per_thread, tbc) << c.name << " " << text;
     }
     EXPECT_LE(plan->workspace_bytes(), uint64_t{64} << 20) << c.name;
   }
@@ -373,9 +408,10 @@ TEST(Implementations, DefaultChoice) {
 
 TEST(Implementations, BitIdenticalForAnyThreadBudget) {
   for (const std::string& name : {std::string("ref"), std::string("gemm"), std::string("depthwise"),
-                                  std::string("small_group"), std::string("lanes")}) {
+                                  std::string("small_group"), std::string("channels_last"), std::string("lanes")}) {
     for (const Case& c : cases()) {
-      for (const Variant& v : {kVariants[0], kVariants[2]}) {
+      if (!runs_there(name, c)) continue;
+      for (const Variant& v : variants_for(name)) {
         const Results one = run(name, c, v, 5, 1);
         for (int threads : {2, 3}) {
           const Results more = run(name, c, v, 5, threads);
