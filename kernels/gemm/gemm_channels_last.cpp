@@ -30,8 +30,7 @@ constexpr int64_t kMinWeightRows = 16;  // rows of a weight-gradient block, at l
 struct Rows {
   float* data;
   int64_t sample, position;  // strides
-  explicit Rows(const View5& v)
-      : data(dense_float_data(v)), sample(v.stride[0]), position(v.stride[4]) {}
+  explicit Rows(const View5& v) : data(dense_float_data(v)), sample(v.stride[0]), position(v.stride[4]) {}
   float* at(int64_t n, int64_t pos) const { return data + n * sample + pos * position; }
 };
 
@@ -47,7 +46,7 @@ bool matrix_view(const View5& v) {
          v.stride[0] >= 0 && v.stride[1] >= 0 && v.stride[4] >= 0;
 }
 bool unit_out(const View5& v) { return v.shape[0] == 1 || v.stride[0] == 1; }  // Cout is the unit-stride dim
-MatrixRef tap_matrix(const View5& v, const float* data, int64_t k) {   // (Cout x Cin)
+MatrixRef tap_matrix(const View5& v, const float* data, int64_t k) {           // (Cout x Cin)
   const float* tap = data + k * v.stride[4];
   return unit_out(v) ? MatrixRef{tap, v.stride[1], true} : MatrixRef{tap, v.stride[0], false};
 }
@@ -87,7 +86,8 @@ class ChannelsLastInput final : public ConvStep {
         const int64_t shift = g.pad[2] - k * g.dilation[2];  // dY row of dX row s: s + shift
         const int64_t first = std::max(s0, -shift), last = std::min(s1, g.dst_size[2] - shift);
         if (first >= last) continue;
-        // dX[first:last, :] ((last-first) x Cin) += dY[first+shift : last+shift, :] ((last-first) x Cout) * W_k (Cout x Cin)
+        // dX[first:last, :] ((last-first) x Cin) += dY[first+shift : last+shift, :] ((last-first) x Cout) * W_k (Cout x
+        // Cin)
         sgemm(blocking_, pack, last - first, cin, cout, MatrixRef{dy.at(n, first + shift), dy.position, false},
               tap_matrix(p_.wei, wei, k), true, dx.at(n, first), dx.position);
       }
@@ -135,8 +135,9 @@ class ChannelsLastWeight final : public ConvStep {
       const int64_t first = std::max<int64_t>(0, -shift), last = std::min(g.dst_size[2], g.src_size[2] - shift);
       bool written = false;
       for (int64_t n = 0; n < g.batch && first < last; ++n, written = true) {
-        // transposed: C (rows x Cout) += X[first+shift : last+shift, r0:r1]^T (rows x T') * dY[first:last, :] (T' x Cout)
-        // else:       C (rows x Cin)  += dY[first:last, r0:r1]^T (rows x T') * X[first+shift : last+shift, :] (T' x Cin)
+        // transposed: C (rows x Cout) += X[first+shift : last+shift, r0:r1]^T (rows x T') * dY[first:last, :] (T' x
+        // Cout) else:       C (rows x Cin)  += dY[first:last, r0:r1]^T (rows x T') * X[first+shift : last+shift, :] (T'
+        // x Cin)
         const MatrixRef xs{x.at(n, first + shift), x.position, transposed_};
         const MatrixRef ds{dy.at(n, first), dy.position, !transposed_};
         const MatrixRef a = transposed_ ? xs : ds, bm = transposed_ ? ds : xs;
@@ -164,8 +165,8 @@ bool supports_input(const ConvProblem& p) {
 bool supports_weight(const ConvProblem& p) {
   const View5& out = p.grad_weight;
   const bool stored = out.shape[0] == 1 || out.shape[1] == 1 || out.stride[0] == 1 || out.stride[1] == 1;
-  return geometry_fits(p) && rows_view(p.src, false) && rows_view(p.dst, false) && out.dtype == ACL_FLOAT &&
-         stored && !may_overlap(out);
+  return geometry_fits(p) && rows_view(p.src, false) && rows_view(p.dst, false) && out.dtype == ACL_FLOAT && stored &&
+         !may_overlap(out);
 }
 
 std::unique_ptr<ConvStep> plan_input(const ConvProblem& p, PlanBuilder& builder) {

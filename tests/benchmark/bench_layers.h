@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -90,15 +91,32 @@ struct AclTensor {
   void* data = nullptr;
   size_t bytes = 0;
   aclTensor* tensor = nullptr;
-  // `values` empty: an uninitialised output.
-  AclTensor(const Dims& shape, const std::vector<float>& values, aclFormat format) {
+  // `values` empty: an uninitialised output. FLOAT16 and BF16 values are rounded to nearest-even.
+  AclTensor(const Dims& shape, const std::vector<float>& values, aclFormat format, aclDataType dtype = ACL_FLOAT) {
     int64_t elements = 1;
     for (int64_t d : shape) elements *= d;
-    bytes = std::max<size_t>(4, static_cast<size_t>(elements) * sizeof(float));
+    const size_t size = dtype == ACL_FLOAT ? 4 : 2;
+    bytes = std::max<size_t>(4, static_cast<size_t>(elements) * size);
     aclrtMalloc(&data, bytes, ACL_MEM_MALLOC_HUGE_FIRST);
-    if (!values.empty()) aclrtMemcpy(data, bytes, values.data(), values.size() * 4, ACL_MEMCPY_HOST_TO_DEVICE);
-    tensor =
-        aclCreateTensor(shape.data(), shape.size(), ACL_FLOAT, nullptr, 0, format, shape.data(), shape.size(), data);
+    if (!values.empty()) {
+      std::vector<unsigned char> stored(values.size() * size);
+      for (size_t i = 0; i < values.size(); ++i) store_as(dtype, values[i], stored.data() + i * size);
+      aclrtMemcpy(data, bytes, stored.data(), stored.size(), ACL_MEMCPY_HOST_TO_DEVICE);
+    }
+    tensor = aclCreateTensor(shape.data(), shape.size(), dtype, nullptr, 0, format, shape.data(), shape.size(), data);
+  }
+  static void store_as(aclDataType dtype, float value, unsigned char* out) {
+    if (dtype == ACL_FLOAT) {
+      std::memcpy(out, &value, 4);
+    } else if (dtype == ACL_FLOAT16) {
+      const _Float16 half = static_cast<_Float16>(value);
+      std::memcpy(out, &half, 2);
+    } else {  // BF16: the top half of the float, rounded to nearest-even (values here are finite)
+      uint32_t bits = 0;
+      std::memcpy(&bits, &value, 4);
+      const uint16_t top = static_cast<uint16_t>((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16);
+      std::memcpy(out, &top, 2);
+    }
   }
   AclTensor(const AclTensor&) = delete;
   AclTensor& operator=(const AclTensor&) = delete;

@@ -7,7 +7,10 @@
 // and from/to plain NCHW tensors ("plain": the better of its blocked layouts with the reorders in
 // and out timed, and primitives created on the plain layouts); both ratios; then geomeans.
 //
-//   conv_bench [shapes.txt] [repeats per round = 5] [name-filter] [rounds = 3]
+//   conv_bench [shapes.txt] [repeats per round = 5] [name-filter] [rounds = 3] [dtype = float]
+//
+// dtype float16 or bf16 also times our library on tensors of that dtype (every tensor, cubeMathType 0),
+// interleaved with the rest, and prints it beside our fp32 time (the bar: no slower).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -60,16 +63,16 @@ double backward_flops(const Layer& l) {
 // training step pays).
 class Ours {
  public:
-  Ours(const Layer& l, aclrtStream stream)
+  Ours(const Layer& l, aclrtStream stream, aclDataType dtype = ACL_FLOAT)
       : l_(l),
         stream_(stream),
-        x_(l.input_shape(), random_values(count(l.input_shape()), 1), l.tensor_format()),
-        w_(l.weight_shape(), random_values(count(l.weight_shape()), 2), l.tensor_format()),
-        gy_(l.grad_output_shape(), random_values(count(l.grad_output_shape()), 3), l.tensor_format()),
-        b_({l.cout}, random_values(l.cout, 4), ACL_FORMAT_ND),
-        gx_(l.input_shape(), {}, l.tensor_format()),
-        gw_(l.weight_shape(), {}, l.tensor_format()),
-        gb_({l.cout}, {}, ACL_FORMAT_ND) {}
+        x_(l.input_shape(), random_values(count(l.input_shape()), 1), l.tensor_format(), dtype),
+        w_(l.weight_shape(), random_values(count(l.weight_shape()), 2), l.tensor_format(), dtype),
+        gy_(l.grad_output_shape(), random_values(count(l.grad_output_shape()), 3), l.tensor_format(), dtype),
+        b_({l.cout}, random_values(l.cout, 4), ACL_FORMAT_ND, dtype),
+        gx_(l.input_shape(), {}, l.tensor_format(), dtype),
+        gw_(l.weight_shape(), {}, l.tensor_format(), dtype),
+        gb_({l.cout}, {}, ACL_FORMAT_ND, dtype) {}
   ~Ours() {
     if (workspace_ != nullptr) aclrtFree(workspace_);
   }
@@ -226,6 +229,9 @@ int main(int argc, char** argv) {
   const int repeats = argc > 2 ? std::stoi(argv[2]) : 5;
   const std::string filter = argc > 3 ? argv[3] : "";
   const int rounds = argc > 4 ? std::stoi(argv[4]) : 3;
+  const std::string dtype_name = argc > 5 ? argv[5] : "float";
+  const aclDataType dtype = dtype_name == "float16" ? ACL_FLOAT16 : dtype_name == "bf16" ? ACL_BF16 : ACL_FLOAT;
+  const bool half = dtype != ACL_FLOAT;
   aclInit(nullptr);
   aclrtSetDevice(0);
   aclrtStream stream = nullptr;
@@ -240,14 +246,17 @@ int main(int argc, char** argv) {
     std::string name;
     double ours, kern, plain, flops, workspace_mib;
     char plain_kind;
+    double ours_half;  // on `dtype` tensors (half only)
   };
   std::vector<Row> rows;
-  std::vector<double> plain_all, kern_all, plain_dense, kern_dense;
+  std::vector<double> plain_all, kern_all, plain_dense, kern_dense, half_all;
   for (const Layer& l : read_layers(file)) {
     if (!filter.empty() && l.name.find(filter) == std::string::npos) continue;
     Layer as_conv = l;  // oneDNN's view of ConvTbc: the 1-D convolution NCW with the same sizes
     as_conv.tbc = false;
     Ours ours(l, stream);
+    std::unique_ptr<Ours> ours_half(half ? new Ours(l, stream, dtype) : nullptr);
+    double t_half = 1e30;
     const auto kernels = onednn_runner(as_conv, OneDnnMode::kKernelsOnly, eng, strm);
     const auto reorders = onednn_runner(as_conv, OneDnnMode::kWithReorders, eng, strm);
     const auto plain = onednn_runner(as_conv, OneDnnMode::kPlainLayout, eng, strm);
@@ -258,6 +267,7 @@ int main(int argc, char** argv) {
     for (int round = 0; round < rounds; ++round) {
       t_kern = std::min(t_kern, median_seconds(repeats, kernels));
       t_ours = std::min(t_ours, median_seconds(repeats, [&] { ours.run(); }));
+      if (half) t_half = std::min(t_half, median_seconds(repeats, [&] { ours_half->run(); }));
       t_reorders = std::min(t_reorders, median_seconds(repeats, reorders));
       if (!plain_is_slow) t_plain = std::min(t_plain, median_seconds(repeats, plain));
       const FmaPeak now = measure_fma_peak(threads);
@@ -265,7 +275,8 @@ int main(int argc, char** argv) {
     }
     const double t_dnnl_plain = std::min(t_reorders, t_plain);
     rows.push_back({l.name, t_ours, t_kern, t_dnnl_plain, backward_flops(l), ours.workspace_bytes() / 1048576.0,
-                    t_reorders <= t_plain ? 'r' : 'p'});
+                    t_reorders <= t_plain ? 'r' : 'p', t_half});
+    if (half) half_all.push_back(t_half / t_ours);
     std::fprintf(stderr, "%s done\n", l.name.c_str());
     plain_all.push_back(t_ours / t_dnnl_plain);
     kern_all.push_back(t_ours / t_kern);
@@ -283,6 +294,14 @@ int main(int argc, char** argv) {
     std::printf("%-20s %9.2f %8.1f %6.1f %7.1f %10.2f %9.2f%c %11.2f %10.2f\n", r.name.c_str(), r.ours * 1e3, gflops,
                 100.0 * gflops / peak.gflops, r.workspace_mib, r.kern * 1e3, r.plain * 1e3, r.plain_kind,
                 r.ours / r.plain, r.ours / r.kern);
+  }
+  if (half) {
+    std::printf("\nour library on %s tensors against our fp32 (same rounds)\n", dtype_name.c_str());
+    std::printf("%-20s %10s %9s %10s\n", "layer", (dtype_name + " ms").c_str(), "fp32 ms", "ratio");
+    for (const Row& r : rows) {
+      std::printf("%-20s %10.2f %9.2f %10.2f\n", r.name.c_str(), r.ours_half * 1e3, r.ours * 1e3, r.ours_half / r.ours);
+    }
+    std::printf("geomean %s/fp32: %.2f\n\n", dtype_name.c_str(), geomean(half_all));
   }
   std::printf("dnnl plain: r = its layouts with reorders timed, p = primitives on the plain layouts\n");
   std::printf("geomean ours/oneDNN plain: all %.2f, dense (groups 1, not TBC) %.2f\n", geomean(plain_all),
