@@ -1,5 +1,6 @@
 #include "kernels/common/pack.h"
 
+#include <type_traits>
 #include <utility>
 
 #include "common/dtype.h"
@@ -107,6 +108,11 @@ void pack_dense(const View5& view, MathMode math, T* out, int threads) {
         T* row = out + (n * view.shape[1] + c) * rows * width;
         for (int64_t r = 0; r < rows; ++r) {
           const auto* in = base + view.element(n, c, r / view.shape[3], r % view.shape[3], 0);
+          if (std::is_same_v<T, float> && math == MathMode::kFull && view.stride[4] == 1) {
+            for (int64_t w = 0; w < width; ++w) row[w] = static_cast<T>(static_cast<float>(in[w]));  // exact
+            row += width;
+            continue;
+          }
           for (int64_t w = 0; w < width; ++w) {
             double value = widen(in[w * view.stride[4]]);
             if (math == MathMode::kFp16Inputs) value = static_cast<float>(Eigen::half(static_cast<float>(value)));
@@ -127,6 +133,24 @@ void store_dense(const T* values, const View5& out, int threads) {
     return;
   }
   const int64_t width = out.shape[4], rows = out.shape[2] * out.shape[3];
+  if (std::is_same_v<T, float> && out.dtype != ACL_DOUBLE) {
+    // Float values into FLOAT/FLOAT16/BF16: one rounding to nearest even, as store_element's.
+    with_element_type(out, [&](auto* base) {
+      using E = std::remove_pointer_t<decltype(base)>;
+#pragma omp parallel for collapse(2) schedule(static) num_threads(threads)
+      for (int64_t n = 0; n < out.shape[0]; ++n) {
+        for (int64_t c = 0; c < out.shape[1]; ++c) {
+          const T* row = values + (n * out.shape[1] + c) * rows * width;
+          for (int64_t r = 0; r < rows; ++r, row += width) {
+            E* to = base + out.element(n, c, r / out.shape[3], r % out.shape[3], 0);
+            const int64_t step = out.stride[4];
+            for (int64_t w = 0; w < width; ++w) to[w * step] = static_cast<E>(static_cast<float>(row[w]));
+          }
+        }
+      }
+    });
+    return;
+  }
 #pragma omp parallel for collapse(2) schedule(static) num_threads(threads)
   for (int64_t n = 0; n < out.shape[0]; ++n) {
     for (int64_t c = 0; c < out.shape[1]; ++c) {

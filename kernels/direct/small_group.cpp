@@ -310,7 +310,9 @@ bool supports_input(const ConvProblem& p) {
 }
 bool supports_weight(const ConvProblem& p) {
   const ConvGeometry& g = p.geometry;
-  return small_enough(g, g.src_channels_per_group) &&
+  const double staged_dy = double(g.dst_channels_per_group) * double(g.dst_size[0]) * double(g.dst_size[1]) *
+                           (double(g.dst_size[2]) + kRowLanes);  // dY rows rounded up to whole vectors
+  return small_enough(g, g.src_channels_per_group) && staged_dy * 4 <= double(kStagingBudget) &&
          double(g.groups) * double(g.dst_channels_per_group * g.src_channels_per_group) * double(g.kernel_volume()) *
                  kRowLanes * 4 <=
              double(kLanesBudget);
