@@ -23,9 +23,9 @@ extern const ConvImpl kReferenceBias;           // kernels/ref/conv_ref.cpp
 
 const std::vector<const ConvImpl*>& implementations(Gradient gradient) {
   static const std::vector<const ConvImpl*> input_grad = {
-      &kDepthwiseInputGrad, &kSmallGroupInputGrad, &kChannelsLastInputGrad, &kGemmInputGrad, &kReferenceInputGrad};
+      &kSmallGroupInputGrad, &kDepthwiseInputGrad, &kChannelsLastInputGrad, &kGemmInputGrad, &kReferenceInputGrad};
   static const std::vector<const ConvImpl*> weight_grad = {
-      &kDepthwiseWeightGrad, &kSmallGroupWeightGrad, &kChannelsLastWeightGrad, &kGemmWeightGrad, &kReferenceWeightGrad};
+      &kSmallGroupWeightGrad, &kDepthwiseWeightGrad, &kChannelsLastWeightGrad, &kGemmWeightGrad, &kReferenceWeightGrad};
   static const std::vector<const ConvImpl*> bias = {&kLanesBias, &kReferenceBias};
   switch (gradient) {
     case Gradient::kInput: return input_grad;

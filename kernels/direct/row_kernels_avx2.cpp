@@ -1,6 +1,7 @@
 // AVX2 + FMA row kernels: a 16-lane vector is two ymm registers. Forward rows in blocks of 4
-// channels x 16 positions (8 accumulator registers); weight rows in blocks of 2 channels x 2 taps
-// (8). Compiled with -mavx2 -mfma; called only when the CPU has both.
+// channels x 16 positions (8 accumulator registers), or 1 x 32 for one output channel; weight rows
+// in blocks of 2 channels x 2 taps (8), or 1 x 4 for one. Compiled with -mavx2 -mfma; called only
+// when the CPU has both.
 #include <immintrin.h>
 
 #include "kernels/direct/row_kernels.h"
@@ -36,8 +37,14 @@ struct avx2_ops {
 
 #include "kernels/direct/row_kernels_impl.h"
 
-void forward_row_avx2(const ForwardRow& job) { forward_row<avx2_ops, 4, 1>(job); }
-void weight_rows_avx2(const WeightRows& job) { weight_rows<avx2_ops, 2, 2>(job); }
+void forward_row_avx2(const ForwardRow& job) {
+  if (job.out_channels == 1) return forward_row<avx2_ops, 1, 2>(job);
+  forward_row<avx2_ops, 4, 1>(job);
+}
+void weight_rows_avx2(const WeightRows& job) {
+  if (job.out_channels == 1) return weight_rows<avx2_ops, 1, 4>(job);
+  weight_rows<avx2_ops, 2, 2>(job);
+}
 
 }  // namespace
 

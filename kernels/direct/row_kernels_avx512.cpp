@@ -1,5 +1,6 @@
 // AVX-512 row kernels: a 16-lane vector is one zmm register. Forward rows in blocks of 8 channels x
-// 32 positions (16 accumulators); weight rows in blocks of 4 channels x 3 taps (12 accumulators).
+// 32 positions (16 accumulators), or 1 x 64 for one output channel; weight rows in blocks of 4
+// channels x 3 taps (12 accumulators), or 1 x 9 for one.
 // Compiled with -mavx512f -mfma; called only when the CPU has both.
 #include <immintrin.h>
 
@@ -23,8 +24,14 @@ struct avx512_ops {
 
 #include "kernels/direct/row_kernels_impl.h"
 
-void forward_row_avx512(const ForwardRow& job) { forward_row<avx512_ops, 8, 2>(job); }
-void weight_rows_avx512(const WeightRows& job) { weight_rows<avx512_ops, 4, 3>(job); }
+void forward_row_avx512(const ForwardRow& job) {
+  if (job.out_channels == 1) return forward_row<avx512_ops, 1, 4>(job);
+  forward_row<avx512_ops, 8, 2>(job);
+}
+void weight_rows_avx512(const WeightRows& job) {
+  if (job.out_channels == 1) return weight_rows<avx512_ops, 1, 9>(job);
+  weight_rows<avx512_ops, 4, 3>(job);
+}
 
 }  // namespace
 

@@ -1,7 +1,8 @@
 // Portable row kernels, built for the baseline instruction set: a 16-lane vector is four 4-float
 // vectors (SSE2 on x86-64, NEON on aarch64). On aarch64 every step is a fused multiply-add, as in
 // the x86 AVX kernels; baseline x86-64 has none, so there the product is rounded first. Forward
-// rows in blocks of 2 channels x 16 positions, weight rows in blocks of 2 channels x 1 tap.
+// rows in blocks of 2 channels x 16 positions, weight rows in blocks of 2 channels x 1 tap (one
+// output channel: 1 x 16 and 1 x 2).
 #include <cstring>
 
 #include "kernels/direct/row_kernels.h"
@@ -54,8 +55,14 @@ struct generic_ops {
 
 #include "kernels/direct/row_kernels_impl.h"
 
-void forward_row_generic(const ForwardRow& job) { forward_row<generic_ops, 2, 1>(job); }
-void weight_rows_generic(const WeightRows& job) { weight_rows<generic_ops, 2, 1>(job); }
+void forward_row_generic(const ForwardRow& job) {
+  if (job.out_channels == 1) return forward_row<generic_ops, 1, 1>(job);
+  forward_row<generic_ops, 2, 1>(job);
+}
+void weight_rows_generic(const WeightRows& job) {
+  if (job.out_channels == 1) return weight_rows<generic_ops, 1, 2>(job);
+  weight_rows<generic_ops, 2, 1>(job);
+}
 
 }  // namespace
 

@@ -47,15 +47,18 @@ void forward_chunk(const ForwardRow& job, int64_t co0, int64_t w0) {
   }
 }
 
-// forward_row in blocks of kCo channels x 16 * kVec positions (16 at the end of a row that needs no more).
+// forward_row in blocks of kCo channels x 16 * kVec positions (16 at a time at the end of a row
+// that needs fewer).
 template <class Ops, int kCo, int kVec>
 void forward_row(const ForwardRow& job) {
   for (int64_t co0 = 0; co0 < job.out_channels; co0 += kCo) {
-    for (int64_t w0 = 0; w0 < job.width; w0 += kRowLanes * kVec) {
+    for (int64_t w0 = 0; w0 < job.width;) {
       if (job.width - w0 > kRowLanes * (kVec - 1)) {
         forward_chunk<Ops, kCo, kVec>(job, co0, w0);
+        w0 += kRowLanes * kVec;
       } else {
         forward_chunk<Ops, kCo, 1>(job, co0, w0);
+        w0 += kRowLanes;
       }
     }
   }
