@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "common/dtype.h"
+#include "kernels/common/convert.h"
 
 namespace aclnn_cpu {
 namespace {
@@ -101,6 +102,8 @@ void pack_dense(const View5& view, MathMode math, T* out, int threads) {
   (void)threads;                  // used by OpenMP only
   if (view.numel() == 0) return;  // (its data may be null: no element address is formed)
   const int64_t width = view.shape[4], rows = view.shape[2] * view.shape[3];
+  const bool f16c = f16c_conversions();
+  (void)f16c;  // used on x86-64 only
   with_element_type(view, [&](auto* base) {
 #pragma omp parallel for collapse(2) schedule(static) num_threads(threads)
     for (int64_t n = 0; n < view.shape[0]; ++n) {
@@ -109,6 +112,13 @@ void pack_dense(const View5& view, MathMode math, T* out, int threads) {
         for (int64_t r = 0; r < rows; ++r) {
           const auto* in = base + view.element(n, c, r / view.shape[3], r % view.shape[3], 0);
           if (std::is_same_v<T, float> && math == MathMode::kFull && view.stride[4] == 1) {
+#ifdef ACLNN_HAVE_X86_KERNELS
+            if (view.dtype == ACL_FLOAT16 && f16c) {
+              halves_to_floats_avx2(reinterpret_cast<const uint16_t*>(in), reinterpret_cast<float*>(row), width);
+              row += width;
+              continue;
+            }
+#endif
             for (int64_t w = 0; w < width; ++w) row[w] = static_cast<T>(static_cast<float>(in[w]));  // exact
             row += width;
             continue;
@@ -135,6 +145,8 @@ void store_dense(const T* values, const View5& out, int threads) {
   const int64_t width = out.shape[4], rows = out.shape[2] * out.shape[3];
   if (std::is_same_v<T, float> && out.dtype != ACL_DOUBLE) {
     // Float values into FLOAT/FLOAT16/BF16: one rounding to nearest even, as store_element's.
+    const bool f16c = f16c_conversions();
+    (void)f16c;  // used on x86-64 only
     with_element_type(out, [&](auto* base) {
       using E = std::remove_pointer_t<decltype(base)>;
 #pragma omp parallel for collapse(2) schedule(static) num_threads(threads)
@@ -144,6 +156,12 @@ void store_dense(const T* values, const View5& out, int threads) {
           for (int64_t r = 0; r < rows; ++r, row += width) {
             E* to = base + out.element(n, c, r / out.shape[3], r % out.shape[3], 0);
             const int64_t step = out.stride[4];
+#ifdef ACLNN_HAVE_X86_KERNELS
+            if (std::is_same_v<E, Eigen::half> && step == 1 && f16c) {
+              floats_to_halves_avx2(reinterpret_cast<const float*>(row), reinterpret_cast<uint16_t*>(to), width);
+              continue;
+            }
+#endif
             for (int64_t w = 0; w < width; ++w) to[w * step] = static_cast<E>(static_cast<float>(row[w]));
           }
         }

@@ -2,12 +2,17 @@
 
 #include <unistd.h>
 
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
 
 #include "common/log.h"
+#include "kernels/common/convert.h"
 
 namespace aclnn_cpu {
 
@@ -30,6 +35,18 @@ Isa detected_isa() {
   return isa;
 #else
   return Isa::kGeneric;
+#endif
+}
+
+bool f16c_conversions() {
+#if defined(__x86_64__) && defined(ACLNN_HAVE_X86_KERNELS)
+  static const bool f16c = [] {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    return __get_cpuid(1, &a, &b, &c, &d) != 0 && (c & bit_F16C) != 0;
+  }();
+  return f16c && selected_isa() >= Isa::kAvx2;
+#else
+  return false;
 #endif
 }
 
