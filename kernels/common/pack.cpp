@@ -134,6 +134,28 @@ void pack_dense(const View5& view, MathMode math, T* out, int threads) {
   });
 }
 
+void read_row_floats(const View5& view, MathMode math, int64_t n, int64_t c, int64_t d, int64_t h, int64_t w0,
+                     int64_t step, int64_t count, float* out) {
+  if (count <= 0) return;
+  const int64_t first = view.element(n, c, d, h, w0), stride = view.stride[4] * step;
+#ifdef ACLNN_HAVE_X86_KERNELS
+  if (view.dtype == ACL_FLOAT16 && stride == 1 && math == MathMode::kFull && f16c_conversions()) {
+    halves_to_floats_avx2(static_cast<const uint16_t*>(view.data) + first, out, count);
+    return;
+  }
+#endif
+  with_element_type(view, [&](auto* base) {
+    const auto* in = base + first;
+    if (math == MathMode::kFp16Inputs) {
+      for (int64_t i = 0; i < count; ++i) out[i] = static_cast<float>(Eigen::half(static_cast<float>(in[i * stride])));
+    } else if (stride == 1) {
+      for (int64_t i = 0; i < count; ++i) out[i] = static_cast<float>(in[i]);
+    } else {
+      for (int64_t i = 0; i < count; ++i) out[i] = static_cast<float>(in[i * stride]);
+    }
+  });
+}
+
 template <typename T>
 void store_dense(const T* values, const View5& out, int threads) {
   (void)threads;

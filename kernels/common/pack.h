@@ -26,6 +26,11 @@ bool may_overlap(const View5& view);
 template <typename T>
 void pack_dense(const View5& view, MathMode math, T* out, int threads);
 
+// out[i] = element (n, c, d, h, w0 + i*step) of the view for i < count, as float (widened exactly,
+// then rounded to FLOAT16 when `math` asks for it: the values pack_dense<float> would give).
+void read_row_floats(const View5& view, MathMode math, int64_t n, int64_t c, int64_t d, int64_t h, int64_t w0,
+                     int64_t step, int64_t count, float* out);
+
 // out[c] = sum over n and space of dy[n, c, ...] in double, rounded once into out's dtype.
 // (A vector reduction: cubeMathType does not apply to it.)
 void reduce_bias(const View5& dy, const View5& out, int threads);

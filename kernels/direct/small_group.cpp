@@ -2,8 +2,9 @@
 // 32 groups of 8, channel multipliers, thin dense layers) computed directly, without a column
 // matrix. Through a GEMM each entry of the column matrix would be written, packed and read back
 // for only Cout_g multiply-adds; here each slice (sample, group) of the source is copied once into
-// zero-padded rows (Staging), and register-blocked row kernels (row_kernels.h) read every kernel
-// tap from there at a fixed offset.
+// zero-padded rows (Staging), straight from the user's tensor in its own dtype and strides (no dense
+// copy of the inputs; only the weights are), and register-blocked row kernels (row_kernels.h) read
+// every kernel tap from there at a fixed offset.
 //   gradInput: a forward convolution (a transposed layer's, or a stride-1 direct layer's flipped
 //     one, conv_problem.h), per output row and block of 8 output channels.
 //   gradWeight: per source channel, dot products over the slice's rows in 16 lanes, for blocks of
@@ -17,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/common/pack.h"
 #include "kernels/direct/row_kernels.h"
 #include "kernels/gemm/tasks.h"
 #include "kernels/gemm/tiling.h"
@@ -74,10 +76,12 @@ struct Staging {
     return double(channels) * z * h * w * double(g.stride[2]);
   }
 
-  // Copies `channels` channels of a dense source slice (src planes of g) into `out`.
-  void stage(const ConvGeometry& g, const float* src, int64_t channels, float* out) const {
+  // Copies channels [c0, c0 + channels) of sample n of the source view (src planes of g; any dtype
+  // and strides, rounded as cubeMathType asks) into `out`.
+  void stage(const ConvGeometry& g, const View5& src, MathMode math, int64_t n, int64_t c0, int64_t channels,
+             float* out) const {
     const int64_t src_d = g.src_size[0], src_h = g.src_size[1], src_w = g.src_size[2], sw = g.stride[2];
-    for (int64_t ch = 0; ch < channels; ++ch, src += g.src_plane()) {
+    for (int64_t ch = 0; ch < channels; ++ch) {
       for (int64_t z = 0; z < rows_d; ++z) {
         for (int64_t y = 0; y < rows_h; ++y) {
           float* row = out + ch * channel_stride + (z * rows_h + y) * row_stride;
@@ -86,17 +90,12 @@ struct Staging {
             std::fill_n(row, row_stride, 0.0f);
             continue;
           }
-          const float* in = src + (sz * src_h + sy) * src_w;
           for (int64_t q = 0; q < sw; ++q, row += phase_width) {  // entries [lo, hi) lie inside the source row
             const int64_t first = q - g.pad[2];                   // the source column of entry 0
             const int64_t lo = std::min(phase_width, ceil_div(std::max<int64_t>(0, -first), sw));
             const int64_t hi = std::max(lo, std::min(phase_width, ceil_div(std::max<int64_t>(0, src_w - first), sw)));
             std::fill(row, row + lo, 0.0f);
-            if (sw == 1) {
-              std::copy(in + lo + first, in + hi + first, row + lo);
-            } else {
-              for (int64_t j = lo; j < hi; ++j) row[j] = in[j * sw + first];
-            }
+            read_row_floats(src, math, n, c0 + ch, sz, sy, lo * sw + first, sw, hi - lo, row + lo);
             std::fill(row + hi, row + phase_width, 0.0f);
           }
         }
@@ -119,6 +118,8 @@ class SmallGroupInput final : public ConvStep {
   SmallGroupInput(const ConvProblem& p, PlanBuilder& b)
       : flipped_(p.input_grad == InputGrad::kBackwardData),
         g_(flipped_ ? flipped_geometry(p.geometry) : p.geometry),
+        source_(flipped_ ? p.dst : p.src),
+        math_(p.math),
         staging_(g_),
         threads_(b.threads()),
         kernels_(row_kernels(selected_isa())),
@@ -128,11 +129,7 @@ class SmallGroupInput final : public ConvStep {
     weights_ = b.book_scratch("small_group.weights", g_.groups * group_floats_, sizeof(float));
     staged_ = b.book_scratch("small_group.staged", g_.src_channels_per_group * staging_.channel_stride, sizeof(float),
                              threads_);
-    if (flipped_) {
-      b.need_float_inputs(false, true, true);
-    } else {
-      b.need_float_inputs(true, true, false);
-    }
+    b.need_float_inputs(false, true, false);  // the source is staged from the user's view
   }
   int64_t tasks() const override { return g_.batch * g_.groups; }
   std::string detail() const override {
@@ -143,11 +140,10 @@ class SmallGroupInput final : public ConvStep {
     float* out = output_.data(w);
     float* weights = w.at<float>(weights_);
     pack_weights(in.f32.wei, weights);
-    const float* source = flipped_ ? in.f32.dst : in.f32.src;
     const int64_t cin = g_.src_channels_per_group, cout = g_.dst_channels_per_group, taps = g_.kernel_volume();
     const int status = run_tasks(tasks(), threads_, "small-group gradInput", [&](int64_t t) {  // t = (n, group)
       float* staged = w.at<float>(staged_, thread_index());
-      staging_.stage(g_, source + t * cin * g_.src_plane(), cin, staged);
+      staging_.stage(g_, source_, math_, t / g_.groups, t % g_.groups * cin, cin, staged);
       float* y = out + t * cout * g_.dst_plane();
       const float* group_weights = weights + t % g_.groups * group_floats_;
       for (int64_t r = 0; r < staging_.out_rows; ++r) {
@@ -198,6 +194,8 @@ class SmallGroupInput final : public ConvStep {
 
   bool flipped_;
   ConvGeometry g_;  // the forward convolution computed (flipped_geometry for a direct layer)
+  View5 source_;    // its source: dY for a direct layer, X (the user's gradOutput) for a transposed one
+  MathMode math_;
   Staging staging_;
   int threads_;
   const RowKernels& kernels_;
@@ -213,6 +211,9 @@ class SmallGroupWeight final : public ConvStep {
  public:
   SmallGroupWeight(const ConvProblem& p, PlanBuilder& b)
       : g_(p.geometry),
+        src_(p.src),
+        dst_(p.dst),
+        math_(p.math),
         staging_(g_),
         threads_(b.threads()),
         kernels_(row_kernels(selected_isa())),
@@ -226,12 +227,11 @@ class SmallGroupWeight final : public ConvStep {
     staged_ = b.book_scratch("small_group.staged", cin * staging_.channel_stride, sizeof(float), threads_);
     staged_dy_ =
         b.book_scratch("small_group.staged_gradOutput", cout * staging_.out_rows * dy_row_, sizeof(float), threads_);
-    b.need_float_inputs(true, false, true);
   }
   int64_t tasks() const override { return g_.groups * chunks_; }
   std::string detail() const override { return std::string("isa=") + isa_name(kernels_.isa); }
 
-  int run(const Workspace& w, const StepInputs& in) const override {
+  int run(const Workspace& w, const StepInputs&) const override {
     const int64_t cin = g_.src_channels_per_group, cout = g_.dst_channels_per_group, taps = g_.kernel_volume();
     float* all_lanes = w.at<float>(lanes_);
     int status = run_tasks(tasks(), threads_, "small-group gradWeight", [&](int64_t t) {  // t = (group, chunk)
@@ -241,9 +241,8 @@ class SmallGroupWeight final : public ConvStep {
       float* staged = w.at<float>(staged_, thread_index());
       float* dy = w.at<float>(staged_dy_, thread_index());
       for (int64_t n = g_.batch * chunk / chunks_; n < g_.batch * (chunk + 1) / chunks_; ++n) {
-        const int64_t slice = n * g_.groups + grp;
-        staging_.stage(g_, in.f32.src + slice * cin * g_.src_plane(), cin, staged);
-        stage_rows(in.f32.dst + slice * cout * g_.dst_plane(), cout, dy);
+        staging_.stage(g_, src_, math_, n, grp * cin, cin, staged);
+        stage_rows(n, grp * cout, cout, dy);
         for (int64_t c = 0; c < cin; ++c) {
           const WeightRows rows{staged + c * staging_.channel_stride,
                                 staging_.row_base.data(),
@@ -283,16 +282,19 @@ class SmallGroupWeight final : public ConvStep {
   }
 
  private:
-  // dY's rows of one slice, each zero-padded to dy_row_ floats.
-  void stage_rows(const float* dy, int64_t channels, float* out) const {
-    const int64_t rows = channels * staging_.out_rows, width = staging_.width;
-    for (int64_t r = 0; r < rows; ++r) {
-      std::copy_n(dy + r * width, width, out + r * dy_row_);
-      std::fill(out + r * dy_row_ + width, out + (r + 1) * dy_row_, 0.0f);
+  // The dY rows of channels [c0, c0 + channels) of sample n, each zero-padded to dy_row_ floats.
+  void stage_rows(int64_t n, int64_t c0, int64_t channels, float* out) const {
+    const int64_t width = staging_.width, rows_h = g_.dst_size[1];
+    for (int64_t r = 0; r < channels * staging_.out_rows; ++r, out += dy_row_) {
+      const int64_t row = r % staging_.out_rows;
+      read_row_floats(dst_, math_, n, c0 + r / staging_.out_rows, row / rows_h, row % rows_h, 0, 1, width, out);
+      std::fill(out + width, out + dy_row_, 0.0f);
     }
   }
 
   ConvGeometry g_;
+  View5 src_, dst_;  // read straight from the user's views
+  MathMode math_;
   Staging staging_;
   int threads_;
   const RowKernels& kernels_;
