@@ -270,8 +270,10 @@ TEST(TbcNumerics, WideLayersAgainstTheOracle) {
 }
 
 TEST(TbcNumerics, EmptyTensorsGiveTheTrueGradients) {
-  // T = 0 (with 2*pad + 1 >= K), K = 0 and Cin = 0 all pass validation.
-  for (const TbcSpec& s : {TbcSpec{0, 2, 3, 2, 1, 1}, TbcSpec{4, 2, 3, 2, 0, 0}, TbcSpec{4, 2, 0, 2, 2, 1}}) {
+  // T = 0 (with 2*pad + 1 >= K), K = 0 and Cin = 0 all pass validation; with few channels and with
+  // more than 16 (the channels-last GEMMs).
+  for (const TbcSpec& s : {TbcSpec{0, 2, 3, 2, 1, 1}, TbcSpec{4, 2, 3, 2, 0, 0}, TbcSpec{4, 2, 0, 2, 2, 1},
+                           TbcSpec{0, 2, 20, 18, 1, 1}, TbcSpec{4, 2, 20, 18, 0, 0}, TbcSpec{4, 2, 0, 18, 2, 1}}) {
     const TbcInputs in(s);
     const ConvGrads want = oracle_tbc_backward(s, in.x, in.w, in.gy);
     const RunResult r = run_conv_tbc_backward(s, RunOptions{}, in.x, in.w, in.gy);

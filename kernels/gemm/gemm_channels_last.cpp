@@ -65,7 +65,8 @@ class ChannelsLastInput final : public ConvStep {
  public:
   ChannelsLastInput(const ConvProblem& p, PlanBuilder& b) : p_(p), threads_(b.threads()) {
     const ConvGeometry& g = p.geometry;
-    tile_ = std::max<int64_t>(1, ceil_div(g.src_size[2], ceil_div(kTasksPerThread * threads_, g.batch)));
+    tile_ = std::max<int64_t>(
+        1, ceil_div(g.src_size[2], ceil_div(kTasksPerThread * threads_, std::max<int64_t>(1, g.batch))));
     tiles_ = ceil_div(g.src_size[2], tile_);
     blocking_ = plan_gemm_blocking(tile_, g.src_channels_per_group, g.dst_channels_per_group);
     pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(), sizeof(float), threads_);
@@ -86,8 +87,7 @@ class ChannelsLastInput final : public ConvStep {
         const int64_t shift = g.pad[2] - k * g.dilation[2];  // dY row of dX row s: s + shift
         const int64_t first = std::max(s0, -shift), last = std::min(s1, g.dst_size[2] - shift);
         if (first >= last) continue;
-        // dX[first:last, :] ((last-first) x Cin) += dY[first+shift : last+shift, :] ((last-first) x Cout) * W_k (Cout x
-        // Cin)
+        // dX[first:last, :] (rows x Cin) += dY[first+shift : last+shift, :] (rows x Cout) * W_k (Cout x Cin)
         sgemm(blocking_, pack, last - first, cin, cout, MatrixRef{dy.at(n, first + shift), dy.position, false},
               tap_matrix(p_.wei, wei, k), true, dx.at(n, first), dx.position);
       }
@@ -112,8 +112,8 @@ class ChannelsLastWeight final : public ConvStep {
     transposed_ = unit_out(p.grad_weight);
     rows_ = transposed_ ? g.src_channels_per_group : g.dst_channels_per_group;
     cols_ = transposed_ ? g.dst_channels_per_group : g.src_channels_per_group;
-    const int64_t wanted = ceil_div(kTasksPerThread * threads_, g.kernel[2]);
-    block_ = std::min(rows_, std::max(kMinWeightRows, ceil_div(rows_, wanted)));
+    const int64_t wanted = ceil_div(kTasksPerThread * threads_, std::max<int64_t>(1, g.kernel[2]));
+    block_ = std::max<int64_t>(1, std::min(rows_, std::max(kMinWeightRows, ceil_div(rows_, wanted))));
     blocks_ = ceil_div(rows_, block_);
     blocking_ = plan_gemm_blocking(block_, cols_, g.dst_size[2]);
     pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(), sizeof(float), threads_);
