@@ -105,11 +105,27 @@ struct AclTensor {
     }
     tensor = aclCreateTensor(shape.data(), shape.size(), dtype, nullptr, 0, format, shape.data(), shape.size(), data);
   }
+  // FLOAT16 bits of a finite float, rounded to nearest even (overflow to infinity, underflow to
+  // subnormals or zero).
+  static uint16_t half_bits(float value) {
+    uint32_t x = 0;
+    std::memcpy(&x, &value, 4);
+    const uint32_t sign = (x >> 16) & 0x8000u, mantissa = (x & 0x7FFFFFu) | 0x800000u;
+    const int exponent = static_cast<int>((x >> 23) & 0xFF) - 127 + 15;  // FLOAT16's biased exponent
+    if (exponent >= 31) return static_cast<uint16_t>(sign | 0x7C00u);
+    const int shift = exponent > 0 ? 13 : 14 - exponent;  // mantissa bits dropped
+    if (shift > 24) return static_cast<uint16_t>(sign);
+    uint32_t bits = mantissa >> shift;
+    const uint32_t rest = mantissa & ((1u << shift) - 1), half = 1u << (shift - 1);
+    if (rest > half || (rest == half && (bits & 1u))) ++bits;  // a carry moves into the exponent
+    if (exponent > 0) bits = bits + (static_cast<uint32_t>(exponent) << 10) - 0x400u;  // implicit bit -> exponent
+    return static_cast<uint16_t>(sign | bits);
+  }
   static void store_as(aclDataType dtype, float value, unsigned char* out) {
     if (dtype == ACL_FLOAT) {
       std::memcpy(out, &value, 4);
     } else if (dtype == ACL_FLOAT16) {
-      const _Float16 half = static_cast<_Float16>(value);
+      const uint16_t half = half_bits(value);
       std::memcpy(out, &half, 2);
     } else {  // BF16: the top half of the float, rounded to nearest-even (values here are finite)
       uint32_t bits = 0;
