@@ -271,7 +271,7 @@ TEST(TbcNumerics, WideLayersAgainstTheOracle) {
 
 TEST(TbcNumerics, EmptyTensorsGiveTheTrueGradients) {
   // T = 0 (with 2*pad + 1 >= K), K = 0 and Cin = 0 all pass validation; with few channels and with
-  // more than 16 (the channels-last GEMMs).
+  // more than 16 (empty tensors: no implementation may divide by a zero size or offset a null pointer).
   for (const TbcSpec& s : {TbcSpec{0, 2, 3, 2, 1, 1}, TbcSpec{4, 2, 3, 2, 0, 0}, TbcSpec{4, 2, 0, 2, 2, 1},
                            TbcSpec{0, 2, 20, 18, 1, 1}, TbcSpec{4, 2, 20, 18, 0, 0}, TbcSpec{4, 2, 0, 18, 2, 1}}) {
     const TbcInputs in(s);

@@ -13,7 +13,6 @@
 // gradient's lanes are summed over samples in fixed chunks, the chunks in order, then the 16 lanes
 // pairwise. So results do not depend on the thread count, and AVX-512 and AVX2 agree bit for bit.
 #include <algorithm>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -73,7 +72,7 @@ struct Staging {
         double(g.dst_size[1] - 1) * double(g.stride[1]) + double(g.kernel[1] - 1) * double(g.dilation[1]) + 1;
     const double z =
         double(g.dst_size[0] - 1) * double(g.stride[0]) + double(g.kernel[0] - 1) * double(g.dilation[0]) + 1;
-    return double(channels) * z * h * w * double(g.stride[2]);
+    return double(std::max<int64_t>(1, channels)) * z * h * w * double(g.stride[2]);  // (sizes even with none)
   }
 
   // Copies channels [c0, c0 + channels) of sample n of the source view (src planes of g; any dtype
@@ -104,11 +103,14 @@ struct Staging {
   }
 };
 
-// Channels per group within the limit, an output that is not empty, and slices that fit the
-// staging budget.
+// Channels per group within the limit, an output that is not empty, a kernel of at least one tap
+// on every axis, and slices that fit the staging budget (then no size computed from them overflows).
 bool small_enough(const ConvGeometry& g, int64_t staged_channels) {
-  return g.src_channels_per_group <= kMaxChannels && g.dst_channels_per_group <= kMaxChannels && g.dst_size[0] > 0 &&
-         g.dst_size[1] > 0 && g.dst_size[2] > 0 && Staging::floats(g, staged_channels) * 4 <= double(kStagingBudget);
+  for (int a = 0; a < 3; ++a) {
+    if (g.dst_size[a] <= 0 || g.kernel[a] <= 0) return false;
+  }
+  return g.src_channels_per_group <= kMaxChannels && g.dst_channels_per_group <= kMaxChannels &&
+         Staging::floats(g, staged_channels) * 4 <= double(kStagingBudget);
 }
 
 // gradInput as a forward convolution, per (sample, group): stage the source slice, then every output
@@ -312,7 +314,8 @@ bool supports_input(const ConvProblem& p) {
 }
 bool supports_weight(const ConvProblem& p) {
   const ConvGeometry& g = p.geometry;
-  const double staged_dy = double(g.dst_channels_per_group) * double(g.dst_size[0]) * double(g.dst_size[1]) *
+  const double staged_dy = double(std::max<int64_t>(1, g.dst_channels_per_group)) * double(g.dst_size[0]) *
+                           double(g.dst_size[1]) *
                            (double(g.dst_size[2]) + kRowLanes);  // dY rows rounded up to whole vectors
   return small_enough(g, g.src_channels_per_group) && staged_dy * 4 <= double(kStagingBudget) &&
          double(g.groups) * double(g.dst_channels_per_group * g.src_channels_per_group) * double(g.kernel_volume()) *

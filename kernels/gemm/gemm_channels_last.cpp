@@ -158,15 +158,17 @@ class ChannelsLastWeight final : public ConvStep {
   WorkspaceLedger::Handle pack_ = -1;  // per thread
 };
 
+// (Empty tensors, whose data may be null, are left to `gemm`.)
 bool supports_input(const ConvProblem& p) {
-  return p.input_grad == InputGrad::kBackwardData && geometry_fits(p) && rows_view(p.dst, false) &&
+  return p.dst.numel() > 0 && p.wei.numel() > 0 && p.grad_input.numel() > 0 &&
+         p.input_grad == InputGrad::kBackwardData && geometry_fits(p) && rows_view(p.dst, false) &&
          rows_view(p.grad_input, true) && matrix_view(p.wei);
 }
 bool supports_weight(const ConvProblem& p) {
   const View5& out = p.grad_weight;
   const bool stored = out.shape[0] == 1 || out.shape[1] == 1 || out.stride[0] == 1 || out.stride[1] == 1;
-  return geometry_fits(p) && rows_view(p.src, false) && rows_view(p.dst, false) && out.dtype == ACL_FLOAT && stored &&
-         !may_overlap(out);
+  return p.src.numel() > 0 && p.dst.numel() > 0 && out.numel() > 0 && geometry_fits(p) && rows_view(p.src, false) &&
+         rows_view(p.dst, false) && out.dtype == ACL_FLOAT && stored && !may_overlap(out);
 }
 
 std::unique_ptr<ConvStep> plan_input(const ConvProblem& p, PlanBuilder& builder) {

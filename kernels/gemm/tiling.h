@@ -16,7 +16,9 @@ constexpr int64_t kTargetTasks = 64;                   // tasks each parallel ph
 constexpr int64_t kMinTilePositions = 256;             // output positions per column-matrix tile, at least
 constexpr int64_t kPartialBudget = int64_t{16} << 20;  // bytes of weight-gradient partial sums
 
-inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+// a / b rounded up, for a >= 0 and b > 0 (no a + b - 1 that could overflow on empty tensors with
+// huge dims).
+inline int64_t ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
 
 // Into how many pieces each of `units` independent units of work must be cut for kTargetTasks tasks.
 inline int64_t pieces_for_tasks(int64_t units) { return ceil_div(kTargetTasks, std::max<int64_t>(1, units)); }
