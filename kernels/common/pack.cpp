@@ -97,41 +97,38 @@ void store_in_view_order(const T* values, const View5& out) {
 
 }  // namespace
 
+namespace {
+
+// One row (n, c, d, h) of a view into `out`: floats as read_row_floats reads them; doubles widened
+// exactly (then rounded to FLOAT16 when `math` asks for it).
+void pack_row(const View5& view, MathMode math, int64_t n, int64_t c, int64_t d, int64_t h, float* out) {
+  read_row_floats(view, math, n, c, d, h, 0, 1, view.shape[4], out);
+}
+void pack_row(const View5& view, MathMode math, int64_t n, int64_t c, int64_t d, int64_t h, double* out) {
+  with_element_type(view, [&](auto* base) {
+    const auto* in = base + view.element(n, c, d, h, 0);
+    for (int64_t w = 0; w < view.shape[4]; ++w) {
+      const double value = widen(in[w * view.stride[4]]);
+      out[w] = math == MathMode::kFp16Inputs ? static_cast<float>(Eigen::half(static_cast<float>(value))) : value;
+    }
+  });
+}
+
+}  // namespace
+
 template <typename T>
 void pack_dense(const View5& view, MathMode math, T* out, int threads) {
   (void)threads;                  // used by OpenMP only
   if (view.numel() == 0) return;  // (its data may be null: no element address is formed)
   const int64_t width = view.shape[4], rows = view.shape[2] * view.shape[3];
-  const bool f16c = f16c_conversions();
-  (void)f16c;  // used on x86-64 only
-  with_element_type(view, [&](auto* base) {
 #pragma omp parallel for collapse(2) schedule(static) num_threads(threads)
-    for (int64_t n = 0; n < view.shape[0]; ++n) {
-      for (int64_t c = 0; c < view.shape[1]; ++c) {
-        T* row = out + (n * view.shape[1] + c) * rows * width;
-        for (int64_t r = 0; r < rows; ++r) {
-          const auto* in = base + view.element(n, c, r / view.shape[3], r % view.shape[3], 0);
-          if (std::is_same_v<T, float> && math == MathMode::kFull && view.stride[4] == 1) {
-#ifdef ACLNN_HAVE_X86_KERNELS
-            if (view.dtype == ACL_FLOAT16 && f16c) {
-              halves_to_floats_avx2(reinterpret_cast<const uint16_t*>(in), reinterpret_cast<float*>(row), width);
-              row += width;
-              continue;
-            }
-#endif
-            for (int64_t w = 0; w < width; ++w) row[w] = static_cast<T>(static_cast<float>(in[w]));  // exact
-            row += width;
-            continue;
-          }
-          for (int64_t w = 0; w < width; ++w) {
-            double value = widen(in[w * view.stride[4]]);
-            if (math == MathMode::kFp16Inputs) value = static_cast<float>(Eigen::half(static_cast<float>(value)));
-            *row++ = static_cast<T>(value);
-          }
-        }
-      }
+  for (int64_t n = 0; n < view.shape[0]; ++n) {
+    for (int64_t c = 0; c < view.shape[1]; ++c) {
+      T* row = out + (n * view.shape[1] + c) * rows * width;
+      for (int64_t r = 0; r < rows; ++r, row += width)
+        pack_row(view, math, n, c, r / view.shape[3], r % view.shape[3], row);
     }
-  });
+  }
 }
 
 void read_row_floats(const View5& view, MathMode math, int64_t n, int64_t c, int64_t d, int64_t h, int64_t w0,

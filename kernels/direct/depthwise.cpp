@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 
+#include "kernels/direct/row_kernels.h"
 #include "kernels/gemm/im2col.h"
 #include "kernels/gemm/tasks.h"
 #include "kernels/gemm/tiling.h"
@@ -36,7 +37,7 @@ void for_each_row_tap(const ConvGeometry& g, Row row) {
   }
 }
 
-constexpr int kLanes = 16;
+constexpr int kLanes = kRowLanes;  // sum_lanes adds them up
 
 // lanes[i % 16] += a[i] * b[i * step] for i < count (the same order whatever the step).
 void dot_into_lanes(const float* __restrict a, const float* __restrict b, int64_t step, int64_t count,
@@ -137,13 +138,7 @@ class DepthwiseWeight final : public ConvStep {
           dot_into_lanes(dy + d, x + s, g_.stride[2], count, lanes + k * kLanes);
         });
       }
-      for (int64_t k = 0; k < taps; ++k) {
-        float* tap = lanes + k * kLanes;
-        for (int width = kLanes / 2; width > 0; width /= 2) {
-          for (int l = 0; l < width; ++l) tap[l] += tap[l + width];
-        }
-        grad_weight[c * taps + k] = tap[0];  // dW is (C, 1, kernel)
-      }
+      for (int64_t k = 0; k < taps; ++k) grad_weight[c * taps + k] = sum_lanes(lanes + k * kLanes);  // dW: (C, 1, K)
     });
     if (status == ACLNN_SUCCESS) output_.finish(w, threads_);
     return status;

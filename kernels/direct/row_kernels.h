@@ -57,6 +57,11 @@ struct WeightRows {
   int64_t lanes_channel_stride;
 };
 
+// The sum of 16 lanes, added pairwise (lane l + lane l+8, then +4, +2, +1): the fixed order every
+// dot product in 16 lanes ends with. Overwrites the lanes. (Defined in row_kernels_generic.cpp, built
+// for the baseline: this header is also read by the AVX translation units.)
+float sum_lanes(float* lanes);
+
 struct RowKernels {
   Isa isa;
   void (*forward_row)(const ForwardRow& job);

@@ -68,6 +68,13 @@ void weight_rows_generic(const WeightRows& job) {
 
 extern const RowKernels kRowKernelsGeneric = {Isa::kGeneric, forward_row_generic, weight_rows_generic};
 
+float sum_lanes(float* lanes) {
+  for (int width = kRowLanes / 2; width > 0; width /= 2) {
+    for (int l = 0; l < width; ++l) lanes[l] += lanes[l + width];
+  }
+  return lanes[0];
+}
+
 const RowKernels& row_kernels(Isa isa) {
 #ifdef ACLNN_HAVE_X86_KERNELS
   if (isa == Isa::kAvx512) return kRowKernelsAvx512;

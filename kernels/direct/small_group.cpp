@@ -30,8 +30,6 @@ constexpr int64_t kMaxChannels = 16;                  // per group, in and out
 constexpr int64_t kStagingBudget = int64_t{4} << 20;  // bytes of staged slices per thread, at most
 constexpr int64_t kLanesBudget = int64_t{16} << 20;   // bytes of weight-gradient lanes, at most
 
-int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
-
 // A slice's source channels in zero-padded rows, for the forward geometry g (src -> dst): output
 // row r = (od, oh) and kernel tap t = (a, b, c) read row (od*sD + a*dD, oh*sH + b*dH) of the staged
 // plane. A staged row holds the source row split into sW phases (phase q, entry j: source column
@@ -272,11 +270,7 @@ class SmallGroupWeight final : public ConvStep {
       }
       // dW[grp*cout + co][c][t] is the entry (co, c, t): lanes in that order.
       for (int64_t e = 0; e < cout * cin * taps; ++e) {
-        float* lane = sum + e * kRowLanes;
-        for (int width = kRowLanes / 2; width > 0; width /= 2) {
-          for (int l = 0; l < width; ++l) lane[l] += lane[l + width];
-        }
-        grad_weight[grp * cout * cin * taps + e] = lane[0];
+        grad_weight[grp * cout * cin * taps + e] = sum_lanes(sum + e * kRowLanes);
       }
     });
     if (status == ACLNN_SUCCESS) output_.finish(w, threads_);

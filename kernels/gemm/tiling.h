@@ -19,6 +19,8 @@ constexpr int64_t kPartialBudget = int64_t{16} << 20;  // bytes of weight-gradie
 // a / b rounded up, for a >= 0 and b > 0 (no a + b - 1 that could overflow on empty tensors with
 // huge dims).
 inline int64_t ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
+// a rounded up to a multiple of b (same domain).
+inline int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
 
 // Into how many pieces each of `units` independent units of work must be cut for kTargetTasks tasks.
 inline int64_t pieces_for_tasks(int64_t units) { return ceil_div(kTargetTasks, std::max<int64_t>(1, units)); }
