@@ -1,8 +1,22 @@
 #include "kernels/gemm/im2col.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace aclnn_cpu {
+namespace {
+
+// to[i] = from[i] for i < n, inline: the runs here are short (a row of an output tile, a piece of
+// a sliver), where a call to memmove per run costs more than the copy. Fixed-size memcpy compiles
+// to one vector move; a plain loop would be turned back into a memmove call.
+inline void copy_run(const float* from, int64_t n, float* to) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) std::memcpy(to + i, from + i, 8 * sizeof(float));
+  for (; i + 2 <= n; i += 2) std::memcpy(to + i, from + i, 2 * sizeof(float));
+  if (i < n) to[i] = from[i];
+}
+
+}  // namespace
 
 void im2col(const ConvGeometry& g, const float* src, int64_t row_begin, int64_t row_end, int64_t col_begin,
             int64_t col_end, float* cols) {
@@ -15,7 +29,7 @@ void im2col(const ConvGeometry& g, const float* src, int64_t row_begin, int64_t 
         float* out = entry(r, o);
         const float* in = src + from;
         if (step == 1) {
-          std::copy_n(in, count, out);
+          copy_run(in, count, out);
         } else {
           for (int64_t i = 0; i < count; ++i) out[i] = in[i * step];
         }
@@ -47,7 +61,7 @@ void im2col_panels_of(const ConvGeometry& g, const float* src, int64_t p0, int64
       [=](int64_t r, int64_t o, int64_t from, int64_t step, int64_t count) {
         const float* in = src + from;
         if (step == 1) {
-          pieces(r, o, count, [in](float* to, int64_t first, int64_t n) { std::copy_n(in + first, n, to); });
+          pieces(r, o, count, [in](float* to, int64_t first, int64_t n) { copy_run(in + first, n, to); });
         } else {
           pieces(r, o, count, [in, step](float* to, int64_t first, int64_t n) {
             for (int64_t i = 0; i < n; ++i) to[i] = in[(first + i) * step];

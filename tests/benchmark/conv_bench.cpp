@@ -9,6 +9,8 @@
 //
 //   conv_bench [shapes.txt] [repeats per round = 5] [name-filter] [rounds = 3] [dtype = float]
 //
+// name-filter: comma-separated substrings; a layer runs when its name contains one of them.
+//
 // dtype float16 or bf16 also times our library on tensors of that dtype (every tensor, cubeMathType 0),
 // interleaved with the rest, and prints it beside our fp32 time (the bar: no slower).
 #include <algorithm>
@@ -224,6 +226,17 @@ double geomean(const std::vector<double>& values) {
 
 }  // namespace
 
+// Whether `name` contains one of the comma-separated substrings of `filter` (an empty filter: all).
+bool name_matches(const std::string& name, const std::string& filter) {
+  if (filter.empty()) return true;
+  for (size_t start = 0; start <= filter.size();) {
+    const size_t end = std::min(filter.find(',', start), filter.size());
+    if (end > start && name.find(filter.substr(start, end - start)) != std::string::npos) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
 int main(int argc, char** argv) {
   const std::string file = argc > 1 ? argv[1] : "shapes.txt";
   const int repeats = argc > 2 ? std::stoi(argv[2]) : 5;
@@ -251,7 +264,7 @@ int main(int argc, char** argv) {
   std::vector<Row> rows;
   std::vector<double> plain_all, kern_all, plain_dense, kern_dense, half_all;
   for (const Layer& l : read_layers(file)) {
-    if (!filter.empty() && l.name.find(filter) == std::string::npos) continue;
+    if (!name_matches(l.name, filter)) continue;
     Layer as_conv = l;  // oneDNN's view of ConvTbc: the 1-D convolution NCW with the same sizes
     as_conv.tbc = false;
     Ours ours(l, stream);
