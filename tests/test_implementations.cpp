@@ -131,6 +131,7 @@ const Variant kVariants[] = {
     {"float_channels_last", ACL_FLOAT, Layout::kChannelsLast, MathMode::kFull},
     {"float16_gapped", ACL_FLOAT16, Layout::kGapped, MathMode::kFull},
     {"bf16_channels_last", ACL_BF16, Layout::kChannelsLast, MathMode::kFull},
+    {"bf16_dense", ACL_BF16, Layout::kDense, MathMode::kFull},  // GEMMs stage windows of X and dY
     {"float_gapped_fp16_math", ACL_FLOAT, Layout::kGapped, MathMode::kFp16Inputs},
 };
 

@@ -14,6 +14,9 @@ bool f16c_conversions();
 // convert_avx2.cpp (-mavx2 -mf16c): out[i] = in[i] for i < n.
 void halves_to_floats_avx2(const uint16_t* in, float* out, int64_t n);
 void floats_to_halves_avx2(const float* in, uint16_t* out, int64_t n);
+// The same for BF16 (to BF16: nearest even, NaNs quiet with their sign, as Eigen::bfloat16).
+void bf16_to_floats_avx2(const uint16_t* in, float* out, int64_t n);
+void floats_to_bf16_avx2(const float* in, uint16_t* out, int64_t n);
 #endif
 
 }  // namespace aclnn_cpu

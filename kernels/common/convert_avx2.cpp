@@ -1,5 +1,5 @@
-// F16C conversions (kernels/common/convert.h). Compiled with -mavx2 -mf16c; called only when
-// f16c_conversions() says the CPU has both. Only intrinsics here (no shared inline code).
+// F16C and AVX2 conversions (kernels/common/convert.h). Compiled with -mavx2 -mf16c; called only
+// when f16c_conversions() says the CPU has both. Only intrinsics here (no shared inline code).
 #include <immintrin.h>
 
 #include "kernels/common/convert.h"
@@ -32,6 +32,55 @@ void floats_to_halves_avx2(const float* in, uint16_t* out, int64_t n) {
     for (int64_t j = 0; j < n - i; ++j) last[j] = in[i + j];
     _mm_store_si128(reinterpret_cast<__m128i*>(narrow), _mm256_cvtps_ph(_mm256_load_ps(last), kNearestEven));
     for (int64_t j = 0; j < n - i; ++j) out[i + j] = narrow[j];
+  }
+}
+
+void bf16_to_floats_avx2(const uint16_t* in, float* out, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256i wide = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i)));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm256_slli_epi32(wide, 16));
+  }
+  for (; i < n; ++i) {  // the top half of the float's bits
+    const uint32_t bits = static_cast<uint32_t>(in[i]) << 16;
+    float value;
+    __builtin_memcpy(&value, &bits, sizeof value);
+    out[i] = value;
+  }
+}
+
+namespace {
+
+// BF16 bits of 8 floats: rounded to nearest even; a NaN becomes the quiet NaN 0x7FC0 with its sign
+// (as Eigen::bfloat16's conversion does).
+inline __m256i bf16_bits(__m256i bits) {
+  const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(bits, 16), _mm256_set1_epi32(1));
+  const __m256i rounded =
+      _mm256_srli_epi32(_mm256_add_epi32(bits, _mm256_add_epi32(lsb, _mm256_set1_epi32(0x7FFF))), 16);
+  const __m256i magnitude = _mm256_and_si256(bits, _mm256_set1_epi32(0x7FFFFFFF));
+  const __m256i nan = _mm256_cmpgt_epi32(magnitude, _mm256_set1_epi32(0x7F800000));
+  const __m256i quiet = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi32(bits, 16), _mm256_set1_epi32(0x8000)),
+                                        _mm256_set1_epi32(0x7FC0));
+  return _mm256_blendv_epi8(rounded, quiet, nan);
+}
+
+}  // namespace
+
+void floats_to_bf16_avx2(const float* in, uint16_t* out, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256i narrow = bf16_bits(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i)));
+    // 32 -> 16 bits (values fit): pack within lanes, then bring the two low quarters together.
+    const __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi32(narrow, narrow), 0x08);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm256_castsi256_si128(packed));
+  }
+  if (i < n) {  // the last 1-7 through a zero-padded block of 8
+    alignas(32) float last[8] = {};
+    alignas(32) uint32_t narrow[8];
+    for (int64_t j = 0; j < n - i; ++j) last[j] = in[i + j];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(narrow),
+                       bf16_bits(_mm256_load_si256(reinterpret_cast<const __m256i*>(last))));
+    for (int64_t j = 0; j < n - i; ++j) out[i + j] = static_cast<uint16_t>(narrow[j]);
   }
 }
 

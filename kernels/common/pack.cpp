@@ -136,8 +136,10 @@ void read_row_floats(const View5& view, MathMode math, int64_t n, int64_t c, int
   if (count <= 0) return;
   const int64_t first = view.element(n, c, d, h, w0), stride = view.stride[4] * step;
 #ifdef ACLNN_HAVE_X86_KERNELS
-  if (view.dtype == ACL_FLOAT16 && stride == 1 && math == MathMode::kFull && f16c_conversions()) {
-    halves_to_floats_avx2(static_cast<const uint16_t*>(view.data) + first, out, count);
+  if ((view.dtype == ACL_FLOAT16 || view.dtype == ACL_BF16) && stride == 1 && math == MathMode::kFull &&
+      f16c_conversions()) {
+    const uint16_t* in = static_cast<const uint16_t*>(view.data) + first;
+    view.dtype == ACL_FLOAT16 ? halves_to_floats_avx2(in, out, count) : bf16_to_floats_avx2(in, out, count);
     return;
   }
 #endif
@@ -178,6 +180,10 @@ void store_dense(const T* values, const View5& out, int threads) {
 #ifdef ACLNN_HAVE_X86_KERNELS
             if (std::is_same_v<E, Eigen::half> && step == 1 && f16c) {
               floats_to_halves_avx2(reinterpret_cast<const float*>(row), reinterpret_cast<uint16_t*>(to), width);
+              continue;
+            }
+            if (std::is_same_v<E, Eigen::bfloat16> && step == 1 && f16c) {
+              floats_to_bf16_avx2(reinterpret_cast<const float*>(row), reinterpret_cast<uint16_t*>(to), width);
               continue;
             }
 #endif

@@ -92,6 +92,9 @@ class GemmForward final : public ConvStep {
         s_(g_),
         threads_(b.threads()),
         flipped_(flipped),
+        source_(flipped ? p.dst : p.src),
+        math_(p.math),
+        staged_(stage_from_view(source_, p.math)),
         output_(p.grad_input, b, "gradInput.f32") {
     // Output tiles small enough for kTargetTasks tasks (the packed panels bound the scratch).
     const int64_t slices = s_.n * s_.groups;
@@ -101,11 +104,15 @@ class GemmForward final : public ConvStep {
     pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(true), sizeof(float), threads_);
     group_floats_ = packed_left_floats(blocking_, s_.cout, s_.rows());
     weights_ = b.book_scratch("gemm.packed_weights", s_.groups * group_floats_, sizeof(float));
-    if (flipped_) {
-      b.need_float_inputs(false, true, true);
-    } else {
-      b.need_float_inputs(true, true, false);
+    if (staged_) {  // each task stages the window of its slice that its tile reads
+      for (int64_t t = 0; t < tiles_; ++t) {
+        window_floats_ =
+            std::max(window_floats_, source_window(g_, t * tile_, std::min(s_.dst_plane, (t + 1) * tile_)).size());
+      }
+      staged_ = s_.cin * window_floats_ <= kStagingBudget;
+      if (staged_) window_ = b.book_scratch("gemm.source_window", s_.cin * window_floats_, sizeof(float), threads_);
     }
+    b.need_float_inputs(!flipped_ && !staged_, true, flipped_ && !staged_);
   }
 
   int64_t tasks() const override { return s_.n * s_.groups * tiles_; }
@@ -120,16 +127,24 @@ class GemmForward final : public ConvStep {
     status = run_tasks(tasks(), threads_, "gemm gradInput", [&](int64_t t) {
       const int64_t n = t / (s_.groups * tiles_), grp = t / tiles_ % s_.groups, o0 = t % tiles_ * tile_;
       const int64_t o1 = std::min(s_.dst_plane, o0 + tile_);
-      const float* x = source + (n * s_.groups + grp) * s_.cin * s_.src_plane;
       float* y = grad_input + (n * s_.groups + grp) * s_.cout * s_.dst_plane + o0;
       float* pack = w.at<float>(pack_, thread_index());
       const PackedLeft wg{weights + grp * group_floats_, s_.rows(), 0};
+      SliceSource x{nullptr, s_.src_plane};
+      if (staged_) {
+        const PlaneWindow window = source_window(g_, o0, o1);
+        float* staged = w.at<float>(window_, thread_index());
+        stage_window(source_, math_, n, grp * s_.cin, 0, s_.cin, window, staged);
+        x = {staged, window.size(), 0, window.first};
+      } else {
+        x.data = source + (n * s_.groups + grp) * s_.cin * s_.src_plane;
+      }
       // Y[:, o0:o1] (Cout_g x tile) = W_g (Cout_g x Cin_g*K) * cols (Cin_g*K x tile)
-      if (columns_are_source(g_)) {  // 1x1: the source is the column matrix
-        sgemm(blocking_, pack, s_.cout, o1 - o0, s_.rows(), wg, MatrixRef{x + o0, s_.src_plane, false}, false, y,
+      if (!staged_ && columns_are_source(g_)) {  // 1x1: the source is the column matrix
+        sgemm(blocking_, pack, s_.cout, o1 - o0, s_.rows(), wg, MatrixRef{x.data + o0, s_.src_plane, false}, false, y,
               s_.dst_plane);
       } else {
-        const Columns columns{&g_, x, o0};
+        const Columns columns{&g_, &x, o0};
         sgemm(blocking_, pack, s_.cout, o1 - o0, s_.rows(), wg, PanelWriter{Columns::write, &columns}, false, y,
               s_.dst_plane);
       }
@@ -142,11 +157,11 @@ class GemmForward final : public ConvStep {
   // The column matrix of one slice from column `first` on, for sgemm's PanelWriter.
   struct Columns {
     const ConvGeometry* g;
-    const float* src;
+    const SliceSource* src;
     int64_t first;
     static void write(const void* context, int64_t p0, int64_t depth, int64_t j0, int64_t cols, int width, float* out) {
       const auto* self = static_cast<const Columns*>(context);
-      im2col_panels(*self->g, self->src, p0, depth, self->first + j0, cols, width, out);
+      im2col_panels(*self->g, *self->src, p0, depth, self->first + j0, cols, width, out);
     }
   };
 
@@ -178,11 +193,15 @@ class GemmForward final : public ConvStep {
   Shape s_;
   int threads_;
   bool flipped_;
+  View5 source_;  // dY (flipped, and a transposed layer's gradInput) or X, as the user passed it
+  MathMode math_;
+  bool staged_;  // tasks stage their windows of source_ (no dense float copy of it)
   DenseFloatOutput output_;
-  int64_t tile_ = 1, tiles_ = 1, group_floats_ = 0;
+  int64_t tile_ = 1, tiles_ = 1, group_floats_ = 0, window_floats_ = 0;
   GemmBlocking blocking_;
   WorkspaceLedger::Handle pack_ = -1;     // per thread
   WorkspaceLedger::Handle weights_ = -1;  // the packed (flipped) weights
+  WorkspaceLedger::Handle window_ = -1;   // per thread: the staged source window of a task
 };
 
 bool supports(const ConvProblem&) { return true; }  // any dtype, layout and geometry

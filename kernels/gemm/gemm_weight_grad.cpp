@@ -26,7 +26,14 @@ constexpr int64_t kPackedBudget = int64_t{8} << 20;  // bytes of dY packed once 
 class GemmBackwardWeight final : public ConvStep {
  public:
   GemmBackwardWeight(const ConvProblem& p, PlanBuilder& b)
-      : g_(p.geometry), s_(p.geometry), threads_(b.threads()), output_(p.grad_weight, b, "gradWeight.f32") {
+      : g_(p.geometry),
+        s_(p.geometry),
+        threads_(b.threads()),
+        src_(p.src),
+        dst_(p.dst),
+        math_(p.math),
+        x_staged_(stage_from_view(p.src, p.math)),
+        output_(p.grad_weight, b, "gradWeight.f32") {
     const int64_t weight_floats = std::max<int64_t>(1, s_.groups * s_.cout * s_.rows());
     const int64_t length = s_.n * s_.dst_plane;  // the reduction, per group
     // Chunks first (each GEMM keeps all rows: the widest products), bounded by the partials'
@@ -39,16 +46,30 @@ class GemmBackwardWeight final : public ConvStep {
     blocks_ = ceil_div(s_.rows(), block_);
     tile_ = s_.tile(block_);
     blocking_ = plan_gemm_blocking(s_.cout, block_, std::min(tile_, ceil_div(length, chunks_)));
-    if (!columns_are_source(g_)) cols_ = b.book_scratch("gemm.cols", block_ * tile_, sizeof(float), threads_);
+    // X staged per piece: the channels of a row block, at most the whole plane of each.
+    const int64_t block_channels = std::min(s_.cin, ceil_div(block_, s_.kernel_volume) + 1);
+    x_staged_ = x_staged_ && block_channels * s_.src_plane <= kStagingBudget;
+    if (x_staged_) {
+      window_ = b.book_scratch("gemm.source_window", block_channels * s_.src_plane, sizeof(float), threads_);
+    }
+    if (x_staged_ || !columns_are_source(g_)) {
+      cols_ = b.book_scratch("gemm.cols", block_ * tile_, sizeof(float), threads_);
+    }
     // Chunk 0 sums into the result itself, each later chunk into its own partial.
     if (chunks_ > 1) partials_ = b.book_scratch("gemm.partials", weight_floats, sizeof(float), chunks_ - 1);
     // dY is the left operand of every task's GEMMs, and each row block would pack it again: pack it
-    // once (when it is more than one row per group, and within budget).
+    // once (when it is more than one row per group, and within budget or else copied anyway),
+    // reading it from the user's view when it is not a dense float array.
     group_floats_ = packed_left_floats(blocking_, s_.cout, length);
-    const bool pack_once = s_.cout > 1 && s_.groups * group_floats_ <= kPackedBudget / 4;
+    const bool dy_dense = p.math == MathMode::kFull && is_dense_float(p.dst);
+    const bool pack_once = s_.cout > 1 && (s_.groups * group_floats_ <= kPackedBudget / 4 || !dy_dense);
     if (pack_once) packed_dy_ = b.book_scratch("gemm.packed_gradOutput", s_.groups * group_floats_, sizeof(float));
+    if (pack_once && !dy_dense) {  // one sliver of dY rows per thread, read from the view
+      dy_rows_ =
+          b.book_scratch("gemm.gradOutput_rows", left_sliver_rows(blocking_) * s_.dst_plane, sizeof(float), threads_);
+    }
     pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(pack_once), sizeof(float), threads_);
-    b.need_float_inputs(true, false, true);
+    b.need_float_inputs(!x_staged_, false, !pack_once || dy_dense);
   }
 
   int64_t tasks() const override { return s_.groups * blocks_ * chunks_; }
@@ -58,7 +79,7 @@ class GemmBackwardWeight final : public ConvStep {
     float* grad_weight = output_.data(w);
     const int64_t length = s_.n * s_.dst_plane;
     float* packed_dy = packed_dy_ >= 0 ? w.at<float>(packed_dy_) : nullptr;
-    int status = packed_dy != nullptr ? pack_grad_output(in.f32.dst, packed_dy) : ACLNN_SUCCESS;
+    int status = packed_dy != nullptr ? pack_grad_output(w, in.f32.dst, packed_dy) : ACLNN_SUCCESS;
     if (status != ACLNN_SUCCESS) return status;
     status = run_tasks(tasks(), threads_, "gemm gradWeight", [&](int64_t t) {
       const int64_t grp = t / (blocks_ * chunks_), r0 = t / chunks_ % blocks_ * block_, chunk = t % chunks_;
@@ -71,19 +92,30 @@ class GemmBackwardWeight final : public ConvStep {
       for (int64_t at = begin; at < end;) {  // pieces: within one sample, at most one tile long
         const int64_t n = at / s_.dst_plane, o0 = at % s_.dst_plane;
         const int64_t o1 = std::min({s_.dst_plane, o0 + tile_, end - n * s_.dst_plane});
-        const float* x = in.f32.src + (n * s_.groups + grp) * s_.cin * s_.src_plane;
-        const float* dy = in.f32.dst + (n * s_.groups + grp) * s_.cout * s_.dst_plane;
-        MatrixRef rows{x + r0 * s_.src_plane + o0, s_.src_plane, true};  // 1x1: rows are channels of x
+        SliceSource x{nullptr, s_.src_plane};
+        if (x_staged_) {  // the row block's channels, the positions this piece reads
+          const int64_t c0 = r0 / s_.kernel_volume, c1 = (r1 - 1) / s_.kernel_volume + 1;
+          const PlaneWindow window = source_window(g_, o0, o1);
+          float* staged = w.at<float>(window_, thread);
+          stage_window(src_, math_, n, grp * s_.cin, c0, c1, window, staged);
+          x = {staged, window.size(), c0, window.first};
+        } else {
+          x.data = in.f32.src + (n * s_.groups + grp) * s_.cin * s_.src_plane;
+        }
+        MatrixRef rows{nullptr, o1 - o0, true};
         if (cols_ >= 0) {
           float* cols = w.at<float>(cols_, thread);
           im2col(g_, x, r0, r1, o0, o1, cols);
-          rows = {cols, o1 - o0, true};
+          rows.data = cols;
+        } else {  // 1x1: rows are channels of x
+          rows = {x.data + r0 * s_.src_plane + o0, s_.src_plane, true};
         }
         // sum (Cout_g x rows, ld = Cin_g*K) (+)= dY[:, o0:o1] (Cout_g x piece) * cols^T (piece x rows)
         if (packed_dy != nullptr) {
           const PackedLeft left{packed_dy + grp * group_floats_, length, n * s_.dst_plane + o0};
           sgemm(blocking_, pack, s_.cout, r1 - r0, o1 - o0, left, rows, !first, sum, s_.rows());
         } else {
+          const float* dy = in.f32.dst + (n * s_.groups + grp) * s_.cout * s_.dst_plane;
           sgemm(blocking_, pack, s_.cout, r1 - r0, o1 - o0, MatrixRef{dy + o0, s_.dst_plane, false}, rows, !first, sum,
                 s_.rows());
         }
@@ -100,13 +132,28 @@ class GemmBackwardWeight final : public ConvStep {
   }
 
  private:
-  // Each group's dY (Cout_g x (sample, position)) as a PackedLeft: one task per sample and sliver.
-  int pack_grad_output(const float* dy, float* out) const {
+  // Each group's dY (Cout_g x (sample, position)) as a PackedLeft: one task per sample and sliver,
+  // from the dense float dY or, without one, from the user's view (a sliver's rows read first).
+  int pack_grad_output(const Workspace& w, const float* dy, float* out) const {
     const int64_t mr = left_sliver_rows(blocking_), slivers = ceil_div(s_.cout, mr), length = s_.n * s_.dst_plane;
     return run_tasks(s_.groups * s_.n * slivers, threads_, "gemm gradWeight", [&](int64_t t) {
       const int64_t grp = t / (s_.n * slivers), n = t / slivers % s_.n, c0 = t % slivers * mr;
-      const float* slice = dy + ((n * s_.groups + grp) * s_.cout + c0) * s_.dst_plane;
-      pack_left(blocking_, std::min(mr, s_.cout - c0), s_.dst_plane, MatrixRef{slice, s_.dst_plane, false},
+      const int64_t count = std::min(mr, s_.cout - c0);
+      const float* slice = nullptr;
+      if (dy_rows_ >= 0) {
+        float* rows = w.at<float>(dy_rows_, thread_index());
+        const int64_t width = g_.dst_size[2], lines = g_.dst_size[0] * g_.dst_size[1];
+        for (int64_t c = 0; c < count; ++c) {
+          for (int64_t line = 0; line < lines; ++line) {
+            read_row_floats(dst_, math_, n, grp * s_.cout + c0 + c, line / g_.dst_size[1], line % g_.dst_size[1], 0, 1,
+                            width, rows + c * s_.dst_plane + line * width);
+          }
+        }
+        slice = rows;
+      } else {
+        slice = dy + ((n * s_.groups + grp) * s_.cout + c0) * s_.dst_plane;
+      }
+      pack_left(blocking_, count, s_.dst_plane, MatrixRef{slice, s_.dst_plane, false},
                 out + grp * group_floats_ + c0 * length, length, n * s_.dst_plane);
     });
   }
@@ -126,12 +173,17 @@ class GemmBackwardWeight final : public ConvStep {
   ConvGeometry g_;
   Shape s_;
   int threads_;
+  View5 src_, dst_;  // X and dY as the user passed them
+  MathMode math_;
+  bool x_staged_;  // each piece stages the X it reads (no dense float copy of X)
   DenseFloatOutput output_;
   int64_t chunks_ = 1, block_ = 1, blocks_ = 1, tile_ = 1, group_floats_ = 0;
   GemmBlocking blocking_;
   WorkspaceLedger::Handle cols_ = -1, pack_ = -1;  // per thread
   WorkspaceLedger::Handle partials_ = -1;          // per chunk after the first
   WorkspaceLedger::Handle packed_dy_ = -1;         // dY packed once, or none
+  WorkspaceLedger::Handle dy_rows_ = -1;           // per thread: a sliver of dY rows read from its view
+  WorkspaceLedger::Handle window_ = -1;            // per thread: the staged X of a piece
 };
 
 bool supports(const ConvProblem&) { return true; }  // any dtype, layout and geometry

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernels/common/pack.h"
+
 namespace aclnn_cpu {
 namespace {
 
@@ -16,31 +18,77 @@ inline void copy_run(const float* from, int64_t n, float* to) {
   if (i < n) to[i] = from[i];
 }
 
+// The slice element `from` (an offset from channel 0 of a dense slice, as for_each_run reports it).
+inline const float* element(const ConvGeometry& g, const SliceSource& src, int64_t from) {
+  const int64_t plane = g.src_plane();
+  if (src.channel_stride == plane && src.first == 0 && src.first_channel == 0) return src.data + from;
+  return src.data + (from / plane - src.first_channel) * src.channel_stride + (from % plane - src.first);
+}
+
+// to[i] = src[from + i * step] for i < n.
+inline void read_run(const float* from, int64_t step, int64_t n, float* to) {
+  if (step == 1) {
+    copy_run(from, n, to);
+  } else {
+    for (int64_t i = 0; i < n; ++i) to[i] = from[i * step];
+  }
+}
+
 }  // namespace
 
-void im2col(const ConvGeometry& g, const float* src, int64_t row_begin, int64_t row_end, int64_t col_begin,
+PlaneWindow source_window(const ConvGeometry& g, int64_t col_begin, int64_t col_end) {
+  if (col_begin >= col_end) return {};
+  const int64_t out_h = g.dst_size[1], out_w = g.dst_size[2];
+  const int64_t depth = g.src_size[0], height = g.src_size[1], width = g.src_size[2];
+  auto span = [&g](int a) { return g.dilation[a] * (g.kernel[a] - 1); };
+  auto clamp = [](int64_t v, int64_t hi) { return std::clamp<int64_t>(v, 0, hi - 1); };
+  const int64_t last = col_end - 1;
+  const int64_t od0 = col_begin / (out_h * out_w), oh0 = col_begin / out_w % out_h, ow0 = col_begin % out_w;
+  const int64_t od1 = last / (out_h * out_w), oh1 = last / out_w % out_h, ow1 = last % out_w;
+  const int64_t d_lo = clamp(od0 * g.stride[0] - g.pad[0], depth);
+  const int64_t d_hi = clamp(od1 * g.stride[0] - g.pad[0] + span(0), depth);
+  int64_t h_lo = 0, h_hi = height - 1;  // all lines of each depth slice, unless in one output slice
+  if (od0 == od1) {
+    h_lo = clamp(oh0 * g.stride[1] - g.pad[1], height);
+    h_hi = clamp(oh1 * g.stride[1] - g.pad[1] + span(1), height);
+  }
+  int64_t w_lo = 0, w_hi = width - 1;  // whole lines, unless in one output line
+  if (od0 == od1 && oh0 == oh1) {
+    w_lo = clamp(ow0 * g.stride[2] - g.pad[2], width);
+    w_hi = clamp(ow1 * g.stride[2] - g.pad[2] + span(2), width);
+  }
+  return {(d_lo * height + h_lo) * width + w_lo, (d_hi * height + h_hi) * width + w_hi + 1};
+}
+
+void stage_window(const View5& view, MathMode math, int64_t n, int64_t c0, int64_t c_begin, int64_t c_end,
+                  PlaneWindow window, float* out) {
+  const int64_t width = view.shape[4], height = view.shape[3], size = window.size();
+  for (int64_t c = c_begin; c < c_end; ++c, out += size) {
+    for (int64_t i = window.first; i < window.first + size;) {  // line by line
+      const int64_t line = i / width, w = i % width, run = std::min(width - w, window.last - i);
+      read_row_floats(view, math, n, c0 + c, line / height, line % height, w, 1, run, out + (i - window.first));
+      i += run;
+    }
+  }
+}
+
+void im2col(const ConvGeometry& g, const SliceSource& src, int64_t row_begin, int64_t row_end, int64_t col_begin,
             int64_t col_end, float* cols) {
   const int64_t width = col_end - col_begin;
   auto entry = [=](int64_t r, int64_t o) { return cols + (r - row_begin) * width + (o - col_begin); };
   for_each_run(
       g, row_begin, row_end, col_begin, col_end,
       [entry](int64_t r, int64_t o, int64_t count) { std::fill_n(entry(r, o), count, 0.0f); },
-      [src, entry](int64_t r, int64_t o, int64_t from, int64_t step, int64_t count) {
-        float* out = entry(r, o);
-        const float* in = src + from;
-        if (step == 1) {
-          copy_run(in, count, out);
-        } else {
-          for (int64_t i = 0; i < count; ++i) out[i] = in[i * step];
-        }
+      [&g, &src, entry](int64_t r, int64_t o, int64_t from, int64_t step, int64_t count) {
+        read_run(element(g, src, from), step, count, entry(r, o));
       });
 }
 
 namespace {
 
 template <int W>
-void im2col_panels_of(const ConvGeometry& g, const float* src, int64_t p0, int64_t depth, int64_t j0, int64_t cols,
-                      float* out) {
+void im2col_panels_of(const ConvGeometry& g, const SliceSource& src, int64_t p0, int64_t depth, int64_t j0,
+                      int64_t cols, float* out) {
   const int64_t sliver = W * depth;
   // Entries (r, o .. o + count) in pieces that stay within one sliver: put(to, first, n) with
   // `first` the piece's index in the run.
@@ -58,15 +106,10 @@ void im2col_panels_of(const ConvGeometry& g, const float* src, int64_t p0, int64
       [=](int64_t r, int64_t o, int64_t count) {
         pieces(r, o, count, [](float* to, int64_t, int64_t n) { std::fill_n(to, n, 0.0f); });
       },
-      [=](int64_t r, int64_t o, int64_t from, int64_t step, int64_t count) {
-        const float* in = src + from;
-        if (step == 1) {
-          pieces(r, o, count, [in](float* to, int64_t first, int64_t n) { copy_run(in + first, n, to); });
-        } else {
-          pieces(r, o, count, [in, step](float* to, int64_t first, int64_t n) {
-            for (int64_t i = 0; i < n; ++i) to[i] = in[(first + i) * step];
-          });
-        }
+      [&](int64_t r, int64_t o, int64_t from, int64_t step, int64_t count) {
+        const float* in = element(g, src, from);
+        pieces(r, o, count,
+               [in, step](float* to, int64_t first, int64_t n) { read_run(in + first * step, step, n, to); });
       });
   if (const int64_t used = cols % W; used != 0) {  // the last sliver's lanes past the last column
     float* last = out + cols / W * sliver;
@@ -76,7 +119,7 @@ void im2col_panels_of(const ConvGeometry& g, const float* src, int64_t p0, int64
 
 }  // namespace
 
-void im2col_panels(const ConvGeometry& g, const float* src, int64_t p0, int64_t depth, int64_t j0, int64_t cols,
+void im2col_panels(const ConvGeometry& g, const SliceSource& src, int64_t p0, int64_t depth, int64_t j0, int64_t cols,
                    int width, float* out) {
   switch (width) {  // the micro-kernels' NR (microkernel_*.cpp)
     case 8: return im2col_panels_of<8>(g, src, p0, depth, j0, cols, out);

@@ -11,6 +11,34 @@
 
 namespace aclnn_cpu {
 
+// What im2col reads for one (sample, group) slice: element (c, i) of the slice (channel c,
+// position i of its source plane) at data[(c - first_channel) * channel_stride + i - first].
+// Either the dense float slice itself ({slice, plane, 0, 0}) or a window of it staged by
+// stage_window (the positions a tile reads, converted from the user's view).
+struct SliceSource {
+  const float* data;
+  int64_t channel_stride;
+  int64_t first_channel = 0;
+  int64_t first = 0;
+};
+
+// Positions [first, last) of the source plane: a window (empty when first >= last).
+struct PlaneWindow {
+  int64_t first = 0, last = 0;
+  int64_t size() const { return last > first ? last - first : 0; }
+};
+
+// A window holding every source position that the column-matrix columns [col_begin, col_end)
+// read (whole source lines (d, h) between the first and the last one read, or part of one line).
+PlaneWindow source_window(const ConvGeometry& g, int64_t col_begin, int64_t col_end);
+
+// out[(c - c_begin) * window.size() + i - window.first] = element (n, c0 + c, position i) of the
+// view as read_row_floats reads it (any dtype and strides, cubeMathType rounding), for c in
+// [c_begin, c_end) and i in the window: the part of a slice a tile reads, with no dense copy of
+// the whole tensor. The view's spatial dims are the geometry's source sizes.
+void stage_window(const View5& view, MathMode math, int64_t n, int64_t c0, int64_t c_begin, int64_t c_end,
+                  PlaneWindow window, float* out);
+
 // Walks a column-matrix block row by row, in runs of consecutive output positions that share
 // (od, oh). For each run it reports the padding parts, padding(r, o, count), and the part that
 // reads the source, source(r, o, from, step, count): entries (r, o), (r, o+1), ... map to source
@@ -66,14 +94,13 @@ void for_each_run(const ConvGeometry& g, int64_t row_begin, int64_t row_end, int
 }
 
 // cols (rows [row_begin, row_end) x columns [col_begin, col_end), row-major) <- im2col(src).
-// `src` points at channel 0 of the slice (C x src spatial, dense).
-void im2col(const ConvGeometry& g, const float* src, int64_t row_begin, int64_t row_end, int64_t col_begin,
+void im2col(const ConvGeometry& g, const SliceSource& src, int64_t row_begin, int64_t row_end, int64_t col_begin,
             int64_t col_end, float* cols);
 
 // The column-matrix block (rows [p0, p0 + depth), columns [j0, j0 + cols)) written straight into
 // sgemm's packed column slivers of `width` (PanelWriter's layout; a micro-kernel's NR: 8, 16 or
 // 32): im2col fused into packing.
-void im2col_panels(const ConvGeometry& g, const float* src, int64_t p0, int64_t depth, int64_t j0, int64_t cols,
+void im2col_panels(const ConvGeometry& g, const SliceSource& src, int64_t p0, int64_t depth, int64_t j0, int64_t cols,
                    int width, float* out);
 
 // dst[c, i] += every cols entry that im2col would have read from position (c, i); same block shape.

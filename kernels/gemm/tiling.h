@@ -57,6 +57,16 @@ inline bool columns_are_source(const ConvGeometry& g) {
   return true;
 }
 
+// Whether a GEMM step reads `view` by staging the part of each slice a tile needs (im2col.h's
+// stage_window) rather than from a dense float copy of the whole tensor: it is not a dense float
+// array already (another dtype, cubeMathType 2 rounding, strides), and its rows are contiguous (a
+// gather along W, as in ConvTbc's T x B x C, is cheaper copied once).
+inline bool stage_from_view(const View5& view, MathMode math) {
+  return !(math == MathMode::kFull && is_dense_float(view)) && view.stride[4] == 1;
+}
+// Floats of staged source per thread, at most (else the step asks for a dense copy).
+constexpr int64_t kStagingBudget = int64_t{4} << 20;
+
 // A result the GEMM implementations write as a dense float array: the user's tensor itself when
 // it is one, else a staging region copied (and rounded) into the user's view at the end.
 class DenseFloatOutput {

@@ -1,0 +1,92 @@
+// The vectorised FLOAT16 and BF16 conversions (kernels/common/convert.h) against Eigen's portable
+// ones, bit for bit: every 16-bit pattern widened, and narrowing of floats around every rounding
+// boundary, infinities, NaNs (with payloads and signs) and subnormals.
+#include <gtest/gtest.h>
+
+#include <Eigen/Core>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "kernels/common/convert.h"
+
+namespace aclnn_cpu {
+namespace {
+
+uint32_t bits_of(float value) {
+  uint32_t bits = 0;
+  std::memcpy(&bits, &value, 4);
+  return bits;
+}
+float float_of(uint32_t bits) {
+  float value = 0.0f;
+  std::memcpy(&value, &bits, 4);
+  return value;
+}
+
+// Every 16-bit pattern (NaNs included), in an odd count so the tail path runs too.
+std::vector<uint16_t> all_patterns() {
+  std::vector<uint16_t> patterns;
+  for (uint32_t i = 0; i < 65536; ++i) patterns.push_back(static_cast<uint16_t>(i));
+  patterns.push_back(0x7FC1);
+  return patterns;
+}
+
+// Floats that exercise rounding: around every 16-bit pattern's ties, specials, and random bits.
+std::vector<float> narrowing_inputs() {
+  std::vector<float> values;
+  for (uint32_t top = 0; top < 65536; top += 7) {
+    for (uint32_t low : {0x0000u, 0x0001u, 0x0FFFu, 0x1000u, 0x1001u, 0x7FFFu, 0x8000u, 0x8001u, 0xFFFFu}) {
+      values.push_back(float_of(top << 16 | low));
+    }
+  }
+  for (uint32_t special : {0x7F800000u, 0xFF800000u, 0x7FC00000u, 0xFFC00001u, 0x7F800001u, 0x7FFFFFFFu, 0x00000001u,
+                           0x807FFFFFu, 0x477FF000u, 0x477FEFFFu, 0x38800000u, 0x33000000u, 0x33000001u}) {
+    values.push_back(float_of(special));
+  }
+  std::mt19937 rng(5);
+  for (int i = 0; i < 100003; ++i) values.push_back(float_of(rng()));
+  return values;
+}
+
+TEST(Conversions, VectorisedWideningMatchesEigen) {
+  if (!f16c_conversions()) GTEST_SKIP() << "no F16C/AVX2 on this CPU (or ACLNN_CONVBWD_ISA=generic)";
+#ifdef ACLNN_HAVE_X86_KERNELS
+  const std::vector<uint16_t> in = all_patterns();
+  std::vector<float> half(in.size()), bf16(in.size());
+  halves_to_floats_avx2(in.data(), half.data(), static_cast<int64_t>(in.size()));
+  bf16_to_floats_avx2(in.data(), bf16.data(), static_cast<int64_t>(in.size()));
+  for (size_t i = 0; i < in.size(); ++i) {
+    const float want_half = static_cast<float>(Eigen::numext::bit_cast<Eigen::half>(in[i]));
+    const float want_bf16 = static_cast<float>(Eigen::numext::bit_cast<Eigen::bfloat16>(in[i]));
+    if (std::isnan(want_half)) {
+      EXPECT_TRUE(std::isnan(half[i])) << std::hex << in[i];
+    } else {
+      EXPECT_EQ(bits_of(half[i]), bits_of(want_half)) << std::hex << in[i];
+    }
+    EXPECT_EQ(bits_of(bf16[i]), bits_of(want_bf16)) << std::hex << in[i];
+  }
+#endif
+}
+
+TEST(Conversions, VectorisedNarrowingMatchesEigen) {
+  if (!f16c_conversions()) GTEST_SKIP() << "no F16C/AVX2 on this CPU (or ACLNN_CONVBWD_ISA=generic)";
+#ifdef ACLNN_HAVE_X86_KERNELS
+  const std::vector<float> in = narrowing_inputs();
+  std::vector<uint16_t> half(in.size()), bf16(in.size());
+  floats_to_halves_avx2(in.data(), half.data(), static_cast<int64_t>(in.size()));
+  floats_to_bf16_avx2(in.data(), bf16.data(), static_cast<int64_t>(in.size()));
+  for (size_t i = 0; i < in.size(); ++i) {
+    const uint16_t want_bf16 = Eigen::numext::bit_cast<uint16_t>(Eigen::bfloat16(in[i]));
+    EXPECT_EQ(bf16[i], want_bf16) << std::hex << bits_of(in[i]);
+    if (!std::isnan(in[i])) {  // (NaN payloads: any NaN will do for FLOAT16)
+      const uint16_t want_half = Eigen::numext::bit_cast<uint16_t>(Eigen::half(in[i]));
+      EXPECT_EQ(half[i], want_half) << std::hex << bits_of(in[i]);
+    }
+  }
+#endif
+}
+
+}  // namespace
+}  // namespace aclnn_cpu
