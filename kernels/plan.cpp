@@ -5,6 +5,7 @@
 
 #include "aclnn/opdev/op_errno.h"
 #include "common/log.h"
+#include "kernels/common/convert.h"
 #include "kernels/common/pack.h"
 
 #ifdef _OPENMP
@@ -58,6 +59,7 @@ void PlanBuilder::need_double_inputs(bool src, bool wei, bool dst) {
 }
 
 std::unique_ptr<ConvPlan> ConvPlan::build(const ConvProblem& problem, const std::string& only, const char* api) {
+  refresh_f16c_conversions();  // ACLNN_CONVBWD_ISA is read here, not per row at phase 2
   std::unique_ptr<ConvPlan> plan(new ConvPlan());
   plan->problem_ = problem;
   const ConvProblem& p = plan->problem_;

@@ -1,6 +1,6 @@
-// FLOAT16 <-> float conversion of contiguous runs with the CPU's F16C instructions, for the dense
-// copies (pack.cpp). Both are exact or round to nearest even, as Eigen::half's portable
-// conversion does: only the speed differs.
+// FLOAT16 and BF16 <-> float conversion of contiguous runs with the CPU's F16C and AVX2
+// instructions, for reading and storing rows of views (pack.cpp). Exact or rounded to nearest
+// even, as Eigen's portable conversions do: only the speed differs.
 #pragma once
 
 #include <cstdint>
@@ -8,7 +8,10 @@
 namespace aclnn_cpu {
 
 // Whether the F16C paths may run: the CPU has F16C and AVX2, and ACLNN_CONVBWD_ISA allows AVX.
+// Decided from cpuid and ACLNN_CONVBWD_ISA by refresh_f16c_conversions(), which every plan calls at
+// phase 1 (the first call decides when no plan did): phase 2 reads no environment.
 bool f16c_conversions();
+bool refresh_f16c_conversions();
 
 #ifdef ACLNN_HAVE_X86_KERNELS
 // convert_avx2.cpp (-mavx2 -mf16c): out[i] = in[i] for i < n.

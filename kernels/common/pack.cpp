@@ -42,6 +42,11 @@ bool is_dense_float(const View5& view) {
   return true;
 }
 
+bool planes_contiguous(const View5& view) {
+  return (view.shape[4] == 1 || view.stride[4] == 1) && (view.shape[3] == 1 || view.stride[3] == view.shape[4]) &&
+         (view.shape[2] == 1 || view.stride[2] == view.shape[3] * view.shape[4]);
+}
+
 float* dense_float_data(const View5& view) {
   return view.data == nullptr ? nullptr : static_cast<float*>(view.data) + view.offset;
 }
@@ -120,11 +125,17 @@ template <typename T>
 void pack_dense(const View5& view, MathMode math, T* out, int threads) {
   (void)threads;                  // used by OpenMP only
   if (view.numel() == 0) return;  // (its data may be null: no element address is formed)
-  const int64_t width = view.shape[4], rows = view.shape[2] * view.shape[3];
+  const int64_t plane = view.shape[2] * view.shape[3] * view.shape[4];
+  const bool whole = std::is_same_v<T, float> && planes_contiguous(view);  // one run per plane
 #pragma omp parallel for collapse(2) schedule(static) num_threads(threads)
   for (int64_t n = 0; n < view.shape[0]; ++n) {
     for (int64_t c = 0; c < view.shape[1]; ++c) {
-      T* row = out + (n * view.shape[1] + c) * rows * width;
+      T* row = out + (n * view.shape[1] + c) * plane;
+      if (whole) {
+        read_row_floats(view, math, n, c, 0, 0, 0, 1, plane, reinterpret_cast<float*>(row));
+        continue;
+      }
+      const int64_t width = view.shape[4], rows = view.shape[2] * view.shape[3];
       for (int64_t r = 0; r < rows; ++r, row += width)
         pack_row(view, math, n, c, r / view.shape[3], r % view.shape[3], row);
     }
@@ -136,8 +147,8 @@ void read_row_floats(const View5& view, MathMode math, int64_t n, int64_t c, int
   if (count <= 0) return;
   const int64_t first = view.element(n, c, d, h, w0), stride = view.stride[4] * step;
 #ifdef ACLNN_HAVE_X86_KERNELS
-  if ((view.dtype == ACL_FLOAT16 || view.dtype == ACL_BF16) && stride == 1 && math == MathMode::kFull &&
-      f16c_conversions()) {
+  if ((view.dtype == ACL_FLOAT16 || view.dtype == ACL_BF16) && stride == 1 && count >= 8 &&
+      math == MathMode::kFull && f16c_conversions()) {
     const uint16_t* in = static_cast<const uint16_t*>(view.data) + first;
     view.dtype == ACL_FLOAT16 ? halves_to_floats_avx2(in, out, count) : bf16_to_floats_avx2(in, out, count);
     return;
@@ -155,6 +166,30 @@ void read_row_floats(const View5& view, MathMode math, int64_t n, int64_t c, int
   });
 }
 
+namespace {
+
+// to[i * step] = in[i] for i < count, rounded once to nearest even (F16C/AVX2 for contiguous runs
+// of FLOAT16 and BF16 when `f16c`).
+template <typename E>
+void store_floats(const float* in, int64_t count, E* to, int64_t step, bool f16c) {
+#ifdef ACLNN_HAVE_X86_KERNELS
+  if (step == 1 && count >= 8 && f16c) {
+    if constexpr (std::is_same_v<E, Eigen::half>) {
+      floats_to_halves_avx2(in, reinterpret_cast<uint16_t*>(to), count);
+      return;
+    } else if constexpr (std::is_same_v<E, Eigen::bfloat16>) {
+      floats_to_bf16_avx2(in, reinterpret_cast<uint16_t*>(to), count);
+      return;
+    }
+  }
+#else
+  (void)f16c;
+#endif
+  for (int64_t i = 0; i < count; ++i) to[i * step] = static_cast<E>(in[i]);
+}
+
+}  // namespace
+
 template <typename T>
 void store_dense(const T* values, const View5& out, int threads) {
   (void)threads;
@@ -165,29 +200,18 @@ void store_dense(const T* values, const View5& out, int threads) {
   }
   const int64_t width = out.shape[4], rows = out.shape[2] * out.shape[3];
   if (std::is_same_v<T, float> && out.dtype != ACL_DOUBLE) {
-    // Float values into FLOAT/FLOAT16/BF16: one rounding to nearest even, as store_element's.
-    const bool f16c = f16c_conversions();
-    (void)f16c;  // used on x86-64 only
+    // Float values into FLOAT/FLOAT16/BF16: one rounding to nearest even, as store_element's; a
+    // whole plane per run where the view's planes are contiguous.
+    const bool f16c = f16c_conversions(), whole = planes_contiguous(out);
+    const int64_t run = whole ? rows * width : width, runs = whole ? 1 : rows;
     with_element_type(out, [&](auto* base) {
-      using E = std::remove_pointer_t<decltype(base)>;
 #pragma omp parallel for collapse(2) schedule(static) num_threads(threads)
       for (int64_t n = 0; n < out.shape[0]; ++n) {
         for (int64_t c = 0; c < out.shape[1]; ++c) {
           const T* row = values + (n * out.shape[1] + c) * rows * width;
-          for (int64_t r = 0; r < rows; ++r, row += width) {
-            E* to = base + out.element(n, c, r / out.shape[3], r % out.shape[3], 0);
-            const int64_t step = out.stride[4];
-#ifdef ACLNN_HAVE_X86_KERNELS
-            if (std::is_same_v<E, Eigen::half> && step == 1 && f16c) {
-              floats_to_halves_avx2(reinterpret_cast<const float*>(row), reinterpret_cast<uint16_t*>(to), width);
-              continue;
-            }
-            if (std::is_same_v<E, Eigen::bfloat16> && step == 1 && f16c) {
-              floats_to_bf16_avx2(reinterpret_cast<const float*>(row), reinterpret_cast<uint16_t*>(to), width);
-              continue;
-            }
-#endif
-            for (int64_t w = 0; w < width; ++w) to[w * step] = static_cast<E>(static_cast<float>(row[w]));
+          for (int64_t r = 0; r < runs; ++r, row += run) {
+            store_floats(reinterpret_cast<const float*>(row), run,
+                         base + out.element(n, c, r / out.shape[3], r % out.shape[3], 0), out.stride[4], f16c);
           }
         }
       }

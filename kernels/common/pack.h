@@ -26,6 +26,10 @@ bool may_overlap(const View5& view);
 template <typename T>
 void pack_dense(const View5& view, MathMode math, T* out, int threads);
 
+// True when each (n, c) plane of the view is contiguous (D, H, W dense with W stride 1): a run of
+// positions may then cross W rows (element (n, c, 0, 0, i) is position i of the plane).
+bool planes_contiguous(const View5& view);
+
 // out[i] = element (n, c, d, h, w0 + i*step) of the view for i < count, as float (widened exactly,
 // then rounded to FLOAT16 when `math` asks for it: the values pack_dense<float> would give).
 void read_row_floats(const View5& view, MathMode math, int64_t n, int64_t c, int64_t d, int64_t h, int64_t w0,

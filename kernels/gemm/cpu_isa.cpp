@@ -7,6 +7,7 @@
 #endif
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
@@ -38,16 +39,27 @@ Isa detected_isa() {
 #endif
 }
 
-bool f16c_conversions() {
+namespace {
+std::atomic<int> g_f16c_conversions{-1};  // -1: not decided yet
+}  // namespace
+
+bool refresh_f16c_conversions() {
 #if defined(__x86_64__) && defined(ACLNN_HAVE_X86_KERNELS)
   static const bool f16c = [] {
     unsigned a = 0, b = 0, c = 0, d = 0;
     return __get_cpuid(1, &a, &b, &c, &d) != 0 && (c & bit_F16C) != 0;
   }();
-  return f16c && selected_isa() >= Isa::kAvx2;
+  const bool allowed = f16c && selected_isa() >= Isa::kAvx2;
 #else
-  return false;
+  const bool allowed = false;
 #endif
+  g_f16c_conversions.store(allowed ? 1 : 0, std::memory_order_relaxed);
+  return allowed;
+}
+
+bool f16c_conversions() {
+  const int decided = g_f16c_conversions.load(std::memory_order_relaxed);
+  return decided < 0 ? refresh_f16c_conversions() : decided == 1;
 }
 
 Isa selected_isa() {

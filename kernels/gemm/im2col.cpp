@@ -62,9 +62,11 @@ PlaneWindow source_window(const ConvGeometry& g, int64_t col_begin, int64_t col_
 
 void stage_window(const View5& view, MathMode math, int64_t n, int64_t c0, int64_t c_begin, int64_t c_end,
                   PlaneWindow window, float* out) {
-  const int64_t width = view.shape[4], height = view.shape[3], size = window.size();
+  const int64_t height = view.shape[3], size = window.size();
+  // Line by line, or the whole window at once where the view's planes are contiguous.
+  const int64_t width = planes_contiguous(view) ? std::max<int64_t>(1, window.last) : view.shape[4];
   for (int64_t c = c_begin; c < c_end; ++c, out += size) {
-    for (int64_t i = window.first; i < window.first + size;) {  // line by line
+    for (int64_t i = window.first; i < window.first + size;) {
       const int64_t line = i / width, w = i % width, run = std::min(width - w, window.last - i);
       read_row_floats(view, math, n, c0 + c, line / height, line % height, w, 1, run, out + (i - window.first));
       i += run;
