@@ -30,7 +30,10 @@ class GemmBackwardData final : public ConvStep {
     tile_ = s_.tile(max_rows);
     blocking_ = plan_gemm_blocking(max_rows, tile_, s_.cout);
     if (!columns_are_source(g_)) cols_ = b.book_scratch("gemm.cols", max_rows * tile_, sizeof(float), threads_);
-    pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(), sizeof(float), threads_);
+    pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(true), sizeof(float), threads_);
+    // W^T is the left operand of every tile of every sample: packed once per (group, block).
+    block_floats_ = packed_left_floats(blocking_, max_rows, s_.cout);
+    weights_ = b.book_scratch("gemm.packed_weights", s_.groups * blocks_ * block_floats_, sizeof(float));
     b.need_float_inputs(false, true, true);
   }
 
@@ -39,11 +42,14 @@ class GemmBackwardData final : public ConvStep {
 
   int run(const Workspace& w, const StepInputs& in) const override {
     float* grad_input = output_.data(w);
-    const int status = run_tasks(tasks(), threads_, "gemm gradInput", [&](int64_t t) {
+    float* weights = w.at<float>(weights_);
+    int status = pack_weights(in.f32.wei, weights);
+    if (status != ACLNN_SUCCESS) return status;
+    status = run_tasks(tasks(), threads_, "gemm gradInput", [&](int64_t t) {
       const int64_t n = t / (s_.groups * blocks_), grp = t / blocks_ % s_.groups, c0 = t % blocks_ * block_;
       const int64_t c1 = std::min(s_.cin, c0 + block_);
       float* dx = grad_input + (n * s_.groups + grp) * s_.cin * s_.src_plane;  // the group's slice
-      const float* wei = in.f32.wei + grp * s_.cout * s_.rows();
+      const PackedLeft wt{weights + (grp * blocks_ + c0 / block_) * block_floats_, s_.cout, 0};
       const float* dy = in.f32.dst + (n * s_.groups + grp) * s_.cout * s_.dst_plane;
       const bool in_place = cols_ < 0;  // col2im is the identity: the GEMM writes dx
       if (!in_place)
@@ -53,9 +59,8 @@ class GemmBackwardData final : public ConvStep {
         const int64_t o1 = std::min(s_.dst_plane, o0 + tile_);
         float* cols = in_place ? dx + c0 * s_.src_plane + o0 : w.at<float>(cols_, thread_index());
         // cols ((c1-c0)*K x tile) = W_g[:, c0*K : c1*K]^T ((c1-c0)*K x Cout_g) * dY[:, o0:o1] (Cout_g x tile)
-        sgemm(blocking_, pack, (c1 - c0) * s_.kernel_volume, o1 - o0, s_.cout,
-              MatrixRef{wei + c0 * s_.kernel_volume, s_.rows(), true}, MatrixRef{dy + o0, s_.dst_plane, false}, false,
-              cols, in_place ? s_.src_plane : o1 - o0);
+        sgemm(blocking_, pack, (c1 - c0) * s_.kernel_volume, o1 - o0, s_.cout, wt,
+              MatrixRef{dy + o0, s_.dst_plane, false}, false, cols, in_place ? s_.src_plane : o1 - o0);
         if (!in_place) col2im_add(g_, cols, c0 * s_.kernel_volume, c1 * s_.kernel_volume, o0, o1, dx);
       }
     });
@@ -64,13 +69,25 @@ class GemmBackwardData final : public ConvStep {
   }
 
  private:
+  // W_g[:, c0*K : c1*K]^T ((c1-c0)*K x Cout_g) of each group and block of input channels as a
+  // PackedLeft: one task per (group, block).
+  int pack_weights(const float* wei, float* out) const {
+    return run_tasks(s_.groups * blocks_, threads_, "gemm gradInput", [&](int64_t t) {
+      const int64_t grp = t / blocks_, c0 = t % blocks_ * block_, c1 = std::min(s_.cin, c0 + block_);
+      pack_left(blocking_, (c1 - c0) * s_.kernel_volume, s_.cout,
+                MatrixRef{wei + grp * s_.cout * s_.rows() + c0 * s_.kernel_volume, s_.rows(), true},
+                out + t * block_floats_, s_.cout, 0);
+    });
+  }
+
   ConvGeometry g_;
   Shape s_;
   int threads_;
   DenseFloatOutput output_;
-  int64_t block_ = 1, blocks_ = 1, tile_ = 1;
+  int64_t block_ = 1, blocks_ = 1, tile_ = 1, block_floats_ = 0;
   GemmBlocking blocking_;
   WorkspaceLedger::Handle cols_ = -1, pack_ = -1;  // per thread
+  WorkspaceLedger::Handle weights_ = -1;           // W^T packed per (group, block of input channels)
 };
 
 // Whether gradInput of a direct convolution is better computed as its flipped forward convolution
