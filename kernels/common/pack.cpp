@@ -147,8 +147,8 @@ void read_row_floats(const View5& view, MathMode math, int64_t n, int64_t c, int
   if (count <= 0) return;
   const int64_t first = view.element(n, c, d, h, w0), stride = view.stride[4] * step;
 #ifdef ACLNN_HAVE_X86_KERNELS
-  if ((view.dtype == ACL_FLOAT16 || view.dtype == ACL_BF16) && stride == 1 && count >= 8 &&
-      math == MathMode::kFull && f16c_conversions()) {
+  if ((view.dtype == ACL_FLOAT16 || view.dtype == ACL_BF16) && stride == 1 && count >= 8 && math == MathMode::kFull &&
+      f16c_conversions()) {
     const uint16_t* in = static_cast<const uint16_t*>(view.data) + first;
     view.dtype == ACL_FLOAT16 ? halves_to_floats_avx2(in, out, count) : bf16_to_floats_avx2(in, out, count);
     return;

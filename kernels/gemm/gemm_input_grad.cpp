@@ -20,7 +20,13 @@ namespace {
 class GemmBackwardData final : public ConvStep {
  public:
   GemmBackwardData(const ConvProblem& p, PlanBuilder& b)
-      : g_(p.geometry), s_(p.geometry), threads_(b.threads()), output_(p.grad_input, b, "gradInput.f32") {
+      : g_(p.geometry),
+        s_(p.geometry),
+        threads_(b.threads()),
+        dst_(p.dst),
+        math_(p.math),
+        dy_from_view_(stage_from_view(p.dst, p.math)),
+        output_(p.grad_input, b, "gradInput.f32") {
     // Input channels per task: blocks of a slice's channels until there are kTargetTasks tasks
     // (whole slices when there are that many).
     const int64_t slices = s_.n * s_.groups;
@@ -34,7 +40,7 @@ class GemmBackwardData final : public ConvStep {
     // W^T is the left operand of every tile of every sample: packed once per (group, block).
     block_floats_ = packed_left_floats(blocking_, max_rows, s_.cout);
     weights_ = b.book_scratch("gemm.packed_weights", s_.groups * blocks_ * block_floats_, sizeof(float));
-    b.need_float_inputs(false, true, true);
+    b.need_float_inputs(false, true, !dy_from_view_);
   }
 
   int64_t tasks() const override { return s_.n * s_.groups * blocks_; }
@@ -50,7 +56,7 @@ class GemmBackwardData final : public ConvStep {
       const int64_t c1 = std::min(s_.cin, c0 + block_);
       float* dx = grad_input + (n * s_.groups + grp) * s_.cin * s_.src_plane;  // the group's slice
       const PackedLeft wt{weights + (grp * blocks_ + c0 / block_) * block_floats_, s_.cout, 0};
-      const float* dy = in.f32.dst + (n * s_.groups + grp) * s_.cout * s_.dst_plane;
+      const float* dy = dy_from_view_ ? nullptr : in.f32.dst + (n * s_.groups + grp) * s_.cout * s_.dst_plane;
       const bool in_place = cols_ < 0;  // col2im is the identity: the GEMM writes dx
       if (!in_place)
         std::memset(dx + c0 * s_.src_plane, 0, static_cast<size_t>((c1 - c0) * s_.src_plane) * sizeof(float));
@@ -59,8 +65,14 @@ class GemmBackwardData final : public ConvStep {
         const int64_t o1 = std::min(s_.dst_plane, o0 + tile_);
         float* cols = in_place ? dx + c0 * s_.src_plane + o0 : w.at<float>(cols_, thread_index());
         // cols ((c1-c0)*K x tile) = W_g[:, c0*K : c1*K]^T ((c1-c0)*K x Cout_g) * dY[:, o0:o1] (Cout_g x tile)
-        sgemm(blocking_, pack, (c1 - c0) * s_.kernel_volume, o1 - o0, s_.cout, wt,
-              MatrixRef{dy + o0, s_.dst_plane, false}, false, cols, in_place ? s_.src_plane : o1 - o0);
+        const int64_t m = (c1 - c0) * s_.kernel_volume, ldc = in_place ? s_.src_plane : o1 - o0;
+        if (dy_from_view_) {  // dY converted from the user's view while it is packed
+          const GradOutputPanels panels{this, n, grp * s_.cout, o0};
+          sgemm(blocking_, pack, m, o1 - o0, s_.cout, wt, PanelWriter{GradOutputPanels::write, &panels}, false, cols,
+                ldc);
+        } else {
+          sgemm(blocking_, pack, m, o1 - o0, s_.cout, wt, MatrixRef{dy + o0, s_.dst_plane, false}, false, cols, ldc);
+        }
         if (!in_place) col2im_add(g_, cols, c0 * s_.kernel_volume, c1 * s_.kernel_volume, o0, o1, dx);
       }
     });
@@ -80,9 +92,23 @@ class GemmBackwardData final : public ConvStep {
     });
   }
 
+  // dY[:, first:] of one (sample, group) slice as sgemm's right operand, read from the view.
+  struct GradOutputPanels {
+    const GemmBackwardData* self;
+    int64_t n, c0, first;
+    static void write(const void* context, int64_t p0, int64_t depth, int64_t j0, int64_t cols, int width, float* out) {
+      const auto* panels = static_cast<const GradOutputPanels*>(context);
+      const GemmBackwardData& step = *panels->self;
+      view_panels(step.dst_, step.math_, panels->n, panels->c0, panels->first, p0, depth, j0, cols, width, out);
+    }
+  };
+
   ConvGeometry g_;
   Shape s_;
   int threads_;
+  View5 dst_;  // dY as the user passed it
+  MathMode math_;
+  bool dy_from_view_;  // stage_from_view(dst_): dY read from the view while packed (no dense copy)
   DenseFloatOutput output_;
   int64_t block_ = 1, blocks_ = 1, tile_ = 1, block_floats_ = 0;
   GemmBlocking blocking_;

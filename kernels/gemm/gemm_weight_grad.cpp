@@ -144,7 +144,8 @@ class GemmBackwardWeight final : public ConvStep {
         float* rows = w.at<float>(dy_rows_, thread_index());
         // Line by line, or a whole plane at once where dY's planes are contiguous.
         const bool whole = planes_contiguous(dst_);
-        const int64_t width = whole ? s_.dst_plane : g_.dst_size[2], lines = whole ? 1 : g_.dst_size[0] * g_.dst_size[1];
+        const int64_t width = whole ? s_.dst_plane : g_.dst_size[2],
+                      lines = whole ? 1 : g_.dst_size[0] * g_.dst_size[1];
         for (int64_t c = 0; c < count; ++c) {
           for (int64_t line = 0; line < lines; ++line) {
             read_row_floats(dst_, math_, n, grp * s_.cout + c0 + c, line / g_.dst_size[1], line % g_.dst_size[1], 0, 1,

@@ -1,6 +1,7 @@
 #include "kernels/gemm/im2col.h"
 
 #include <algorithm>
+#include <climits>
 #include <cstring>
 
 #include "kernels/common/pack.h"
@@ -127,6 +128,31 @@ void im2col_panels(const ConvGeometry& g, const SliceSource& src, int64_t p0, in
     case 8: return im2col_panels_of<8>(g, src, p0, depth, j0, cols, out);
     case 16: return im2col_panels_of<16>(g, src, p0, depth, j0, cols, out);
     default: return im2col_panels_of<32>(g, src, p0, depth, j0, cols, out);
+  }
+}
+
+void view_panels(const View5& view, MathMode math, int64_t n, int64_t c0, int64_t first, int64_t p0, int64_t depth,
+                 int64_t j0, int64_t cols, int width, float* out) {
+  constexpr int64_t kChunk = 256;  // positions read per call, at most
+  alignas(64) float row[kChunk];
+  const int64_t sliver = width * depth, height = view.shape[3];
+  const int64_t line_length = planes_contiguous(view) ? INT64_MAX : view.shape[4];
+  for (int64_t p = 0; p < depth; ++p) {
+    for (int64_t j = 0; j < cols;) {  // runs within one line of the plane and one chunk
+      const int64_t at = first + j0 + j, w = at % line_length, line = at / line_length;
+      const int64_t run = std::min({cols - j, kChunk, line_length - w});
+      read_row_floats(view, math, n, c0 + p0 + p, line / height, line % height, w, 1, run, row);
+      for (int64_t i = 0; i < run;) {  // into the slivers the run crosses
+        const int64_t lane = (j + i) % width, piece = std::min<int64_t>(run - i, width - lane);
+        copy_run(row + i, piece, out + (j + i) / width * sliver + p * width + lane);
+        i += piece;
+      }
+      j += run;
+    }
+  }
+  if (const int64_t used = cols % width; used != 0) {  // the last sliver's lanes past the last column
+    float* last = out + cols / width * sliver;
+    for (int64_t p = 0; p < depth; ++p) std::fill_n(last + p * width + used, width - used, 0.0f);
   }
 }
 
