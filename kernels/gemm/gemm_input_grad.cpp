@@ -2,6 +2,7 @@
 // transposed one (whose input gradient is a forward convolution) and for a direct one with stride
 // 1 and enough positions (a forward convolution with the kernel flipped). Float accumulation, as
 // on the NPU's cube unit.
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -38,8 +39,15 @@ class GemmBackwardData final : public ConvStep {
     if (!columns_are_source(g_)) cols_ = b.book_scratch("gemm.cols", max_rows * tile_, sizeof(float), threads_);
     pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(true), sizeof(float), threads_);
     // W^T is the left operand of every tile of every sample: packed once per (group, block).
-    block_floats_ = packed_left_floats(blocking_, max_rows, s_.cout);
-    weights_ = b.book_scratch("gemm.packed_weights", s_.groups * blocks_ * block_floats_, sizeof(float));
+    // (Sizes past 2^60 bytes, possible only with absurd empty problems, go to the ledger as too large.)
+    const int64_t padded_rows = max_rows + left_sliver_rows(blocking_), limit = int64_t{1} << 58;
+    uint64_t weight_floats = UINT64_MAX;
+    if (product_within(padded_rows, s_.cout, limit) &&
+        product_within(s_.groups * blocks_, padded_rows * s_.cout, limit)) {
+      block_floats_ = packed_left_floats(blocking_, max_rows, s_.cout);
+      weight_floats = static_cast<uint64_t>(s_.groups * blocks_ * block_floats_);
+    }
+    weights_ = b.book_scratch("gemm.packed_weights", weight_floats, sizeof(float));
     b.need_float_inputs(false, true, !dy_from_view_);
   }
 
@@ -152,7 +160,7 @@ class GemmForward final : public ConvStep {
         window_floats_ =
             std::max(window_floats_, source_window(g_, t * tile_, std::min(s_.dst_plane, (t + 1) * tile_)).size());
       }
-      staged_ = s_.cin * window_floats_ <= kStagingBudget;
+      staged_ = product_within(s_.cin, window_floats_, kStagingBudget);
       if (staged_) window_ = b.book_scratch("gemm.source_window", s_.cin * window_floats_, sizeof(float), threads_);
     }
     b.need_float_inputs(!flipped_ && !staged_, true, flipped_ && !staged_);

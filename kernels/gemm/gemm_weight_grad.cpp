@@ -48,7 +48,7 @@ class GemmBackwardWeight final : public ConvStep {
     blocking_ = plan_gemm_blocking(s_.cout, block_, std::min(tile_, ceil_div(length, chunks_)));
     // X staged per piece: the channels of a row block, at most the whole plane of each.
     const int64_t block_channels = std::min(s_.cin, ceil_div(block_, s_.kernel_volume) + 1);
-    x_staged_ = x_staged_ && block_channels * s_.src_plane <= kStagingBudget;
+    x_staged_ = x_staged_ && product_within(block_channels, s_.src_plane, kStagingBudget);
     if (x_staged_) {
       window_ = b.book_scratch("gemm.source_window", block_channels * s_.src_plane, sizeof(float), threads_);
     }
@@ -62,11 +62,15 @@ class GemmBackwardWeight final : public ConvStep {
     // reading it from the user's view when it is not a dense float array.
     group_floats_ = packed_left_floats(blocking_, s_.cout, length);
     const bool dy_dense = p.math == MathMode::kFull && is_dense_float(p.dst);
-    const bool pack_once = s_.cout > 1 && (s_.groups * group_floats_ <= kPackedBudget / 4 || !dy_dense);
+    // (Sizes that would not fit in 2^60 bytes take the dense copy, whose booking reports them.)
+    const int64_t mr = left_sliver_rows(blocking_), huge = int64_t{1} << 58;
+    const bool pack_once =
+        s_.cout > 1 &&
+        (product_within(s_.groups, group_floats_, kPackedBudget / 4) ||
+         (!dy_dense && product_within(s_.groups, group_floats_, huge) && product_within(mr, s_.dst_plane, huge)));
     if (pack_once) packed_dy_ = b.book_scratch("gemm.packed_gradOutput", s_.groups * group_floats_, sizeof(float));
     if (pack_once && !dy_dense) {  // one sliver of dY rows per thread, read from the view
-      dy_rows_ =
-          b.book_scratch("gemm.gradOutput_rows", left_sliver_rows(blocking_) * s_.dst_plane, sizeof(float), threads_);
+      dy_rows_ = b.book_scratch("gemm.gradOutput_rows", mr * s_.dst_plane, sizeof(float), threads_);
     }
     pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(pack_once), sizeof(float), threads_);
     b.need_float_inputs(!x_staged_, false, !pack_once || dy_dense);

@@ -22,6 +22,9 @@ inline int64_t ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 0 ? 1 :
 // a rounded up to a multiple of b (same domain).
 inline int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
 
+// Whether a * b <= limit, for a, b >= 0, without forming a product that could overflow.
+inline bool product_within(int64_t a, int64_t b, int64_t limit) { return b == 0 || a <= limit / b; }
+
 // Into how many pieces each of `units` independent units of work must be cut for kTargetTasks tasks.
 inline int64_t pieces_for_tasks(int64_t units) { return ceil_div(kTargetTasks, std::max<int64_t>(1, units)); }
 
