@@ -47,7 +47,8 @@ class GemmBackwardWeight final : public ConvStep {
     tile_ = s_.tile(block_);
     blocking_ = plan_gemm_blocking(s_.cout, block_, std::min(tile_, ceil_div(length, chunks_)));
     // X staged per piece: the channels of a row block, at most the whole plane of each.
-    const int64_t block_channels = std::min(s_.cin, ceil_div(block_, s_.kernel_volume) + 1);
+    // (A kernel of no taps has no rows, hence no tasks: count it as one tap here.)
+    const int64_t block_channels = std::min(s_.cin, ceil_div(block_, std::max<int64_t>(1, s_.kernel_volume)) + 1);
     x_staged_ = x_staged_ && product_within(block_channels, s_.src_plane, kStagingBudget);
     if (x_staged_) {
       window_ = b.book_scratch("gemm.source_window", block_channels * s_.src_plane, sizeof(float), threads_);
@@ -98,7 +99,8 @@ class GemmBackwardWeight final : public ConvStep {
         const int64_t o1 = std::min({s_.dst_plane, o0 + tile_, end - n * s_.dst_plane});
         SliceSource x{nullptr, s_.src_plane};
         if (x_staged_) {  // the row block's channels, the positions this piece reads
-          const int64_t c0 = r0 / s_.kernel_volume, c1 = (r1 - 1) / s_.kernel_volume + 1;
+          const int64_t taps = std::max<int64_t>(1, s_.kernel_volume);
+          const int64_t c0 = r0 / taps, c1 = (r1 - 1) / taps + 1;
           const PlaneWindow window = source_window(g_, o0, o1);
           float* staged = w.at<float>(window_, thread);
           stage_window(src_, math_, n, grp * s_.cin, c0, c1, window, staged);

@@ -38,9 +38,9 @@ inline void read_run(const float* from, int64_t step, int64_t n, float* to) {
 }  // namespace
 
 PlaneWindow source_window(const ConvGeometry& g, int64_t col_begin, int64_t col_end) {
-  if (col_begin >= col_end) return {};
   const int64_t out_h = g.dst_size[1], out_w = g.dst_size[2];
   const int64_t depth = g.src_size[0], height = g.src_size[1], width = g.src_size[2];
+  if (col_begin >= col_end || depth <= 0 || height <= 0 || width <= 0) return {};  // (all padding)
   auto span = [&g](int a) { return g.dilation[a] * (g.kernel[a] - 1); };
   auto clamp = [](int64_t v, int64_t hi) { return std::clamp<int64_t>(v, 0, hi - 1); };
   const int64_t last = col_end - 1;
