@@ -43,7 +43,8 @@ bool is_dense_float(const View5& view) {
 }
 
 bool planes_contiguous(const View5& view) {
-  return (view.shape[4] == 1 || view.stride[4] == 1) && (view.shape[3] == 1 || view.stride[3] == view.shape[4]) &&
+  // (W's stride must be 1 even when W is a unit dim: the run steps along it.)
+  return view.stride[4] == 1 && (view.shape[3] == 1 || view.stride[3] == view.shape[4]) &&
          (view.shape[2] == 1 || view.stride[2] == view.shape[3] * view.shape[4]);
 }
 

@@ -41,23 +41,25 @@ PlaneWindow source_window(const ConvGeometry& g, int64_t col_begin, int64_t col_
   const int64_t out_h = g.dst_size[1], out_w = g.dst_size[2];
   const int64_t depth = g.src_size[0], height = g.src_size[1], width = g.src_size[2];
   if (col_begin >= col_end || depth <= 0 || height <= 0 || width <= 0) return {};  // (all padding)
-  auto span = [&g](int a) { return g.dilation[a] * (g.kernel[a] - 1); };
-  auto clamp = [](int64_t v, int64_t hi) { return std::clamp<int64_t>(v, 0, hi - 1); };
+  // Along axis a: the source index of output position o's first (or last) tap, clamped to
+  // [0, size). Saturating: hostile empty problems have output positions far past 2^63 / stride.
+  auto source_index = [&g](int64_t o, int a, bool last_tap, int64_t size) {
+    int64_t at = 0, span = 0;
+    bool past_end = __builtin_mul_overflow(o, g.stride[a], &at) || __builtin_sub_overflow(at, g.pad[a], &at);
+    if (last_tap) {
+      past_end = past_end || __builtin_mul_overflow(g.dilation[a], g.kernel[a] - 1, &span) ||
+                 __builtin_add_overflow(at, span, &at);
+    }
+    return past_end ? size - 1 : std::clamp<int64_t>(at, 0, size - 1);
+  };
   const int64_t last = col_end - 1;
   const int64_t od0 = col_begin / (out_h * out_w), oh0 = col_begin / out_w % out_h, ow0 = col_begin % out_w;
   const int64_t od1 = last / (out_h * out_w), oh1 = last / out_w % out_h, ow1 = last % out_w;
-  const int64_t d_lo = clamp(od0 * g.stride[0] - g.pad[0], depth);
-  const int64_t d_hi = clamp(od1 * g.stride[0] - g.pad[0] + span(0), depth);
+  const int64_t d_lo = source_index(od0, 0, false, depth), d_hi = source_index(od1, 0, true, depth);
   int64_t h_lo = 0, h_hi = height - 1;  // all lines of each depth slice, unless in one output slice
-  if (od0 == od1) {
-    h_lo = clamp(oh0 * g.stride[1] - g.pad[1], height);
-    h_hi = clamp(oh1 * g.stride[1] - g.pad[1] + span(1), height);
-  }
+  if (od0 == od1) h_lo = source_index(oh0, 1, false, height), h_hi = source_index(oh1, 1, true, height);
   int64_t w_lo = 0, w_hi = width - 1;  // whole lines, unless in one output line
-  if (od0 == od1 && oh0 == oh1) {
-    w_lo = clamp(ow0 * g.stride[2] - g.pad[2], width);
-    w_hi = clamp(ow1 * g.stride[2] - g.pad[2] + span(2), width);
-  }
+  if (od0 == od1 && oh0 == oh1) w_lo = source_index(ow0, 2, false, width), w_hi = source_index(ow1, 2, true, width);
   return {(d_lo * height + h_lo) * width + w_lo, (d_hi * height + h_hi) * width + w_hi + 1};
 }
 
