@@ -16,6 +16,7 @@
 #include "common/dtype.h"
 #include "kernels/conv_problem.h"
 #include "kernels/gemm/cpu_isa.h"
+#include "kernels/gemm/im2col.h"
 #include "kernels/plan.h"
 
 namespace aclnn_cpu {
@@ -314,6 +315,67 @@ TEST(Implementations, StrideOneGradInputAsFlippedForward) {
     const bool large = c.g.src_plane() * c.g.batch * c.g.groups >= 8192;
     EXPECT_EQ(text.find(":flipped") != std::string::npos, !c.transposed && stride_one && large)
         << c.name << " " << text;
+  }
+}
+
+// The staging buffers are sized by max_source_window: no tile's window may exceed it, wherever the
+// tile starts; and it is never more than the plane.
+TEST(Implementations, SourceWindowsFitTheirBound) {
+  for (const Case& c : cases()) {
+    for (const ConvGeometry& g : {c.g, flipped_geometry(c.g)}) {
+      const int64_t positions = g.dst_plane();
+      for (int64_t count : {int64_t{1}, int64_t{7}, g.dst_size[2], g.dst_size[2] + 1, int64_t{300}}) {
+        const int64_t bound = max_source_window(g, count);
+        EXPECT_LE(bound, g.src_plane()) << c.name;
+        for (int64_t o = 0; o < positions; ++o) {
+          const PlaneWindow window = source_window(g, o, std::min(positions, o + count));
+          ASSERT_LE(window.size(), bound) << c.name << " count " << count << " at " << o;
+          ASSERT_LE(window.last, g.src_plane()) << c.name;
+        }
+      }
+    }
+  }
+}
+
+// A dense (N, C, spatial) view of `dtype` without data (phase 1 only).
+View5 dense_view(int64_t n, int64_t c, const int64_t* spatial, int32_t dtype) {
+  View5 v;
+  v.dtype = dtype;
+  const int64_t shape[5] = {n, c, spatial[0], spatial[1], spatial[2]};
+  int64_t stride = 1;
+  for (int i = 4; i >= 0; --i) {
+    v.shape[i] = shape[i];
+    v.stride[i] = shape[i] == 1 ? 0 : stride;
+    stride *= shape[i];
+  }
+  return v;
+}
+
+// bf16 inputs with contiguous rows are read from the user's views a tile at a time: the GEMM plans
+// book no whole-tensor float copy of the large input (gradWeight's X; the flipped gradInput's dY).
+TEST(Implementations, GemmReadsBf16InputsWithoutWholeCopies) {
+  const ConvGeometry wide_x = geometry(1, 1, 64, 4, {128, 128}, {3, 3}, {1, 1}, {1, 1}, {1, 1});
+  const ConvGeometry wide_dy = geometry(1, 1, 4, 64, {128, 128}, {3, 3}, {1, 1}, {1, 1}, {1, 1});
+  for (bool weight : {true, false}) {
+    ConvProblem p;
+    p.geometry = weight ? wide_x : wide_dy;
+    const ConvGeometry& g = p.geometry;
+    p.src = dense_view(1, g.src_channels_per_group, g.src_size, ACL_BF16);
+    p.dst = dense_view(1, g.dst_channels_per_group, g.dst_size, ACL_BF16);
+    p.wei = dense_view(g.dst_channels_per_group, g.src_channels_per_group, g.kernel, ACL_BF16);
+    p.want_weight_grad = weight;
+    p.input_grad = weight ? InputGrad::kNone : InputGrad::kBackwardData;
+    p.grad_weight = p.wei;
+    p.grad_input = p.src;
+    p.max_threads = 2;
+    const std::unique_ptr<ConvPlan> plan = ConvPlan::build(p, "gemm", "test");
+    ASSERT_NE(plan, nullptr);
+    const View5& large = weight ? p.src : p.dst;
+    const uint64_t float_copy = static_cast<uint64_t>(large.numel()) * sizeof(float);
+    EXPECT_LT(plan->workspace_bytes(), float_copy) << (weight ? "gradWeight " : "gradInput ") << plan->describe();
+    if (!weight) {
+      EXPECT_NE(plan->describe().find(":flipped"), std::string::npos) << plan->describe();
+    }
   }
 }
 

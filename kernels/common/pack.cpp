@@ -1,5 +1,6 @@
 #include "kernels/common/pack.h"
 
+#include <algorithm>
 #include <type_traits>
 #include <utility>
 
@@ -105,17 +106,19 @@ void store_in_view_order(const T* values, const View5& out) {
 
 namespace {
 
-// One row (n, c, d, h) of a view into `out`: floats as read_row_floats reads them; doubles widened
-// exactly (then rounded to FLOAT16 when `math` asks for it).
-void pack_row(const View5& view, MathMode math, int64_t n, int64_t c, int64_t d, int64_t h, float* out) {
-  read_row_floats(view, math, n, c, d, h, 0, 1, view.shape[4], out);
+// Plane (n, c) of a view into `out`: floats as read_plane_floats reads them; doubles widened exactly
+// (then rounded to FLOAT16 when `math` asks for it), row by row.
+void pack_plane(const View5& view, MathMode math, int64_t n, int64_t c, float* out) {
+  read_plane_floats(view, math, n, c, 0, view.shape[2] * view.shape[3] * view.shape[4], out);
 }
-void pack_row(const View5& view, MathMode math, int64_t n, int64_t c, int64_t d, int64_t h, double* out) {
+void pack_plane(const View5& view, MathMode math, int64_t n, int64_t c, double* out) {
   with_element_type(view, [&](auto* base) {
-    const auto* in = base + view.element(n, c, d, h, 0);
-    for (int64_t w = 0; w < view.shape[4]; ++w) {
-      const double value = widen(in[w * view.stride[4]]);
-      out[w] = math == MathMode::kFp16Inputs ? static_cast<float>(Eigen::half(static_cast<float>(value))) : value;
+    for (int64_t r = 0; r < view.shape[2] * view.shape[3]; ++r) {
+      const auto* in = base + view.element(n, c, r / view.shape[3], r % view.shape[3], 0);
+      for (int64_t w = 0; w < view.shape[4]; ++w) {
+        const double value = widen(in[w * view.stride[4]]);
+        *out++ = math == MathMode::kFp16Inputs ? static_cast<float>(Eigen::half(static_cast<float>(value))) : value;
+      }
     }
   });
 }
@@ -127,19 +130,20 @@ void pack_dense(const View5& view, MathMode math, T* out, int threads) {
   (void)threads;                  // used by OpenMP only
   if (view.numel() == 0) return;  // (its data may be null: no element address is formed)
   const int64_t plane = view.shape[2] * view.shape[3] * view.shape[4];
-  const bool whole = std::is_same_v<T, float> && planes_contiguous(view);  // one run per plane
 #pragma omp parallel for collapse(2) schedule(static) num_threads(threads)
   for (int64_t n = 0; n < view.shape[0]; ++n) {
-    for (int64_t c = 0; c < view.shape[1]; ++c) {
-      T* row = out + (n * view.shape[1] + c) * plane;
-      if (whole) {
-        read_row_floats(view, math, n, c, 0, 0, 0, 1, plane, reinterpret_cast<float*>(row));
-        continue;
-      }
-      const int64_t width = view.shape[4], rows = view.shape[2] * view.shape[3];
-      for (int64_t r = 0; r < rows; ++r, row += width)
-        pack_row(view, math, n, c, r / view.shape[3], r % view.shape[3], row);
-    }
+    for (int64_t c = 0; c < view.shape[1]; ++c) pack_plane(view, math, n, c, out + (n * view.shape[1] + c) * plane);
+  }
+}
+
+void read_plane_floats(const View5& view, MathMode math, int64_t n, int64_t c, int64_t first, int64_t count,
+                       float* out) {
+  const int64_t height = view.shape[3];
+  const int64_t width = planes_contiguous(view) ? first + count : view.shape[4];  // one run, or a run per row
+  for (int64_t i = first; i < first + count;) {
+    const int64_t line = i / width, w = i % width, run = std::min(width - w, first + count - i);
+    read_row_floats(view, math, n, c, line / height, line % height, w, 1, run, out + (i - first));
+    i += run;
   }
 }
 

@@ -30,6 +30,13 @@ void pack_dense(const View5& view, MathMode math, T* out, int threads);
 // positions may then cross W rows (element (n, c, 0, 0, i) is position i of the plane).
 bool planes_contiguous(const View5& view);
 
+// out[i] = position first + i of plane (n, c) of the view (positions count (d, h, w) row-major), as
+// read_row_floats reads it, for i < count: one run per W row crossed, or one run in all where the
+// planes are contiguous. The one routine for reading a stretch of a plane (dense copies, staged
+// windows, operands converted while packed).
+void read_plane_floats(const View5& view, MathMode math, int64_t n, int64_t c, int64_t first, int64_t count,
+                       float* out);
+
 // out[i] = element (n, c, d, h, w0 + i*step) of the view for i < count, as float (widened exactly,
 // then rounded to FLOAT16 when `math` asks for it: the values pack_dense<float> would give).
 void read_row_floats(const View5& view, MathMode math, int64_t n, int64_t c, int64_t d, int64_t h, int64_t w0,

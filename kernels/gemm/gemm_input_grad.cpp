@@ -156,10 +156,7 @@ class GemmForward final : public ConvStep {
     group_floats_ = packed_left_floats(blocking_, s_.cout, s_.rows());
     weights_ = b.book_scratch("gemm.packed_weights", s_.groups * group_floats_, sizeof(float));
     if (staged_) {  // each task stages the window of its slice that its tile reads
-      for (int64_t o0 = 0; o0 < s_.dst_plane; o0 += std::min(tile_, s_.dst_plane - o0)) {
-        const int64_t o1 = o0 + std::min(tile_, s_.dst_plane - o0);
-        window_floats_ = std::max(window_floats_, source_window(g_, o0, o1).size());
-      }
+      window_floats_ = max_source_window(g_, tile_);
       staged_ = product_within(s_.cin, window_floats_, kStagingBudget);
       if (staged_) window_ = b.book_scratch("gemm.source_window", s_.cin * window_floats_, sizeof(float), threads_);
     }

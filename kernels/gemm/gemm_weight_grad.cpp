@@ -46,13 +46,12 @@ class GemmBackwardWeight final : public ConvStep {
     blocks_ = ceil_div(s_.rows(), block_);
     tile_ = s_.tile(block_);
     blocking_ = plan_gemm_blocking(s_.cout, block_, std::min(tile_, ceil_div(length, chunks_)));
-    // X staged per piece: the channels of a row block, at most the whole plane of each.
+    // X staged per piece: the channels of a row block, the window of a tile of positions.
     // (A kernel of no taps has no rows, hence no tasks: count it as one tap here.)
     const int64_t block_channels = std::min(s_.cin, ceil_div(block_, std::max<int64_t>(1, s_.kernel_volume)) + 1);
-    x_staged_ = x_staged_ && product_within(block_channels, s_.src_plane, kStagingBudget);
-    if (x_staged_) {
-      window_ = b.book_scratch("gemm.source_window", block_channels * s_.src_plane, sizeof(float), threads_);
-    }
+    const int64_t window = max_source_window(g_, tile_);
+    x_staged_ = x_staged_ && product_within(block_channels, window, kStagingBudget);
+    if (x_staged_) window_ = b.book_scratch("gemm.source_window", block_channels * window, sizeof(float), threads_);
     if (x_staged_ || !columns_are_source(g_)) {
       cols_ = b.book_scratch("gemm.cols", block_ * tile_, sizeof(float), threads_);
     }
@@ -148,15 +147,8 @@ class GemmBackwardWeight final : public ConvStep {
       const float* slice = nullptr;
       if (dy_rows_ >= 0) {
         float* rows = w.at<float>(dy_rows_, thread_index());
-        // Line by line, or a whole plane at once where dY's planes are contiguous.
-        const bool whole = planes_contiguous(dst_);
-        const int64_t width = whole ? s_.dst_plane : g_.dst_size[2],
-                      lines = whole ? 1 : g_.dst_size[0] * g_.dst_size[1];
         for (int64_t c = 0; c < count; ++c) {
-          for (int64_t line = 0; line < lines; ++line) {
-            read_row_floats(dst_, math_, n, grp * s_.cout + c0 + c, line / g_.dst_size[1], line % g_.dst_size[1], 0, 1,
-                            width, rows + c * s_.dst_plane + line * width);
-          }
+          read_plane_floats(dst_, math_, n, grp * s_.cout + c0 + c, 0, s_.dst_plane, rows + c * s_.dst_plane);
         }
         slice = rows;
       } else {

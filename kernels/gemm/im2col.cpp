@@ -1,7 +1,6 @@
 #include "kernels/gemm/im2col.h"
 
 #include <algorithm>
-#include <climits>
 #include <cstring>
 
 #include "kernels/common/pack.h"
@@ -63,17 +62,31 @@ PlaneWindow source_window(const ConvGeometry& g, int64_t col_begin, int64_t col_
   return {(d_lo * height + h_lo) * width + w_lo, (d_hi * height + h_hi) * width + w_hi + 1};
 }
 
+int64_t max_source_window(const ConvGeometry& g, int64_t count) {
+  const int64_t depth = g.src_size[0], height = g.src_size[1], width = g.src_size[2];
+  const int64_t out_w = std::max<int64_t>(1, g.dst_size[2]), out_hw = out_w * std::max<int64_t>(1, g.dst_size[1]);
+  if (count <= 0 || depth <= 0 || height <= 0 || width <= 0) return 0;
+  // Source lines along axis a that `outputs` consecutive output indices read (at most `size`).
+  auto lines = [&g](int64_t outputs, int a, int64_t size) {
+    int64_t reach = 0, span = 0;
+    const bool past = __builtin_mul_overflow(outputs - 1, g.stride[a], &reach) ||
+                      __builtin_mul_overflow(g.dilation[a], g.kernel[a] - 1, &span) ||
+                      __builtin_add_overflow(reach, span, &reach);
+    return past ? size : std::min(size, reach + 1);
+  };
+  // Within one output depth slice: the depth slices one tap row spans (whole), plus the rows of the
+  // output rows touched; across output slices (when there are several): whole depth slices.
+  const int64_t rows = std::min(g.dst_size[1], count / out_w + 2), slices = std::min(g.dst_size[0], count / out_hw + 2);
+  const int64_t plane = depth * height * width;
+  const int64_t within = (lines(1, 0, depth) - 1) * height * width + lines(rows, 1, height) * width;
+  const int64_t across = slices > 1 ? lines(slices, 0, depth) * height * width : 0;  // (one output slice: none)
+  return std::min(plane, std::max(within, across));
+}
+
 void stage_window(const View5& view, MathMode math, int64_t n, int64_t c0, int64_t c_begin, int64_t c_end,
                   PlaneWindow window, float* out) {
-  const int64_t height = view.shape[3], size = window.size();
-  // Line by line, or the whole window at once where the view's planes are contiguous.
-  const int64_t width = planes_contiguous(view) ? std::max<int64_t>(1, window.last) : view.shape[4];
-  for (int64_t c = c_begin; c < c_end; ++c, out += size) {
-    for (int64_t i = window.first; i < window.first + size;) {
-      const int64_t line = i / width, w = i % width, run = std::min(width - w, window.last - i);
-      read_row_floats(view, math, n, c0 + c, line / height, line % height, w, 1, run, out + (i - window.first));
-      i += run;
-    }
+  for (int64_t c = c_begin; c < c_end; ++c, out += window.size()) {
+    read_plane_floats(view, math, n, c0 + c, window.first, window.size(), out);
   }
 }
 
@@ -137,13 +150,11 @@ void view_panels(const View5& view, MathMode math, int64_t n, int64_t c0, int64_
                  int64_t j0, int64_t cols, int width, float* out) {
   constexpr int64_t kChunk = 256;  // positions read per call, at most
   alignas(64) float row[kChunk];
-  const int64_t sliver = width * depth, height = view.shape[3];
-  const int64_t line_length = planes_contiguous(view) ? INT64_MAX : view.shape[4];
+  const int64_t sliver = width * depth;
   for (int64_t p = 0; p < depth; ++p) {
-    for (int64_t j = 0; j < cols;) {  // runs within one line of the plane and one chunk
-      const int64_t at = first + j0 + j, w = at % line_length, line = at / line_length;
-      const int64_t run = std::min({cols - j, kChunk, line_length - w});
-      read_row_floats(view, math, n, c0 + p0 + p, line / height, line % height, w, 1, run, row);
+    for (int64_t j = 0; j < cols;) {  // a chunk at a time
+      const int64_t run = std::min(cols - j, kChunk);
+      read_plane_floats(view, math, n, c0 + p0 + p, first + j0 + j, run, row);
       for (int64_t i = 0; i < run;) {  // into the slivers the run crosses
         const int64_t lane = (j + i) % width, piece = std::min<int64_t>(run - i, width - lane);
         copy_run(row + i, piece, out + (j + i) / width * sliver + p * width + lane);

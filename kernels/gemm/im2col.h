@@ -32,6 +32,10 @@ struct PlaneWindow {
 // read (whole source lines (d, h) between the first and the last one read, or part of one line).
 PlaneWindow source_window(const ConvGeometry& g, int64_t col_begin, int64_t col_end);
 
+// At least the size of source_window(g, o, o + count) for any o: the staging a tile of `count`
+// positions needs, wherever it starts (at most the source plane).
+int64_t max_source_window(const ConvGeometry& g, int64_t count);
+
 // out[(c - c_begin) * window.size() + i - window.first] = element (n, c0 + c, position i) of the
 // view as read_row_floats reads it (any dtype and strides, cubeMathType rounding), for c in
 // [c_begin, c_end) and i in the window: the part of a slice a tile reads, with no dense copy of
