@@ -98,6 +98,10 @@ std::vector<Case> cases() {
       // Stride 1 with enough positions: gradInput as a forward convolution with the kernel flipped.
       {"flipped_2d", geometry(2, 2, 5, 7, {60, 70}, {3, 2}, {1, 1}, {1, 0}, {2, 1}), false},
       {"flipped_3d", geometry(1, 1, 3, 9, {9, 30, 31}, {3, 1, 2}, {1, 1, 1}, {0, 0, 1}, {1, 1, 2}), false},
+      // Padded windows (padded_window.h): bands of 2 rows, the last one of 1 (71 rows), with dilation
+      // and padding as wide as a tap reaches; and too few rows for the bands, so pieces of rows.
+      {"windows_last_band", geometry(2, 1, 6, 4, {71, 40}, {2, 3}, {1, 1}, {0, 2}, {3, 1}), false},
+      {"windows_row_pieces", geometry(1, 2, 3, 5, {6, 500}, {3, 3}, {1, 1}, {1, 1}, {1, 1}), false},
       // Depthwise (the direct kernels): rows straddling the 16 dot-product lanes, strides, dilation,
       // padding wider than a tap reaches, 3-D and transposed.
       {"depthwise_rows", geometry(3, 5, 1, 1, {131}, {7}, {1}, {3}, {1}), false},
@@ -312,7 +316,12 @@ TEST(Implementations, StrideOneGradInputAsFlippedForward) {
     p.grad_input.dtype = ACL_FLOAT;
     p.max_threads = 1;
     const std::string text = ConvPlan::build(p, "gemm", "test")->describe();
-    const bool large = c.g.src_plane() * c.g.batch * c.g.groups >= 8192;
+    // Enough positions for 64 tiles of 128, or, read from padded windows (not 1x1), 64 of 64.
+    const int64_t slices = c.g.batch * c.g.groups, pieces = (64 + slices - 1) / slices;
+    bool one_by_one = true;
+    for (int a = 0; a < 3; ++a) one_by_one = one_by_one && c.g.kernel[a] == 1 && c.g.pad[a] == 0;
+    const bool large =
+        c.g.src_plane() * slices >= 8192 || (!one_by_one && (c.g.src_plane() + pieces - 1) / pieces >= 64);
     EXPECT_EQ(text.find(":flipped") != std::string::npos, !c.transposed && stride_one && large)
         << c.name << " " << text;
   }

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "kernels/gemm/im2col.h"
+#include "kernels/gemm/padded_window.h"
 #include "kernels/gemm/sgemm.h"
 #include "kernels/gemm/tasks.h"
 #include "kernels/gemm/tiling.h"
@@ -126,16 +127,22 @@ class GemmBackwardData final : public ConvStep {
 
 // Whether gradInput of a direct convolution is better computed as its flipped forward convolution
 // (conv_problem.h): when it has one, and enough output positions for kTargetTasks tasks of at least
-// kFlipMinTile positions (tasks split positions only: splitting channels would redo the im2col).
-constexpr int64_t kFlipMinTile = 128;
+// kFlipMinTile positions (tasks split positions only: splitting channels would redo the im2col), or
+// of kFlipMinBand when the flipped convolution reads padded windows (no im2col to redo).
+constexpr int64_t kFlipMinTile = 128, kFlipMinBand = 64;
 bool flip_pays(const ConvGeometry& g) {
-  return flippable(g) && g.src_plane() * g.batch * g.groups >= kFlipMinTile * kTargetTasks;
+  if (!flippable(g)) return false;
+  const int64_t slices = g.batch * g.groups;
+  if (g.src_plane() * slices >= kFlipMinTile * kTargetTasks) return true;
+  return !columns_are_source(flipped_geometry(g)) && ceil_div(g.src_plane(), pieces_for_tasks(slices)) >= kFlipMinBand;
 }
 
-// Per (sample, group, output tile): Y = W cols, with cols = im2col(src) written straight into the
-// GEMM's packed panels (never stored whole) and W packed once per execution. Tiles never overlap
-// in Y. Computes a transposed convolution's gradInput (src = dY) or, `flipped`, a stride-1 direct
-// convolution's (src = dY, the kernel flipped while it is packed).
+// Per (sample, group, output tile): Y = W cols, with W packed once per execution and cols =
+// im2col(src) either written straight into the GEMM's packed panels (never stored whole) or, for
+// stride 1, read in place from the tile's padded source window (padded_window.h: the tile is then
+// a band of output rows). Tiles never overlap in Y. Computes a transposed convolution's gradInput
+// (src = dY) or, `flipped`, a stride-1 direct convolution's (src = dY, the kernel flipped while it
+// is packed).
 class GemmForward final : public ConvStep {
  public:
   GemmForward(const ConvProblem& p, PlanBuilder& b, bool flipped)
@@ -147,8 +154,9 @@ class GemmForward final : public ConvStep {
         math_(p.math),
         staged_(stage_from_view(source_, p.math)),
         output_(p.grad_input, b, "gradInput.f32") {
-    // Output tiles small enough for kTargetTasks tasks (the packed panels bound the scratch).
     const int64_t slices = s_.n * s_.groups;
+    if (plan_padded_windows(b)) return;
+    // Output tiles small enough for kTargetTasks tasks (the packed panels bound the scratch).
     tile_ = std::max<int64_t>(1, s_.dst_plane / pieces_for_tasks(slices));
     tiles_ = ceil_div(s_.dst_plane, tile_);
     blocking_ = plan_gemm_blocking(s_.cout, tile_, s_.rows());
@@ -163,8 +171,10 @@ class GemmForward final : public ConvStep {
     b.need_float_inputs(!flipped_ && !staged_, true, flipped_ && !staged_);
   }
 
-  int64_t tasks() const override { return s_.n * s_.groups * tiles_; }
-  std::string detail() const override { return isa_detail(blocking_) + (flipped_ ? ":flipped" : ""); }
+  int64_t tasks() const override { return s_.n * s_.groups * (implicit_ ? bands_.bands() : tiles_); }
+  std::string detail() const override {
+    return isa_detail(blocking_) + (flipped_ ? ":flipped" : "") + (implicit_ ? ":windows" : "");
+  }
 
   int run(const Workspace& w, const StepInputs& in) const override {
     float* grad_input = output_.data(w);
@@ -172,7 +182,71 @@ class GemmForward final : public ConvStep {
     float* weights = w.at<float>(weights_);
     int status = pack_weights(in.f32.wei, weights);
     if (status != ACLNN_SUCCESS) return status;
-    status = run_tasks(tasks(), threads_, "gemm gradInput", [&](int64_t t) {
+    status = implicit_ ? run_bands(w, weights, grad_input) : run_tiles(w, weights, source, grad_input);
+    if (status == ACLNN_SUCCESS) output_.finish(w, threads_);
+    return status;
+  }
+
+ private:
+  // The padded-window plan, when the geometry has stride 1 (not a 1x1 kernel: its source is its
+  // column matrix already) and a window fits the staging budget. Returns whether it planned.
+  bool plan_padded_windows(PlanBuilder& b) {
+    if (!padded_windows_apply(g_) || columns_are_source(g_)) return false;
+    for (int a = 0; a < 3; ++a) {  // keeps every window size below 2^62
+      if (!product_within(g_.kernel[a], g_.dilation[a], int64_t{1} << 20) || g_.dst_size[a] > (int64_t{1} << 20))
+        return false;
+    }
+    const int64_t pieces = pieces_for_tasks(s_.n * s_.groups);
+    blocking_ = plan_gemm_blocking(s_.cout, ceil_div(s_.dst_plane, pieces), s_.rows());
+    const int64_t mr = left_sliver_rows(blocking_), nr = right_sliver_columns(blocking_);
+    const int64_t result_rows = round_up(s_.cout, mr);
+    bands_ = BandTiling(g_, pieces, std::max<int64_t>(4 * nr, kColumnBudget / result_rows));
+    const int64_t channel_floats = bands_.channel_floats();
+    if (!product_within(s_.cin, channel_floats, kStagingBudget)) return false;
+    implicit_ = true;
+    window_floats_ = s_.cin * channel_floats + nr;  // + the zeros the last column tile reads past it
+    result_columns_ = round_up(bands_.columns(), nr);
+    window_ = b.book_scratch("gemm.padded_window", window_floats_, sizeof(float), threads_);
+    result_ = b.book_scratch("gemm.band_result", result_rows * result_columns_, sizeof(float), threads_);
+    offsets_ = b.book_scratch("gemm.row_offsets", s_.rows(), sizeof(int64_t));
+    pack_ = b.book_scratch("gemm.pack", rows_scratch_floats(blocking_), sizeof(float), threads_);
+    group_floats_ = packed_left_floats(blocking_, s_.cout, s_.rows());
+    weights_ = b.book_scratch("gemm.packed_weights", s_.groups * group_floats_, sizeof(float));
+    b.need_float_inputs(false, true, false);
+    return true;
+  }
+
+  // Per (sample, group, band): the band's window staged from the source view, then
+  // result (Cout_g x columns) = W_g (Cout_g x Cin_g*K) * cols (Cin_g*K x columns), cols read in
+  // place from the window, and the band's valid columns copied into Y.
+  int run_bands(const Workspace& w, const float* weights, float* grad_input) const {
+    int64_t* offsets = w.at<int64_t>(offsets_);
+    bands_.row_offsets(offsets);
+    const int64_t width = bands_.window_width();
+    return run_tasks(tasks(), threads_, "gemm gradInput", [&](int64_t t) {
+      const int64_t n = t / (s_.groups * bands_.bands()), grp = t / bands_.bands() % s_.groups;
+      const OutputBand band = bands_.band(t % bands_.bands());
+      float* window = w.at<float>(window_, thread_index());
+      stage_padded_window(source_, math_, g_, bands_, n, grp * s_.cin, s_.cin, band, right_sliver_columns(blocking_),
+                          window);
+      float* result = w.at<float>(result_, thread_index());
+      const PackedLeft wg{weights + grp * group_floats_, s_.rows(), 0};
+      sgemm_rows(blocking_, w.at<float>(pack_, thread_index()), s_.cout, bands_.columns(), s_.rows(), wg, window,
+                 offsets, result, result_columns_);
+      float* y = grad_input + (n * s_.groups + grp) * s_.cout * s_.dst_plane;
+      const int64_t line = g_.dst_size[2], lines_per_plane = g_.dst_size[1];
+      for (int64_t c = 0; c < s_.cout; ++c) {
+        for (int64_t oh = band.h0; oh < band.h1; ++oh) {
+          std::memcpy(y + c * s_.dst_plane + (band.od * lines_per_plane + oh) * line + band.w0,
+                      result + c * result_columns_ + (oh - band.h0) * width,
+                      static_cast<size_t>(band.w1 - band.w0) * sizeof(float));
+        }
+      }
+    });
+  }
+
+  int run_tiles(const Workspace& w, const float* weights, const float* source, float* grad_input) const {
+    return run_tasks(tasks(), threads_, "gemm gradInput", [&](int64_t t) {
       const int64_t n = t / (s_.groups * tiles_), grp = t / tiles_ % s_.groups, o0 = t % tiles_ * tile_;
       const int64_t o1 = std::min(s_.dst_plane, o0 + tile_);
       float* y = grad_input + (n * s_.groups + grp) * s_.cout * s_.dst_plane + o0;
@@ -197,11 +271,8 @@ class GemmForward final : public ConvStep {
               s_.dst_plane);
       }
     });
-    if (status == ACLNN_SUCCESS) output_.finish(w, threads_);
-    return status;
   }
 
- private:
   // The column matrix of one slice from column `first` on, for sgemm's PanelWriter.
   struct Columns {
     const ConvGeometry* g;
@@ -245,11 +316,15 @@ class GemmForward final : public ConvStep {
   MathMode math_;
   bool staged_;  // tasks stage their windows of source_ (no dense float copy of it)
   DenseFloatOutput output_;
-  int64_t tile_ = 1, tiles_ = 1, group_floats_ = 0, window_floats_ = 0;
+  bool implicit_ = false;  // tasks are bands read from padded windows (plan_padded_windows)
+  BandTiling bands_;
+  int64_t tile_ = 1, tiles_ = 1, group_floats_ = 0, window_floats_ = 0, result_columns_ = 0;
   GemmBlocking blocking_;
   WorkspaceLedger::Handle pack_ = -1;     // per thread
   WorkspaceLedger::Handle weights_ = -1;  // the packed (flipped) weights
-  WorkspaceLedger::Handle window_ = -1;   // per thread: the staged source window of a task
+  WorkspaceLedger::Handle window_ = -1;   // per thread: the staged (or padded) source window of a task
+  WorkspaceLedger::Handle result_ = -1;   // per thread: a band's result, padded to whole tiles
+  WorkspaceLedger::Handle offsets_ = -1;  // the column-matrix rows' offsets in a padded window
 };
 
 bool supports(const ConvProblem&) { return true; }  // any dtype, layout and geometry

@@ -27,6 +27,11 @@ struct MicroKernel {
   // W = mr or nr) in this instruction set's vectors, or nullptr for the portable packer.
   void (*interleave_mr)(const float* rows, int64_t stride, int64_t depth, float* out) = nullptr;
   void (*interleave_nr)(const float* rows, int64_t stride, int64_t depth, float* out) = nullptr;
+  // run() with B read in place instead of from a packed sliver: b[p][j] = b_base[b_rows[p] + j]
+  // (implicit GEMM: the rows of a padded source window), the same chains; or nullptr (the caller
+  // then packs the sliver and calls run()).
+  void (*run_rows)(int64_t kc, const float* a, const float* b_base, const int64_t* b_rows, float* c, int64_t ldc,
+                   bool load_c) = nullptr;
 };
 
 extern const MicroKernel kMicroKernelGeneric;  // microkernel_generic.cpp

@@ -10,15 +10,19 @@ namespace {
 
 constexpr int kMr = 6, kNr = 16;
 
-void run_avx2(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool load_c) {
+// B row p at b + p * kNr, or, with `rows`, at b + rows[p] (read in place).
+template <bool kRows>
+void run_avx2_tile(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool load_c,
+                   const int64_t* rows) {
   __m256 acc[kMr][2];
 #pragma GCC unroll 6
   for (int i = 0; i < kMr; ++i) {
     acc[i][0] = load_c ? _mm256_loadu_ps(c + i * ldc) : _mm256_setzero_ps();
     acc[i][1] = load_c ? _mm256_loadu_ps(c + i * ldc + 8) : _mm256_setzero_ps();
   }
-  for (int64_t p = 0; p < kc; ++p, a += kMr, b += kNr) {
-    const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
+  for (int64_t p = 0; p < kc; ++p, a += kMr) {
+    const float* row = kRows ? b + rows[p] : b + p * kNr;
+    const __m256 b0 = _mm256_loadu_ps(row), b1 = _mm256_loadu_ps(row + 8);
 #pragma GCC unroll 6
     for (int i = 0; i < kMr; ++i) {
       const __m256 ai = _mm256_broadcast_ss(a + i);
@@ -33,12 +37,21 @@ void run_avx2(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
   }
 }
 
+void run_avx2(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool load_c) {
+  run_avx2_tile<false>(kc, a, b, c, ldc, load_c, nullptr);
+}
+void run_rows_avx2(int64_t kc, const float* a, const float* b_base, const int64_t* b_rows, float* c, int64_t ldc,
+                   bool load_c) {
+  run_avx2_tile<true>(kc, a, b_base, c, ldc, load_c, b_rows);
+}
+
 void interleave_nr_avx2(const float* rows, int64_t stride, int64_t depth, float* out) {
   interleave_rows_avx<kNr>(rows, stride, depth, out);
 }
 
 }  // namespace
 
-extern const MicroKernel kMicroKernelAvx2 = {Isa::kAvx2, kMr, kNr, run_avx2, nullptr, nullptr, interleave_nr_avx2};
+extern const MicroKernel kMicroKernelAvx2 = {Isa::kAvx2,         kMr,          kNr, run_avx2, nullptr, nullptr,
+                                             interleave_nr_avx2, run_rows_avx2};
 
 }  // namespace aclnn_cpu

@@ -11,9 +11,11 @@ namespace {
 
 constexpr int kMr = 8, kNr = 32;
 
-// The first 16 * V columns of the tile (B slivers are kNr wide whatever V is).
-template <int V>
-void run_avx512_columns(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool load_c) {
+// The first 16 * V columns of the tile (B slivers are kNr wide whatever V is). B row p at
+// b + p * kNr, or, with `rows`, at b + rows[p] (read in place).
+template <int V, bool kRows = false>
+void run_avx512_columns(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool load_c,
+                        const int64_t* rows = nullptr) {
   __m512 acc[kMr][V];
 #pragma GCC unroll 8
   for (int i = 0; i < kMr; ++i) {
@@ -21,11 +23,12 @@ void run_avx512_columns(int64_t kc, const float* a, const float* b, float* c, in
     for (int v = 0; v < V; ++v) acc[i][v] = load_c ? _mm512_loadu_ps(c + i * ldc + 16 * v) : _mm512_setzero_ps();
   }
 #pragma GCC unroll 4
-  for (int64_t p = 0; p < kc; ++p, a += kMr, b += kNr) {
+  for (int64_t p = 0; p < kc; ++p, a += kMr) {
     _mm_prefetch(reinterpret_cast<const char*>(a + 8 * kMr), _MM_HINT_T0);
+    const float* row = kRows ? b + rows[p] : b + p * kNr;
     __m512 bv[V];
 #pragma GCC unroll 2
-    for (int v = 0; v < V; ++v) bv[v] = _mm512_loadu_ps(b + 16 * v);
+    for (int v = 0; v < V; ++v) bv[v] = _mm512_loadu_ps(row + 16 * v);
 #pragma GCC unroll 8
     for (int i = 0; i < kMr; ++i) {
       const __m512 ai = _mm512_set1_ps(a[i]);
@@ -47,6 +50,11 @@ void run_avx512_half(int64_t kc, const float* a, const float* b, float* c, int64
   run_avx512_columns<1>(kc, a, b, c, ldc, load_c);
 }
 
+void run_rows_avx512(int64_t kc, const float* a, const float* b_base, const int64_t* b_rows, float* c, int64_t ldc,
+                     bool load_c) {
+  run_avx512_columns<2, true>(kc, a, b_base, c, ldc, load_c, b_rows);
+}
+
 void interleave_mr_avx512(const float* rows, int64_t stride, int64_t depth, float* out) {
   interleave_rows_avx<kMr>(rows, stride, depth, out);
 }
@@ -57,6 +65,6 @@ void interleave_nr_avx512(const float* rows, int64_t stride, int64_t depth, floa
 }  // namespace
 
 extern const MicroKernel kMicroKernelAvx512 = {
-    Isa::kAvx512, kMr, kNr, run_avx512, run_avx512_half, interleave_mr_avx512, interleave_nr_avx512};
+    Isa::kAvx512, kMr, kNr, run_avx512, run_avx512_half, interleave_mr_avx512, interleave_nr_avx512, run_rows_avx512};
 
 }  // namespace aclnn_cpu

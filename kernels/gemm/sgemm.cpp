@@ -292,6 +292,47 @@ void sgemm(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, i
   multiply_blocks(blocking, scratch, m, n, k, LeftPrepacked{a}, RightWritten{b}, accumulate, c, ldc);
 }
 
+void sgemm_rows(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, int64_t k, const PackedLeft& a,
+                const float* b_base, const int64_t* b_rows, float* c, int64_t ldc) {
+  const MicroKernel& kernel = micro_kernel(blocking.isa);
+  const LeftPrepacked left{a};
+  for (int64_t ic = 0; ic < m; ic += blocking.mc) {
+    const int64_t rows = std::min(blocking.mc, m - ic);
+    for (int64_t pc = 0; pc < k; pc += blocking.kc) {
+      const int64_t depth = std::min(blocking.kc, k - pc);
+      const bool load_c = pc > 0;  // later depth blocks continue each entry's chain
+      int64_t a_stride = 0;
+      const float* a_block = left.block(kernel, ic, rows, pc, depth, nullptr, &a_stride);
+      for (int64_t jr = 0; jr < n; jr += kernel.nr) {
+        const float* b_tile = b_base + jr;
+        if (kernel.run_rows == nullptr) {  // this micro-kernel reads packed slivers only
+          for (int64_t p = 0; p < depth; ++p)
+            std::memcpy(scratch + p * kernel.nr, b_tile + b_rows[pc + p], kernel.nr * sizeof(float));
+        }
+        for (int64_t ir = 0; ir < rows; ir += kernel.mr) {
+          float* c_tile = c + (ic + ir) * ldc + jr;
+          const float* a_sliver = a_block + ir / kernel.mr * a_stride;
+          if (kernel.run_rows != nullptr) {
+            kernel.run_rows(depth, a_sliver, b_tile, b_rows + pc, c_tile, ldc, load_c);
+          } else {
+            kernel.run(depth, a_sliver, scratch, c_tile, ldc, load_c);
+          }
+        }
+      }
+    }
+  }
+  if (k == 0) {
+    for (int64_t i = 0; i < round_up(m, kernel.mr); ++i)
+      std::memset(c + i * ldc, 0, static_cast<size_t>(round_up(n, kernel.nr)) * sizeof(float));
+  }
+}
+
+int64_t rows_scratch_floats(const GemmBlocking& blocking) {
+  return micro_kernel(blocking.isa).run_rows != nullptr ? 0 : blocking.kc * micro_kernel(blocking.isa).nr;
+}
+
+int right_sliver_columns(const GemmBlocking& blocking) { return micro_kernel(blocking.isa).nr; }
+
 int left_sliver_rows(const GemmBlocking& blocking) { return micro_kernel(blocking.isa).mr; }
 
 int64_t packed_left_floats(const GemmBlocking& blocking, int64_t m, int64_t depth) {

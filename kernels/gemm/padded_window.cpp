@@ -1,0 +1,88 @@
+#include "kernels/gemm/padded_window.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "kernels/common/pack.h"
+#include "kernels/gemm/tiling.h"
+
+namespace aclnn_cpu {
+
+bool padded_windows_apply(const ConvGeometry& g) {
+  return g.stride[0] == 1 && g.stride[1] == 1 && g.stride[2] == 1;
+}
+
+BandTiling::BandTiling(const ConvGeometry& g, int64_t bands, int64_t max_columns) : g_(g) {
+  const int64_t out_h = g.dst_size[1], out_w = g.dst_size[2];
+  const int64_t spill = (g.kernel[2] - 1) * g.dilation[2];  // columns of X past a row's width
+  const int64_t per_plane = ceil_div(std::max<int64_t>(1, bands), std::max<int64_t>(1, g.dst_size[0]));
+  if (out_w + spill <= max_columns && out_h >= per_plane) {  // whole rows
+    rows_ = std::clamp<int64_t>(out_h / per_plane, 1, max_columns / (out_w + spill));
+    width_ = out_w;
+    per_plane_ = ceil_div(out_h, rows_);
+  } else {  // pieces of one row
+    whole_rows_ = false;
+    const int64_t per_row = ceil_div(per_plane, std::max<int64_t>(1, out_h));
+    width_ = std::clamp<int64_t>(std::min(out_w / per_row, max_columns - spill), 1, std::max<int64_t>(1, out_w));
+    per_plane_ = out_h * ceil_div(out_w, width_);
+  }
+}
+
+OutputBand BandTiling::band(int64_t index) const {
+  OutputBand b;
+  b.od = index / per_plane_;
+  const int64_t i = index % per_plane_;
+  if (whole_rows_) {
+    b.h0 = i * rows_;
+    b.h1 = std::min(g_.dst_size[1], b.h0 + rows_);
+    b.w0 = 0;
+    b.w1 = g_.dst_size[2];
+  } else {
+    const int64_t pieces = ceil_div(g_.dst_size[2], width_);
+    b.h0 = i / pieces;
+    b.h1 = b.h0 + 1;
+    b.w0 = i % pieces * width_;
+    b.w1 = std::min(g_.dst_size[2], b.w0 + width_);
+  }
+  return b;
+}
+
+void BandTiling::row_offsets(int64_t* out) const {
+  const int64_t rows = window_rows(), width = window_width();
+  for (int64_t c = 0; c < g_.src_channels_per_group; ++c) {
+    for (int64_t kd = 0; kd < g_.kernel[0]; ++kd) {
+      for (int64_t kh = 0; kh < g_.kernel[1]; ++kh) {
+        for (int64_t kw = 0; kw < g_.kernel[2]; ++kw) {
+          *out++ = ((c * g_.kernel[0] + kd) * rows + kh * g_.dilation[1]) * width + kw * g_.dilation[2];
+        }
+      }
+    }
+  }
+}
+
+void stage_padded_window(const View5& view, MathMode math, const ConvGeometry& g, const BandTiling& tiling, int64_t n,
+                         int64_t c0, int64_t channels, const OutputBand& band, int64_t slack, float* out) {
+  const int64_t rows = tiling.window_rows(), width = tiling.window_width();
+  const int64_t w_first = band.w0 - g.pad[2];  // source column of x = 0
+  // Source columns inside [0, W): x in [x0, x1).
+  const int64_t x0 = std::clamp<int64_t>(-w_first, 0, width);
+  const int64_t x1 = std::clamp<int64_t>(g.src_size[2] - w_first, x0, width);
+  for (int64_t c = 0; c < channels; ++c) {
+    for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
+      const int64_t id = band.od - g.pad[0] + kd * g.dilation[0];
+      for (int64_t r = 0; r < rows; ++r, out += width) {
+        const int64_t ih = band.h0 - g.pad[1] + r;
+        if (id < 0 || id >= g.src_size[0] || ih < 0 || ih >= g.src_size[1] || x0 == x1) {
+          std::memset(out, 0, static_cast<size_t>(width) * sizeof(float));
+          continue;
+        }
+        std::memset(out, 0, static_cast<size_t>(x0) * sizeof(float));
+        read_row_floats(view, math, n, c0 + c, id, ih, w_first + x0, 1, x1 - x0, out + x0);
+        std::memset(out + x1, 0, static_cast<size_t>(width - x1) * sizeof(float));
+      }
+    }
+  }
+  std::memset(out, 0, static_cast<size_t>(slack) * sizeof(float));
+}
+
+}  // namespace aclnn_cpu

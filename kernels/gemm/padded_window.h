@@ -1,0 +1,62 @@
+// Implicit GEMM for forward convolutions of stride 1: each task computes one band of output
+// positions from a padded window of the source, in which every row of the band's column matrix is
+// one contiguous run, so the micro-kernel reads it in place (sgemm_rows) instead of im2col packing
+// it.
+//
+// A band is positions [h0, h1) x [w0, w1) of output plane od. Its window holds, for each channel c
+// and kernel depth tap kd, R x X source elements (zero outside the source):
+//   window[((c * kD + kd) * R + r) * X + x] = src[c, od - pd + kd*dd, h0 - ph + r, w0 - pw + x],
+// with R = rows of the band + (kH - 1) dH and X = width of the band + (kW - 1) dW. Column q =
+// (oh - h0) * X + (ow - w0) of the band's column matrix and its row (c, kd, kh, kw) then read
+// window[row_offset + q] with row_offset = ((c * kD + kd) * R + kh*dH) * X + kw*dW: the columns
+// with ow - w0 past the band's width wrap into the next row and are computed only to be dropped
+// ((kW - 1) dW of every X, the price of runs that long).
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/conv_problem.h"
+
+namespace aclnn_cpu {
+
+// Whether a forward convolution can be computed from padded windows (stride 1 in every dim).
+bool padded_windows_apply(const ConvGeometry& g);
+
+struct OutputBand {
+  int64_t od = 0, h0 = 0, h1 = 0, w0 = 0, w1 = 0;
+};
+
+// How a (sample, group) slice's output plane is cut into bands: whole output rows (rows_ per band
+// within one od) when a row fits in `max_columns` and each plane has enough rows, else pieces of one
+// row (width_ per band). Every band's window has the same R x X (the last band of a plane or row
+// reads past it: more padding).
+class BandTiling {
+ public:
+  BandTiling() = default;
+  // At least `bands` bands per slice where the plane has that many positions, each of at most
+  // `max_columns` columns where one row's window fits.
+  BandTiling(const ConvGeometry& g, int64_t bands, int64_t max_columns);
+  int64_t bands() const { return g_.dst_size[0] * per_plane_; }  // per slice
+  OutputBand band(int64_t index) const;
+  int64_t window_rows() const { return rows_ + (g_.kernel[1] - 1) * g_.dilation[1]; }    // R
+  int64_t window_width() const { return width_ + (g_.kernel[2] - 1) * g_.dilation[2]; }  // X
+  // Columns of every band's column matrix: up to the last valid one.
+  int64_t columns() const { return (rows_ - 1) * window_width() + width_; }
+  // Floats of one channel's window (kD x R x X).
+  int64_t channel_floats() const { return g_.kernel[0] * window_rows() * window_width(); }
+  // row_offsets[c * K + k] for the slice's Cin_g * K column-matrix rows (K = kernel volume).
+  void row_offsets(int64_t* out) const;
+
+ private:
+  ConvGeometry g_;
+  int64_t rows_ = 1, width_ = 1, per_plane_ = 1;
+  bool whole_rows_ = true;
+};
+
+// out = the window of `band` (layout above) for source channels [c0, c0 + channels) of sample n,
+// read from the view (any dtype and strides, cubeMathType rounding, read_row_floats), followed by
+// `slack` zeros.
+void stage_padded_window(const View5& view, MathMode math, const ConvGeometry& g, const BandTiling& tiling, int64_t n,
+                         int64_t c0, int64_t channels, const OutputBand& band, int64_t slack, float* out);
+
+}  // namespace aclnn_cpu
