@@ -192,10 +192,6 @@ class GemmForward final : public ConvStep {
   // column matrix already) and a window fits the staging budget. Returns whether it planned.
   bool plan_padded_windows(PlanBuilder& b) {
     if (!padded_windows_apply(g_) || columns_are_source(g_)) return false;
-    for (int a = 0; a < 3; ++a) {  // keeps every window size below 2^62
-      if (!product_within(g_.kernel[a], g_.dilation[a], int64_t{1} << 20) || g_.dst_size[a] > (int64_t{1} << 20))
-        return false;
-    }
     const int64_t pieces = pieces_for_tasks(s_.n * s_.groups);
     blocking_ = plan_gemm_blocking(s_.cout, ceil_div(s_.dst_plane, pieces), s_.rows());
     const int64_t mr = left_sliver_rows(blocking_), nr = right_sliver_columns(blocking_);
@@ -203,6 +199,7 @@ class GemmForward final : public ConvStep {
     bands_ = BandTiling(g_, pieces, std::max<int64_t>(4 * nr, kColumnBudget / result_rows));
     const int64_t channel_floats = bands_.channel_floats();
     if (!product_within(s_.cin, channel_floats, kStagingBudget)) return false;
+    if (!product_within(result_rows, round_up(bands_.columns(), nr), int64_t{1} << 58)) return false;
     implicit_ = true;
     window_floats_ = s_.cin * channel_floats + nr;  // + the zeros the last column tile reads past it
     result_columns_ = round_up(bands_.columns(), nr);
@@ -221,7 +218,7 @@ class GemmForward final : public ConvStep {
   // place from the window, and the band's valid columns copied into Y.
   int run_bands(const Workspace& w, const float* weights, float* grad_input) const {
     int64_t* offsets = w.at<int64_t>(offsets_);
-    bands_.row_offsets(offsets);
+    bands_.row_offsets(0, s_.rows(), 0, offsets);
     const int64_t width = bands_.window_width();
     return run_tasks(tasks(), threads_, "gemm gradInput", [&](int64_t t) {
       const int64_t n = t / (s_.groups * bands_.bands()), grp = t / bands_.bands() % s_.groups;

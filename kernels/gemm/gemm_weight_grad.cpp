@@ -11,6 +11,7 @@
 #include <string>
 
 #include "kernels/gemm/im2col.h"
+#include "kernels/gemm/padded_window.h"
 #include "kernels/gemm/sgemm.h"
 #include "kernels/gemm/tasks.h"
 #include "kernels/gemm/tiling.h"
@@ -46,15 +47,6 @@ class GemmBackwardWeight final : public ConvStep {
     blocks_ = ceil_div(s_.rows(), block_);
     tile_ = s_.tile(block_);
     blocking_ = plan_gemm_blocking(s_.cout, block_, std::min(tile_, ceil_div(length, chunks_)));
-    // X staged per piece: the channels of a row block, the window of a tile of positions.
-    // (A kernel of no taps has no rows, hence no tasks: count it as one tap here.)
-    const int64_t block_channels = std::min(s_.cin, ceil_div(block_, std::max<int64_t>(1, s_.kernel_volume)) + 1);
-    const int64_t window = max_source_window(g_, tile_);
-    x_staged_ = x_staged_ && product_within(block_channels, window, kStagingBudget);
-    if (x_staged_) window_ = b.book_scratch("gemm.source_window", block_channels * window, sizeof(float), threads_);
-    if (x_staged_ || !columns_are_source(g_)) {
-      cols_ = b.book_scratch("gemm.cols", block_ * tile_, sizeof(float), threads_);
-    }
     // Chunk 0 sums into the result itself, each later chunk into its own partial.
     if (chunks_ > 1) partials_ = b.book_scratch("gemm.partials", weight_floats, sizeof(float), chunks_ - 1);
     // dY is the left operand of every task's GEMMs, and each row block would pack it again: pack it
@@ -73,11 +65,26 @@ class GemmBackwardWeight final : public ConvStep {
       dy_rows_ = b.book_scratch("gemm.gradOutput_rows", mr * s_.dst_plane, sizeof(float), threads_);
     }
     pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(pack_once), sizeof(float), threads_);
-    b.need_float_inputs(!x_staged_, false, !pack_once || dy_dense);
+    // X: read from padded windows per band, or staged per piece (the channels of a row block, the
+    // window of a tile of positions), or from a dense float copy.
+    const int64_t block_channels = std::min(s_.cin, ceil_div(block_, std::max<int64_t>(1, s_.kernel_volume)) + 1);
+    if (pack_once && plan_padded_windows(b, block_channels)) {
+      x_staged_ = false;
+    } else {
+      // (A kernel of no taps has no rows, hence no tasks: count it as one tap here.)
+      const int64_t window = max_source_window(g_, tile_);
+      x_staged_ = x_staged_ && product_within(block_channels, window, kStagingBudget);
+      if (x_staged_) window_ = b.book_scratch("gemm.source_window", block_channels * window, sizeof(float), threads_);
+      if (x_staged_ || !columns_are_source(g_)) {
+        cols_ = b.book_scratch("gemm.cols", block_ * tile_, sizeof(float), threads_);
+      }
+    }
+    b.need_float_inputs(!x_staged_ && !windows_, false, !pack_once || dy_dense);
   }
 
   int64_t tasks() const override { return s_.groups * blocks_ * chunks_; }
-  std::string detail() const override { return isa_detail(blocking_); }
+
+  std::string detail() const override { return isa_detail(blocking_) + (windows_ ? ":windows" : ""); }
 
   int run(const Workspace& w, const StepInputs& in) const override {
     float* grad_weight = output_.data(w);
@@ -91,8 +98,10 @@ class GemmBackwardWeight final : public ConvStep {
       const int thread = thread_index();
       float* pack = w.at<float>(pack_, thread);
       float* sum = (chunk == 0 ? grad_weight : w.at<float>(partials_, chunk - 1)) + grp * s_.cout * s_.rows() + r0;
-      const int64_t begin = length * chunk / chunks_, end = length * (chunk + 1) / chunks_;
       bool first = true;
+      if (windows_) first = !sum_bands(w, packed_dy, grp, r0, r1, chunk, sum);
+      const int64_t begin = windows_ ? 0 : length * chunk / chunks_,
+                    end = windows_ ? 0 : length * (chunk + 1) / chunks_;
       for (int64_t at = begin; at < end;) {  // pieces: within one sample, at most one tile long
         const int64_t n = at / s_.dst_plane, o0 = at % s_.dst_plane;
         const int64_t o1 = std::min({s_.dst_plane, o0 + tile_, end - n * s_.dst_plane});
@@ -137,6 +146,60 @@ class GemmBackwardWeight final : public ConvStep {
   }
 
  private:
+  // The padded-window plan (padded_window.h), when the geometry has stride 1 (not a 1x1 kernel),
+  // each chunk gets whole bands and a row block's window fits the staging budget. The reduction is
+  // then cut at band boundaries: chunk c sums bands [B*c/chunks, B*(c+1)/chunks) of the B = N x
+  // bands per sample, each band's positions in order. Returns whether it planned.
+  bool plan_padded_windows(PlanBuilder& b, int64_t block_channels) {
+    if (!padded_windows_apply(g_) || columns_are_source(g_)) return false;
+    // Bands of about a tile, and enough of them for every chunk.
+    bands_ = BandTiling(g_, std::max(ceil_div(s_.dst_plane, tile_), ceil_div(chunks_, s_.n)), kColumnBudget / 16);
+    if (!product_within(s_.n, bands_.bands(), int64_t{1} << 40) || s_.n * bands_.bands() < chunks_) return false;
+    if (!product_within(block_channels, bands_.channel_floats(), kStagingBudget)) return false;
+    windows_ = true;
+    window_ = b.book_scratch("gemm.padded_window", block_channels * bands_.channel_floats(), sizeof(float), threads_);
+    lines_ = b.book_scratch("gemm.line_offsets", block_, sizeof(int64_t), threads_);
+    return true;
+  }
+
+  // The padded-window plan's task: sum (Cout_g x rows r0..r1) (+)= dY[:, band] (Cout_g x positions)
+  // * cols^T (positions x rows) over the chunk's bands in order, cols^T written into the packed
+  // panels from each band's window. Returns whether it summed any band.
+  bool sum_bands(const Workspace& w, const float* packed_dy, int64_t grp, int64_t r0, int64_t r1, int64_t chunk,
+                 float* sum) const {
+    const int thread = thread_index();
+    const int64_t taps = std::max<int64_t>(1, s_.kernel_volume), c0 = r0 / taps, c1 = (r1 - 1) / taps + 1;
+    const int64_t units = s_.n * bands_.bands(), length = s_.n * s_.dst_plane;
+    int64_t* lines = w.at<int64_t>(lines_, thread);
+    bands_.row_offsets(r0, r1, c0, lines);
+    float* window = w.at<float>(window_, thread);
+    bool summed = false;
+    for (int64_t u = units * chunk / chunks_; u < units * (chunk + 1) / chunks_; ++u) {
+      const int64_t n = u / bands_.bands();
+      const OutputBand band = bands_.band(u % bands_.bands());
+      const int64_t width = band.w1 - band.w0, positions = (band.h1 - band.h0) * width;
+      const int64_t o0 = (band.od * g_.dst_size[1] + band.h0) * g_.dst_size[2] + band.w0;
+      stage_padded_window(src_, math_, g_, bands_, n, grp * s_.cin + c0, c1 - c0, band, 0, window);
+      const WindowColumns columns{window, lines, r1 - r0, width, bands_.window_width()};
+      const PackedLeft left{packed_dy + grp * group_floats_, length, n * s_.dst_plane + o0};
+      sgemm(blocking_, w.at<float>(pack_, thread), s_.cout, r1 - r0, positions, left,
+            PanelWriter{WindowColumns::write, &columns}, summed, sum, s_.rows());
+      summed = true;
+    }
+    return summed;
+  }
+
+  // cols^T of a band from its window, for sgemm's PanelWriter.
+  struct WindowColumns {
+    const float* window;
+    const int64_t* lines;  // the window offsets of the row block's column-matrix rows
+    int64_t count, band_width, window_width;
+    static void write(const void* context, int64_t p0, int64_t depth, int64_t j0, int64_t cols, int width, float* out) {
+      const auto* self = static_cast<const WindowColumns*>(context);
+      window_panels(self->window, self->lines + j0, cols, self->band_width, self->window_width, p0, depth, width, out);
+    }
+  };
+
   // Each group's dY (Cout_g x (sample, position)) as a PackedLeft: one task per sample and sliver,
   // from the dense float dY or, without one, from the user's view (a sliver's rows read first).
   int pack_grad_output(const Workspace& w, const float* dy, float* out) const {
@@ -178,13 +241,16 @@ class GemmBackwardWeight final : public ConvStep {
   MathMode math_;
   bool x_staged_;  // each piece stages the X it reads (no dense float copy of X)
   DenseFloatOutput output_;
+  bool windows_ = false;  // X read from padded windows per band (plan_padded_windows)
+  BandTiling bands_;
   int64_t chunks_ = 1, block_ = 1, blocks_ = 1, tile_ = 1, group_floats_ = 0;
   GemmBlocking blocking_;
   WorkspaceLedger::Handle cols_ = -1, pack_ = -1;  // per thread
   WorkspaceLedger::Handle partials_ = -1;          // per chunk after the first
   WorkspaceLedger::Handle packed_dy_ = -1;         // dY packed once, or none
   WorkspaceLedger::Handle dy_rows_ = -1;           // per thread: a sliver of dY rows read from its view
-  WorkspaceLedger::Handle window_ = -1;            // per thread: the staged X of a piece
+  WorkspaceLedger::Handle window_ = -1;            // per thread: the staged X of a piece, or a band's window
+  WorkspaceLedger::Handle lines_ = -1;             // per thread: the row block's offsets in a band's window
 };
 
 bool supports(const ConvProblem&) { return true; }  // any dtype, layout and geometry

@@ -5,11 +5,18 @@
 
 #include "kernels/common/pack.h"
 #include "kernels/gemm/tiling.h"
+#include "kernels/gemm/transpose_4x4.h"
 
 namespace aclnn_cpu {
 
 bool padded_windows_apply(const ConvGeometry& g) {
-  return g.stride[0] == 1 && g.stride[1] == 1 && g.stride[2] == 1;
+  if (g.batch <= 0) return false;
+  for (int a = 0; a < 3; ++a) {  // (sizes that keep every window size far below 2^63)
+    if (g.stride[a] != 1 || g.dst_size[a] <= 0 || g.dst_size[a] > (int64_t{1} << 20) ||
+        !product_within(g.kernel[a], g.dilation[a], int64_t{1} << 20))
+      return false;
+  }
+  return true;
 }
 
 BandTiling::BandTiling(const ConvGeometry& g, int64_t bands, int64_t max_columns) : g_(g) {
@@ -47,16 +54,14 @@ OutputBand BandTiling::band(int64_t index) const {
   return b;
 }
 
-void BandTiling::row_offsets(int64_t* out) const {
+void BandTiling::row_offsets(int64_t row_begin, int64_t row_end, int64_t first_channel, int64_t* out) const {
   const int64_t rows = window_rows(), width = window_width();
-  for (int64_t c = 0; c < g_.src_channels_per_group; ++c) {
-    for (int64_t kd = 0; kd < g_.kernel[0]; ++kd) {
-      for (int64_t kh = 0; kh < g_.kernel[1]; ++kh) {
-        for (int64_t kw = 0; kw < g_.kernel[2]; ++kw) {
-          *out++ = ((c * g_.kernel[0] + kd) * rows + kh * g_.dilation[1]) * width + kw * g_.dilation[2];
-        }
-      }
-    }
+  const int64_t taps_hw = g_.kernel[1] * g_.kernel[2], taps = g_.kernel[0] * taps_hw;
+  if (taps == 0) return;  // no rows
+  for (int64_t r = row_begin; r < row_end; ++r) {
+    const int64_t c = r / taps - first_channel, kd = r % taps / taps_hw, kh = r % taps_hw / g_.kernel[2];
+    const int64_t kw = r % g_.kernel[2];
+    *out++ = ((c * g_.kernel[0] + kd) * rows + kh * g_.dilation[1]) * width + kw * g_.dilation[2];
   }
 }
 
@@ -83,6 +88,36 @@ void stage_padded_window(const View5& view, MathMode math, const ConvGeometry& g
     }
   }
   std::memset(out, 0, static_cast<size_t>(slack) * sizeof(float));
+}
+
+void window_panels(const float* window, const int64_t* line_offsets, int64_t lines, int64_t band_width,
+                   int64_t window_width, int64_t p0, int64_t depth, int width, float* out) {
+  for (int64_t j0 = 0; j0 < lines; j0 += width, out += width * depth) {
+    const int64_t valid = std::min<int64_t>(width, lines - j0);
+    for (int64_t p = p0; p < p0 + depth;) {  // runs of positions within one output row
+      const int64_t run = std::min(band_width - p % band_width, p0 + depth - p);
+      const int64_t q = p / band_width * window_width + p % band_width;
+      float* to = out + (p - p0) * width;
+      int64_t j = 0;
+      for (; j + 4 <= valid; j += 4) {  // 4 lines side by side, 4 positions at a time
+        const float* rows[4];
+        for (int i = 0; i < 4; ++i) rows[i] = window + line_offsets[j0 + j + i] + q;
+        int64_t i = 0;
+        for (; i + 4 <= run; i += 4) {
+          transpose_4x4_rows(rows, to + i * width + j, width);
+          for (const float*& row : rows) row += 4;
+        }
+        for (; i < run; ++i) {
+          for (int l = 0; l < 4; ++l) to[i * width + j + l] = rows[l][i % 4];  // rows advanced to i - i % 4
+        }
+      }
+      for (; j < width; ++j) {
+        const float* line = j < valid ? window + line_offsets[j0 + j] + q : nullptr;
+        for (int64_t i = 0; i < run; ++i) to[i * width + j] = line != nullptr ? line[i] : 0.0f;
+      }
+      p += run;
+    }
+  }
 }
 
 }  // namespace aclnn_cpu

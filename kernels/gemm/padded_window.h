@@ -19,7 +19,8 @@
 
 namespace aclnn_cpu {
 
-// Whether a forward convolution can be computed from padded windows (stride 1 in every dim).
+// Whether a forward convolution can be computed from padded windows: stride 1 in every dim, not
+// empty, and output sizes and kernel spans up to 2^20 (so window sizes cannot overflow).
 bool padded_windows_apply(const ConvGeometry& g);
 
 struct OutputBand {
@@ -44,8 +45,9 @@ class BandTiling {
   int64_t columns() const { return (rows_ - 1) * window_width() + width_; }
   // Floats of one channel's window (kD x R x X).
   int64_t channel_floats() const { return g_.kernel[0] * window_rows() * window_width(); }
-  // row_offsets[c * K + k] for the slice's Cin_g * K column-matrix rows (K = kernel volume).
-  void row_offsets(int64_t* out) const;
+  // out[r - row_begin] = the offset of column-matrix row r = c * K + k (K = kernel volume) in a
+  // window that starts at channel first_channel, for r in [row_begin, row_end).
+  void row_offsets(int64_t row_begin, int64_t row_end, int64_t first_channel, int64_t* out) const;
 
  private:
   ConvGeometry g_;
@@ -58,5 +60,13 @@ class BandTiling {
 // `slack` zeros.
 void stage_padded_window(const View5& view, MathMode math, const ConvGeometry& g, const BandTiling& tiling, int64_t n,
                          int64_t c0, int64_t channels, const OutputBand& band, int64_t slack, float* out);
+
+// sgemm's packed column slivers of `width` (PanelWriter's layout) for the transposed column matrix
+// of a band read from its window: B(p, j) = window[line_offsets[j] + q(p)], rows [p0, p0 + depth)
+// x columns [0, lines), where p counts the band's positions row by row (band_width of them per
+// output row) and q(p) = (p / band_width) * window_width + p % band_width. Only the band's valid
+// positions are read (gradWeight's reduction never sees the window's spill columns).
+void window_panels(const float* window, const int64_t* line_offsets, int64_t lines, int64_t band_width,
+                   int64_t window_width, int64_t p0, int64_t depth, int width, float* out);
 
 }  // namespace aclnn_cpu

@@ -4,12 +4,7 @@
 #include <cstring>
 
 #include "kernels/gemm/microkernel.h"
-
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#elif defined(__aarch64__)
-#include <arm_neon.h>
-#endif
+#include "kernels/gemm/transpose_4x4.h"
 
 namespace aclnn_cpu {
 namespace {
@@ -23,28 +18,6 @@ int64_t a_block_floats(const GemmBlocking& b) { return round_up(b.mc * b.kc, 16)
 // Strides of op(M): element (i, j) at data[i*rows + j*cols].
 int64_t row_step(const MatrixRef& m) { return m.transposed ? 1 : m.ld; }
 int64_t col_step(const MatrixRef& m) { return m.transposed ? m.ld : 1; }
-
-// dst[j * dst_stride + i] = src[i * src_stride + j] for i, j < 4: a 4 x 4 block transposed, in
-// baseline vector instructions (SSE2 on x86-64, NEON on aarch64).
-inline void transpose_4x4(const float* src, int64_t src_stride, float* dst, int64_t dst_stride) {
-#if defined(__SSE2__)
-  __m128 r0 = _mm_loadu_ps(src), r1 = _mm_loadu_ps(src + src_stride);
-  __m128 r2 = _mm_loadu_ps(src + 2 * src_stride), r3 = _mm_loadu_ps(src + 3 * src_stride);
-  _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
-  _mm_storeu_ps(dst, r0), _mm_storeu_ps(dst + dst_stride, r1);
-  _mm_storeu_ps(dst + 2 * dst_stride, r2), _mm_storeu_ps(dst + 3 * dst_stride, r3);
-#elif defined(__aarch64__)
-  const float32x4x4_t rows = {vld1q_f32(src), vld1q_f32(src + src_stride), vld1q_f32(src + 2 * src_stride),
-                              vld1q_f32(src + 3 * src_stride)};
-  float buffer[16];
-  vst4q_f32(buffer, rows);  // interleaved: buffer[4j + i] = rows[i][j]
-  for (int j = 0; j < 4; ++j) vst1q_f32(dst + j * dst_stride, vld1q_f32(buffer + 4 * j));
-#else
-  for (int i = 0; i < 4; ++i) {
-    for (int j = 0; j < 4; ++j) dst[j * dst_stride + i] = src[i * src_stride + j];
-  }
-#endif
-}
 
 // out[p * W + w] = rows[w * stride + p] for w < W, p < depth: W rows read side by side, in 4 x 4
 // blocks (rows past the last multiple of 4 one by one).
