@@ -12,7 +12,7 @@ namespace aclnn_cpu {
 bool padded_windows_apply(const ConvGeometry& g) {
   if (g.batch <= 0) return false;
   for (int a = 0; a < 3; ++a) {  // (sizes that keep every window size far below 2^63)
-    if (g.stride[a] != 1 || g.dst_size[a] <= 0 || g.dst_size[a] > (int64_t{1} << 20) ||
+    if (g.stride[a] != 1 || g.kernel[a] <= 0 || g.dst_size[a] <= 0 || g.dst_size[a] > (int64_t{1} << 20) ||
         !product_within(g.kernel[a], g.dilation[a], int64_t{1} << 20))
       return false;
   }
