@@ -169,6 +169,50 @@ TEST(Sgemm, PrepackedLeftAndWrittenRightGiveTheSameBits) {
   }
 }
 
+TEST(Sgemm, RowsReadInPlaceGiveTheSameBits) {
+  // sgemm_rows (implicit GEMM: op(B)'s rows read in place at scattered offsets of a buffer, each
+  // micro-kernel's run_rows or the generic packing fallback) against the same B as a matrix: the
+  // same bits, with C computed in whole tiles (its padding rows and columns ignored).
+  for (Isa isa : runnable_isas()) {
+    for (const Product& p : products()) {
+      if (p.m == 1 || p.n == 1 || p.ta || p.tb || p.accumulate) continue;
+      std::mt19937 rng(5);
+      std::normal_distribution<float> normal;
+      GemmBlocking small = plan_gemm_blocking(p.m, p.n, p.k, isa);
+      small.kc = 8, small.mc = micro_kernel(isa).mr * 2;
+      const int64_t mr = micro_kernel(isa).mr, nr = micro_kernel(isa).nr;
+      const int64_t rows = (p.m + mr - 1) / mr * mr, cols = (p.n + nr - 1) / nr * nr, pitch = cols + 5;
+      std::vector<float> a(p.m * p.k), b(p.k * p.n), base(p.k * pitch + 3);
+      for (std::vector<float>* v : {&a, &b, &base}) {
+        for (float& x : *v) x = normal(rng);
+      }
+      std::vector<int64_t> offsets(p.k);
+      for (int64_t q = 0; q < p.k; ++q) {  // B's rows in reverse order, each at an odd shift
+        offsets[q] = (p.k - 1 - q) * pitch + q % 3;
+        for (int64_t j = 0; j < p.n; ++j) b[q * p.n + j] = base[offsets[q] + j];
+      }
+      for (const GemmBlocking& blocking : {plan_gemm_blocking(p.m, p.n, p.k, isa), small}) {
+        std::vector<float> scratch(blocking.scratch_floats() + 16);
+        float* aligned = scratch.data() + (16 - reinterpret_cast<uintptr_t>(scratch.data()) / 4 % 16) % 16;
+        std::vector<float> want(p.m * p.n);
+        sgemm(blocking, aligned, p.m, p.n, p.k, MatrixRef{a.data(), p.k, false}, MatrixRef{b.data(), p.n, false}, false,
+              want.data(), p.n);
+        std::vector<float> packed(packed_left_floats(blocking, p.m, p.k));
+        pack_left(blocking, p.m, p.k, MatrixRef{a.data(), p.k, false}, packed.data(), p.k, 0);
+        std::vector<float> rows_scratch(rows_scratch_floats(blocking) + 1), got(rows * cols, -1.0f);
+        sgemm_rows(blocking, rows_scratch.data(), p.m, p.n, p.k, PackedLeft{packed.data(), p.k, 0}, base.data(),
+                   offsets.data(), got.data(), cols);
+        for (int64_t i = 0; i < p.m; ++i) {
+          for (int64_t j = 0; j < p.n; ++j) {
+            ASSERT_EQ(got[i * cols + j], want[i * p.n + j])
+                << isa_name(isa) << " " << p.m << "x" << p.n << "x" << p.k << " at " << i << "," << j;
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(Sgemm, IsaSelection) {
   const char* outer = std::getenv("ACLNN_CONVBWD_ISA");  // restored at the end
   const std::string saved = outer != nullptr ? outer : "";
