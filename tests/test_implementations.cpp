@@ -324,6 +324,9 @@ TEST(Implementations, StrideOneGradInputAsFlippedForward) {
         c.g.src_plane() * slices >= 8192 || (!one_by_one && (c.g.src_plane() + pieces - 1) / pieces >= 64);
     EXPECT_EQ(text.find(":flipped") != std::string::npos, !c.transposed && stride_one && large)
         << c.name << " " << text;
+    // Every stride-1 forward convolution but a 1x1 one reads padded windows, not im2col panels.
+    const bool forward = text.find(":flipped") != std::string::npos || (c.transposed && stride_one);
+    EXPECT_EQ(text.find(":windows") != std::string::npos, forward && !one_by_one) << c.name << " " << text;
   }
 }
 
@@ -451,6 +454,17 @@ TEST(Implementations, SuiteLayersOfferEnoughTasksWithinTheWorkspaceBound) {
       EXPECT_EQ(per_thread, tbc) << c.name << " " << text;
     }
     EXPECT_LE(plan->workspace_bytes(), uint64_t{64} << 20) << c.name;
+    // The GEMM weight gradient of every stride-1 layer but a 1x1 one reads X from padded windows.
+    const size_t at = text.find("gradWeight=");
+    const std::string weight_step = text.substr(at, text.find(' ', at) - at);
+    bool stride_one = true, one_by_one = true;
+    for (int a = 0; a < 3; ++a) {
+      stride_one = stride_one && g.stride[a] == 1;
+      one_by_one = one_by_one && g.kernel[a] == 1;
+    }
+    if (weight_step.rfind("gradWeight=gemm:", 0) == 0) {
+      EXPECT_EQ(weight_step.find(":windows") != std::string::npos, stride_one && !one_by_one) << c.name << " " << text;
+    }
   }
 }
 

@@ -134,7 +134,9 @@ bool flip_pays(const ConvGeometry& g) {
   if (!flippable(g)) return false;
   const int64_t slices = g.batch * g.groups;
   if (g.src_plane() * slices >= kFlipMinTile * kTargetTasks) return true;
-  return !columns_are_source(flipped_geometry(g)) && ceil_div(g.src_plane(), pieces_for_tasks(slices)) >= kFlipMinBand;
+  const ConvGeometry flipped = flipped_geometry(g);
+  return padded_windows_apply(flipped) && !columns_are_source(flipped) &&
+         ceil_div(g.src_plane(), pieces_for_tasks(slices)) >= kFlipMinBand;
 }
 
 // Per (sample, group, output tile): Y = W cols, with W packed once per execution and cols =

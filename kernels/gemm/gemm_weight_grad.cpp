@@ -67,11 +67,11 @@ class GemmBackwardWeight final : public ConvStep {
     pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(pack_once), sizeof(float), threads_);
     // X: read from padded windows per band, or staged per piece (the channels of a row block, the
     // window of a tile of positions), or from a dense float copy.
+    // (A kernel of no taps has no rows, hence no tasks: count it as one tap here.)
     const int64_t block_channels = std::min(s_.cin, ceil_div(block_, std::max<int64_t>(1, s_.kernel_volume)) + 1);
-    if (pack_once && plan_padded_windows(b, block_channels)) {
+    if (plan_padded_windows(b, block_channels)) {
       x_staged_ = false;
     } else {
-      // (A kernel of no taps has no rows, hence no tasks: count it as one tap here.)
       const int64_t window = max_source_window(g_, tile_);
       x_staged_ = x_staged_ && product_within(block_channels, window, kStagingBudget);
       if (x_staged_) window_ = b.book_scratch("gemm.source_window", block_channels * window, sizeof(float), threads_);
@@ -88,55 +88,16 @@ class GemmBackwardWeight final : public ConvStep {
 
   int run(const Workspace& w, const StepInputs& in) const override {
     float* grad_weight = output_.data(w);
-    const int64_t length = s_.n * s_.dst_plane;
     float* packed_dy = packed_dy_ >= 0 ? w.at<float>(packed_dy_) : nullptr;
     int status = packed_dy != nullptr ? pack_grad_output(w, in.f32.dst, packed_dy) : ACLNN_SUCCESS;
     if (status != ACLNN_SUCCESS) return status;
     status = run_tasks(tasks(), threads_, "gemm gradWeight", [&](int64_t t) {
       const int64_t grp = t / (blocks_ * chunks_), r0 = t / chunks_ % blocks_ * block_, chunk = t % chunks_;
       const int64_t r1 = std::min(s_.rows(), r0 + block_);
-      const int thread = thread_index();
-      float* pack = w.at<float>(pack_, thread);
       float* sum = (chunk == 0 ? grad_weight : w.at<float>(partials_, chunk - 1)) + grp * s_.cout * s_.rows() + r0;
-      bool first = true;
-      if (windows_) first = !sum_bands(w, packed_dy, grp, r0, r1, chunk, sum);
-      const int64_t begin = windows_ ? 0 : length * chunk / chunks_,
-                    end = windows_ ? 0 : length * (chunk + 1) / chunks_;
-      for (int64_t at = begin; at < end;) {  // pieces: within one sample, at most one tile long
-        const int64_t n = at / s_.dst_plane, o0 = at % s_.dst_plane;
-        const int64_t o1 = std::min({s_.dst_plane, o0 + tile_, end - n * s_.dst_plane});
-        SliceSource x{nullptr, s_.src_plane};
-        if (x_staged_) {  // the row block's channels, the positions this piece reads
-          const int64_t taps = std::max<int64_t>(1, s_.kernel_volume);
-          const int64_t c0 = r0 / taps, c1 = (r1 - 1) / taps + 1;
-          const PlaneWindow window = source_window(g_, o0, o1);
-          float* staged = w.at<float>(window_, thread);
-          stage_window(src_, math_, n, grp * s_.cin, c0, c1, window, staged);
-          x = {staged, window.size(), c0, window.first};
-        } else {
-          x.data = in.f32.src + (n * s_.groups + grp) * s_.cin * s_.src_plane;
-        }
-        MatrixRef rows{nullptr, o1 - o0, true};
-        if (cols_ >= 0) {
-          float* cols = w.at<float>(cols_, thread);
-          im2col(g_, x, r0, r1, o0, o1, cols);
-          rows.data = cols;
-        } else {  // 1x1: rows are channels of x
-          rows = {x.data + r0 * s_.src_plane + o0, s_.src_plane, true};
-        }
-        // sum (Cout_g x rows, ld = Cin_g*K) (+)= dY[:, o0:o1] (Cout_g x piece) * cols^T (piece x rows)
-        if (packed_dy != nullptr) {
-          const PackedLeft left{packed_dy + grp * group_floats_, length, n * s_.dst_plane + o0};
-          sgemm(blocking_, pack, s_.cout, r1 - r0, o1 - o0, left, rows, !first, sum, s_.rows());
-        } else {
-          const float* dy = in.f32.dst + (n * s_.groups + grp) * s_.cout * s_.dst_plane;
-          sgemm(blocking_, pack, s_.cout, r1 - r0, o1 - o0, MatrixRef{dy + o0, s_.dst_plane, false}, rows, !first, sum,
-                s_.rows());
-        }
-        first = false;
-        at = n * s_.dst_plane + o1;
-      }
-      if (first) {  // an empty range (no output positions): its part of the sum is zero
+      const bool summed = windows_ ? sum_bands(w, in, packed_dy, grp, r0, r1, chunk, sum)
+                                   : sum_tiles(w, in, packed_dy, grp, r0, r1, chunk, sum);
+      if (!summed) {  // an empty range (no output positions): its part of the sum is zero
         for (int64_t co = 0; co < s_.cout; ++co) std::fill_n(sum + co * s_.rows(), r1 - r0, 0.0f);
       }
     });
@@ -146,6 +107,61 @@ class GemmBackwardWeight final : public ConvStep {
   }
 
  private:
+  // sum (Cout_g x rows, ld = Cin_g*K) (+)= dY[:, o0 : o0+count] of sample n (Cout_g x count) * right
+  // (count x rows), dY from its packed copy or its dense float array.
+  template <typename Right>
+  void multiply_grad_output(const Workspace& w, const StepInputs& in, const float* packed_dy, int64_t grp, int64_t n,
+                            int64_t o0, int64_t count, int64_t rows, const Right& right, bool accumulate,
+                            float* sum) const {
+    float* pack = w.at<float>(pack_, thread_index());
+    if (packed_dy != nullptr) {
+      const PackedLeft left{packed_dy + grp * group_floats_, s_.n * s_.dst_plane, n * s_.dst_plane + o0};
+      sgemm(blocking_, pack, s_.cout, rows, count, left, right, accumulate, sum, s_.rows());
+    } else {
+      const float* dy = in.f32.dst + (n * s_.groups + grp) * s_.cout * s_.dst_plane;
+      sgemm(blocking_, pack, s_.cout, rows, count, MatrixRef{dy + o0, s_.dst_plane, false}, right, accumulate, sum,
+            s_.rows());
+    }
+  }
+
+  // The im2col plan's task: sum over the chunk's range of (sample, position), in pieces within one
+  // sample and at most one tile long, cols^T im2col'd per piece (or the source itself for 1x1).
+  // Returns whether it summed any piece.
+  bool sum_tiles(const Workspace& w, const StepInputs& in, const float* packed_dy, int64_t grp, int64_t r0, int64_t r1,
+                 int64_t chunk, float* sum) const {
+    const int thread = thread_index();
+    const int64_t length = s_.n * s_.dst_plane;
+    const int64_t begin = length * chunk / chunks_, end = length * (chunk + 1) / chunks_;
+    bool summed = false;
+    for (int64_t at = begin; at < end;) {
+      const int64_t n = at / s_.dst_plane, o0 = at % s_.dst_plane;
+      const int64_t o1 = std::min({s_.dst_plane, o0 + tile_, end - n * s_.dst_plane});
+      SliceSource x{nullptr, s_.src_plane};
+      if (x_staged_) {  // the row block's channels, the positions this piece reads
+        const int64_t taps = std::max<int64_t>(1, s_.kernel_volume);
+        const int64_t c0 = r0 / taps, c1 = (r1 - 1) / taps + 1;
+        const PlaneWindow window = source_window(g_, o0, o1);
+        float* staged = w.at<float>(window_, thread);
+        stage_window(src_, math_, n, grp * s_.cin, c0, c1, window, staged);
+        x = {staged, window.size(), c0, window.first};
+      } else {
+        x.data = in.f32.src + (n * s_.groups + grp) * s_.cin * s_.src_plane;
+      }
+      MatrixRef rows{nullptr, o1 - o0, true};
+      if (cols_ >= 0) {
+        float* cols = w.at<float>(cols_, thread);
+        im2col(g_, x, r0, r1, o0, o1, cols);
+        rows.data = cols;
+      } else {  // 1x1: rows are channels of x
+        rows = {x.data + r0 * s_.src_plane + o0, s_.src_plane, true};
+      }
+      multiply_grad_output(w, in, packed_dy, grp, n, o0, o1 - o0, r1 - r0, rows, summed, sum);
+      summed = true;
+      at = n * s_.dst_plane + o1;
+    }
+    return summed;
+  }
+
   // The padded-window plan (padded_window.h), when the geometry has stride 1 (not a 1x1 kernel),
   // each chunk gets whole bands and a row block's window fits the staging budget. The reduction is
   // then cut at band boundaries: chunk c sums bands [B*c/chunks, B*(c+1)/chunks) of the B = N x
@@ -165,11 +181,11 @@ class GemmBackwardWeight final : public ConvStep {
   // The padded-window plan's task: sum (Cout_g x rows r0..r1) (+)= dY[:, band] (Cout_g x positions)
   // * cols^T (positions x rows) over the chunk's bands in order, cols^T written into the packed
   // panels from each band's window. Returns whether it summed any band.
-  bool sum_bands(const Workspace& w, const float* packed_dy, int64_t grp, int64_t r0, int64_t r1, int64_t chunk,
-                 float* sum) const {
+  bool sum_bands(const Workspace& w, const StepInputs& in, const float* packed_dy, int64_t grp, int64_t r0, int64_t r1,
+                 int64_t chunk, float* sum) const {
     const int thread = thread_index();
     const int64_t taps = std::max<int64_t>(1, s_.kernel_volume), c0 = r0 / taps, c1 = (r1 - 1) / taps + 1;
-    const int64_t units = s_.n * bands_.bands(), length = s_.n * s_.dst_plane;
+    const int64_t units = s_.n * bands_.bands();
     int64_t* lines = w.at<int64_t>(lines_, thread);
     bands_.row_offsets(r0, r1, c0, lines);
     float* window = w.at<float>(window_, thread);
@@ -181,9 +197,8 @@ class GemmBackwardWeight final : public ConvStep {
       const int64_t o0 = (band.od * g_.dst_size[1] + band.h0) * g_.dst_size[2] + band.w0;
       stage_padded_window(src_, math_, g_, bands_, n, grp * s_.cin + c0, c1 - c0, band, 0, window);
       const WindowColumns columns{window, lines, r1 - r0, width, bands_.window_width()};
-      const PackedLeft left{packed_dy + grp * group_floats_, length, n * s_.dst_plane + o0};
-      sgemm(blocking_, w.at<float>(pack_, thread), s_.cout, r1 - r0, positions, left,
-            PanelWriter{WindowColumns::write, &columns}, summed, sum, s_.rows());
+      multiply_grad_output(w, in, packed_dy, grp, n, o0, positions, r1 - r0,
+                           PanelWriter{WindowColumns::write, &columns}, summed, sum);
       summed = true;
     }
     return summed;

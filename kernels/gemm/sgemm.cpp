@@ -255,6 +255,11 @@ void sgemm(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, i
   multiply_blocks(blocking, scratch, m, n, k, LeftFromMatrix{a}, RightFromMatrix{b}, accumulate, c, ldc);
 }
 
+void sgemm(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, int64_t k, MatrixRef a,
+           const PanelWriter& b, bool accumulate, float* c, int64_t ldc) {
+  multiply_blocks(blocking, scratch, m, n, k, LeftFromMatrix{a}, RightWritten{b}, accumulate, c, ldc);
+}
+
 void sgemm(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, int64_t k, const PackedLeft& a,
            MatrixRef b, bool accumulate, float* c, int64_t ldc) {
   multiply_blocks(blocking, scratch, m, n, k, LeftPrepacked{a}, RightFromMatrix{b}, accumulate, c, ldc);

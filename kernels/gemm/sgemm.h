@@ -73,6 +73,10 @@ struct PanelWriter {
   const void* context;
 };
 
+// The same product with op(A) a matrix (packed per block) and op(B) written by a PanelWriter.
+void sgemm(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, int64_t k, MatrixRef a,
+           const PanelWriter& b, bool accumulate, float* c, int64_t ldc);
+
 // The same product from a packed op(A), with op(B) a matrix or written by a PanelWriter. Always
 // through the micro-kernel, so every entry is one chain of fused multiply-adds in depth order.
 void sgemm(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, int64_t k, const PackedLeft& a,
