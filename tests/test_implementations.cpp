@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include <numeric>
 #include <random>
 #include <set>
 #include <string>
@@ -102,6 +103,12 @@ std::vector<Case> cases() {
       // and padding as wide as a tap reaches; and too few rows for the bands, so pieces of rows.
       {"windows_last_band", geometry(2, 1, 6, 4, {71, 40}, {2, 3}, {1, 1}, {0, 2}, {3, 1}), false},
       {"windows_row_pieces", geometry(1, 2, 3, 5, {6, 500}, {3, 3}, {1, 1}, {1, 1}, {1, 1}), false},
+      // Strided windows (the source split into its stride phases), transposed so that gradInput reads
+      // them too: 2-D with padding wider than a phase's reach, 3-D with strides 2 and 3 in every dim and
+      // dilations coprime to them, and 1-D with 8 phases (a k16 s8 layer's).
+      {"windows_strided", geometry(2, 1, 5, 6, {41, 45}, {4, 3}, {2, 2}, {3, 1}, {1, 1}), true},
+      {"windows_strided_3d", geometry(1, 1, 3, 4, {7, 20, 33}, {3, 3, 5}, {2, 3, 2}, {1, 2, 4}, {1, 2, 3}), true},
+      {"windows_phases_1d", geometry(2, 1, 6, 5, {700}, {16}, {8}, {4}, {1}), true},
       // Depthwise (the direct kernels): rows straddling the 16 dot-product lanes, strides, dilation,
       // padding wider than a tap reaches, 3-D and transposed.
       {"depthwise_rows", geometry(3, 5, 1, 1, {131}, {7}, {1}, {3}, {1}), false},
@@ -306,6 +313,15 @@ TEST(Implementations, FusedInstructionSetsGiveIdenticalBits) {
   }
 }
 
+// Whether a forward convolution's strides let it read padded windows: in H and W stride 1, or at
+// least as many taps as the stride and a dilation coprime to it (every phase of the source is read).
+bool strides_allow_windows(const ConvGeometry& g) {
+  for (int a = 1; a < 3; ++a) {
+    if (g.stride[a] > 1 && (g.kernel[a] < g.stride[a] || std::gcd(g.dilation[a], g.stride[a]) != 1)) return false;
+  }
+  return true;
+}
+
 TEST(Implementations, StrideOneGradInputAsFlippedForward) {
   for (const Case& c : cases()) {
     bool stride_one = true;
@@ -324,8 +340,9 @@ TEST(Implementations, StrideOneGradInputAsFlippedForward) {
         c.g.src_plane() * slices >= 8192 || (!one_by_one && (c.g.src_plane() + pieces - 1) / pieces >= 64);
     EXPECT_EQ(text.find(":flipped") != std::string::npos, !c.transposed && stride_one && large)
         << c.name << " " << text;
-    // Every stride-1 forward convolution but a 1x1 one reads padded windows, not im2col panels.
-    const bool forward = text.find(":flipped") != std::string::npos || (c.transposed && stride_one);
+    // Every forward convolution but a 1x1 one whose strides allow reads padded windows, not im2col
+    // panels (a transposed layer's, or a flipped one: stride 1).
+    const bool forward = text.find(":flipped") != std::string::npos || (c.transposed && strides_allow_windows(c.g));
     EXPECT_EQ(text.find(":windows") != std::string::npos, forward && !one_by_one) << c.name << " " << text;
   }
 }
@@ -454,16 +471,15 @@ TEST(Implementations, SuiteLayersOfferEnoughTasksWithinTheWorkspaceBound) {
       EXPECT_EQ(per_thread, tbc) << c.name << " " << text;
     }
     EXPECT_LE(plan->workspace_bytes(), uint64_t{64} << 20) << c.name;
-    // The GEMM weight gradient of every stride-1 layer but a 1x1 one reads X from padded windows.
+    // The GEMM weight gradient of every layer but a 1x1 one reads X from padded windows (strided
+    // ones from their phases).
     const size_t at = text.find("gradWeight=");
     const std::string weight_step = text.substr(at, text.find(' ', at) - at);
-    bool stride_one = true, one_by_one = true;
-    for (int a = 0; a < 3; ++a) {
-      stride_one = stride_one && g.stride[a] == 1;
-      one_by_one = one_by_one && g.kernel[a] == 1;
-    }
+    bool one_by_one = true;
+    for (int a = 0; a < 3; ++a) one_by_one = one_by_one && g.kernel[a] == 1;
     if (weight_step.rfind("gradWeight=gemm:", 0) == 0) {
-      EXPECT_EQ(weight_step.find(":windows") != std::string::npos, stride_one && !one_by_one) << c.name << " " << text;
+      EXPECT_EQ(weight_step.find(":windows") != std::string::npos, strides_allow_windows(g) && !one_by_one)
+          << c.name << " " << text;
     }
   }
 }

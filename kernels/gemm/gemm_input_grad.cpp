@@ -140,11 +140,11 @@ bool flip_pays(const ConvGeometry& g) {
 }
 
 // Per (sample, group, output tile): Y = W cols, with W packed once per execution and cols =
-// im2col(src) either written straight into the GEMM's packed panels (never stored whole) or, for
-// stride 1, read in place from the tile's padded source window (padded_window.h: the tile is then
-// a band of output rows). Tiles never overlap in Y. Computes a transposed convolution's gradInput
-// (src = dY) or, `flipped`, a stride-1 direct convolution's (src = dY, the kernel flipped while it
-// is packed).
+// im2col(src) either written straight into the GEMM's packed panels (never stored whole) or, where
+// padded_windows_apply, read in place from the tile's padded source window (padded_window.h: the
+// tile is then a band of output rows; a strided source is split into its stride phases). Tiles never overlap in Y.
+// Computes a transposed convolution's gradInput (src = dY) or, `flipped`, a stride-1 direct convolution's (src = dY,
+// the kernel flipped while it is packed).
 class GemmForward final : public ConvStep {
  public:
   GemmForward(const ConvProblem& p, PlanBuilder& b, bool flipped)
@@ -190,8 +190,9 @@ class GemmForward final : public ConvStep {
   }
 
  private:
-  // The padded-window plan, when the geometry has stride 1 (not a 1x1 kernel: its source is its
-  // column matrix already) and a window fits the staging budget. Returns whether it planned.
+  // The padded-window plan, when the geometry allows it (padded_windows_apply; not a 1x1 kernel of
+  // stride 1: its source is its column matrix already) and a window fits the staging budget. Returns whether it
+  // planned.
   bool plan_padded_windows(PlanBuilder& b) {
     if (!padded_windows_apply(g_) || columns_are_source(g_)) return false;
     const int64_t pieces = pieces_for_tasks(s_.n * s_.groups);

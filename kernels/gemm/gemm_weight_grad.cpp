@@ -162,7 +162,7 @@ class GemmBackwardWeight final : public ConvStep {
     return summed;
   }
 
-  // The padded-window plan (padded_window.h), when the geometry has stride 1 (not a 1x1 kernel),
+  // The padded-window plan (padded_window.h), when the geometry allows it (not a 1x1 kernel),
   // each chunk gets whole bands and a row block's window fits the staging budget. The reduction is
   // then cut at band boundaries: chunk c sums bands [B*c/chunks, B*(c+1)/chunks) of the B = N x
   // bands per sample, each band's positions in order. Returns whether it planned.

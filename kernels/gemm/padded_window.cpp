@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <numeric>
 
 #include "kernels/common/pack.h"
 #include "kernels/gemm/tiling.h"
@@ -12,16 +13,19 @@ namespace aclnn_cpu {
 bool padded_windows_apply(const ConvGeometry& g) {
   if (g.batch <= 0) return false;
   for (int a = 0; a < 3; ++a) {  // (sizes that keep every window size far below 2^63)
-    if (g.stride[a] != 1 || g.kernel[a] <= 0 || g.dst_size[a] <= 0 || g.dst_size[a] > (int64_t{1} << 20) ||
-        !product_within(g.kernel[a], g.dilation[a], int64_t{1} << 20))
+    const int64_t s = g.stride[a];
+    if (s <= 0 || s > (int64_t{1} << 20) || g.kernel[a] <= 0 || g.dst_size[a] <= 0 ||
+        g.dst_size[a] > (int64_t{1} << 20) || !product_within(g.kernel[a], g.dilation[a], int64_t{1} << 20))
       return false;
+    // Taps kh = 0 .. K-1 read phases kh*d mod s: all s of them when gcd(d, s) = 1 and K >= s.
+    if (a > 0 && s > 1 && (g.kernel[a] < s || std::gcd(g.dilation[a], s) != 1)) return false;
   }
   return true;
 }
 
 BandTiling::BandTiling(const ConvGeometry& g, int64_t bands, int64_t max_columns) : g_(g) {
   const int64_t out_h = g.dst_size[1], out_w = g.dst_size[2];
-  const int64_t spill = (g.kernel[2] - 1) * g.dilation[2];  // columns of X past a row's width
+  const int64_t spill = (g.kernel[2] - 1) * g.dilation[2] / g.stride[2];  // columns of X past a row's width
   const int64_t per_plane = ceil_div(std::max<int64_t>(1, bands), std::max<int64_t>(1, g.dst_size[0]));
   if (out_w + spill <= max_columns && out_h >= per_plane) {  // whole rows
     rows_ = std::clamp<int64_t>(out_h / per_plane, 1, max_columns / (out_w + spill));
@@ -54,36 +58,49 @@ OutputBand BandTiling::band(int64_t index) const {
   return b;
 }
 
+int64_t BandTiling::channel_floats() const {
+  int64_t floats = g_.kernel[0];
+  for (int64_t factor : {g_.stride[1], g_.stride[2], window_rows(), window_width()}) {
+    if (__builtin_mul_overflow(floats, factor, &floats)) return INT64_MAX;
+  }
+  return floats;
+}
+
 void BandTiling::row_offsets(int64_t row_begin, int64_t row_end, int64_t first_channel, int64_t* out) const {
-  const int64_t rows = window_rows(), width = window_width();
+  const int64_t rows = window_rows(), width = window_width(), sh = g_.stride[1], sw = g_.stride[2];
   const int64_t taps_hw = g_.kernel[1] * g_.kernel[2], taps = g_.kernel[0] * taps_hw;
   if (taps == 0) return;  // no rows
   for (int64_t r = row_begin; r < row_end; ++r) {
-    const int64_t c = r / taps - first_channel, kd = r % taps / taps_hw, kh = r % taps_hw / g_.kernel[2];
-    const int64_t kw = r % g_.kernel[2];
-    *out++ = ((c * g_.kernel[0] + kd) * rows + kh * g_.dilation[1]) * width + kw * g_.dilation[2];
+    const int64_t c = r / taps - first_channel, kd = r % taps / taps_hw;
+    const int64_t h = r % taps_hw / g_.kernel[2] * g_.dilation[1], w = r % g_.kernel[2] * g_.dilation[2];
+    *out++ = ((((c * g_.kernel[0] + kd) * sh + h % sh) * sw + w % sw) * rows + h / sh) * width + w / sw;
   }
 }
 
 void stage_padded_window(const View5& view, MathMode math, const ConvGeometry& g, const BandTiling& tiling, int64_t n,
                          int64_t c0, int64_t channels, const OutputBand& band, int64_t slack, float* out) {
   const int64_t rows = tiling.window_rows(), width = tiling.window_width();
-  const int64_t w_first = band.w0 - g.pad[2];  // source column of x = 0
-  // Source columns inside [0, W): x in [x0, x1).
-  const int64_t x0 = std::clamp<int64_t>(-w_first, 0, width);
-  const int64_t x1 = std::clamp<int64_t>(g.src_size[2] - w_first, x0, width);
+  const int64_t sh = g.stride[1], sw = g.stride[2];
   for (int64_t c = 0; c < channels; ++c) {
     for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
-      const int64_t id = band.od - g.pad[0] + kd * g.dilation[0];
-      for (int64_t r = 0; r < rows; ++r, out += width) {
-        const int64_t ih = band.h0 - g.pad[1] + r;
-        if (id < 0 || id >= g.src_size[0] || ih < 0 || ih >= g.src_size[1] || x0 == x1) {
-          std::memset(out, 0, static_cast<size_t>(width) * sizeof(float));
-          continue;
+      const int64_t id = band.od * g.stride[0] - g.pad[0] + kd * g.dilation[0];
+      for (int64_t a = 0; a < sh; ++a) {
+        for (int64_t b = 0; b < sw; ++b) {
+          const int64_t first = band.w0 * sw + b - g.pad[2];  // source column of x = 0
+          // Entries [x0, x1) lie inside the source row.
+          const int64_t x0 = std::min(width, ceil_div(std::max<int64_t>(0, -first), sw));
+          const int64_t x1 = std::clamp(ceil_div(std::max<int64_t>(0, g.src_size[2] - first), sw), x0, width);
+          for (int64_t r = 0; r < rows; ++r, out += width) {
+            const int64_t ih = (band.h0 + r) * sh + a - g.pad[1];
+            if (id < 0 || id >= g.src_size[0] || ih < 0 || ih >= g.src_size[1] || x0 == x1) {
+              std::memset(out, 0, static_cast<size_t>(width) * sizeof(float));
+              continue;
+            }
+            std::memset(out, 0, static_cast<size_t>(x0) * sizeof(float));
+            read_row_floats(view, math, n, c0 + c, id, ih, first + x0 * sw, sw, x1 - x0, out + x0);
+            std::memset(out + x1, 0, static_cast<size_t>(width - x1) * sizeof(float));
+          }
         }
-        std::memset(out, 0, static_cast<size_t>(x0) * sizeof(float));
-        read_row_floats(view, math, n, c0 + c, id, ih, w_first + x0, 1, x1 - x0, out + x0);
-        std::memset(out + x1, 0, static_cast<size_t>(width - x1) * sizeof(float));
       }
     }
   }

@@ -1,16 +1,22 @@
-// Implicit GEMM for forward convolutions of stride 1: each task computes one band of output
-// positions from a padded window of the source, in which every row of the band's column matrix is
-// one contiguous run, so the micro-kernel reads it in place (sgemm_rows) instead of im2col packing
-// it.
+// Implicit GEMM for forward convolutions: each task computes one band of output positions from a
+// padded window of the source, in which every row of the band's column matrix is one contiguous
+// run, so the micro-kernel reads it in place (sgemm_rows) instead of im2col packing it.
 //
-// A band is positions [h0, h1) x [w0, w1) of output plane od. Its window holds, for each channel c
-// and kernel depth tap kd, R x X source elements (zero outside the source):
-//   window[((c * kD + kd) * R + r) * X + x] = src[c, od - pd + kd*dd, h0 - ph + r, w0 - pw + x],
-// with R = rows of the band + (kH - 1) dH and X = width of the band + (kW - 1) dW. Column q =
-// (oh - h0) * X + (ow - w0) of the band's column matrix and its row (c, kd, kh, kw) then read
-// window[row_offset + q] with row_offset = ((c * kD + kd) * R + kh*dH) * X + kw*dW: the columns
-// with ow - w0 past the band's width wrap into the next row and are computed only to be dropped
-// ((kW - 1) dW of every X, the price of runs that long).
+// A band is positions [h0, h1) x [w0, w1) of output plane od. With strides (sD, sH, sW), output
+// (oh, ow) and tap (kh, kw) read source row oh*sH + kh*dH - pH and column ow*sW + kw*dW - pW: the
+// window splits the source rows and columns into their sH x sW *phases* (residues mod the stride),
+// so that consecutive output positions read consecutive window entries. For each channel c, kernel
+// depth tap kd, row phase a < sH and column phase b < sW it holds Rp x X source elements (zero
+// outside the source):
+//   window[((((c * kD + kd) * sH + a) * sW + b) * Rp + r) * X + x]
+//       = src[c, od*sD - pD + kd*dD, (h0 + r)*sH + a - pH, (w0 + x)*sW + b - pW],
+// with Rp = rows of the band + (kH - 1) dH / sH and X = width of the band + (kW - 1) dW / sW
+// (integer division). Column q = (oh - h0) * X + (ow - w0) of the band's column matrix and its row
+// (c, kd, kh, kw) then read window[row_offset + q] with
+//   row_offset = ((((c * kD + kd) * sH + kh*dH % sH) * sW + kw*dW % sW) * Rp + kh*dH / sH) * X + kw*dW / sW:
+// the columns with ow - w0 past the band's width wrap into the next row and are computed only to be
+// dropped ((kW - 1) dW / sW of every X, the price of runs that long). Stride 1 has one phase: the
+// window is the band's source rows, padded.
 #pragma once
 
 #include <cstdint>
@@ -19,8 +25,10 @@
 
 namespace aclnn_cpu {
 
-// Whether a forward convolution can be computed from padded windows: stride 1 in every dim, not
-// empty, and output sizes and kernel spans up to 2^20 (so window sizes cannot overflow).
+// Whether a forward convolution can be computed from padded windows: not empty, output sizes,
+// strides and kernel spans up to 2^20, and in H and W every phase read by some tap (dilation and
+// stride coprime, at least as many taps as the stride: a 1x1 kernel of stride 2 would copy three
+// phases it never reads).
 bool padded_windows_apply(const ConvGeometry& g);
 
 struct OutputBand {
@@ -39,12 +47,12 @@ class BandTiling {
   BandTiling(const ConvGeometry& g, int64_t bands, int64_t max_columns);
   int64_t bands() const { return g_.dst_size[0] * per_plane_; }  // per slice
   OutputBand band(int64_t index) const;
-  int64_t window_rows() const { return rows_ + (g_.kernel[1] - 1) * g_.dilation[1]; }    // R
-  int64_t window_width() const { return width_ + (g_.kernel[2] - 1) * g_.dilation[2]; }  // X
+  int64_t window_rows() const { return rows_ + (g_.kernel[1] - 1) * g_.dilation[1] / g_.stride[1]; }    // Rp
+  int64_t window_width() const { return width_ + (g_.kernel[2] - 1) * g_.dilation[2] / g_.stride[2]; }  // X
   // Columns of every band's column matrix: up to the last valid one.
   int64_t columns() const { return (rows_ - 1) * window_width() + width_; }
-  // Floats of one channel's window (kD x R x X).
-  int64_t channel_floats() const { return g_.kernel[0] * window_rows() * window_width(); }
+  // Floats of one channel's window (kD x sH x sW x Rp x X), or INT64_MAX when that overflows.
+  int64_t channel_floats() const;
   // out[r - row_begin] = the offset of column-matrix row r = c * K + k (K = kernel volume) in a
   // window that starts at channel first_channel, for r in [row_begin, row_end).
   void row_offsets(int64_t row_begin, int64_t row_end, int64_t first_channel, int64_t* out) const;
