@@ -172,7 +172,8 @@ TEST(Sgemm, PrepackedLeftAndWrittenRightGiveTheSameBits) {
 TEST(Sgemm, RowsReadInPlaceGiveTheSameBits) {
   // sgemm_rows (implicit GEMM: op(B)'s rows read in place at scattered offsets of a buffer, each
   // micro-kernel's run_rows or the generic packing fallback) against the same B as a matrix: the
-  // same bits, with C computed in whole tiles (its padding rows and columns ignored).
+  // same bits, with C computed in whole tiles (its padding rows and columns ignored); n of 2, 15 and
+  // the last tiles of 33 and 70 take AVX-512's half-width kernel.
   for (Isa isa : runnable_isas()) {
     for (const Product& p : products()) {
       if (p.m == 1 || p.n == 1 || p.ta || p.tb || p.accumulate) continue;

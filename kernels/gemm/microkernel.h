@@ -32,6 +32,9 @@ struct MicroKernel {
   // then packs the sliver and calls run()).
   void (*run_rows)(int64_t kc, const float* a, const float* b_base, const int64_t* b_rows, float* c, int64_t ldc,
                    bool load_c) = nullptr;
+  // run_rows for the first nr/2 columns only (a last tile that narrow), or nullptr.
+  void (*run_rows_half)(int64_t kc, const float* a, const float* b_base, const int64_t* b_rows, float* c, int64_t ldc,
+                        bool load_c) = nullptr;
 };
 
 extern const MicroKernel kMicroKernelGeneric;  // microkernel_generic.cpp

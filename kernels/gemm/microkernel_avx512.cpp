@@ -54,6 +54,10 @@ void run_rows_avx512(int64_t kc, const float* a, const float* b_base, const int6
                      bool load_c) {
   run_avx512_columns<2, true>(kc, a, b_base, c, ldc, load_c, b_rows);
 }
+void run_rows_half_avx512(int64_t kc, const float* a, const float* b_base, const int64_t* b_rows, float* c, int64_t ldc,
+                          bool load_c) {
+  run_avx512_columns<1, true>(kc, a, b_base, c, ldc, load_c, b_rows);
+}
 
 void interleave_mr_avx512(const float* rows, int64_t stride, int64_t depth, float* out) {
   interleave_rows_avx<kMr>(rows, stride, depth, out);
@@ -64,7 +68,14 @@ void interleave_nr_avx512(const float* rows, int64_t stride, int64_t depth, floa
 
 }  // namespace
 
-extern const MicroKernel kMicroKernelAvx512 = {
-    Isa::kAvx512, kMr, kNr, run_avx512, run_avx512_half, interleave_mr_avx512, interleave_nr_avx512, run_rows_avx512};
+extern const MicroKernel kMicroKernelAvx512 = {Isa::kAvx512,
+                                               kMr,
+                                               kNr,
+                                               run_avx512,
+                                               run_avx512_half,
+                                               interleave_mr_avx512,
+                                               interleave_nr_avx512,
+                                               run_rows_avx512,
+                                               run_rows_half_avx512};
 
 }  // namespace aclnn_cpu

@@ -290,7 +290,9 @@ void sgemm_rows(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t
         for (int64_t ir = 0; ir < rows; ir += kernel.mr) {
           float* c_tile = c + (ic + ir) * ldc + jr;
           const float* a_sliver = a_block + ir / kernel.mr * a_stride;
-          if (kernel.run_rows != nullptr) {
+          if (kernel.run_rows_half != nullptr && n - jr <= kernel.nr / 2) {
+            kernel.run_rows_half(depth, a_sliver, b_tile, b_rows + pc, c_tile, ldc, load_c);
+          } else if (kernel.run_rows != nullptr) {
             kernel.run_rows(depth, a_sliver, b_tile, b_rows + pc, c_tile, ldc, load_c);
           } else {
             kernel.run(depth, a_sliver, scratch, c_tile, ldc, load_c);

@@ -87,7 +87,8 @@ void sgemm(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, i
 // Implicit GEMM from a padded source window: op(B)(p, j) = b_base[b_rows[p] + j], read in place
 // (never packed) by the micro-kernel. C (m x n) = op(A) * op(B), in whole micro-kernel tiles: C
 // must hold round_up(m, MR) rows and round_up(n, NR) columns, and b_base[b_rows[p] + j] must be
-// readable for j < round_up(n, NR) (the extra rows and columns are computed and mean nothing).
+// readable for j < round_up(n, NR) (the extra rows and columns mean nothing: computed or left as they
+// were; a last tile of at most NR/2 columns may run a half-width kernel).
 // The same chains as the other sgemm, so the same bits as packing op(B) from a matrix.
 // `scratch` holds rows_scratch_floats() floats (for a micro-kernel that only reads packed slivers).
 void sgemm_rows(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, int64_t k, const PackedLeft& a,
