@@ -19,6 +19,7 @@ struct avx2_ops {
   struct Mask {
     __m256i lo, hi;
   };
+  static constexpr bool kCheapMasks = false;
   static Mask mask_first(int64_t n) {  // lane i is loaded where i < n
     const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     return {_mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)), lane),

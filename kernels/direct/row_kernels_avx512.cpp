@@ -1,6 +1,6 @@
 // AVX-512 row kernels: a 16-lane vector is one zmm register. Forward rows in blocks of 8 channels x
-// 32 positions (16 accumulators), or 1 x 64 for one output channel; weight rows in blocks of 4
-// channels x 3 taps (12 accumulators), or 1 x 9 for one.
+// 32 positions (16 accumulators), or 1 x 64 for one output channel; weight rows in blocks of 8
+// channels x 3 taps (24 accumulators), 4 x 3 for fewer channels, or 1 x 9 for one.
 // Compiled with -mavx512f -mfma; called only when the CPU has both.
 #include <immintrin.h>
 
@@ -15,6 +15,7 @@ struct avx512_ops {
   static T splat(float x) { return _mm512_set1_ps(x); }
   static T load(const float* p) { return _mm512_loadu_ps(p); }
   using Mask = __mmask16;
+  static constexpr bool kCheapMasks = true;  // a masked load costs what a load does
   static Mask mask_first(int64_t n) { return static_cast<Mask>((1u << n) - 1); }
   static T load_masked(const float* p, Mask m) { return _mm512_maskz_loadu_ps(m, p); }
   static void store(float* p, T v) { _mm512_storeu_ps(p, v); }
@@ -30,7 +31,8 @@ void forward_row_avx512(const ForwardRow& job) {
 }
 void weight_rows_avx512(const WeightRows& job) {
   if (job.out_channels == 1) return weight_rows<avx512_ops, 1, 9>(job);
-  weight_rows<avx512_ops, 4, 3>(job);
+  if (job.out_channels < 8) return weight_rows<avx512_ops, 4, 3>(job);
+  weight_rows<avx512_ops, 8, 3>(job);
 }
 
 }  // namespace

@@ -36,6 +36,7 @@ struct generic_ops {
     return v;
   }
   using Mask = int64_t;  // the number of lanes
+  static constexpr bool kCheapMasks = false;
   static Mask mask_first(int64_t n) { return n; }
   static T load_masked(const float* p, Mask n) {
     float first[kRowLanes] = {};

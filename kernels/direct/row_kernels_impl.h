@@ -5,7 +5,8 @@
 //
 // Ops supplies (all static): a type T of 16 floats; zero(), splat(float), load(const float*),
 // mask_first(n) (a Mask of the first n < 16 lanes) and load_masked(const float*, Mask) (those lanes,
-// zeros in the others, which are never read),
+// zeros in the others, which are never read), kCheapMasks (whether a masked load costs what a load
+// does),
 // store(float*, T), add(T, T), and madd(a, b, c) = c + a * b (fused where the set has FMA).
 // Nothing here may be included outside such a translation unit.
 
@@ -64,6 +65,44 @@ void forward_row(const ForwardRow& job) {
   }
 }
 
+// One pass of weight_rows over the slice's rows at column vector `at`: for each row, the kTb taps'
+// source vectors (masked to the first lanes when kMasked: no source entry past the row's width is
+// read), then each output channel's dY vector, loaded once for its kTb multiply-adds. The
+// accumulators are copied into locals for the pass, so that they stay in registers.
+template <class Ops, int kCb, int kTb, bool kMasked>
+inline __attribute__((always_inline)) void weight_pass(const WeightRows& job, const float* const* dy,
+                                                       const int64_t* tap, int64_t at, typename Ops::Mask mask,
+                                                       typename Ops::T (&sums)[kCb][kTb]) {
+  using T = typename Ops::T;
+  T acc[kCb][kTb];
+#pragma GCC unroll 8
+  for (int b = 0; b < kCb; ++b) {
+#pragma GCC unroll 9
+    for (int k = 0; k < kTb; ++k) acc[b][k] = sums[b][k];
+  }
+  const float* dy_rows[kCb];
+#pragma GCC unroll 8
+  for (int b = 0; b < kCb; ++b) dy_rows[b] = dy[b] + at;
+  for (int64_t r = 0; r < job.rows; ++r) {
+    const float* src = job.src + job.row_base[r] + at;
+    T x[kTb];
+#pragma GCC unroll 9
+    for (int k = 0; k < kTb; ++k) x[k] = kMasked ? Ops::load_masked(src + tap[k], mask) : Ops::load(src + tap[k]);
+    const int64_t row = r * job.dy_row_stride;
+#pragma GCC unroll 8
+    for (int b = 0; b < kCb; ++b) {
+      const T d = Ops::load(dy_rows[b] + row);
+#pragma GCC unroll 9
+      for (int k = 0; k < kTb; ++k) acc[b][k] = Ops::madd(d, x[k], acc[b][k]);
+    }
+  }
+#pragma GCC unroll 8
+  for (int b = 0; b < kCb; ++b) {
+#pragma GCC unroll 9
+    for (int k = 0; k < kTb; ++k) sums[b][k] = acc[b][k];
+  }
+}
+
 // weight_rows in blocks of kCb output channels x kTb taps, each block's kCb * kTb lane vectors held in
 // registers over the whole slice. A block reaching past the channels or taps computes repeats of
 // the last one and stores only the real ones.
@@ -80,30 +119,17 @@ void weight_rows(const WeightRows& job) {
       for (int b = 0; b < kCb; ++b) {
         for (int k = 0; k < kTb; ++k) acc[b][k] = Ops::zero();
       }
-      // Column vectors outermost, then rows: the last, partial vector's mask is fixed for its loop.
-      int64_t at = 0;
-      for (; at + kRowLanes <= job.width; at += kRowLanes) {
-        for (int64_t r = 0; r < job.rows; ++r) {
-          const float* src = job.src + job.row_base[r] + at;
-          T d[kCb];
-          for (int b = 0; b < kCb; ++b) d[b] = Ops::load(dy[b] + r * job.dy_row_stride + at);
-          for (int k = 0; k < kTb; ++k) {
-            const T x = Ops::load(src + tap[k]);
-            for (int b = 0; b < kCb; ++b) acc[b][k] = Ops::madd(d[b], x, acc[b][k]);
-          }
+      // Column vectors outermost, then rows: the last, partial vector's mask is fixed for its pass.
+      if constexpr (Ops::kCheapMasks) {  // one pass body, every vector masked (to all lanes but the last)
+        for (int64_t at = 0; at < job.width; at += kRowLanes) {
+          weight_pass<Ops, kCb, kTb, true>(job, dy, tap, at, Ops::mask_first(lesser(kRowLanes, job.width - at)), acc);
         }
-      }
-      if (at < job.width) {  // source entries past the row's width are never read
-        const typename Ops::Mask first = Ops::mask_first(job.width - at);
-        for (int64_t r = 0; r < job.rows; ++r) {
-          const float* src = job.src + job.row_base[r] + at;
-          T d[kCb];
-          for (int b = 0; b < kCb; ++b) d[b] = Ops::load(dy[b] + r * job.dy_row_stride + at);
-          for (int k = 0; k < kTb; ++k) {
-            const T x = Ops::load_masked(src + tap[k], first);
-            for (int b = 0; b < kCb; ++b) acc[b][k] = Ops::madd(d[b], x, acc[b][k]);
-          }
+      } else {
+        int64_t at = 0;
+        for (; at + kRowLanes <= job.width; at += kRowLanes) {
+          weight_pass<Ops, kCb, kTb, false>(job, dy, tap, at, Ops::mask_first(0), acc);
         }
+        if (at < job.width) weight_pass<Ops, kCb, kTb, true>(job, dy, tap, at, Ops::mask_first(job.width - at), acc);
       }
       const int64_t channels = lesser(kCb, job.out_channels - co0), taps = lesser(kTb, job.taps - t0);
       for (int b = 0; b < channels; ++b) {
