@@ -103,6 +103,9 @@ std::vector<Case> cases() {
       // and padding as wide as a tap reaches; and too few rows for the bands, so pieces of rows.
       {"windows_last_band", geometry(2, 1, 6, 4, {71, 40}, {2, 3}, {1, 1}, {0, 2}, {3, 1}), false},
       {"windows_row_pieces", geometry(1, 2, 3, 5, {6, 500}, {3, 3}, {1, 1}, {1, 1}, {1, 1}), false},
+      // gradInput through col2im on small planes (144 positions): GEMMs over the columns of 3 samples,
+      // then of the last 2.
+      {"sample_groups", geometry(5, 2, 6, 5, {20, 10}, {3, 3}, {1, 1}, {0, 0}, {1, 1}), false},
       // Strided windows (the source split into its stride phases), transposed so that gradInput reads
       // them too: 2-D with padding wider than a phase's reach, 3-D with strides 2 and 3 in every dim and
       // dilations coprime to them, and 1-D with 8 phases (a k16 s8 layer's).

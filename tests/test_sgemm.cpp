@@ -132,8 +132,8 @@ struct WrittenMatrix {
 
 TEST(Sgemm, PrepackedLeftAndWrittenRightGiveTheSameBits) {
   // The same product with op(A) packed beforehand (at a depth offset inside a deeper PackedLeft)
-  // and op(B) written by a PanelWriter: packing moves the operands, never the order of a sum. The
-  // scratch is exactly scratch_floats(true) (no op(A) block), so a sanitizer build sees overruns.
+  // and op(B) written by a PanelWriter or packed beforehand too: packing moves the operands, never the order of a sum.
+  // The scratch is exactly scratch_floats(true) (no op(A) block), so a sanitizer build sees overruns.
   for (Isa isa : runnable_isas()) {
     for (const Product& p : products()) {
       if (p.m == 1 || p.n == 1 || p.ta || p.tb) continue;  // the micro-kernel path; row-major operands
@@ -164,6 +164,13 @@ TEST(Sgemm, PrepackedLeftAndWrittenRightGiveTheSameBits) {
               MatrixRef{b.data(), p.n, false}, p.accumulate, got_matrix.data(), p.n);
         EXPECT_EQ(got, want) << isa_name(isa) << " " << p.m << "x" << p.n << "x" << p.k;
         EXPECT_EQ(got_matrix, want) << isa_name(isa) << " " << p.m << "x" << p.n << "x" << p.k;
+        // And op(B) packed once over the whole depth (PackedRight): no scratch at all.
+        std::vector<float> packed_b(packed_right_floats(blocking, p.n, p.k), -1.0f);
+        WrittenMatrix::write(&written, 0, p.k, 0, p.n, right_sliver_columns(blocking), packed_b.data());
+        std::vector<float> got_packed = c0;
+        sgemm(blocking, p.m, p.n, p.k, PackedLeft{packed.data(), depth, offset}, PackedRight{packed_b.data(), p.k},
+              p.accumulate, got_packed.data(), p.n);
+        EXPECT_EQ(got_packed, want) << isa_name(isa) << " " << p.m << "x" << p.n << "x" << p.k;
       }
     }
   }

@@ -69,10 +69,11 @@ TEST(Verbose, OneLinePerExecution) {
   EXPECT_EQ(f[4],
             "stride=2x1 padding=1x1 dilation=1x1 transposed=0 outputPadding=0x0 groups=2 outputMask=111 "
             "cubeMathType=0");
-  // gradInput (stride 2: the GEMM path): (sample, group, one of 2 channels) = 8 tasks; gradWeight (3 and 2
-  // channels per group: the small-group kernels): (group, sample) = 4; gradBias: 6 channels.
+  // gradInput (stride 2: the GEMM path; planes of 32 positions, so both samples in one GEMM): (group,
+  // one of 2 channels) = 4 tasks; gradWeight (3 and 2 channels per group: the small-group kernels):
+  // (group, sample) = 4; gradBias: 6 channels.
   EXPECT_EQ(f[5],
-            "gradInput=gemm:tasks=8:isa=generic gradWeight=small_group:tasks=4:isa=generic gradBias=lanes:tasks=6");
+            "gradInput=gemm:tasks=4:isa=generic gradWeight=small_group:tasks=4:isa=generic gradBias=lanes:tasks=6");
   EXPECT_GT(number_after(f[6], "threads="), 0) << f[6];
   EXPECT_EQ(number_after(f[7], "workspace="), static_cast<long long>(result.workspace_size)) << f[7];
   EXPECT_EQ(f[8], "status=0");

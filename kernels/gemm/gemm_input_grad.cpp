@@ -17,8 +17,11 @@
 namespace aclnn_cpu {
 namespace {
 
-// Per (sample, group, block of input channels), over output-position tiles:
-// cols = W^T dY, then col2im-add into the dense float result.
+// Per (samples, group, block of input channels), over output-position tiles:
+// cols = W^T dY, then col2im-add into the dense float result. A task takes one sample, or, when the
+// planes are small (under kMinTilePositions positions), several: their columns side by side in one
+// GEMM, so that n is not a plane of a few dozen positions rounded up to the micro-kernel's width
+// (r50's 7 x 7 planes: 49 columns computed as 64).
 class GemmBackwardData final : public ConvStep {
  public:
   GemmBackwardData(const ConvProblem& p, PlanBuilder& b)
@@ -29,13 +32,19 @@ class GemmBackwardData final : public ConvStep {
         math_(p.math),
         dy_from_view_(stage_from_view(p.dst, p.math)),
         output_(p.grad_input, b, "gradInput.f32") {
+    // Samples per task: about 2 * kMinTilePositions columns where planes are smaller than that
+    // (sample groups of equal size but the last), else one.
+    if (!columns_are_source(g_) && s_.dst_plane < kMinTilePositions && s_.n > 1) {
+      const int64_t groups_of_samples = ceil_div(s_.n * s_.dst_plane, 2 * kMinTilePositions);
+      samples_ = ceil_div(s_.n, groups_of_samples);
+    }
     // Input channels per task: blocks of a slice's channels until there are kTargetTasks tasks
     // (whole slices when there are that many).
-    const int64_t slices = s_.n * s_.groups;
+    const int64_t slices = ceil_div(s_.n, samples_) * s_.groups;
     block_ = std::max<int64_t>(1, s_.cin / pieces_for_tasks(slices));
     blocks_ = ceil_div(s_.cin, block_);
     const int64_t max_rows = block_ * s_.kernel_volume;
-    tile_ = s_.tile(max_rows);
+    tile_ = samples_ > 1 ? samples_ * s_.dst_plane : s_.tile(max_rows);
     blocking_ = plan_gemm_blocking(max_rows, tile_, s_.cout);
     if (!columns_are_source(g_)) cols_ = b.book_scratch("gemm.cols", max_rows * tile_, sizeof(float), threads_);
     pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(true), sizeof(float), threads_);
@@ -49,32 +58,58 @@ class GemmBackwardData final : public ConvStep {
       weight_floats = static_cast<uint64_t>(s_.groups * blocks_ * block_floats_);
     }
     weights_ = b.book_scratch("gemm.packed_weights", weight_floats, sizeof(float));
+    if (samples_ > 1) {  // dY packed once per (samples, group), gathered from the view
+      dy_from_view_ = true;
+      dy_floats_ = packed_right_floats(blocking_, tile_, s_.cout);
+      const int64_t units = ceil_div(s_.n, samples_) * s_.groups;
+      packed_dy_ = product_within(units, dy_floats_, int64_t{1} << 58)
+                       ? b.book_scratch("gemm.packed_gradOutput", units * dy_floats_, sizeof(float))
+                       : b.book_scratch("gemm.packed_gradOutput", UINT64_MAX, sizeof(float));
+    }
     b.need_float_inputs(false, true, !dy_from_view_);
   }
 
-  int64_t tasks() const override { return s_.n * s_.groups * blocks_; }
+  int64_t tasks() const override { return ceil_div(s_.n, samples_) * s_.groups * blocks_; }
   std::string detail() const override { return isa_detail(blocking_); }
 
   int run(const Workspace& w, const StepInputs& in) const override {
     float* grad_input = output_.data(w);
     float* weights = w.at<float>(weights_);
     int status = pack_weights(in.f32.wei, weights);
+    if (status == ACLNN_SUCCESS && samples_ > 1) status = pack_grad_output(w.at<float>(packed_dy_));
     if (status != ACLNN_SUCCESS) return status;
     status = run_tasks(tasks(), threads_, "gemm gradInput", [&](int64_t t) {
-      const int64_t n = t / (s_.groups * blocks_), grp = t / blocks_ % s_.groups, c0 = t % blocks_ * block_;
-      const int64_t c1 = std::min(s_.cin, c0 + block_);
-      float* dx = grad_input + (n * s_.groups + grp) * s_.cin * s_.src_plane;  // the group's slice
+      const int64_t n0 = t / (s_.groups * blocks_) * samples_, n1 = std::min(s_.n, n0 + samples_);
+      const int64_t grp = t / blocks_ % s_.groups, c0 = t % blocks_ * block_, c1 = std::min(s_.cin, c0 + block_);
       const PackedLeft wt{weights + (grp * blocks_ + c0 / block_) * block_floats_, s_.cout, 0};
+      const int64_t m = (c1 - c0) * s_.kernel_volume;
+      float* pack = w.at<float>(pack_, thread_index());
+      if (samples_ > 1) {  // one tile: the columns of samples n0..n1
+        const int64_t columns = (n1 - n0) * s_.dst_plane;
+        float* cols = w.at<float>(cols_, thread_index());
+        // cols ((c1-c0)*K x samples*plane) = W_g[:, c0*K : c1*K]^T ((c1-c0)*K x Cout_g) * dY[n0:n1] (Cout_g x
+        // samples*plane)
+        const float* dy = w.at<float>(packed_dy_) + (n0 / samples_ * s_.groups + grp) * dy_floats_;
+        sgemm(blocking_, m, columns, s_.cout, wt, PackedRight{dy, s_.cout}, false, cols, columns);
+        for (int64_t n = n0; n < n1; ++n) {
+          float* dx = grad_input + (n * s_.groups + grp) * s_.cin * s_.src_plane;  // the group's slice
+          std::memset(dx + c0 * s_.src_plane, 0, static_cast<size_t>((c1 - c0) * s_.src_plane) * sizeof(float));
+          col2im_add(g_, cols + (n - n0) * s_.dst_plane, columns, c0 * s_.kernel_volume, c1 * s_.kernel_volume, 0,
+                     s_.dst_plane, dx);
+        }
+        return;
+      }
+      const int64_t n = n0;
+      float* dx = grad_input + (n * s_.groups + grp) * s_.cin * s_.src_plane;  // the group's slice
       const float* dy = dy_from_view_ ? nullptr : in.f32.dst + (n * s_.groups + grp) * s_.cout * s_.dst_plane;
       const bool in_place = cols_ < 0;  // col2im is the identity: the GEMM writes dx
       if (!in_place)
         std::memset(dx + c0 * s_.src_plane, 0, static_cast<size_t>((c1 - c0) * s_.src_plane) * sizeof(float));
-      float* pack = w.at<float>(pack_, thread_index());
       for (int64_t o0 = 0; o0 < s_.dst_plane; o0 += tile_) {
         const int64_t o1 = std::min(s_.dst_plane, o0 + tile_);
         float* cols = in_place ? dx + c0 * s_.src_plane + o0 : w.at<float>(cols_, thread_index());
         // cols ((c1-c0)*K x tile) = W_g[:, c0*K : c1*K]^T ((c1-c0)*K x Cout_g) * dY[:, o0:o1] (Cout_g x tile)
-        const int64_t m = (c1 - c0) * s_.kernel_volume, ldc = in_place ? s_.src_plane : o1 - o0;
+        const int64_t ldc = in_place ? s_.src_plane : o1 - o0;
         if (dy_from_view_) {  // dY converted from the user's view while it is packed
           const GradOutputPanels panels{this, n, grp * s_.cout, o0};
           sgemm(blocking_, pack, m, o1 - o0, s_.cout, wt, PanelWriter{GradOutputPanels::write, &panels}, false, cols,
@@ -82,7 +117,7 @@ class GemmBackwardData final : public ConvStep {
         } else {
           sgemm(blocking_, pack, m, o1 - o0, s_.cout, wt, MatrixRef{dy + o0, s_.dst_plane, false}, false, cols, ldc);
         }
-        if (!in_place) col2im_add(g_, cols, c0 * s_.kernel_volume, c1 * s_.kernel_volume, o0, o1, dx);
+        if (!in_place) col2im_add(g_, cols, o1 - o0, c0 * s_.kernel_volume, c1 * s_.kernel_volume, o0, o1, dx);
       }
     });
     if (status == ACLNN_SUCCESS) output_.finish(w, threads_);
@@ -98,6 +133,21 @@ class GemmBackwardData final : public ConvStep {
       pack_left(blocking_, (c1 - c0) * s_.kernel_volume, s_.cout,
                 MatrixRef{wei + grp * s_.cout * s_.rows() + c0 * s_.kernel_volume, s_.rows(), true},
                 out + t * block_floats_, s_.cout, 0);
+    });
+  }
+
+  // dY of each (samples, group) unit as a PackedRight, read from the view: tasks of whole slivers.
+  int pack_grad_output(float* out) const {
+    const int64_t units = ceil_div(s_.n, samples_) * s_.groups, nr = right_sliver_columns(blocking_);
+    const int64_t pieces = pieces_for_tasks(units), slivers = ceil_div(tile_, nr);
+    return run_tasks(units * pieces, threads_, "gemm gradInput", [&](int64_t t) {
+      const int64_t unit = t / pieces, n0 = unit / s_.groups * samples_, grp = unit % s_.groups;
+      const int64_t columns = (std::min(s_.n, n0 + samples_) - n0) * s_.dst_plane;
+      const int64_t j0 = slivers * (t % pieces) / pieces * nr,
+                    j1 = std::min(columns, slivers * (t % pieces + 1) / pieces * nr);
+      if (j0 >= j1) return;
+      view_panels(dst_, math_, n0, grp * s_.cout, j0, 0, s_.cout, 0, j1 - j0, static_cast<int>(nr),
+                  out + unit * dy_floats_ + j0 * s_.cout);
     });
   }
 
@@ -119,9 +169,11 @@ class GemmBackwardData final : public ConvStep {
   MathMode math_;
   bool dy_from_view_;  // stage_from_view(dst_): dY read from the view while packed (no dense copy)
   DenseFloatOutput output_;
-  int64_t block_ = 1, blocks_ = 1, tile_ = 1, block_floats_ = 0;
+  int64_t samples_ = 1, block_ = 1, blocks_ = 1, tile_ = 1, block_floats_ = 0;
   GemmBlocking blocking_;
   WorkspaceLedger::Handle cols_ = -1, pack_ = -1;  // per thread
+  WorkspaceLedger::Handle packed_dy_ = -1;         // samples_ > 1: dY packed once
+  int64_t dy_floats_ = 0;                          // floats of one unit's packed dY
   WorkspaceLedger::Handle weights_ = -1;           // W^T packed per (group, block of input channels)
 };
 

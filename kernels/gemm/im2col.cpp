@@ -150,11 +150,11 @@ void view_panels(const View5& view, MathMode math, int64_t n, int64_t c0, int64_
                  int64_t j0, int64_t cols, int width, float* out) {
   constexpr int64_t kChunk = 256;  // positions read per call, at most
   alignas(64) float row[kChunk];
-  const int64_t sliver = width * depth;
+  const int64_t sliver = width * depth, plane = view.shape[2] * view.shape[3] * view.shape[4];
   for (int64_t p = 0; p < depth; ++p) {
-    for (int64_t j = 0; j < cols;) {  // a chunk at a time
-      const int64_t run = std::min(cols - j, kChunk);
-      read_plane_floats(view, math, n, c0 + p0 + p, first + j0 + j, run, row);
+    for (int64_t j = 0; j < cols;) {  // a chunk at a time, within one sample's plane
+      const int64_t at = first + j0 + j, run = std::min({cols - j, kChunk, plane - at % plane});
+      read_plane_floats(view, math, n + at / plane, c0 + p0 + p, at % plane, run, row);
       for (int64_t i = 0; i < run;) {  // into the slivers the run crosses
         const int64_t lane = (j + i) % width, piece = std::min<int64_t>(run - i, width - lane);
         copy_run(row + i, piece, out + (j + i) / width * sliver + p * width + lane);
@@ -169,13 +169,12 @@ void view_panels(const View5& view, MathMode math, int64_t n, int64_t c0, int64_
   }
 }
 
-void col2im_add(const ConvGeometry& g, const float* cols, int64_t row_begin, int64_t row_end, int64_t col_begin,
-                int64_t col_end, float* dst) {
-  const int64_t width = col_end - col_begin;
+void col2im_add(const ConvGeometry& g, const float* cols, int64_t ld, int64_t row_begin, int64_t row_end,
+                int64_t col_begin, int64_t col_end, float* dst) {
   for_each_run(
       g, row_begin, row_end, col_begin, col_end, [](int64_t, int64_t, int64_t) {},
       [=](int64_t r, int64_t o, int64_t to, int64_t step, int64_t count) {
-        const float* __restrict in = cols + (r - row_begin) * width + (o - col_begin);
+        const float* __restrict in = cols + (r - row_begin) * ld + (o - col_begin);
         float* __restrict out = dst + to;  // cols and dst never overlap
         if (step == 1) {
           for (int64_t i = 0; i < count; ++i) out[i] += in[i];

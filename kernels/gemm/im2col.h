@@ -110,12 +110,14 @@ void im2col_panels(const ConvGeometry& g, const SliceSource& src, int64_t p0, in
 // sgemm's packed column slivers of `width` (PanelWriter's layout) for the matrix B(p, j) = element
 // (n, c0 + p, plane position first + j) of a view, rows [p0, p0 + depth) x columns [j0, j0 + cols):
 // the gradOutput operand read from the user's view (any dtype and strides, cubeMathType rounding),
-// converted while it is packed.
+// converted while it is packed. Positions past the plane continue in the next samples' planes
+// (B(p, j) = element (n + q / plane, c0 + p, q % plane), q = first + j): columns of several samples.
 void view_panels(const View5& view, MathMode math, int64_t n, int64_t c0, int64_t first, int64_t p0, int64_t depth,
                  int64_t j0, int64_t cols, int width, float* out);
 
-// dst[c, i] += every cols entry that im2col would have read from position (c, i); same block shape.
-void col2im_add(const ConvGeometry& g, const float* cols, int64_t row_begin, int64_t row_end, int64_t col_begin,
-                int64_t col_end, float* dst);
+// dst[c, i] += every cols entry that im2col would have read from position (c, i); same block shape,
+// but rows `ld` floats apart.
+void col2im_add(const ConvGeometry& g, const float* cols, int64_t ld, int64_t row_begin, int64_t row_end,
+                int64_t col_begin, int64_t col_end, float* dst);
 
 }  // namespace aclnn_cpu

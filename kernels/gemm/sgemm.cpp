@@ -164,8 +164,8 @@ namespace {
 
 // Where each block of the product finds its operands. A left source returns the first row sliver
 // of op(A)'s rows [ic, ic + rows) at depths [pc, pc + depth), the slivers `*stride` floats apart,
-// packing them into `scratch` if it has to; a right source packs op(B)'s columns [jc, jc + cols) at
-// depths [pc, pc + depth) into column slivers in `out`.
+// packing them into `scratch` if it has to; a right source does the same for the column slivers of
+// op(B)'s columns [jc, jc + cols).
 struct LeftFromMatrix {
   static constexpr bool kNeedsScratch = true;  // its mc x kc block, at the start of the scratch
   MatrixRef a;
@@ -190,16 +190,31 @@ struct LeftPrepacked {
 
 struct RightFromMatrix {
   MatrixRef b;
-  void pack(const MicroKernel& kernel, int64_t jc, int64_t cols, int64_t pc, int64_t depth, float* out) const {
+  const float* block(const MicroKernel& kernel, int64_t jc, int64_t cols, int64_t pc, int64_t depth, float* out,
+                     int64_t* stride) const {
+    *stride = kernel.nr * depth;
     sliver_packer(kernel.nr)(b.data + pc * row_step(b) + jc * col_step(b), col_step(b), row_step(b), cols, depth,
-                             kernel.interleave_nr, out, kernel.nr * depth);
+                             kernel.interleave_nr, out, *stride);
+    return out;
   }
 };
 
 struct RightWritten {
   PanelWriter b;
-  void pack(const MicroKernel& kernel, int64_t jc, int64_t cols, int64_t pc, int64_t depth, float* out) const {
+  const float* block(const MicroKernel& kernel, int64_t jc, int64_t cols, int64_t pc, int64_t depth, float* out,
+                     int64_t* stride) const {
+    *stride = kernel.nr * depth;
     b.write(b.context, pc, depth, jc, cols, kernel.nr, out);
+    return out;
+  }
+};
+
+struct RightPrepacked {
+  PackedRight b;
+  const float* block(const MicroKernel& kernel, int64_t jc, int64_t, int64_t pc, int64_t, float*,
+                     int64_t* stride) const {
+    *stride = kernel.nr * b.depth;  // jc is a multiple of nc, so of NR
+    return b.data + jc / kernel.nr * *stride + pc * kernel.nr;
   }
 };
 
@@ -222,14 +237,15 @@ void multiply_blocks(const GemmBlocking& blocking, float* scratch, int64_t m, in
     for (int64_t pc = 0; pc < k; pc += blocking.kc) {
       const int64_t depth = std::min(blocking.kc, k - pc);
       const bool load_c = accumulate || pc > 0;  // later depth blocks continue each entry's chain
-      b.pack(kernel, jc, cols, pc, depth, packed_b);
+      int64_t b_stride = 0;
+      const float* b_block = b.block(kernel, jc, cols, pc, depth, packed_b, &b_stride);
       for (int64_t ic = 0; ic < m; ic += blocking.mc) {
         const int64_t rows = std::min(blocking.mc, m - ic);
         int64_t a_stride = 0;
         const float* a_block = a.block(kernel, ic, rows, pc, depth, packed_a, &a_stride);
         for (int64_t jr = 0; jr < cols; jr += kernel.nr) {
           for (int64_t ir = 0; ir < rows; ir += kernel.mr) {
-            tile(kernel, depth, a_block + ir / kernel.mr * a_stride, packed_b + jr * depth,
+            tile(kernel, depth, a_block + ir / kernel.mr * a_stride, b_block + jr / kernel.nr * b_stride,
                  c + (ic + ir) * ldc + jc + jr, ldc, std::min<int64_t>(kernel.mr, rows - ir),
                  std::min<int64_t>(kernel.nr, cols - jr), load_c);
           }
@@ -268,6 +284,15 @@ void sgemm(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, i
 void sgemm(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, int64_t k, const PackedLeft& a,
            const PanelWriter& b, bool accumulate, float* c, int64_t ldc) {
   multiply_blocks(blocking, scratch, m, n, k, LeftPrepacked{a}, RightWritten{b}, accumulate, c, ldc);
+}
+
+void sgemm(const GemmBlocking& blocking, int64_t m, int64_t n, int64_t k, const PackedLeft& a, const PackedRight& b,
+           bool accumulate, float* c, int64_t ldc) {
+  multiply_blocks(blocking, nullptr, m, n, k, LeftPrepacked{a}, RightPrepacked{b}, accumulate, c, ldc);
+}
+
+int64_t packed_right_floats(const GemmBlocking& blocking, int64_t n, int64_t depth) {
+  return round_up(std::max<int64_t>(1, n), right_sliver_columns(blocking)) * depth;
 }
 
 void sgemm_rows(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, int64_t k, const PackedLeft& a,

@@ -84,6 +84,20 @@ void sgemm(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, i
 void sgemm(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, int64_t k, const PackedLeft& a,
            const PanelWriter& b, bool accumulate, float* c, int64_t ldc);
 
+// op(B) packed once for many products: its columns in slivers of the micro-kernel's NR, each over
+// the whole `depth` (PanelWriter's layout with p0 = 0: entry (p, j) at data[(j / NR) * NR * depth +
+// p * NR + j % NR], zero past the last column). Write it with a PanelWriter of width
+// right_sliver_columns(); it takes packed_right_floats() floats.
+struct PackedRight {
+  const float* data;
+  int64_t depth;
+};
+int64_t packed_right_floats(const GemmBlocking& blocking, int64_t n, int64_t depth);
+
+// The same product from both operands packed once (no scratch: nothing is packed per call).
+void sgemm(const GemmBlocking& blocking, int64_t m, int64_t n, int64_t k, const PackedLeft& a, const PackedRight& b,
+           bool accumulate, float* c, int64_t ldc);
+
 // Implicit GEMM from a padded source window: op(B)(p, j) = b_base[b_rows[p] + j], read in place
 // (never packed) by the micro-kernel. C (m x n) = op(A) * op(B), in whole micro-kernel tiles: C
 // must hold round_up(m, MR) rows and round_up(n, NR) columns, and b_base[b_rows[p] + j] must be
