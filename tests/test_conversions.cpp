@@ -88,5 +88,24 @@ TEST(Conversions, VectorisedNarrowingMatchesEigen) {
 #endif
 }
 
+TEST(Conversions, VectorisedBiasLanesMatchTheScalarOrder) {
+  // add_to_double_lanes_avx2 against lanes[i % 8] += in[i] in order, bit for bit: lengths around
+  // the blocks of 8 (and starting from lanes that already hold sums).
+  if (!f16c_conversions()) GTEST_SKIP() << "no F16C/AVX2 on this CPU (or ACLNN_CONVBWD_ISA=generic)";
+#ifdef ACLNN_HAVE_X86_KERNELS
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(-1e3f, 1e3f);
+  for (int64_t n : {0, 1, 7, 8, 9, 15, 16, 17, 300}) {
+    std::vector<float> in(static_cast<size_t>(n) + 1);
+    for (float& x : in) x = u(rng);
+    double want[8], got[8];
+    for (int l = 0; l < 8; ++l) want[l] = got[l] = 0.1 * l;
+    for (int64_t i = 0; i < n; ++i) want[i % 8] += static_cast<double>(in[static_cast<size_t>(i)]);
+    add_to_double_lanes_avx2(in.data(), n, got);
+    for (int l = 0; l < 8; ++l) EXPECT_EQ(got[l], want[l]) << "n " << n << " lane " << l;
+  }
+#endif
+}
+
 }  // namespace
 }  // namespace aclnn_cpu

@@ -20,6 +20,8 @@ void floats_to_halves_avx2(const float* in, uint16_t* out, int64_t n);
 // The same for BF16 (to BF16: nearest even, NaNs quiet with their sign, as Eigen::bfloat16).
 void bf16_to_floats_avx2(const uint16_t* in, float* out, int64_t n);
 void floats_to_bf16_avx2(const float* in, uint16_t* out, int64_t n);
+// lanes[i % 8] += in[i] (widened to double) for i < n, i in order: the gradBias lanes.
+void add_to_double_lanes_avx2(const float* in, int64_t n, double* lanes);
 #endif
 
 }  // namespace aclnn_cpu

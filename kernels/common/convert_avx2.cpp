@@ -84,4 +84,16 @@ void floats_to_bf16_avx2(const float* in, uint16_t* out, int64_t n) {
   }
 }
 
+void add_to_double_lanes_avx2(const float* in, int64_t n, double* lanes) {
+  __m256d low = _mm256_loadu_pd(lanes), high = _mm256_loadu_pd(lanes + 4);  // lanes 0-3, 4-7
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    low = _mm256_add_pd(low, _mm256_cvtps_pd(_mm_loadu_ps(in + i)));
+    high = _mm256_add_pd(high, _mm256_cvtps_pd(_mm_loadu_ps(in + i + 4)));
+  }
+  _mm256_storeu_pd(lanes, low);
+  _mm256_storeu_pd(lanes + 4, high);
+  for (int l = 0; i < n; ++i, ++l) lanes[l] += static_cast<double>(in[i]);
+}
+
 }  // namespace aclnn_cpu

@@ -237,11 +237,42 @@ void store_dense(const T* values, const View5& out, int threads) {
   }
 }
 
+#ifdef ACLNN_HAVE_X86_KERNELS
+namespace {
+
+// lanes[w % 8] += row[w] for w < width, through AVX2 (rows of FLOAT16 and BF16 converted to floats
+// first, a block at a time: exact).
+void add_row_to_lanes(const float* row, int64_t width, double* lanes) { add_to_double_lanes_avx2(row, width, lanes); }
+template <typename E>
+void add_row_to_lanes(const E* row, int64_t width, double* lanes) {
+  if constexpr (std::is_same_v<E, Eigen::half> || std::is_same_v<E, Eigen::bfloat16>) {
+    constexpr int64_t kBlock = 256;  // a multiple of 8: each block starts at lane 0
+    alignas(32) float floats[kBlock];
+    for (int64_t w = 0; w < width; w += kBlock) {
+      const int64_t count = std::min(kBlock, width - w);
+      const auto* in = reinterpret_cast<const uint16_t*>(row + w);
+      std::is_same_v<E, Eigen::half> ? halves_to_floats_avx2(in, floats, count)
+                                     : bf16_to_floats_avx2(in, floats, count);
+      add_to_double_lanes_avx2(floats, count, lanes);
+    }
+  } else {
+    (void)row, (void)width, (void)lanes;  // (doubles never take this path)
+  }
+}
+
+}  // namespace
+#endif
+
 void reduce_bias(const View5& dy, const View5& out, int threads) {
   if (may_overlap(out)) threads = 1;  // one thread writes the channels in order
   (void)threads;
   // An empty gradOutput (its data may be null) sums to zeros: no element address is formed.
   const int64_t width = dy.shape[4], rows = width == 0 ? 0 : dy.shape[2] * dy.shape[3];
+#ifdef ACLNN_HAVE_X86_KERNELS
+  // Contiguous rows through AVX2 (FLOAT16 and BF16 converted first, exactly): the same lanes, the same order.
+  const bool avx2 = dy.stride[4] == 1 && f16c_conversions() &&
+                    (dy.dtype == ACL_FLOAT || dy.dtype == ACL_FLOAT16 || dy.dtype == ACL_BF16);
+#endif
   with_element_type(dy, [&](auto* base) {
 #pragma omp parallel for schedule(static) num_threads(threads)
     for (int64_t c = 0; c < dy.shape[1]; ++c) {
@@ -251,6 +282,12 @@ void reduce_bias(const View5& dy, const View5& out, int threads) {
         for (int64_t r = 0; r < rows; ++r) {
           const auto* in = base + dy.element(n, c, r / dy.shape[3], r % dy.shape[3], 0);
           const int64_t step = dy.stride[4];
+#ifdef ACLNN_HAVE_X86_KERNELS
+          if (avx2) {
+            add_row_to_lanes(in, width, lanes);
+            continue;
+          }
+#endif
           int64_t w = 0;
           for (; w + 8 <= width; w += 8) {
             for (int j = 0; j < 8; ++j) lanes[j] += widen(in[(w + j) * step]);
