@@ -148,6 +148,8 @@ const Variant kVariants[] = {
     {"bf16_channels_last", ACL_BF16, Layout::kChannelsLast, MathMode::kFull},
     {"bf16_dense", ACL_BF16, Layout::kDense, MathMode::kFull},  // GEMMs stage windows of X and dY
     {"float_gapped_fp16_math", ACL_FLOAT, Layout::kGapped, MathMode::kFp16Inputs},
+    // (channels-last windows read each position's channels together, rounding as they go)
+    {"float_channels_last_fp16_math", ACL_FLOAT, Layout::kChannelsLast, MathMode::kFp16Inputs},
 };
 
 struct Results {

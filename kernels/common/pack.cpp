@@ -171,6 +171,21 @@ void read_row_floats(const View5& view, MathMode math, int64_t n, int64_t c, int
   });
 }
 
+void read_row_channels(const View5& view, MathMode math, int64_t n, int64_t c0, int64_t channels, int64_t d, int64_t h,
+                       int64_t w0, int64_t step, int64_t count, float* out, int64_t channel_stride) {
+  if (count <= 0 || channels <= 0) return;
+  const int64_t first = view.element(n, c0, d, h, w0), position = view.stride[4] * step, channel = view.stride[1];
+  with_element_type(view, [&](auto* base) {
+    for (int64_t i = 0; i < count; ++i) {
+      const auto* in = base + first + i * position;
+      for (int64_t k = 0; k < channels; ++k) {
+        const float value = static_cast<float>(in[k * channel]);
+        out[k * channel_stride + i] = math == MathMode::kFp16Inputs ? static_cast<float>(Eigen::half(value)) : value;
+      }
+    }
+  });
+}
+
 namespace {
 
 // to[i * step] = in[i] for i < count, rounded once to nearest even (F16C/AVX2 for contiguous runs
@@ -268,6 +283,30 @@ void reduce_bias(const View5& dy, const View5& out, int threads) {
   (void)threads;
   // An empty gradOutput (its data may be null) sums to zeros: no element address is formed.
   const int64_t width = dy.shape[4], rows = width == 0 ? 0 : dy.shape[2] * dy.shape[3];
+  if (dy.stride[1] == 1 && dy.stride[4] != 1 && dy.shape[1] > 1) {  // channels last (TBC): blocks of channels
+    constexpr int64_t kBlock = 64;                                  // side by side, the same lanes and order
+    with_element_type(dy, [&](auto* base) {
+#pragma omp parallel for schedule(static) num_threads(threads)
+      for (int64_t c0 = 0; c0 < dy.shape[1]; c0 += kBlock) {
+        const int64_t count = std::min(kBlock, dy.shape[1] - c0);
+        double lanes[kBlock][8] = {};
+        for (int64_t n = 0; n < dy.shape[0]; ++n) {
+          for (int64_t r = 0; r < rows; ++r) {
+            for (int64_t w = 0; w < width; ++w) {
+              const auto* in = base + dy.element(n, c0, r / dy.shape[3], r % dy.shape[3], w);
+              for (int64_t c = 0; c < count; ++c) lanes[c][w % 8] += widen(in[c]);
+            }
+          }
+        }
+        for (int64_t c = 0; c < count; ++c) {
+          double sum = 0.0;
+          for (double lane : lanes[c]) sum += lane;
+          store_element(out.data, out.dtype, out.element(0, c0 + c, 0, 0, 0), sum);
+        }
+      }
+    });
+    return;
+  }
 #ifdef ACLNN_HAVE_X86_KERNELS
   // Contiguous rows through AVX2 (FLOAT16 and BF16 converted first, exactly): the same lanes, the same order.
   const bool avx2 = dy.stride[4] == 1 && f16c_conversions() &&

@@ -42,6 +42,12 @@ void read_plane_floats(const View5& view, MathMode math, int64_t n, int64_t c, i
 void read_row_floats(const View5& view, MathMode math, int64_t n, int64_t c, int64_t d, int64_t h, int64_t w0,
                      int64_t step, int64_t count, float* out);
 
+// The same for `channels` channels from c0 on, position-major (for views whose channels are closer
+// in memory than their positions, as channels-last ones): out[k * channel_stride + i] = element
+// (n, c0 + k, d, h, w0 + i*step), each position's channels read together.
+void read_row_channels(const View5& view, MathMode math, int64_t n, int64_t c0, int64_t channels, int64_t d, int64_t h,
+                       int64_t w0, int64_t step, int64_t count, float* out, int64_t channel_stride);
+
 // out[c] = sum over n and space of dy[n, c, ...] in double, rounded once into out's dtype.
 // (A vector reduction: cubeMathType does not apply to it.)
 void reduce_bias(const View5& dy, const View5& out, int threads);
