@@ -210,6 +210,21 @@ void store_floats(const float* in, int64_t count, E* to, int64_t step, bool f16c
 
 }  // namespace
 
+void store_plane_floats(const float* values, const View5& out, int64_t n, int64_t c, int64_t first, int64_t count) {
+  if (count <= 0) return;
+  const bool f16c = f16c_conversions();
+  const int64_t height = out.shape[3];
+  const int64_t width = planes_contiguous(out) ? first + count : out.shape[4];  // one run, or a run per row
+  with_element_type(out, [&](auto* base) {
+    for (int64_t i = first; i < first + count;) {
+      const int64_t line = i / width, w = i % width, run = std::min(width - w, first + count - i);
+      store_floats(values + (i - first), run, base + out.element(n, c, line / height, line % height, w), out.stride[4],
+                   f16c);
+      i += run;
+    }
+  });
+}
+
 template <typename T>
 void store_dense(const T* values, const View5& out, int threads) {
   (void)threads;

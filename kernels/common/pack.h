@@ -52,6 +52,10 @@ void read_row_channels(const View5& view, MathMode math, int64_t n, int64_t c0, 
 // (A vector reduction: cubeMathType does not apply to it.)
 void reduce_bias(const View5& dy, const View5& out, int threads);
 
+// Stores values[i] into position first + i of plane (n, c) of the view for i < count, rounding once
+// as store_dense does (one thread; the view must not overlap itself).
+void store_plane_floats(const float* values, const View5& out, int64_t n, int64_t c, int64_t first, int64_t count);
+
 // Stores a dense (N, C, D, H, W) array shaped like `out` into the strided view, rounding once.
 // A view that may overlap itself is written by one thread in the user's dim order.
 template <typename T>

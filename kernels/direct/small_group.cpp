@@ -161,8 +161,9 @@ class SmallGroupInput final : public ConvStep {
           kernels_.forward_row(row);
         }
       }
+      output_.store_part(w, t / g_.groups, t % g_.groups * cout, (t % g_.groups + 1) * cout, 0, g_.dst_plane());
     });
-    if (status == ACLNN_SUCCESS) output_.finish(w, threads_);
+    if (status == ACLNN_SUCCESS) output_.finish(w, threads_, true);
     return status;
   }
 

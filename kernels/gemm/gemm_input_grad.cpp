@@ -96,6 +96,7 @@ class GemmBackwardData final : public ConvStep {
           std::memset(dx + c0 * s_.src_plane, 0, static_cast<size_t>((c1 - c0) * s_.src_plane) * sizeof(float));
           col2im_add(g_, cols + (n - n0) * s_.dst_plane, columns, c0 * s_.kernel_volume, c1 * s_.kernel_volume, 0,
                      s_.dst_plane, dx);
+          output_.store_part(w, n, grp * s_.cin + c0, grp * s_.cin + c1, 0, s_.src_plane);
         }
         return;
       }
@@ -119,8 +120,9 @@ class GemmBackwardData final : public ConvStep {
         }
         if (!in_place) col2im_add(g_, cols, o1 - o0, c0 * s_.kernel_volume, c1 * s_.kernel_volume, o0, o1, dx);
       }
+      output_.store_part(w, n, grp * s_.cin + c0, grp * s_.cin + c1, 0, s_.src_plane);
     });
-    if (status == ACLNN_SUCCESS) output_.finish(w, threads_);
+    if (status == ACLNN_SUCCESS) output_.finish(w, threads_, true);
     return status;
   }
 
@@ -237,7 +239,7 @@ class GemmForward final : public ConvStep {
     int status = pack_weights(in.f32.wei, weights);
     if (status != ACLNN_SUCCESS) return status;
     status = implicit_ ? run_bands(w, weights, grad_input) : run_tiles(w, weights, source, grad_input);
-    if (status == ACLNN_SUCCESS) output_.finish(w, threads_);
+    if (status == ACLNN_SUCCESS) output_.finish(w, threads_, true);
     return status;
   }
 
@@ -285,13 +287,18 @@ class GemmForward final : public ConvStep {
       const PackedLeft wg{weights + grp * group_floats_, s_.rows(), 0};
       sgemm_rows(blocking_, w.at<float>(pack_, thread_index()), s_.cout, bands_.columns(), s_.rows(), wg, window,
                  offsets, result, result_columns_);
+      // The band's rows into Y, or, for a result not stored as dense floats, straight into the user's view.
       float* y = grad_input + (n * s_.groups + grp) * s_.cout * s_.dst_plane;
-      const int64_t line = g_.dst_size[2], lines_per_plane = g_.dst_size[1];
+      const int64_t line = g_.dst_size[2], lines_per_plane = g_.dst_size[1], count = band.w1 - band.w0;
       for (int64_t c = 0; c < s_.cout; ++c) {
         for (int64_t oh = band.h0; oh < band.h1; ++oh) {
-          std::memcpy(y + c * s_.dst_plane + (band.od * lines_per_plane + oh) * line + band.w0,
-                      result + c * result_columns_ + (oh - band.h0) * width,
-                      static_cast<size_t>(band.w1 - band.w0) * sizeof(float));
+          const int64_t first = (band.od * lines_per_plane + oh) * line + band.w0;
+          const float* row = result + c * result_columns_ + (oh - band.h0) * width;
+          if (output_.stores_parts()) {
+            output_.store_run(row, n, grp * s_.cout + c, first, count);
+          } else {
+            std::memcpy(y + c * s_.dst_plane + first, row, static_cast<size_t>(count) * sizeof(float));
+          }
         }
       }
     });
@@ -322,6 +329,7 @@ class GemmForward final : public ConvStep {
         sgemm(blocking_, pack, s_.cout, o1 - o0, s_.rows(), wg, PanelWriter{Columns::write, &columns}, false, y,
               s_.dst_plane);
       }
+      output_.store_part(w, n, grp * s_.cout, (grp + 1) * s_.cout, o0, o1 - o0);
     });
   }
 

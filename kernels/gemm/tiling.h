@@ -79,19 +79,39 @@ class DenseFloatOutput {
       in_place_ = true;
     } else {
       staged_ = builder.book_scratch(region_name, static_cast<uint64_t>(view.numel()), sizeof(float));
+      by_parts_ = !may_overlap(view);
     }
   }
   float* data(const Workspace& workspace) const {
     return in_place_ ? dense_float_data(view_) : workspace.at<float>(staged_);
   }
-  // Stores a staged result into the user's view (nothing to do when written in place).
-  void finish(const Workspace& workspace, int threads) const {
-    if (!in_place_) store_dense(workspace.at<float>(staged_), view_, threads);
+  // Stores positions [first, first + count) of channels [c0, c1) of sample n of a staged result
+  // into the user's view, once a task has completed them (while they are in its cache). Nothing to
+  // do when written in place, or for a view that may overlap itself (finish stores it whole, in
+  // the user's dim order).
+  void store_part(const Workspace& workspace, int64_t n, int64_t c0, int64_t c1, int64_t first, int64_t count) const {
+    if (!stores_parts()) return;
+    const int64_t plane = view_.shape[2] * view_.shape[3] * view_.shape[4];
+    const float* values = workspace.at<float>(staged_);
+    for (int64_t c = c0; c < c1; ++c) {
+      store_plane_floats(values + (n * view_.shape[1] + c) * plane + first, view_, n, c, first, count);
+    }
+  }
+  // Whether store_part stores (a step may then store its values straight from where it computed
+  // them, with store_run, instead of into data()).
+  bool stores_parts() const { return !in_place_ && by_parts_; }
+  void store_run(const float* values, int64_t n, int64_t c, int64_t first, int64_t count) const {
+    store_plane_floats(values, view_, n, c, first, count);
+  }
+  // Stores a staged result into the user's view: nothing to do when written in place, or when the
+  // step stored every part of it (`parts_stored`) and it could.
+  void finish(const Workspace& workspace, int threads, bool parts_stored = false) const {
+    if (!in_place_ && !(parts_stored && by_parts_)) store_dense(workspace.at<float>(staged_), view_, threads);
   }
 
  private:
   View5 view_;
-  bool in_place_ = false;
+  bool in_place_ = false, by_parts_ = false;
   WorkspaceLedger::Handle staged_ = -1;
 };
 
