@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/Core>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <random>
@@ -89,20 +90,29 @@ TEST(Conversions, VectorisedNarrowingMatchesEigen) {
 }
 
 TEST(Conversions, VectorisedBiasLanesMatchTheScalarOrder) {
-  // add_to_double_lanes_avx2 against lanes[i % 8] += in[i] in order, bit for bit: lengths around
-  // the blocks of 8 (and starting from lanes that already hold sums).
+  // add_to_double_lanes_avx2 against lanes[w % 8] += in[r * stride + w] in order, bit for bit: widths
+  // around the blocks of 8, one row or three (a gap between them), lanes that already hold sums,
+  // and negative zeros (which the padded tail must leave negative).
   if (!f16c_conversions()) GTEST_SKIP() << "no F16C/AVX2 on this CPU (or ACLNN_CONVBWD_ISA=generic)";
 #ifdef ACLNN_HAVE_X86_KERNELS
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> u(-1e3f, 1e3f);
-  for (int64_t n : {0, 1, 7, 8, 9, 15, 16, 17, 300}) {
-    std::vector<float> in(static_cast<size_t>(n) + 1);
-    for (float& x : in) x = u(rng);
-    double want[8], got[8];
-    for (int l = 0; l < 8; ++l) want[l] = got[l] = 0.1 * l;
-    for (int64_t i = 0; i < n; ++i) want[i % 8] += static_cast<double>(in[static_cast<size_t>(i)]);
-    add_to_double_lanes_avx2(in.data(), n, got);
-    for (int l = 0; l < 8; ++l) EXPECT_EQ(got[l], want[l]) << "n " << n << " lane " << l;
+  for (int64_t rows : {1, 3}) {
+    for (int64_t n : {0, 1, 7, 8, 9, 15, 16, 17, 300}) {
+      const int64_t stride = n + 5;
+      std::vector<float> in(static_cast<size_t>(rows * stride) + 1);
+      for (float& x : in) x = u(rng);
+      double want[8], got[8];
+      for (int l = 0; l < 8; ++l) want[l] = got[l] = l % 2 == 0 ? 0.1 * l : -0.0;
+      for (int64_t r = 0; r < rows; ++r) {
+        for (int64_t i = 0; i < n; ++i) want[i % 8] += static_cast<double>(in[static_cast<size_t>(r * stride + i)]);
+      }
+      add_to_double_lanes_avx2(in.data(), rows, stride, n, got);
+      for (int l = 0; l < 8; ++l) {
+        EXPECT_EQ(std::signbit(got[l]), std::signbit(want[l])) << "n " << n << " lane " << l;
+        EXPECT_EQ(got[l], want[l]) << "rows " << rows << " n " << n << " lane " << l;
+      }
+    }
   }
 #endif
 }

@@ -20,8 +20,9 @@ void floats_to_halves_avx2(const float* in, uint16_t* out, int64_t n);
 // The same for BF16 (to BF16: nearest even, NaNs quiet with their sign, as Eigen::bfloat16).
 void bf16_to_floats_avx2(const uint16_t* in, float* out, int64_t n);
 void floats_to_bf16_avx2(const float* in, uint16_t* out, int64_t n);
-// lanes[i % 8] += in[i] (widened to double) for i < n, i in order: the gradBias lanes.
-void add_to_double_lanes_avx2(const float* in, int64_t n, double* lanes);
+// lanes[w % 8] += in[r * row_stride + w] (widened to double) for r < rows, w < width, in that
+// order: the gradBias lanes, held in registers over the rows.
+void add_to_double_lanes_avx2(const float* in, int64_t rows, int64_t row_stride, int64_t width, double* lanes);
 #endif
 
 }  // namespace aclnn_cpu

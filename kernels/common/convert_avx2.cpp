@@ -84,16 +84,23 @@ void floats_to_bf16_avx2(const float* in, uint16_t* out, int64_t n) {
   }
 }
 
-void add_to_double_lanes_avx2(const float* in, int64_t n, double* lanes) {
+void add_to_double_lanes_avx2(const float* in, int64_t rows, int64_t row_stride, int64_t width, double* lanes) {
   __m256d low = _mm256_loadu_pd(lanes), high = _mm256_loadu_pd(lanes + 4);  // lanes 0-3, 4-7
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    low = _mm256_add_pd(low, _mm256_cvtps_pd(_mm_loadu_ps(in + i)));
-    high = _mm256_add_pd(high, _mm256_cvtps_pd(_mm_loadu_ps(in + i + 4)));
+  const int64_t whole = width / 8 * 8;
+  alignas(32) float tail[8];
+  for (int64_t r = 0; r < rows; ++r, in += row_stride) {
+    for (int64_t w = 0; w < whole; w += 8) {
+      low = _mm256_add_pd(low, _mm256_cvtps_pd(_mm_loadu_ps(in + w)));
+      high = _mm256_add_pd(high, _mm256_cvtps_pd(_mm_loadu_ps(in + w + 4)));
+    }
+    if (whole < width) {  // the last 1-7 into lanes 0..; the other lanes add -0 (x + -0 is x, signed zeros too)
+      for (int l = 0; l < 8; ++l) tail[l] = whole + l < width ? in[whole + l] : -0.0f;
+      low = _mm256_add_pd(low, _mm256_cvtps_pd(_mm_load_ps(tail)));
+      high = _mm256_add_pd(high, _mm256_cvtps_pd(_mm_load_ps(tail + 4)));
+    }
   }
   _mm256_storeu_pd(lanes, low);
   _mm256_storeu_pd(lanes + 4, high);
-  for (int l = 0; i < n; ++i, ++l) lanes[l] += static_cast<double>(in[i]);
 }
 
 }  // namespace aclnn_cpu

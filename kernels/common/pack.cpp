@@ -270,9 +270,8 @@ void store_dense(const T* values, const View5& out, int threads) {
 #ifdef ACLNN_HAVE_X86_KERNELS
 namespace {
 
-// lanes[w % 8] += row[w] for w < width, through AVX2 (rows of FLOAT16 and BF16 converted to floats
-// first, a block at a time: exact).
-void add_row_to_lanes(const float* row, int64_t width, double* lanes) { add_to_double_lanes_avx2(row, width, lanes); }
+// lanes[w % 8] += row[w] for w < width, through AVX2, for rows of FLOAT16 and BF16 (converted to
+// floats a block at a time: exact).
 template <typename E>
 void add_row_to_lanes(const E* row, int64_t width, double* lanes) {
   if constexpr (std::is_same_v<E, Eigen::half> || std::is_same_v<E, Eigen::bfloat16>) {
@@ -283,7 +282,7 @@ void add_row_to_lanes(const E* row, int64_t width, double* lanes) {
       const auto* in = reinterpret_cast<const uint16_t*>(row + w);
       std::is_same_v<E, Eigen::half> ? halves_to_floats_avx2(in, floats, count)
                                      : bf16_to_floats_avx2(in, floats, count);
-      add_to_double_lanes_avx2(floats, count, lanes);
+      add_to_double_lanes_avx2(floats, 1, 0, count, lanes);
     }
   } else {
     (void)row, (void)width, (void)lanes;  // (doubles never take this path)
@@ -292,6 +291,10 @@ void add_row_to_lanes(const E* row, int64_t width, double* lanes) {
 
 }  // namespace
 #endif
+
+namespace {
+constexpr int64_t kMaxBiasBlock = 64;  // channels per gradBias task, at most (their lanes on the stack)
+}  // namespace
 
 void reduce_bias(const View5& dy, const View5& out, int threads) {
   if (may_overlap(out)) threads = 1;  // one thread writes the channels in order
@@ -327,31 +330,52 @@ void reduce_bias(const View5& dy, const View5& out, int threads) {
   const bool avx2 = dy.stride[4] == 1 && f16c_conversions() &&
                     (dy.dtype == ACL_FLOAT || dy.dtype == ACL_FLOAT16 || dy.dtype == ACL_BF16);
 #endif
+  // Blocks of channels, each block's planes read sample by sample (memory order: one stream), each
+  // channel's sum over its own lanes: the blocking changes no bit.
+  const int64_t channels = dy.shape[1];
+  const int64_t block =
+      std::clamp<int64_t>((channels + 4 * threads - 1) / (4 * std::max(1, threads)), 1, kMaxBiasBlock);
   with_element_type(dy, [&](auto* base) {
 #pragma omp parallel for schedule(static) num_threads(threads)
-    for (int64_t c = 0; c < dy.shape[1]; ++c) {
-      // Eight fixed lanes (element w goes to lane w % 8): vectorises, same order every run.
-      double lanes[8] = {};
+    for (int64_t c0 = 0; c0 < channels; c0 += block) {
+      const int64_t c1 = std::min(channels, c0 + block);
+      // Eight fixed lanes per channel (element w goes to lane w % 8): vectorises, same order every run.
+      double all_lanes[kMaxBiasBlock * 8] = {};
       for (int64_t n = 0; n < dy.shape[0]; ++n) {
-        for (int64_t r = 0; r < rows; ++r) {
-          const auto* in = base + dy.element(n, c, r / dy.shape[3], r % dy.shape[3], 0);
-          const int64_t step = dy.stride[4];
+        for (int64_t c = c0; c < c1; ++c) {
+          double* lanes = all_lanes + (c - c0) * 8;
 #ifdef ACLNN_HAVE_X86_KERNELS
-          if (avx2) {
-            add_row_to_lanes(in, width, lanes);
-            continue;
+          if constexpr (std::is_same_v<std::remove_pointer_t<decltype(base)>, float>) {
+            if (avx2) {  // a plane's rows with the lanes in registers
+              for (int64_t d = 0; rows > 0 && d < dy.shape[2]; ++d) {
+                add_to_double_lanes_avx2(base + dy.element(n, c, d, 0, 0), dy.shape[3], dy.stride[3], width, lanes);
+              }
+              continue;
+            }
           }
 #endif
-          int64_t w = 0;
-          for (; w + 8 <= width; w += 8) {
-            for (int j = 0; j < 8; ++j) lanes[j] += widen(in[(w + j) * step]);
+          for (int64_t r = 0; r < rows; ++r) {
+            const auto* in = base + dy.element(n, c, r / dy.shape[3], r % dy.shape[3], 0);
+            const int64_t step = dy.stride[4];
+#ifdef ACLNN_HAVE_X86_KERNELS
+            if (avx2) {
+              add_row_to_lanes(in, width, lanes);
+              continue;
+            }
+#endif
+            int64_t w = 0;
+            for (; w + 8 <= width; w += 8) {
+              for (int j = 0; j < 8; ++j) lanes[j] += widen(in[(w + j) * step]);
+            }
+            for (; w < width; ++w) lanes[w % 8] += widen(in[w * step]);
           }
-          for (; w < width; ++w) lanes[w % 8] += widen(in[w * step]);
         }
       }
-      double sum = 0.0;
-      for (double lane : lanes) sum += lane;
-      store_element(out.data, out.dtype, out.element(0, c, 0, 0, 0), sum);
+      for (int64_t c = c0; c < c1; ++c) {
+        double sum = 0.0;
+        for (int l = 0; l < 8; ++l) sum += all_lanes[(c - c0) * 8 + l];
+        store_element(out.data, out.dtype, out.element(0, c, 0, 0, 0), sum);
+      }
     }
   });
 }
