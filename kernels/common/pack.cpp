@@ -1,6 +1,7 @@
 #include "kernels/common/pack.h"
 
 #include <algorithm>
+#include <cstring>
 #include <type_traits>
 #include <utility>
 
@@ -151,6 +152,10 @@ void read_row_floats(const View5& view, MathMode math, int64_t n, int64_t c, int
                      int64_t step, int64_t count, float* out) {
   if (count <= 0) return;
   const int64_t first = view.element(n, c, d, h, w0), stride = view.stride[4] * step;
+  if (view.dtype == ACL_FLOAT && stride == 1 && math != MathMode::kFp16Inputs) {  // the common case: a copy
+    std::memcpy(out, static_cast<const float*>(view.data) + first, static_cast<size_t>(count) * sizeof(float));
+    return;
+  }
 #ifdef ACLNN_HAVE_X86_KERNELS
   if ((view.dtype == ACL_FLOAT16 || view.dtype == ACL_BF16) && stride == 1 && count >= 8 && math == MathMode::kFull &&
       f16c_conversions()) {
