@@ -3,6 +3,7 @@
 // orientations, accumulation. Then identical bits from every path that fuses its multiply-adds.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <random>
@@ -148,6 +149,7 @@ TEST(Sgemm, PrepackedLeftAndWrittenRightGiveTheSameBits) {
       for (const GemmBlocking& blocking : {plan_gemm_blocking(p.m, p.n, p.k, isa), small}) {
         std::vector<float> scratch(blocking.scratch_floats() + 16);
         float* aligned = scratch.data() + (16 - reinterpret_cast<uintptr_t>(scratch.data()) / 4 % 16) % 16;
+        float* const aligned_full = aligned;
         std::vector<float> want = c0;
         sgemm(blocking, aligned, p.m, p.n, p.k, MatrixRef{a.data(), p.k, false}, MatrixRef{b.data(), p.n, false},
               p.accumulate, want.data(), p.n);
@@ -164,13 +166,20 @@ TEST(Sgemm, PrepackedLeftAndWrittenRightGiveTheSameBits) {
               MatrixRef{b.data(), p.n, false}, p.accumulate, got_matrix.data(), p.n);
         EXPECT_EQ(got, want) << isa_name(isa) << " " << p.m << "x" << p.n << "x" << p.k;
         EXPECT_EQ(got_matrix, want) << isa_name(isa) << " " << p.m << "x" << p.n << "x" << p.k;
-        // And op(B) packed once over the whole depth (PackedRight): no scratch at all.
-        std::vector<float> packed_b(packed_right_floats(blocking, p.n, p.k), -1.0f);
-        WrittenMatrix::write(&written, 0, p.k, 0, p.n, right_sliver_columns(blocking), packed_b.data());
-        std::vector<float> got_packed = c0;
-        sgemm(blocking, p.m, p.n, p.k, PackedLeft{packed.data(), depth, offset}, PackedRight{packed_b.data(), p.k},
-              p.accumulate, got_packed.data(), p.n);
+        // And op(B) packed once (PackedRight, at a depth offset inside a deeper one, by pack_right), with
+        // op(A) packed too (no scratch at all) or a matrix.
+        std::vector<float> deeper((p.k + 7) * p.n, 5.0f);
+        std::copy(b.begin(), b.end(), deeper.begin() + offset * p.n);
+        std::vector<float> packed_b(packed_right_floats(blocking, p.n, depth), -1.0f);
+        pack_right(blocking, depth, p.n, MatrixRef{deeper.data(), p.n, false}, packed_b.data());
+        const PackedRight right{packed_b.data(), depth, offset};
+        std::vector<float> got_packed = c0, got_left_matrix = c0;
+        sgemm(blocking, p.m, p.n, p.k, PackedLeft{packed.data(), depth, offset}, right, p.accumulate, got_packed.data(),
+              p.n);
+        sgemm(blocking, aligned_full, p.m, p.n, p.k, MatrixRef{a.data(), p.k, false}, right, p.accumulate,
+              got_left_matrix.data(), p.n);
         EXPECT_EQ(got_packed, want) << isa_name(isa) << " " << p.m << "x" << p.n << "x" << p.k;
+        EXPECT_EQ(got_left_matrix, want) << isa_name(isa) << " " << p.m << "x" << p.n << "x" << p.k;
       }
     }
   }

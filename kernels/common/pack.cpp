@@ -323,23 +323,24 @@ void reduce_bias(const View5& dy, const View5& out, int threads) {
   // An empty gradOutput (its data may be null) sums to zeros: no element address is formed.
   const int64_t width = dy.shape[4], rows = width == 0 ? 0 : dy.shape[2] * dy.shape[3];
   if (dy.stride[1] == 1 && dy.stride[4] != 1 && dy.shape[1] > 1) {  // channels last (TBC): blocks of channels
-    constexpr int64_t kBlock = 64;                                  // side by side, the same lanes and order
-    with_element_type(dy, [&](auto* base) {
+    with_element_type(dy, [&](auto* base) {                         // side by side, the same lanes and order
 #pragma omp parallel for schedule(static) num_threads(threads)
-      for (int64_t c0 = 0; c0 < dy.shape[1]; c0 += kBlock) {
-        const int64_t count = std::min(kBlock, dy.shape[1] - c0);
-        double lanes[kBlock][8] = {};
+      for (int64_t c0 = 0; c0 < dy.shape[1]; c0 += kMaxBiasBlock) {
+        const int64_t count = std::min(kMaxBiasBlock, dy.shape[1] - c0);
+        double lanes[8][kMaxBiasBlock] = {};  // lane-major: a position's channels add side by side
         for (int64_t n = 0; n < dy.shape[0]; ++n) {
           for (int64_t r = 0; r < rows; ++r) {
+            const auto* row = base + dy.element(n, c0, r / dy.shape[3], r % dy.shape[3], 0);
             for (int64_t w = 0; w < width; ++w) {
-              const auto* in = base + dy.element(n, c0, r / dy.shape[3], r % dy.shape[3], w);
-              for (int64_t c = 0; c < count; ++c) lanes[c][w % 8] += widen(in[c]);
+              const auto* in = row + w * dy.stride[4];
+              double* lane = lanes[w % 8];
+              for (int64_t c = 0; c < count; ++c) lane[c] += widen(in[c]);
             }
           }
         }
         for (int64_t c = 0; c < count; ++c) {
           double sum = 0.0;
-          for (double lane : lanes[c]) sum += lane;
+          for (int l = 0; l < 8; ++l) sum += lanes[l][c];
           store_element(out.data, out.dtype, out.element(0, c0 + c, 0, 0, 0), sum);
         }
       }

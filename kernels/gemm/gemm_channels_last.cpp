@@ -24,7 +24,8 @@ namespace {
 // order however its rows and positions are blocked, so the blocking changes no bit, and fewer,
 // larger products pack each operand fewer times.
 constexpr int64_t kTasksPerThread = 3;
-constexpr int64_t kMinWeightRows = 16;  // rows of a weight-gradient block, at least
+constexpr int64_t kMinWeightRows = 16;                // rows of a weight-gradient block, at least
+constexpr int64_t kPackedBudget = int64_t{32} << 20;  // bytes of right operands packed once, at most
 
 // A (sample, position, channel) view with unit channel stride, as float data.
 struct Rows {
@@ -60,7 +61,8 @@ bool geometry_fits(const ConvProblem& p) {
   return g.groups == 1 && g.stride[2] == 1 && p.math == MathMode::kFull;
 }
 
-// Per (sample, tile of positions): the tile's dX rows zeroed, then each tap's product added.
+// Per (sample, tile of positions): the tile's dX rows zeroed, then each tap's product added. Each
+// tap's W_k is packed once per execution (every task multiplies by it).
 class ChannelsLastInput final : public ConvStep {
  public:
   ChannelsLastInput(const ConvProblem& p, PlanBuilder& b) : p_(p), threads_(b.threads()) {
@@ -70,6 +72,11 @@ class ChannelsLastInput final : public ConvStep {
     tiles_ = ceil_div(g.src_size[2], tile_);
     blocking_ = plan_gemm_blocking(tile_, g.src_channels_per_group, g.dst_channels_per_group);
     pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(), sizeof(float), threads_);
+    tap_floats_ = packed_right_floats(blocking_, g.src_channels_per_group, g.dst_channels_per_group);
+    const int64_t taps = g.kernel[2], huge = int64_t{1} << 58;
+    packed_ = b.book_scratch("channels_last.packed_weights",
+                             product_within(taps, tap_floats_, huge) ? uint64_t(taps * tap_floats_) : UINT64_MAX,
+                             sizeof(float));
   }
   int64_t tasks() const override { return p_.geometry.batch * tiles_; }
   std::string detail() const override { return isa_detail(blocking_); }
@@ -79,6 +86,11 @@ class ChannelsLastInput final : public ConvStep {
     const Rows dy(p_.dst), dx(p_.grad_input);
     const float* wei = dense_float_data(p_.wei);
     const int64_t cin = g.src_channels_per_group, cout = g.dst_channels_per_group;
+    float* packed = w.at<float>(packed_);
+    const int status = run_tasks(g.kernel[2], threads_, "channels-last gradInput", [&](int64_t k) {
+      pack_right(blocking_, cout, cin, tap_matrix(p_.wei, wei, k), packed + k * tap_floats_);  // W_k (Cout x Cin)
+    });
+    if (status != ACLNN_SUCCESS) return status;
     return run_tasks(tasks(), threads_, "channels-last gradInput", [&](int64_t t) {
       const int64_t n = t / tiles_, s0 = t % tiles_ * tile_, s1 = std::min(g.src_size[2], s0 + tile_);
       for (int64_t s = s0; s < s1; ++s) std::fill_n(dx.at(n, s), cin, 0.0f);
@@ -89,7 +101,7 @@ class ChannelsLastInput final : public ConvStep {
         if (first >= last) continue;
         // dX[first:last, :] (rows x Cin) += dY[first+shift : last+shift, :] (rows x Cout) * W_k (Cout x Cin)
         sgemm(blocking_, pack, last - first, cin, cout, MatrixRef{dy.at(n, first + shift), dy.position, false},
-              tap_matrix(p_.wei, wei, k), true, dx.at(n, first), dx.position);
+              PackedRight{packed + k * tap_floats_, cout}, true, dx.at(n, first), dx.position);
       }
     });
   }
@@ -97,14 +109,16 @@ class ChannelsLastInput final : public ConvStep {
  private:
   ConvProblem p_;
   int threads_;
-  int64_t tile_ = 1, tiles_ = 1;
+  int64_t tile_ = 1, tiles_ = 1, tap_floats_ = 0;
   GemmBlocking blocking_;
-  WorkspaceLedger::Handle pack_ = -1;  // per thread
+  WorkspaceLedger::Handle pack_ = -1;    // per thread
+  WorkspaceLedger::Handle packed_ = -1;  // each tap's W_k as a PackedRight
 };
 
 // Per (tap, block of result rows): the block's products over every sample, in sample order. The
 // result is W_k's gradient (Cout x Cin) or its transpose (Cin x Cout), whichever grad_weight's
-// strides store row-major.
+// strides store row-major. The right operand (dY, or X) of each sample is packed once per execution
+// when it fits kPackedBudget (every tap and block multiplies by a depth range of it).
 class ChannelsLastWeight final : public ConvStep {
  public:
   ChannelsLastWeight(const ConvProblem& p, PlanBuilder& b) : p_(p), threads_(b.threads()) {
@@ -117,6 +131,11 @@ class ChannelsLastWeight final : public ConvStep {
     blocks_ = ceil_div(rows_, block_);
     blocking_ = plan_gemm_blocking(block_, cols_, g.dst_size[2]);
     pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(), sizeof(float), threads_);
+    depth_ = transposed_ ? g.dst_size[2] : g.src_size[2];  // positions of the packed operand
+    sample_floats_ = packed_right_floats(blocking_, cols_, depth_);
+    if (product_within(g.batch, sample_floats_, kPackedBudget / 4)) {
+      packed_ = b.book_scratch("channels_last.packed_operand", g.batch * sample_floats_, sizeof(float));
+    }
   }
   int64_t tasks() const override { return p_.geometry.kernel[2] * blocks_; }
   std::string detail() const override { return isa_detail(blocking_) + (transposed_ ? ":transposed" : ""); }
@@ -127,6 +146,14 @@ class ChannelsLastWeight final : public ConvStep {
     const View5& out = p_.grad_weight;
     float* grad_weight = dense_float_data(out);
     const int64_t ldc = transposed_ ? out.stride[1] : out.stride[0];
+    float* packed = packed_ >= 0 ? w.at<float>(packed_) : nullptr;
+    if (packed != nullptr) {  // each sample's dY (T' x Cout) or X (T x Cin)
+      const int status = run_tasks(g.batch, threads_, "channels-last gradWeight", [&](int64_t n) {
+        const Rows& m = transposed_ ? dy : x;
+        pack_right(blocking_, depth_, cols_, MatrixRef{m.at(n, 0), m.position, false}, packed + n * sample_floats_);
+      });
+      if (status != ACLNN_SUCCESS) return status;
+    }
     return run_tasks(tasks(), threads_, "channels-last gradWeight", [&](int64_t t) {
       const int64_t k = t / blocks_, r0 = t % blocks_ * block_, r1 = std::min(rows_, r0 + block_);
       float* c = grad_weight + k * out.stride[4] + r0 * ldc;
@@ -141,7 +168,13 @@ class ChannelsLastWeight final : public ConvStep {
         const MatrixRef xs{x.at(n, first + shift), x.position, transposed_};
         const MatrixRef ds{dy.at(n, first), dy.position, !transposed_};
         const MatrixRef a = transposed_ ? xs : ds, bm = transposed_ ? ds : xs;
-        sgemm(blocking_, pack, r1 - r0, cols_, last - first, MatrixRef{a.data + r0, a.ld, true}, bm, written, c, ldc);
+        const MatrixRef rows{a.data + r0, a.ld, true};
+        if (packed != nullptr) {
+          const PackedRight right{packed + n * sample_floats_, depth_, transposed_ ? first : first + shift};
+          sgemm(blocking_, pack, r1 - r0, cols_, last - first, rows, right, written, c, ldc);
+        } else {
+          sgemm(blocking_, pack, r1 - r0, cols_, last - first, rows, bm, written, c, ldc);
+        }
       }
       if (!written) {  // no sample, or the tap never meets the source
         for (int64_t r = 0; r < r1 - r0; ++r) std::fill_n(c + r * ldc, cols_, 0.0f);
@@ -153,9 +186,10 @@ class ChannelsLastWeight final : public ConvStep {
   ConvProblem p_;
   int threads_;
   bool transposed_ = false;
-  int64_t rows_ = 0, cols_ = 0, block_ = 1, blocks_ = 1;
+  int64_t rows_ = 0, cols_ = 0, block_ = 1, blocks_ = 1, depth_ = 0, sample_floats_ = 0;
   GemmBlocking blocking_;
-  WorkspaceLedger::Handle pack_ = -1;  // per thread
+  WorkspaceLedger::Handle pack_ = -1;    // per thread
+  WorkspaceLedger::Handle packed_ = -1;  // each sample's right operand as a PackedRight, or none
 };
 
 // (Empty tensors, whose data may be null, are left to `gemm`.)

@@ -214,7 +214,7 @@ struct RightPrepacked {
   const float* block(const MicroKernel& kernel, int64_t jc, int64_t, int64_t pc, int64_t, float*,
                      int64_t* stride) const {
     *stride = kernel.nr * b.depth;  // jc is a multiple of nc, so of NR
-    return b.data + jc / kernel.nr * *stride + pc * kernel.nr;
+    return b.data + jc / kernel.nr * *stride + (b.offset + pc) * kernel.nr;
   }
 };
 
@@ -289,6 +289,17 @@ void sgemm(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, i
 void sgemm(const GemmBlocking& blocking, int64_t m, int64_t n, int64_t k, const PackedLeft& a, const PackedRight& b,
            bool accumulate, float* c, int64_t ldc) {
   multiply_blocks(blocking, nullptr, m, n, k, LeftPrepacked{a}, RightPrepacked{b}, accumulate, c, ldc);
+}
+
+void sgemm(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, int64_t k, MatrixRef a,
+           const PackedRight& b, bool accumulate, float* c, int64_t ldc) {
+  multiply_blocks(blocking, scratch, m, n, k, LeftFromMatrix{a}, RightPrepacked{b}, accumulate, c, ldc);
+}
+
+void pack_right(const GemmBlocking& blocking, int64_t depth, int64_t n, MatrixRef b, float* out) {
+  const MicroKernel& kernel = micro_kernel(blocking.isa);
+  int64_t stride = 0;
+  RightFromMatrix{b}.block(kernel, 0, n, 0, depth, out, &stride);
 }
 
 int64_t packed_right_floats(const GemmBlocking& blocking, int64_t n, int64_t depth) {

@@ -86,17 +86,24 @@ void sgemm(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, i
 
 // op(B) packed once for many products: its columns in slivers of the micro-kernel's NR, each over
 // the whole `depth` (PanelWriter's layout with p0 = 0: entry (p, j) at data[(j / NR) * NR * depth +
-// p * NR + j % NR], zero past the last column). Write it with a PanelWriter of width
-// right_sliver_columns(); it takes packed_right_floats() floats.
+// p * NR + j % NR], zero past the last column). Write it with pack_right, or a PanelWriter of width
+// right_sliver_columns(); it takes packed_right_floats() floats. A product reads depths [offset,
+// offset + k) of it.
 struct PackedRight {
   const float* data;
   int64_t depth;
+  int64_t offset = 0;
 };
 int64_t packed_right_floats(const GemmBlocking& blocking, int64_t n, int64_t depth);
+// Writes op(B) (depth x n) as a PackedRight at `out`.
+void pack_right(const GemmBlocking& blocking, int64_t depth, int64_t n, MatrixRef b, float* out);
 
-// The same product from both operands packed once (no scratch: nothing is packed per call).
+// The same product from both operands packed once (no scratch: nothing is packed per call), or with
+// op(A) a matrix (`scratch` then holds blocking.scratch_floats() floats).
 void sgemm(const GemmBlocking& blocking, int64_t m, int64_t n, int64_t k, const PackedLeft& a, const PackedRight& b,
            bool accumulate, float* c, int64_t ldc);
+void sgemm(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, int64_t k, MatrixRef a,
+           const PackedRight& b, bool accumulate, float* c, int64_t ldc);
 
 // Implicit GEMM from a padded source window: op(B)(p, j) = b_base[b_rows[p] + j], read in place
 // (never packed) by the micro-kernel. C (m x n) = op(A) * op(B), in whole micro-kernel tiles: C
