@@ -38,8 +38,13 @@ double widen(double value) {
 
 }  // namespace
 
-bool is_dense_float(const View5& view) {
-  if (view.dtype != ACL_FLOAT) return false;
+bool is_dense_float(const View5& view) { return view.dtype == ACL_FLOAT && is_dense(view); }
+
+namespace {
+constexpr int64_t kDenseChunk = int64_t{1} << 16;  // elements per task of a whole-tensor conversion
+}  // namespace
+
+bool is_dense(const View5& view) {
   int64_t expected = 1;
   for (int i = 4; i >= 0; --i) {
     if (view.shape[i] != 1 && view.stride[i] != expected) return false;
@@ -134,6 +139,19 @@ template <typename T>
 void pack_dense(const View5& view, MathMode math, T* out, int threads) {
   (void)threads;                  // used by OpenMP only
   if (view.numel() == 0) return;  // (its data may be null: no element address is formed)
+  if constexpr (std::is_same_v<T, float>) {
+    if (is_dense(view)) {  // one run (e.g. a 3x3 kernel's weights: not runs of 9), in chunks
+      View5 flat = view;   // the same elements as one W row
+      const int64_t total = view.numel();
+      for (int i = 0; i < 4; ++i) flat.shape[i] = 1, flat.stride[i] = 0;
+      flat.shape[4] = total, flat.stride[4] = 1;
+#pragma omp parallel for schedule(static) num_threads(threads)
+      for (int64_t i = 0; i < total; i += kDenseChunk) {
+        read_row_floats(flat, math, 0, 0, 0, 0, i, 1, std::min(kDenseChunk, total - i), out + i);
+      }
+      return;
+    }
+  }
   const int64_t plane = view.shape[2] * view.shape[3] * view.shape[4];
 #pragma omp parallel for collapse(2) schedule(static) num_threads(threads)
   for (int64_t n = 0; n < view.shape[0]; ++n) {
@@ -260,6 +278,17 @@ void store_dense(const T* values, const View5& out, int threads) {
     // whole plane per run where the view's planes are contiguous.
     const bool f16c = f16c_conversions(), whole = planes_contiguous(out);
     const int64_t run = whole ? rows * width : width, runs = whole ? 1 : rows;
+    if (is_dense(out)) {  // one run (e.g. a 3x3 kernel's weights: not runs of 9), in chunks
+      const int64_t total = out.numel();
+      with_element_type(out, [&](auto* base) {
+#pragma omp parallel for schedule(static) num_threads(threads)
+        for (int64_t i = 0; i < total; i += kDenseChunk) {
+          store_floats(reinterpret_cast<const float*>(values) + i, std::min(kDenseChunk, total - i),
+                       base + out.offset + i, 1, f16c);
+        }
+      });
+      return;
+    }
     with_element_type(out, [&](auto* base) {
 #pragma omp parallel for collapse(2) schedule(static) num_threads(threads)
       for (int64_t n = 0; n < out.shape[0]; ++n) {

@@ -29,6 +29,9 @@ void pack_dense(const View5& view, MathMode math, T* out, int threads);
 // True when each (n, c) plane of the view is contiguous (D, H, W dense with W stride 1): a run of
 // positions may then cross W rows (element (n, c, 0, 0, i) is position i of the plane).
 bool planes_contiguous(const View5& view);
+// True when the view is contiguous in (N, C, D, H, W) order (any dtype): element i of the tensor at
+// data + offset + i.
+bool is_dense(const View5& view);
 
 // out[i] = position first + i of plane (n, c) of the view (positions count (d, h, w) row-major), as
 // read_row_floats reads it, for i < count: one run per W row crossed, or one run in all where the
