@@ -321,9 +321,9 @@ class GemmForward final : public ConvStep {
         x.data = source + (n * s_.groups + grp) * s_.cin * s_.src_plane;
       }
       // Y[:, o0:o1] (Cout_g x tile) = W_g (Cout_g x Cin_g*K) * cols (Cin_g*K x tile)
-      if (!staged_ && columns_are_source(g_)) {  // 1x1: the source is the column matrix
-        sgemm(blocking_, pack, s_.cout, o1 - o0, s_.rows(), wg, MatrixRef{x.data + o0, s_.src_plane, false}, false, y,
-              s_.dst_plane);
+      if (columns_are_source(g_)) {  // 1x1: the source (staged or not) is the column matrix
+        sgemm(blocking_, pack, s_.cout, o1 - o0, s_.rows(), wg,
+              MatrixRef{x.data + (o0 - x.first), x.channel_stride, false}, false, y, s_.dst_plane);
       } else {
         const Columns columns{&g_, &x, o0};
         sgemm(blocking_, pack, s_.cout, o1 - o0, s_.rows(), wg, PanelWriter{Columns::write, &columns}, false, y,

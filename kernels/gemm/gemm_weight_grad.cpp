@@ -75,9 +75,7 @@ class GemmBackwardWeight final : public ConvStep {
       const int64_t window = max_source_window(g_, tile_);
       x_staged_ = x_staged_ && product_within(block_channels, window, kStagingBudget);
       if (x_staged_) window_ = b.book_scratch("gemm.source_window", block_channels * window, sizeof(float), threads_);
-      if (x_staged_ || !columns_are_source(g_)) {
-        cols_ = b.book_scratch("gemm.cols", block_ * tile_, sizeof(float), threads_);
-      }
+      if (!columns_are_source(g_)) cols_ = b.book_scratch("gemm.cols", block_ * tile_, sizeof(float), threads_);
     }
     b.need_float_inputs(!x_staged_ && !windows_, false, !pack_once || dy_dense);
   }
@@ -148,12 +146,12 @@ class GemmBackwardWeight final : public ConvStep {
         x.data = in.f32.src + (n * s_.groups + grp) * s_.cin * s_.src_plane;
       }
       MatrixRef rows{nullptr, o1 - o0, true};
-      if (cols_ >= 0) {
+      if (columns_are_source(g_)) {  // 1x1: rows are channels of x (staged or not), positions its columns
+        rows = {x.data + (r0 - x.first_channel) * x.channel_stride + (o0 - x.first), x.channel_stride, true};
+      } else {
         float* cols = w.at<float>(cols_, thread);
         im2col(g_, x, r0, r1, o0, o1, cols);
         rows.data = cols;
-      } else {  // 1x1: rows are channels of x
-        rows = {x.data + r0 * s_.src_plane + o0, s_.src_plane, true};
       }
       multiply_grad_output(w, in, packed_dy, grp, n, o0, o1 - o0, r1 - r0, rows, summed, sum);
       summed = true;
