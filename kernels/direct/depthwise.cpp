@@ -118,7 +118,11 @@ class DepthwiseWeight final : public ConvStep {
  public:
   DepthwiseWeight(const ConvProblem& p, PlanBuilder& b)
       : g_(p.geometry), threads_(b.threads()), output_(p.grad_weight, b, "gradWeight.f32") {
-    lanes_ = b.book_scratch("depthwise.lanes", g_.kernel_volume() * kLanes, sizeof(float), threads_);
+    // (A kernel of more than 2^58 taps cannot be booked: the ledger reports it as too large.)
+    const int64_t taps = g_.kernel_volume();
+    lanes_ = b.book_scratch("depthwise.lanes",
+                            product_within(taps, kLanes, int64_t{1} << 58) ? uint64_t(taps * kLanes) : UINT64_MAX,
+                            sizeof(float), threads_);
     b.need_float_inputs(true, false, true);
   }
   int64_t tasks() const override { return g_.groups; }

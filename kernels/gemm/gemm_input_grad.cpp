@@ -34,7 +34,7 @@ class GemmBackwardData final : public ConvStep {
         output_(p.grad_input, b, "gradInput.f32") {
     // Samples per task: about 2 * kMinTilePositions columns where planes are smaller than that
     // (sample groups of equal size but the last), else one.
-    if (!columns_are_source(g_) && s_.dst_plane < kMinTilePositions && s_.n > 1) {
+    if (!columns_are_source(g_) && s_.dst_plane > 0 && s_.dst_plane < kMinTilePositions && s_.n > 1) {
       const int64_t groups_of_samples = ceil_div(s_.n * s_.dst_plane, 2 * kMinTilePositions);
       samples_ = ceil_div(s_.n, groups_of_samples);
     }
