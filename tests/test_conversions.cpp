@@ -15,6 +15,7 @@
 namespace aclnn_cpu {
 namespace {
 
+#ifdef ACLNN_HAVE_X86_KERNELS  // (the helpers of the x86-64 conversions only)
 uint32_t bits_of(float value) {
   uint32_t bits = 0;
   std::memcpy(&bits, &value, 4);
@@ -50,6 +51,7 @@ std::vector<float> narrowing_inputs() {
   for (int i = 0; i < 100003; ++i) values.push_back(float_of(rng()));
   return values;
 }
+#endif
 
 TEST(Conversions, VectorisedWideningMatchesEigen) {
   if (!f16c_conversions()) GTEST_SKIP() << "no F16C/AVX2 on this CPU (or ACLNN_CONVBWD_ISA=generic)";
