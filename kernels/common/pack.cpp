@@ -357,7 +357,16 @@ void add_row_to_lanes(const E* row, int64_t width, double* lanes) {
 #endif
 
 namespace {
+
 constexpr int64_t kMaxBiasBlock = 64;  // channels per gradBias task, at most (their lanes on the stack)
+
+// out[c] = the sum of a channel's eight lanes (lane l at lanes[l * lane_step]), in lane order.
+void store_lane_sum(const View5& out, int64_t c, const double* lanes, int64_t lane_step) {
+  double sum = 0.0;
+  for (int l = 0; l < 8; ++l) sum += lanes[l * lane_step];
+  store_element(out.data, out.dtype, out.element(0, c, 0, 0, 0), sum);
+}
+
 }  // namespace
 
 void reduce_bias(const View5& dy, const View5& out, int threads) {
@@ -381,11 +390,7 @@ void reduce_bias(const View5& dy, const View5& out, int threads) {
             }
           }
         }
-        for (int64_t c = 0; c < count; ++c) {
-          double sum = 0.0;
-          for (int l = 0; l < 8; ++l) sum += lanes[l][c];
-          store_element(out.data, out.dtype, out.element(0, c0 + c, 0, 0, 0), sum);
-        }
+        for (int64_t c = 0; c < count; ++c) store_lane_sum(out, c0 + c, &lanes[0][c], kMaxBiasBlock);
       }
     });
     return;
@@ -436,11 +441,7 @@ void reduce_bias(const View5& dy, const View5& out, int threads) {
           }
         }
       }
-      for (int64_t c = c0; c < c1; ++c) {
-        double sum = 0.0;
-        for (int l = 0; l < 8; ++l) sum += all_lanes[(c - c0) * 8 + l];
-        store_element(out.data, out.dtype, out.element(0, c, 0, 0, 0), sum);
-      }
+      for (int64_t c = c0; c < c1; ++c) store_lane_sum(out, c, all_lanes + (c - c0) * 8, 1);
     }
   });
 }

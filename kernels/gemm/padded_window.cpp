@@ -81,62 +81,42 @@ void BandTiling::row_offsets(int64_t row_begin, int64_t row_end, int64_t first_c
 void stage_padded_window(const View5& view, MathMode math, const ConvGeometry& g, const BandTiling& tiling, int64_t n,
                          int64_t c0, int64_t channels, const OutputBand& band, int64_t slack, float* out) {
   const int64_t rows = tiling.window_rows(), width = tiling.window_width();
-  const int64_t sh = g.stride[1], sw = g.stride[2];
-  const int64_t channel_floats = tiling.channel_floats();
-  // Channels nearer in memory than positions (channels last: TBC): each position's channels read
-  // together, every window line of the channels at once.
-  if (channels > 1 && std::abs(view.stride[1]) < std::abs(view.stride[4])) {
-    for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
-      const int64_t id = band.od * g.stride[0] - g.pad[0] + kd * g.dilation[0];
-      for (int64_t a = 0; a < sh; ++a) {
-        for (int64_t b = 0; b < sw; ++b) {
-          const int64_t first = band.w0 * sw + b - g.pad[2];
-          const int64_t x0 = std::min(width, ceil_div(std::max<int64_t>(0, -first), sw));
-          const int64_t x1 = std::clamp(ceil_div(std::max<int64_t>(0, g.src_size[2] - first), sw), x0, width);
-          for (int64_t r = 0; r < rows; ++r) {
-            float* line = out + (((kd * sh + a) * sw + b) * rows + r) * width;  // channel 0's
-            const int64_t ih = (band.h0 + r) * sh + a - g.pad[1];
-            const bool inside = id >= 0 && id < g.src_size[0] && ih >= 0 && ih < g.src_size[1] && x0 < x1;
+  const int64_t sh = g.stride[1], sw = g.stride[2], channel_floats = tiling.channel_floats();
+  // Channels nearer in memory than positions (channels last: TBC) are read a position's channels
+  // together, all channels of a window line at once; otherwise channel by channel, a run each.
+  const bool channels_last = channels > 1 && std::abs(view.stride[1]) < std::abs(view.stride[4]);
+  for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
+    const int64_t id = band.od * g.stride[0] - g.pad[0] + kd * g.dilation[0];
+    for (int64_t a = 0; a < sh; ++a) {
+      for (int64_t b = 0; b < sw; ++b) {
+        const int64_t first = band.w0 * sw + b - g.pad[2];  // source column of x = 0
+        // Entries [x0, x1) lie inside the source row.
+        const int64_t x0 = std::min(width, ceil_div(std::max<int64_t>(0, -first), sw));
+        const int64_t x1 = std::clamp(ceil_div(std::max<int64_t>(0, g.src_size[2] - first), sw), x0, width);
+        for (int64_t r = 0; r < rows; ++r) {
+          float* line = out + (((kd * sh + a) * sw + b) * rows + r) * width;  // channel 0's
+          const int64_t ih = (band.h0 + r) * sh + a - g.pad[1];
+          const bool inside = id >= 0 && id < g.src_size[0] && ih >= 0 && ih < g.src_size[1] && x0 < x1;
+          for (int64_t c = 0; c < channels; ++c) {  // the zero borders (the whole line outside the source)
+            float* to = line + c * channel_floats;
+            std::memset(to, 0, static_cast<size_t>(inside ? x0 : width) * sizeof(float));
+            if (inside) std::memset(to + x1, 0, static_cast<size_t>(width - x1) * sizeof(float));
+          }
+          if (!inside) continue;
+          if (channels_last) {
+            read_row_channels(view, math, n, c0, channels, id, ih, first + x0 * sw, sw, x1 - x0, line + x0,
+                              channel_floats);
+          } else {
             for (int64_t c = 0; c < channels; ++c) {
-              float* to = line + c * channel_floats;
-              std::memset(to, 0, static_cast<size_t>(inside ? x0 : width) * sizeof(float));
-              if (inside) std::memset(to + x1, 0, static_cast<size_t>(width - x1) * sizeof(float));
-            }
-            if (inside) {
-              read_row_channels(view, math, n, c0, channels, id, ih, first + x0 * sw, sw, x1 - x0, line + x0,
-                                channel_floats);
+              read_row_floats(view, math, n, c0 + c, id, ih, first + x0 * sw, sw, x1 - x0,
+                              line + c * channel_floats + x0);
             }
           }
         }
       }
     }
-    std::memset(out + channels * channel_floats, 0, static_cast<size_t>(slack) * sizeof(float));
-    return;
   }
-  for (int64_t c = 0; c < channels; ++c) {
-    for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
-      const int64_t id = band.od * g.stride[0] - g.pad[0] + kd * g.dilation[0];
-      for (int64_t a = 0; a < sh; ++a) {
-        for (int64_t b = 0; b < sw; ++b) {
-          const int64_t first = band.w0 * sw + b - g.pad[2];  // source column of x = 0
-          // Entries [x0, x1) lie inside the source row.
-          const int64_t x0 = std::min(width, ceil_div(std::max<int64_t>(0, -first), sw));
-          const int64_t x1 = std::clamp(ceil_div(std::max<int64_t>(0, g.src_size[2] - first), sw), x0, width);
-          for (int64_t r = 0; r < rows; ++r, out += width) {
-            const int64_t ih = (band.h0 + r) * sh + a - g.pad[1];
-            if (id < 0 || id >= g.src_size[0] || ih < 0 || ih >= g.src_size[1] || x0 == x1) {
-              std::memset(out, 0, static_cast<size_t>(width) * sizeof(float));
-              continue;
-            }
-            std::memset(out, 0, static_cast<size_t>(x0) * sizeof(float));
-            read_row_floats(view, math, n, c0 + c, id, ih, first + x0 * sw, sw, x1 - x0, out + x0);
-            std::memset(out + x1, 0, static_cast<size_t>(width - x1) * sizeof(float));
-          }
-        }
-      }
-    }
-  }
-  std::memset(out, 0, static_cast<size_t>(slack) * sizeof(float));
+  std::memset(out + channels * channel_floats, 0, static_cast<size_t>(slack) * sizeof(float));
 }
 
 void window_panels(const float* window, const int64_t* line_offsets, int64_t lines, int64_t band_width,
