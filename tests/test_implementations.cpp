@@ -94,7 +94,7 @@ std::vector<Case> cases() {
       {"pointwise_transposed", geometry(1, 1, 9, 4, {3000}, {1}, {1}, {0}, {1}), true},
       {"conv3d", geometry(1, 1, 3, 4, {5, 6, 7}, {3, 2, 3}, {1, 2, 1}, {1, 0, 1}, {1, 1, 2}), false},
       {"dilated_transposed", geometry(2, 3, 4, 2, {12, 9}, {3, 3}, {2, 2}, {2, 1}, {2, 3}), true},
-      // gradWeight in 8 reduction chunks x 12 row blocks (the last one short), Cout off every register tile.
+      // gradWeight in 8 reduction chunks x 3 row blocks (80, 80 and 20 rows), Cout off every register tile.
       {"chunked_weight", geometry(3, 1, 20, 33, {40, 37}, {3, 3}, {1, 1}, {1, 1}, {1, 1}), false},
       // Stride 1 with enough positions: gradInput as a forward convolution with the kernel flipped.
       {"flipped_2d", geometry(2, 2, 5, 7, {60, 70}, {3, 2}, {1, 1}, {1, 0}, {2, 1}), false},

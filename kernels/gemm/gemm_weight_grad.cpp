@@ -21,7 +21,8 @@ namespace aclnn_cpu {
 namespace {
 
 constexpr int64_t kMinChunkPositions = 512;          // reduction length per chunk, at least
-constexpr int64_t kMinRowBlock = 16;                 // column-matrix rows per task, at least
+constexpr int64_t kMinRowBlock = 64;                 // column-matrix rows per task when row blocks come first
+constexpr int64_t kRowBlockUnit = 16;                // row blocks are multiples of it (AVX-512: half a micro-tile)
 constexpr int64_t kPackedBudget = int64_t{8} << 20;  // bytes of dY packed once for all tasks
 
 class GemmBackwardWeight final : public ConvStep {
@@ -37,14 +38,26 @@ class GemmBackwardWeight final : public ConvStep {
         output_(p.grad_weight, b, "gradWeight.f32") {
     const int64_t weight_floats = std::max<int64_t>(1, s_.groups * s_.cout * s_.rows());
     const int64_t length = s_.n * s_.dst_plane;  // the reduction, per group
-    // Chunks first (each GEMM keeps all rows: the widest products), bounded by the partials'
-    // memory and a useful chunk length; then row blocks for the tasks still missing.
-    chunks_ = std::min({pieces_for_tasks(s_.groups), 1 + kPartialBudget / 4 / weight_floats,
-                        std::max<int64_t>(1, length / kMinChunkPositions)});
-    const int64_t wanted_blocks = pieces_for_tasks(s_.groups * chunks_);
-    block_ = std::max(kMinRowBlock, s_.rows() / wanted_blocks / kMinRowBlock * kMinRowBlock);
+    // The split: row blocks of at least kMinRowBlock rows and chunks of the reduction, for
+    // kTargetTasks tasks. Each chunk after the first costs a partial dW written and added back; each
+    // row block reads all of dY again. When dY is small enough to be packed once (below), row blocks
+    // come first (reading a packed dY again is cheap); otherwise chunks do (each task would pack its
+    // dY again), bounded by the partials' memory and a useful chunk length. (The choice depends on
+    // the geometry alone, as the sums' order must.)
+    const bool rows_first = product_within(s_.groups * s_.cout, length, kPackedBudget / 4);
+    const int64_t most_chunks =
+        std::min(1 + kPartialBudget / 4 / weight_floats, std::max<int64_t>(1, length / kMinChunkPositions));
+    int64_t wanted_blocks = 1;
+    if (rows_first) {
+      wanted_blocks = std::clamp<int64_t>(s_.rows() / kMinRowBlock, 1, pieces_for_tasks(s_.groups));
+    } else {
+      chunks_ = std::min(pieces_for_tasks(s_.groups), most_chunks);
+      wanted_blocks = pieces_for_tasks(s_.groups * chunks_);
+    }
+    block_ = std::max(kRowBlockUnit, s_.rows() / wanted_blocks / kRowBlockUnit * kRowBlockUnit);
     block_ = std::max<int64_t>(1, std::min(block_, s_.rows()));
     blocks_ = ceil_div(s_.rows(), block_);
+    if (rows_first) chunks_ = std::min(pieces_for_tasks(s_.groups * blocks_), most_chunks);
     tile_ = s_.tile(block_);
     blocking_ = plan_gemm_blocking(s_.cout, block_, std::min(tile_, ceil_div(length, chunks_)));
     // Chunk 0 sums into the result itself, each later chunk into its own partial.
@@ -82,7 +95,10 @@ class GemmBackwardWeight final : public ConvStep {
 
   int64_t tasks() const override { return s_.groups * blocks_ * chunks_; }
 
-  std::string detail() const override { return isa_detail(blocking_) + (windows_ ? ":windows" : ""); }
+  std::string detail() const override {
+    return isa_detail(blocking_) + (windows_ ? ":windows" : "") + ":chunks=" + std::to_string(chunks_) +
+           ":rows=" + std::to_string(blocks_) + "x" + std::to_string(block_);
+  }
 
   int run(const Workspace& w, const StepInputs& in) const override {
     float* grad_weight = output_.data(w);
