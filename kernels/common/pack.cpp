@@ -1,9 +1,5 @@
 #include "kernels/common/pack.h"
 
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
-
 #include <algorithm>
 #include <cstring>
 #include <type_traits>
@@ -11,6 +7,7 @@
 
 #include "common/dtype.h"
 #include "kernels/common/convert.h"
+#include "kernels/common/runs.h"
 
 namespace aclnn_cpu {
 namespace {
@@ -178,18 +175,10 @@ void read_row_floats(const View5& view, MathMode math, int64_t n, int64_t c, int
     std::memcpy(out, static_cast<const float*>(view.data) + first, static_cast<size_t>(count) * sizeof(float));
     return;
   }
-#ifdef __SSE2__
   if (view.dtype == ACL_FLOAT && stride == 2 && math != MathMode::kFp16Inputs) {  // a stride-2 phase: even entries
-    const float* in = static_cast<const float*>(view.data) + first;
-    int64_t i = 0;
-    for (; i + 4 < count; i += 4) {  // (reads in[2i .. 2i+7]: never past the last entry read, in[2(count-1)])
-      _mm_storeu_ps(out + i,
-                    _mm_shuffle_ps(_mm_loadu_ps(in + 2 * i), _mm_loadu_ps(in + 2 * i + 4), _MM_SHUFFLE(2, 0, 2, 0)));
-    }
-    for (; i < count; ++i) out[i] = in[2 * i];
+    copy_run_even(static_cast<const float*>(view.data) + first, count, out);
     return;
   }
-#endif
 #ifdef ACLNN_HAVE_X86_KERNELS
   if ((view.dtype == ACL_FLOAT16 || view.dtype == ACL_BF16) && stride == 1 && count >= 8 && math == MathMode::kFull &&
       f16c_conversions()) {

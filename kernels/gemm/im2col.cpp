@@ -4,19 +4,10 @@
 #include <cstring>
 
 #include "kernels/common/pack.h"
+#include "kernels/common/runs.h"
 
 namespace aclnn_cpu {
 namespace {
-
-// to[i] = from[i] for i < n, inline: the runs here are short (a row of an output tile, a piece of
-// a sliver), where a call to memmove per run costs more than the copy. Fixed-size memcpy compiles
-// to one vector move; a plain loop would be turned back into a memmove call.
-inline void copy_run(const float* from, int64_t n, float* to) {
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) std::memcpy(to + i, from + i, 8 * sizeof(float));
-  for (; i + 2 <= n; i += 2) std::memcpy(to + i, from + i, 2 * sizeof(float));
-  if (i < n) to[i] = from[i];
-}
 
 // The slice element `from` (an offset from channel 0 of a dense slice, as for_each_run reports it).
 inline const float* element(const ConvGeometry& g, const SliceSource& src, int64_t from) {
@@ -178,9 +169,22 @@ void col2im_add(const ConvGeometry& g, const float* cols, int64_t ld, int64_t ro
         float* __restrict out = dst + to;  // cols and dst never overlap
         if (step == 1) {
           for (int64_t i = 0; i < count; ++i) out[i] += in[i];
-        } else {
-          for (int64_t i = 0; i < count; ++i) out[i * step] += in[i];
+          return;
         }
+        int64_t i = 0;
+#ifdef __SSE2__
+        if (step ==
+            2) {  // the even entries of out[2i .. 2i+7], four at a time (the odd ones written back as they were)
+          for (; i + 4 < count; i += 4) {  // (never past out[2(count-1)], the last entry of the run: no other task's)
+            const __m128 lo = _mm_loadu_ps(out + 2 * i), hi = _mm_loadu_ps(out + 2 * i + 4);
+            const __m128 even = _mm_add_ps(_mm_shuffle_ps(lo, hi, _MM_SHUFFLE(2, 0, 2, 0)), _mm_loadu_ps(in + i));
+            const __m128 odd = _mm_shuffle_ps(lo, hi, _MM_SHUFFLE(3, 1, 3, 1));
+            _mm_storeu_ps(out + 2 * i, _mm_unpacklo_ps(even, odd));
+            _mm_storeu_ps(out + 2 * i + 4, _mm_unpackhi_ps(even, odd));
+          }
+        }
+#endif
+        for (; i < count; ++i) out[i * step] += in[i];
       });
 }
 

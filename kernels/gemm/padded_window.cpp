@@ -4,12 +4,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <numeric>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 #include "common/dtype.h"
 #include "kernels/common/pack.h"
+#include "kernels/common/runs.h"
 #include "kernels/gemm/tiling.h"
 #include "kernels/gemm/transpose_4x4.h"
 
@@ -82,41 +80,6 @@ void BandTiling::row_offsets(int64_t row_begin, int64_t row_end, int64_t first_c
   }
 }
 
-namespace {
-
-// to[i] = from[i * step] for i < count, step 1 or 2: SSE2 copies and shuffles where the build has them.
-inline void copy_floats(const float* from, int64_t count, int64_t step, float* to) {
-  int64_t i = 0;
-#ifdef __SSE2__
-  if (step == 1) {
-    for (; i + 4 <= count; i += 4) _mm_storeu_ps(to + i, _mm_loadu_ps(from + i));
-  } else {
-    for (; i + 4 < count; i += 4) {  // (reads from[2i .. 2i+7]: never past the last entry read, from[2(count-1)])
-      _mm_storeu_ps(
-          to + i, _mm_shuffle_ps(_mm_loadu_ps(from + 2 * i), _mm_loadu_ps(from + 2 * i + 4), _MM_SHUFFLE(2, 0, 2, 0)));
-    }
-  }
-#endif
-  for (; i < count; ++i) to[i] = from[i * step];
-}
-
-// to[i] = 0 for i < count (borders are mostly a float or two: no call to memset).
-inline void zero_floats(float* to, int64_t count) {
-  int64_t i = 0;
-#ifdef __SSE2__
-  for (; i + 4 <= count; i += 4) _mm_storeu_ps(to + i, _mm_setzero_ps());
-  if (i + 2 <= count) {
-    _mm_storel_pi(reinterpret_cast<__m64*>(to + i), _mm_setzero_ps());
-    i += 2;
-  }
-  if (i < count) to[i] = 0.0f;
-#else
-  for (; i < count; ++i) to[i] = 0.0f;
-#endif
-}
-
-}  // namespace
-
 void stage_padded_window(const View5& view, MathMode math, const ConvGeometry& g, const BandTiling& tiling, int64_t n,
                          int64_t c0, int64_t channels, const OutputBand& band, int64_t slack, float* out) {
   const int64_t rows = tiling.window_rows(), width = tiling.window_width();
@@ -142,14 +105,16 @@ void stage_padded_window(const View5& view, MathMode math, const ConvGeometry& g
           const bool inside = id >= 0 && id < g.src_size[0] && ih >= 0 && ih < g.src_size[1] && x0 < x1;
           for (int64_t c = 0; c < channels; ++c) {  // the zero borders (the whole line outside the source)
             float* to = line + c * channel_floats;
-            zero_floats(to, inside ? x0 : width);
-            if (inside) zero_floats(to + x1, width - x1);
+            zero_run(to, inside ? x0 : width);
+            if (inside) zero_run(to + x1, width - x1);
           }
           if (!inside) continue;
           if (float_rows) {  // the common case: copies, inline (a window line is often only 28 floats)
             const float* from = static_cast<const float*>(view.data) + view.element(n, c0, id, ih, first + x0 * sw);
             for (int64_t c = 0; c < channels; ++c) {
-              copy_floats(from + c * view.stride[1], x1 - x0, step, line + c * channel_floats + x0);
+              float* to = line + c * channel_floats + x0;
+              step == 1 ? copy_run(from + c * view.stride[1], x1 - x0, to)
+                        : copy_run_even(from + c * view.stride[1], x1 - x0, to);
             }
           } else if (channels_last) {
             read_row_channels(view, math, n, c0, channels, id, ih, first + x0 * sw, sw, x1 - x0, line + x0,
