@@ -24,7 +24,8 @@ inline void copy_run_even(const float* from, int64_t n, float* to) {
   int64_t i = 0;
 #ifdef __SSE2__
   for (; i + 4 < n; i += 4) {  // (reads from[2i .. 2i+7]: never past from[2(n-1)])
-    _mm_storeu_ps(to + i, _mm_shuffle_ps(_mm_loadu_ps(from + 2 * i), _mm_loadu_ps(from + 2 * i + 4), _MM_SHUFFLE(2, 0, 2, 0)));
+    _mm_storeu_ps(to + i,
+                  _mm_shuffle_ps(_mm_loadu_ps(from + 2 * i), _mm_loadu_ps(from + 2 * i + 4), _MM_SHUFFLE(2, 0, 2, 0)));
   }
 #endif
   for (; i < n; ++i) to[i] = from[2 * i];

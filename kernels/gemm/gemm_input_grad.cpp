@@ -17,11 +17,14 @@
 namespace aclnn_cpu {
 namespace {
 
+constexpr int64_t kPackedDyBudget = int64_t{16} << 20;  // bytes of dY packed once for every block of channels
+
 // Per (samples, group, block of input channels), over output-position tiles:
 // cols = W^T dY, then col2im-add into the dense float result. A task takes one sample, or, when the
 // planes are small (under kMinTilePositions positions), several: their columns side by side in one
 // GEMM, so that n is not a plane of a few dozen positions rounded up to the micro-kernel's width
-// (r50's 7 x 7 planes: 49 columns computed as 64).
+// (r50's 7 x 7 planes: 49 columns computed as 64). dY is packed once for all blocks where a task's
+// columns are one tile (and it fits a budget), else per task while multiplied.
 class GemmBackwardData final : public ConvStep {
  public:
   GemmBackwardData(const ConvProblem& p, PlanBuilder& b)
@@ -45,6 +48,13 @@ class GemmBackwardData final : public ConvStep {
     blocks_ = ceil_div(s_.cin, block_);
     const int64_t max_rows = block_ * s_.kernel_volume;
     tile_ = samples_ > 1 ? samples_ * s_.dst_plane : s_.tile(max_rows);
+    // dY is the right operand of every block's GEMMs: packed once per (samples, group) where there
+    // are several blocks and it fits kPackedDyBudget (each block would pack it again), when a task's
+    // columns are one tile (samples side by side, or one whole plane).
+    const int64_t units = ceil_div(s_.n, samples_) * s_.groups;
+    pack_dy_ = samples_ > 1 || (blocks_ > 1 && tile_ == s_.dst_plane && !columns_are_source(g_) &&
+                                product_within(units, s_.cout, kPackedDyBudget) &&
+                                product_within(units * s_.cout, ceil_div(s_.dst_plane, 32), kPackedDyBudget / 4 / 32));
     blocking_ = plan_gemm_blocking(max_rows, tile_, s_.cout);
     if (!columns_are_source(g_)) cols_ = b.book_scratch("gemm.cols", max_rows * tile_, sizeof(float), threads_);
     pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(true), sizeof(float), threads_);
@@ -58,10 +68,9 @@ class GemmBackwardData final : public ConvStep {
       weight_floats = static_cast<uint64_t>(s_.groups * blocks_ * block_floats_);
     }
     weights_ = b.book_scratch("gemm.packed_weights", weight_floats, sizeof(float));
-    if (samples_ > 1) {  // dY packed once per (samples, group), gathered from the view
+    if (pack_dy_) {  // gathered from the view
       dy_from_view_ = true;
-      dy_floats_ = packed_right_floats(blocking_, tile_, s_.cout);
-      const int64_t units = ceil_div(s_.n, samples_) * s_.groups;
+      dy_floats_ = packed_right_floats(blocking_, samples_ * s_.dst_plane, s_.cout);
       packed_dy_ = product_within(units, dy_floats_, int64_t{1} << 58)
                        ? b.book_scratch("gemm.packed_gradOutput", units * dy_floats_, sizeof(float))
                        : b.book_scratch("gemm.packed_gradOutput", UINT64_MAX, sizeof(float));
@@ -76,7 +85,7 @@ class GemmBackwardData final : public ConvStep {
     float* grad_input = output_.data(w);
     float* weights = w.at<float>(weights_);
     int status = pack_weights(in.f32.wei, weights);
-    if (status == ACLNN_SUCCESS && samples_ > 1) status = pack_grad_output(w.at<float>(packed_dy_));
+    if (status == ACLNN_SUCCESS && pack_dy_) status = pack_grad_output(w.at<float>(packed_dy_));
     if (status != ACLNN_SUCCESS) return status;
     status = run_tasks(tasks(), threads_, "gemm gradInput", [&](int64_t t) {
       const int64_t n0 = t / (s_.groups * blocks_) * samples_, n1 = std::min(s_.n, n0 + samples_);
@@ -84,7 +93,7 @@ class GemmBackwardData final : public ConvStep {
       const PackedLeft wt{weights + (grp * blocks_ + c0 / block_) * block_floats_, s_.cout, 0};
       const int64_t m = (c1 - c0) * s_.kernel_volume;
       float* pack = w.at<float>(pack_, thread_index());
-      if (samples_ > 1) {  // one tile: the columns of samples n0..n1
+      if (pack_dy_) {  // one tile: the columns of samples n0..n1
         const int64_t columns = (n1 - n0) * s_.dst_plane;
         float* cols = w.at<float>(cols_, thread_index());
         // cols ((c1-c0)*K x samples*plane) = W_g[:, c0*K : c1*K]^T ((c1-c0)*K x Cout_g) * dY[n0:n1] (Cout_g x
@@ -141,7 +150,7 @@ class GemmBackwardData final : public ConvStep {
   // dY of each (samples, group) unit as a PackedRight, read from the view: tasks of whole slivers.
   int pack_grad_output(float* out) const {
     const int64_t units = ceil_div(s_.n, samples_) * s_.groups, nr = right_sliver_columns(blocking_);
-    const int64_t pieces = pieces_for_tasks(units), slivers = ceil_div(tile_, nr);
+    const int64_t pieces = pieces_for_tasks(units), slivers = ceil_div(samples_ * s_.dst_plane, nr);
     return run_tasks(units * pieces, threads_, "gemm gradInput", [&](int64_t t) {
       const int64_t unit = t / pieces, n0 = unit / s_.groups * samples_, grp = unit % s_.groups;
       const int64_t columns = (std::min(s_.n, n0 + samples_) - n0) * s_.dst_plane;
@@ -174,7 +183,8 @@ class GemmBackwardData final : public ConvStep {
   int64_t samples_ = 1, block_ = 1, blocks_ = 1, tile_ = 1, block_floats_ = 0;
   GemmBlocking blocking_;
   WorkspaceLedger::Handle cols_ = -1, pack_ = -1;  // per thread
-  WorkspaceLedger::Handle packed_dy_ = -1;         // samples_ > 1: dY packed once
+  bool pack_dy_ = false;                           // dY packed once per (samples, group) unit
+  WorkspaceLedger::Handle packed_dy_ = -1;         // pack_dy_: those units
   int64_t dy_floats_ = 0;                          // floats of one unit's packed dY
   WorkspaceLedger::Handle weights_ = -1;           // W^T packed per (group, block of input channels)
 };
