@@ -267,9 +267,9 @@ bool runs_there(const std::string& name, const Case& c) {
   return true;
 }
 // Two variants for the bit-identity tests: a float and a FLOAT16 one, or for the channels-last GEMMs
-// (float channels-last views only) that one.
+// (channels-last views only) a float and a BF16 one.
 std::vector<Variant> variants_for(const std::string& name) {
-  if (name == "channels_last") return {kVariants[1]};
+  if (name == "channels_last") return {kVariants[1], kVariants[3]};
   return {kVariants[0], kVariants[2]};
 }
 

@@ -358,6 +358,23 @@ void store_lane_sum(const View5& out, int64_t c, const double* lanes, int64_t la
 
 }  // namespace
 
+namespace {
+
+// out[i] = in[i] as float (exact) for a run of FLOAT16 or BF16 values.
+template <typename Half>
+void widen_run(const Half* in, int64_t count, float* out) {
+#ifdef ACLNN_HAVE_X86_KERNELS
+  if (count >= 8 && f16c_conversions()) {
+    const auto* bits = reinterpret_cast<const uint16_t*>(in);
+    std::is_same_v<Half, Eigen::half> ? halves_to_floats_avx2(bits, out, count) : bf16_to_floats_avx2(bits, out, count);
+    return;
+  }
+#endif
+  for (int64_t i = 0; i < count; ++i) out[i] = static_cast<float>(in[i]);
+}
+
+}  // namespace
+
 void reduce_bias(const View5& dy, const View5& out, int threads) {
   if (may_overlap(out)) threads = 1;  // one thread writes the channels in order
   (void)threads;
@@ -369,13 +386,19 @@ void reduce_bias(const View5& dy, const View5& out, int threads) {
       for (int64_t c0 = 0; c0 < dy.shape[1]; c0 += kMaxBiasBlock) {
         const int64_t count = std::min(kMaxBiasBlock, dy.shape[1] - c0);
         double lanes[8][kMaxBiasBlock] = {};  // lane-major: a position's channels add side by side
+        float converted[kMaxBiasBlock];       // a FLOAT16/BF16 position's channels, widened exactly
         for (int64_t n = 0; n < dy.shape[0]; ++n) {
           for (int64_t r = 0; r < rows; ++r) {
             const auto* row = base + dy.element(n, c0, r / dy.shape[3], r % dy.shape[3], 0);
             for (int64_t w = 0; w < width; ++w) {
               const auto* in = row + w * dy.stride[4];
               double* lane = lanes[w % 8];
-              for (int64_t c = 0; c < count; ++c) lane[c] += widen(in[c]);
+              if constexpr (sizeof(*in) == 2) {  // converted as a run (F16C/AVX2 where it may), then added
+                widen_run(in, count, converted);
+                for (int64_t c = 0; c < count; ++c) lane[c] += converted[c];
+              } else {
+                for (int64_t c = 0; c < count; ++c) lane[c] += widen(in[c]);
+              }
             }
           }
         }

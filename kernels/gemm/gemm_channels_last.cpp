@@ -6,6 +6,12 @@
 //   gradWeight: W_k's gradient = sum over samples (in order) of dY^T * X[t - p + k*d, :]
 // with W_k = W[:, :, k] (Cout x Cin). Every entry is one chain of fused multiply-adds in a fixed
 // order inside one task, so results do not depend on the thread count.
+//
+// FLOAT16 and BF16 tensors are read through float copies converted once per execution (a position's
+// channels are one contiguous run: one vectorised conversion each), and such results are computed
+// in float and rounded once into the user's view (gradInput tile by tile, while in cache). Every
+// tap's GEMM reads each row again, so converting in the packers would convert each element once per
+// tap.
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -35,14 +41,79 @@ struct Rows {
   float* at(int64_t n, int64_t pos) const { return data + n * sample + pos * position; }
 };
 
+bool float_or_half(const View5& v) { return v.dtype == ACL_FLOAT || v.dtype == ACL_FLOAT16 || v.dtype == ACL_BF16; }
+
 bool rows_view(const View5& v, bool output) {
-  return v.dtype == ACL_FLOAT && (v.shape[1] == 1 || v.stride[1] == 1) && v.stride[0] >= 0 && v.stride[4] >= 0 &&
+  return float_or_half(v) && (v.shape[1] == 1 || v.stride[1] == 1) && v.stride[0] >= 0 && v.stride[4] >= 0 &&
          !(output && may_overlap(v));
+}
+
+// A channels-last (N, C, 1, 1, T) view seen as (N, T, 1, 1, C): the channels of position t are row t
+// of plane n, one run for read_row_floats and store_plane_floats.
+View5 positions_as_planes(const View5& v) {
+  View5 s = v;
+  std::swap(s.shape[1], s.shape[4]);
+  std::swap(s.stride[1], s.stride[4]);
+  return s;
+}
+
+// A FLOAT16/BF16 (N, C, 1, 1, T) tensor's float copy, [n][t][c]; a FLOAT tensor is used as it is.
+class FloatRows {
+ public:
+  FloatRows(const View5& v, PlanBuilder& b, const char* name) : view_(v) {
+    if (v.dtype != ACL_FLOAT) copy_ = b.book_scratch(name, static_cast<uint64_t>(v.numel()), sizeof(float));
+  }
+  bool copied() const { return copy_ >= 0; }
+  // The float view the GEMMs read or write: the tensor's own, or its copy.
+  View5 view(const Workspace& w) const {
+    if (!copied()) return view_;
+    View5 f = view_;
+    f.data = w.at<float>(copy_), f.dtype = ACL_FLOAT, f.offset = 0;
+    f.stride[1] = 1, f.stride[4] = view_.shape[1], f.stride[0] = view_.shape[1] * view_.shape[4];
+    f.stride[2] = f.stride[3] = 0;
+    return f;
+  }
+  // The tensor converted into its copy.
+  int convert(const Workspace& w, int threads, const char* what) const {
+    if (!copied()) return ACLNN_SUCCESS;
+    const View5 from = positions_as_planes(view_);
+    float* to = w.at<float>(copy_);
+    const int64_t channels = view_.shape[1], positions = view_.shape[4], rows = view_.shape[0] * positions;
+    const int64_t per_task = ceil_div(rows, kTargetTasks);
+    return run_tasks(ceil_div(rows, per_task), threads, what, [&](int64_t t) {
+      for (int64_t i = t * per_task; i < std::min(rows, (t + 1) * per_task); ++i) {
+        read_row_floats(from, MathMode::kFull, i / positions, i % positions, 0, 0, 0, 1, channels, to + i * channels);
+      }
+    });
+  }
+  // Positions [t0, t1) of sample n of the copy rounded into the tensor.
+  void store(const Workspace& w, int64_t n, int64_t t0, int64_t t1) const {
+    if (!copied()) return;
+    const View5 to = positions_as_planes(view_);
+    const int64_t channels = view_.shape[1];
+    const float* from = w.at<float>(copy_) + n * view_.shape[4] * channels;
+    for (int64_t t = t0; t < t1; ++t) store_plane_floats(from + t * channels, to, n, t, 0, channels);
+  }
+
+ private:
+  View5 view_;
+  WorkspaceLedger::Handle copy_ = -1;
+};
+
+// A (Cout, Cin, 1, 1, K) weight-shaped float array laid out as ConvTbc's (K, Cin, Cout).
+View5 tbc_weight_view(const View5& like, float* data) {
+  View5 f = like;
+  f.data = data, f.dtype = ACL_FLOAT, f.offset = 0;
+  f.stride[0] = 1, f.stride[1] = like.shape[0], f.stride[4] = like.shape[0] * like.shape[1];
+  f.stride[2] = f.stride[3] = 0;
+  return f;
 }
 
 // One tap's (Cout x Cin) slice of a (Cout, Cin, 1, 1, K) view as a matrix operand, when one of its
 // two strides is 1.
+// (FLOAT16/BF16 weights are converted into a float array of their own: any strides.)
 bool matrix_view(const View5& v) {
+  if (v.dtype == ACL_FLOAT16 || v.dtype == ACL_BF16) return true;
   return v.dtype == ACL_FLOAT && (v.shape[0] == 1 || v.shape[1] == 1 || v.stride[0] == 1 || v.stride[1] == 1) &&
          v.stride[0] >= 0 && v.stride[1] >= 0 && v.stride[4] >= 0;
 }
@@ -61,12 +132,35 @@ bool geometry_fits(const ConvProblem& p) {
   return g.groups == 1 && g.stride[2] == 1 && p.math == MathMode::kFull;
 }
 
+// FLOAT16/BF16 weights (Cout, Cin, 1, 1, K) into the float array `to` (tbc_weight_view).
+int convert_weights(const View5& from, const View5& to, int threads) {
+  float* data = dense_float_data(to);
+  return run_tasks(from.shape[0], threads, "channels-last weights", [&](int64_t co) {
+    constexpr int64_t kTaps = 64;
+    float taps[kTaps];
+    for (int64_t ci = 0; ci < from.shape[1]; ++ci) {
+      for (int64_t k0 = 0; k0 < from.shape[4]; k0 += kTaps) {
+        const int64_t count = std::min(kTaps, from.shape[4] - k0);
+        read_row_floats(from, MathMode::kFull, co, ci, 0, 0, k0, 1, count, taps);
+        for (int64_t k = 0; k < count; ++k) data[(k0 + k) * to.stride[4] + ci * to.stride[1] + co] = taps[k];
+      }
+    }
+  });
+}
+
 // Per (sample, tile of positions): the tile's dX rows zeroed, then each tap's product added. Each
 // tap's W_k is packed once per execution (every task multiplies by it).
 class ChannelsLastInput final : public ConvStep {
  public:
-  ChannelsLastInput(const ConvProblem& p, PlanBuilder& b) : p_(p), threads_(b.threads()) {
+  ChannelsLastInput(const ConvProblem& p, PlanBuilder& b)
+      : p_(p),
+        threads_(b.threads()),
+        dy_(p.dst, b, "channels_last.gradOutput"),
+        dx_(p.grad_input, b, "channels_last.gradInput") {
     const ConvGeometry& g = p.geometry;
+    if (p.wei.dtype != ACL_FLOAT) {
+      weights_ = b.book_scratch("channels_last.weights", static_cast<uint64_t>(p.wei.numel()), sizeof(float));
+    }
     tile_ = std::max<int64_t>(
         1, ceil_div(g.src_size[2], ceil_div(kTasksPerThread * threads_, std::max<int64_t>(1, g.batch))));
     tiles_ = ceil_div(g.src_size[2], tile_);
@@ -83,12 +177,16 @@ class ChannelsLastInput final : public ConvStep {
 
   int run(const Workspace& w, const StepInputs&) const override {
     const ConvGeometry& g = p_.geometry;
-    const Rows dy(p_.dst), dx(p_.grad_input);
-    const float* wei = dense_float_data(p_.wei);
+    int status = dy_.convert(w, threads_, "channels-last gradInput");
+    const View5 wei = p_.wei.dtype == ACL_FLOAT ? p_.wei : tbc_weight_view(p_.wei, w.at<float>(weights_));
+    if (status == ACLNN_SUCCESS && p_.wei.dtype != ACL_FLOAT) status = convert_weights(p_.wei, wei, threads_);
+    if (status != ACLNN_SUCCESS) return status;
+    const View5 dy_view = dy_.view(w), dx_view = dx_.view(w);
+    const Rows dy(dy_view), dx(dx_view);
     const int64_t cin = g.src_channels_per_group, cout = g.dst_channels_per_group;
     float* packed = w.at<float>(packed_);
-    const int status = run_tasks(g.kernel[2], threads_, "channels-last gradInput", [&](int64_t k) {
-      pack_right(blocking_, cout, cin, tap_matrix(p_.wei, wei, k), packed + k * tap_floats_);  // W_k (Cout x Cin)
+    status = run_tasks(g.kernel[2], threads_, "channels-last gradInput", [&](int64_t k) {
+      pack_right(blocking_, cout, cin, tap_matrix(wei, dense_float_data(wei), k), packed + k * tap_floats_);  // W_k
     });
     if (status != ACLNN_SUCCESS) return status;
     return run_tasks(tasks(), threads_, "channels-last gradInput", [&](int64_t t) {
@@ -103,12 +201,15 @@ class ChannelsLastInput final : public ConvStep {
         sgemm(blocking_, pack, last - first, cin, cout, MatrixRef{dy.at(n, first + shift), dy.position, false},
               PackedRight{packed + k * tap_floats_, cout}, true, dx.at(n, first), dx.position);
       }
+      dx_.store(w, n, s0, s1);
     });
   }
 
  private:
   ConvProblem p_;
   int threads_;
+  FloatRows dy_, dx_;
+  WorkspaceLedger::Handle weights_ = -1;  // FLOAT16/BF16 weights as floats (tbc_weight_view)
   int64_t tile_ = 1, tiles_ = 1, tap_floats_ = 0;
   GemmBlocking blocking_;
   WorkspaceLedger::Handle pack_ = -1;    // per thread
@@ -121,9 +222,13 @@ class ChannelsLastInput final : public ConvStep {
 // when it fits kPackedBudget (every tap and block multiplies by a depth range of it).
 class ChannelsLastWeight final : public ConvStep {
  public:
-  ChannelsLastWeight(const ConvProblem& p, PlanBuilder& b) : p_(p), threads_(b.threads()) {
+  ChannelsLastWeight(const ConvProblem& p, PlanBuilder& b)
+      : p_(p), threads_(b.threads()), x_(p.src, b, "channels_last.input"), dy_(p.dst, b, "channels_last.gradOutput") {
     const ConvGeometry& g = p.geometry;
-    transposed_ = unit_out(p.grad_weight);
+    if (p.grad_weight.dtype != ACL_FLOAT) {  // computed as floats laid out as (K, Cin, Cout), then rounded
+      result_ = b.book_scratch("channels_last.gradWeight", static_cast<uint64_t>(p.grad_weight.numel()), sizeof(float));
+    }
+    transposed_ = result_ >= 0 || unit_out(p.grad_weight);
     rows_ = transposed_ ? g.src_channels_per_group : g.dst_channels_per_group;
     cols_ = transposed_ ? g.dst_channels_per_group : g.src_channels_per_group;
     const int64_t wanted = ceil_div(kTasksPerThread * threads_, std::max<int64_t>(1, g.kernel[2]));
@@ -142,19 +247,23 @@ class ChannelsLastWeight final : public ConvStep {
 
   int run(const Workspace& w, const StepInputs&) const override {
     const ConvGeometry& g = p_.geometry;
-    const Rows x(p_.src), dy(p_.dst);
-    const View5& out = p_.grad_weight;
+    int status = x_.convert(w, threads_, "channels-last gradWeight");
+    if (status == ACLNN_SUCCESS) status = dy_.convert(w, threads_, "channels-last gradWeight");
+    if (status != ACLNN_SUCCESS) return status;
+    const View5 x_view = x_.view(w), dy_view = dy_.view(w);
+    const Rows x(x_view), dy(dy_view);
+    const View5 out = result_ >= 0 ? tbc_weight_view(p_.grad_weight, w.at<float>(result_)) : p_.grad_weight;
     float* grad_weight = dense_float_data(out);
     const int64_t ldc = transposed_ ? out.stride[1] : out.stride[0];
     float* packed = packed_ >= 0 ? w.at<float>(packed_) : nullptr;
     if (packed != nullptr) {  // each sample's dY (T' x Cout) or X (T x Cin)
-      const int status = run_tasks(g.batch, threads_, "channels-last gradWeight", [&](int64_t n) {
+      status = run_tasks(g.batch, threads_, "channels-last gradWeight", [&](int64_t n) {
         const Rows& m = transposed_ ? dy : x;
         pack_right(blocking_, depth_, cols_, MatrixRef{m.at(n, 0), m.position, false}, packed + n * sample_floats_);
       });
       if (status != ACLNN_SUCCESS) return status;
     }
-    return run_tasks(tasks(), threads_, "channels-last gradWeight", [&](int64_t t) {
+    status = run_tasks(tasks(), threads_, "channels-last gradWeight", [&](int64_t t) {
       const int64_t k = t / blocks_, r0 = t % blocks_ * block_, r1 = std::min(rows_, r0 + block_);
       float* c = grad_weight + k * out.stride[4] + r0 * ldc;
       float* pack = w.at<float>(pack_, thread_index());
@@ -180,11 +289,26 @@ class ChannelsLastWeight final : public ConvStep {
         for (int64_t r = 0; r < r1 - r0; ++r) std::fill_n(c + r * ldc, cols_, 0.0f);
       }
     });
+    if (status != ACLNN_SUCCESS || result_ < 0) return status;
+    const View5& user = p_.grad_weight;  // each (Cout, Cin)'s K taps rounded into it
+    return run_tasks(user.shape[0], threads_, "channels-last gradWeight", [&](int64_t co) {
+      float taps[kMaxStoredTaps];
+      for (int64_t ci = 0; ci < user.shape[1]; ++ci) {
+        for (int64_t k0 = 0; k0 < user.shape[4]; k0 += kMaxStoredTaps) {
+          const int64_t count = std::min(kMaxStoredTaps, user.shape[4] - k0);
+          for (int64_t k = 0; k < count; ++k) taps[k] = grad_weight[(k0 + k) * out.stride[4] + ci * out.stride[1] + co];
+          store_plane_floats(taps, user, co, ci, k0, count);
+        }
+      }
+    });
   }
 
  private:
+  static constexpr int64_t kMaxStoredTaps = 64;
   ConvProblem p_;
   int threads_;
+  FloatRows x_, dy_;
+  WorkspaceLedger::Handle result_ = -1;  // a FLOAT16/BF16 gradWeight as floats (tbc_weight_view)
   bool transposed_ = false;
   int64_t rows_ = 0, cols_ = 0, block_ = 1, blocks_ = 1, depth_ = 0, sample_floats_ = 0;
   GemmBlocking blocking_;
@@ -202,7 +326,7 @@ bool supports_weight(const ConvProblem& p) {
   const View5& out = p.grad_weight;
   const bool stored = out.shape[0] == 1 || out.shape[1] == 1 || out.stride[0] == 1 || out.stride[1] == 1;
   return p.src.numel() > 0 && p.dst.numel() > 0 && out.numel() > 0 && geometry_fits(p) && rows_view(p.src, false) &&
-         rows_view(p.dst, false) && out.dtype == ACL_FLOAT && stored && !may_overlap(out);
+         rows_view(p.dst, false) && float_or_half(out) && (stored || out.dtype != ACL_FLOAT) && !may_overlap(out);
 }
 
 std::unique_ptr<ConvStep> plan_input(const ConvProblem& p, PlanBuilder& builder) {
