@@ -12,7 +12,8 @@
 // name-filter: comma-separated substrings; a layer runs when its name contains one of them.
 //
 // dtype float16 or bf16 also times our library on tensors of that dtype (every tensor, cubeMathType 0),
-// interleaved with the rest, and prints it beside our fp32 time (the bar: no slower).
+// interleaved with the rest, and prints it beside our fp32 time (the bar: no slower) and
+// beside oneDNN's kernels on tensors of that dtype where this oneDNN and CPU have the primitives.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -104,7 +105,9 @@ enum class OneDnnMode {
 
 // A backward-data and a backward-weights (+bias) primitive with their memories, created once;
 // the returned function executes both (with the reorders `mode` asks for) and waits.
-std::function<void()> onednn_runner(const Layer& c, OneDnnMode mode, const dnnl::engine& eng, dnnl::stream& strm) {
+// Every tensor in `type` (f32, or bf16/f16 for the dtype rows).
+std::function<void()> onednn_runner(const Layer& c, OneDnnMode mode, const dnnl::engine& eng, dnnl::stream& strm,
+                                    dnnl::memory::data_type type = dnnl::memory::data_type::f32) {
   using namespace dnnl;
   using tag = memory::format_tag;
   const bool grouped = c.groups > 1;
@@ -130,17 +133,24 @@ std::function<void()> onednn_runner(const Layer& c, OneDnnMode mode, const dnnl:
     pad_r[i] = (small[2 + i] - 1) * c.stride[i] + (c.kernel[i] - 1) * c.dilation[i] + 1 - big[2 + i] - c.pad[i];
   }
   const bool plain = mode == OneDnnMode::kPlainLayout;
-  const memory::desc src_plain(src_dims, memory::data_type::f32, data_tag);
-  const memory::desc dst_plain(dst_dims, memory::data_type::f32, data_tag);
-  const memory::desc wei_plain(wei_dims, memory::data_type::f32, weight_tag);
-  const memory::desc src_md = plain ? src_plain : memory::desc(src_dims, memory::data_type::f32, tag::any);
-  const memory::desc dst_md = plain ? dst_plain : memory::desc(dst_dims, memory::data_type::f32, tag::any);
-  const memory::desc wei_md = plain ? wei_plain : memory::desc(wei_dims, memory::data_type::f32, tag::any);
-  const memory::desc bias_md({c.cout}, memory::data_type::f32, tag::a);
-  auto filled = [&eng](const memory::desc& md) {
+  const memory::desc src_plain(src_dims, type, data_tag);
+  const memory::desc dst_plain(dst_dims, type, data_tag);
+  const memory::desc wei_plain(wei_dims, type, weight_tag);
+  const memory::desc src_md = plain ? src_plain : memory::desc(src_dims, type, tag::any);
+  const memory::desc dst_md = plain ? dst_plain : memory::desc(dst_dims, type, tag::any);
+  const memory::desc wei_md = plain ? wei_plain : memory::desc(wei_dims, type, tag::any);
+  const memory::desc bias_md({c.cout}, type, tag::a);
+  auto filled = [&eng, type](const memory::desc& md) {
     memory m(md, eng);
-    const auto v = random_values(static_cast<int64_t>(md.get_size() / 4), 7);
-    std::copy(v.begin(), v.end(), static_cast<float*>(m.get_data_handle()));
+    const bool f32 = type == memory::data_type::f32;
+    const auto v = random_values(static_cast<int64_t>(md.get_size() / (f32 ? 4 : 2)), 7);
+    if (f32) {
+      std::copy(v.begin(), v.end(), static_cast<float*>(m.get_data_handle()));
+    } else {  // the same values rounded to 16 bits, as our tensors hold them
+      auto* out = static_cast<unsigned char*>(m.get_data_handle());
+      const aclDataType as = type == memory::data_type::bf16 ? ACL_BF16 : ACL_FLOAT16;
+      for (size_t i = 0; i < v.size(); ++i) AclTensor::store_as(as, v[i], out + 2 * i);
+    }
     return m;
   };
   struct Step {
@@ -260,6 +270,7 @@ int main(int argc, char** argv) {
     double ours, kern, plain, flops, workspace_mib;
     char plain_kind;
     double ours_half;  // on `dtype` tensors (half only)
+    double kern_half;  // oneDNN's kernels on `dtype` tensors (0: it does not support the case here)
   };
   std::vector<Row> rows;
   std::vector<double> plain_all, kern_all, plain_dense, kern_dense, half_all;
@@ -269,7 +280,16 @@ int main(int argc, char** argv) {
     as_conv.tbc = false;
     Ours ours(l, stream);
     std::unique_ptr<Ours> ours_half(half ? new Ours(l, stream, dtype) : nullptr);
-    double t_half = 1e30;
+    double t_half = 1e30, t_kern_half = 1e30;
+    std::function<void()> kernels_half;  // oneDNN on `dtype` tensors, where it has the primitives
+    if (half) {
+      try {
+        kernels_half = onednn_runner(as_conv, OneDnnMode::kKernelsOnly, eng, strm,
+                                     dtype == ACL_BF16 ? dnnl::memory::data_type::bf16 : dnnl::memory::data_type::f16);
+      } catch (const dnnl::error&) {
+        kernels_half = nullptr;
+      }
+    }
     const auto kernels = onednn_runner(as_conv, OneDnnMode::kKernelsOnly, eng, strm);
     const auto reorders = onednn_runner(as_conv, OneDnnMode::kWithReorders, eng, strm);
     const auto plain = onednn_runner(as_conv, OneDnnMode::kPlainLayout, eng, strm);
@@ -281,6 +301,7 @@ int main(int argc, char** argv) {
       t_kern = std::min(t_kern, median_seconds(repeats, kernels));
       t_ours = std::min(t_ours, median_seconds(repeats, [&] { ours.run(); }));
       if (half) t_half = std::min(t_half, median_seconds(repeats, [&] { ours_half->run(); }));
+      if (kernels_half) t_kern_half = std::min(t_kern_half, median_seconds(repeats, kernels_half));
       t_reorders = std::min(t_reorders, median_seconds(repeats, reorders));
       if (!plain_is_slow) t_plain = std::min(t_plain, median_seconds(repeats, plain));
       const FmaPeak now = measure_fma_peak(threads);
@@ -288,7 +309,7 @@ int main(int argc, char** argv) {
     }
     const double t_dnnl_plain = std::min(t_reorders, t_plain);
     rows.push_back({l.name, t_ours, t_kern, t_dnnl_plain, backward_flops(l), ours.workspace_bytes() / 1048576.0,
-                    t_reorders <= t_plain ? 'r' : 'p', t_half});
+                    t_reorders <= t_plain ? 'r' : 'p', t_half, kernels_half ? t_kern_half : 0.0});
     if (half) half_all.push_back(t_half / t_ours);
     std::fprintf(stderr, "%s done\n", l.name.c_str());
     plain_all.push_back(t_ours / t_dnnl_plain);
@@ -309,12 +330,22 @@ int main(int argc, char** argv) {
                 r.ours / r.plain, r.ours / r.kern);
   }
   if (half) {
-    std::printf("\nour library on %s tensors against our fp32 (same rounds)\n", dtype_name.c_str());
-    std::printf("%-20s %10s %9s %10s\n", "layer", (dtype_name + " ms").c_str(), "fp32 ms", "ratio");
+    std::printf("\nour library on %s tensors against our fp32 (same rounds), and oneDNN's kernels on %s tensors\n",
+                dtype_name.c_str(), dtype_name.c_str());
+    std::printf("%-20s %10s %9s %10s %14s %11s\n", "layer", (dtype_name + " ms").c_str(), "fp32 ms", "ratio",
+                ("dnnl kern " + dtype_name).c_str(), "ours/dnnl");
+    std::vector<double> versus_dnnl;
     for (const Row& r : rows) {
-      std::printf("%-20s %10.2f %9.2f %10.2f\n", r.name.c_str(), r.ours_half * 1e3, r.ours * 1e3, r.ours_half / r.ours);
+      std::printf("%-20s %10.2f %9.2f %10.2f", r.name.c_str(), r.ours_half * 1e3, r.ours * 1e3, r.ours_half / r.ours);
+      if (r.kern_half > 0) {
+        std::printf(" %14.2f %11.2f\n", r.kern_half * 1e3, r.ours_half / r.kern_half);
+        versus_dnnl.push_back(r.ours_half / r.kern_half);
+      } else {
+        std::printf(" %14s %11s\n", "n/a", "");
+      }
     }
-    std::printf("geomean %s/fp32: %.2f\n\n", dtype_name.c_str(), geomean(half_all));
+    std::printf("geomean %s/fp32: %.2f; ours/oneDNN kernels on %s, where it runs: %.2f (%zu layers)\n\n",
+                dtype_name.c_str(), geomean(half_all), dtype_name.c_str(), geomean(versus_dnnl), versus_dnnl.size());
   }
   std::printf("dnnl plain: r = its layouts with reorders timed, p = primitives on the plain layouts\n");
   std::printf("geomean ours/oneDNN plain: all %.2f, dense (groups 1, not TBC) %.2f\n", geomean(plain_all),
