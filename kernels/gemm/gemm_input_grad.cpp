@@ -263,7 +263,9 @@ class GemmForward final : public ConvStep {
     blocking_ = plan_gemm_blocking(s_.cout, ceil_div(s_.dst_plane, pieces), s_.rows());
     const int64_t mr = left_sliver_rows(blocking_), nr = right_sliver_columns(blocking_);
     const int64_t result_rows = round_up(s_.cout, mr);
-    bands_ = BandTiling(g_, pieces, std::max<int64_t>(4 * nr, kColumnBudget / result_rows));
+    const int64_t max_columns = std::max<int64_t>(4 * nr, kColumnBudget / result_rows);
+    bands_ = BandTiling(g_, pieces, max_columns);
+    bands_.fit_tiles(pieces, column_granularity(blocking_), max_columns);
     const int64_t channel_floats = bands_.channel_floats();
     if (!product_within(s_.cin, channel_floats, kStagingBudget)) return false;
     if (!product_within(result_rows, round_up(bands_.columns(), nr), int64_t{1} << 58)) return false;

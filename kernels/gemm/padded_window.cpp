@@ -42,6 +42,20 @@ BandTiling::BandTiling(const ConvGeometry& g, int64_t bands, int64_t max_columns
   }
 }
 
+void BandTiling::fit_tiles(int64_t bands, int64_t granularity, int64_t max_columns) {
+  if (!whole_rows_ || granularity <= 0) return;
+  const int64_t out_h = g_.dst_size[1], x = window_width();
+  const int64_t least = ceil_div(ceil_div(std::max<int64_t>(1, bands), std::max<int64_t>(1, g_.dst_size[0])), 2);
+  // Every band computes (rows - 1) X + W columns (the last one too: it reads past the plane).
+  auto computed = [&](int64_t rows) { return ceil_div(out_h, rows) * round_up((rows - 1) * x + width_, granularity); };
+  int64_t best = rows_;
+  for (int64_t rows = 1; rows <= out_h && (rows - 1) * x + width_ <= max_columns; ++rows) {
+    if (ceil_div(out_h, rows) >= least && computed(rows) < computed(best)) best = rows;
+  }
+  rows_ = best;
+  per_plane_ = ceil_div(out_h, rows_);
+}
+
 OutputBand BandTiling::band(int64_t index) const {
   OutputBand b;
   b.od = index / per_plane_;

@@ -45,6 +45,11 @@ class BandTiling {
   // At least `bands` bands per slice where the plane has that many positions, each of at most
   // `max_columns` columns where one row's window fits.
   BandTiling(const ConvGeometry& g, int64_t bands, int64_t max_columns);
+  // Re-chooses the rows per band (whole-row bands only) so that the columns every band computes,
+  // rounded up to `granularity` (the micro-kernel's column step), waste the least over the plane,
+  // keeping at least half the `bands` asked for and within `max_columns`. For products whose values
+  // do not depend on the bands (gradInput): the tiling only decides which columns are computed.
+  void fit_tiles(int64_t bands, int64_t granularity, int64_t max_columns);
   int64_t bands() const { return g_.dst_size[0] * per_plane_; }  // per slice
   OutputBand band(int64_t index) const;
   int64_t window_rows() const { return rows_ + (g_.kernel[1] - 1) * g_.dilation[1] / g_.stride[1]; }    // Rp

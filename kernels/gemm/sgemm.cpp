@@ -349,6 +349,11 @@ int64_t rows_scratch_floats(const GemmBlocking& blocking) {
 
 int right_sliver_columns(const GemmBlocking& blocking) { return micro_kernel(blocking.isa).nr; }
 
+int column_granularity(const GemmBlocking& blocking) {
+  const MicroKernel& kernel = micro_kernel(blocking.isa);
+  return kernel.run_rows_half != nullptr ? kernel.nr / 2 : kernel.nr;
+}
+
 int left_sliver_rows(const GemmBlocking& blocking) { return micro_kernel(blocking.isa).mr; }
 
 int64_t packed_left_floats(const GemmBlocking& blocking, int64_t m, int64_t depth) {

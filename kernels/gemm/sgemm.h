@@ -117,5 +117,8 @@ void sgemm_rows(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t
 int64_t rows_scratch_floats(const GemmBlocking& blocking);
 // The micro-kernel's NR: the column multiple sgemm_rows computes in.
 int right_sliver_columns(const GemmBlocking& blocking);
+// The columns sgemm_rows computes come in steps of this many: NR, or NR/2 where a last tile that
+// narrow runs a half-width kernel.
+int column_granularity(const GemmBlocking& blocking);
 
 }  // namespace aclnn_cpu
