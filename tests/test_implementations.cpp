@@ -97,6 +97,9 @@ std::vector<Case> cases() {
       {"dilated_transposed", geometry(2, 3, 4, 2, {12, 9}, {3, 3}, {2, 2}, {2, 1}, {2, 3}), true},
       // gradWeight in 8 reduction chunks x 3 row blocks (80, 80 and 20 rows), Cout off every register tile.
       {"chunked_weight", geometry(3, 1, 20, 33, {40, 37}, {3, 3}, {1, 1}, {1, 1}, {1, 1}), false},
+      // gradWeight as transposed products (Cout of 32, 4096 positions): windows read in place, 8
+      // chunks of dW^T added into dW, 27 rows (a partial micro-kernel sliver).
+      {"transposed_weight", geometry(1, 1, 3, 32, {64, 64}, {3, 3}, {1, 1}, {1, 1}, {1, 1}), false},
       // Stride 1 with enough positions: gradInput as a forward convolution with the kernel flipped.
       {"flipped_2d", geometry(2, 2, 5, 7, {60, 70}, {3, 2}, {1, 1}, {1, 0}, {2, 1}), false},
       {"flipped_3d", geometry(1, 1, 3, 9, {9, 30, 31}, {3, 1, 2}, {1, 1, 1}, {0, 0, 1}, {1, 1, 2}), false},

@@ -230,6 +230,46 @@ TEST(Sgemm, RowsReadInPlaceGiveTheSameBits) {
   }
 }
 
+TEST(Sgemm, LeftRowsReadInPlaceGiveTheSameBits) {
+  // sgemm_a_rows (op(A)'s rows read in place at scattered offsets, the positions along them through
+  // a column table; each micro-kernel's run_a_rows or the generic packing fallback) against the same
+  // A as a matrix with op(B) a PackedRight at a depth offset: the same bits, accumulating or not,
+  // partial tiles of C (its rows and columns off the micro-kernel's) written only where valid.
+  for (Isa isa : runnable_isas()) {
+    for (const Product& p : products()) {
+      if (p.ta || p.tb) continue;
+      std::mt19937 rng(9);
+      std::normal_distribution<float> normal;
+      const int64_t pitch = 2 * p.k + 7, offset = 3, depth = p.k + 5;
+      std::vector<float> a(p.m * p.k), b(depth * p.n), base(p.m * pitch + 1), c0(p.m * p.n);
+      for (std::vector<float>* v : {&b, &base, &c0}) {
+        for (float& x : *v) x = normal(rng);
+      }
+      std::vector<int64_t> rows(p.m), columns(p.k);
+      for (int64_t q = 0; q < p.k; ++q) columns[q] = 2 * q - q / 3;  // increasing, with gaps
+      for (int64_t i = 0; i < p.m; ++i) {
+        rows[i] = (p.m - 1 - i) * pitch + i % 2;  // rows in reverse order, at odd shifts
+        for (int64_t q = 0; q < p.k; ++q) a[i * p.k + q] = base[rows[i] + columns[q]];
+      }
+      GemmBlocking small = plan_gemm_blocking(p.m, p.n, p.k, isa);
+      small.kc = 8;
+      for (const GemmBlocking& blocking : {plan_gemm_blocking(p.m, p.n, p.k, isa), small}) {
+        std::vector<float> packed_b(packed_right_floats(blocking, p.n, depth));
+        pack_right(blocking, depth, p.n, MatrixRef{b.data(), p.n, false}, packed_b.data());
+        const PackedRight right{packed_b.data(), depth, offset};
+        std::vector<float> scratch(blocking.scratch_floats() + 16);
+        float* aligned = scratch.data() + (16 - reinterpret_cast<uintptr_t>(scratch.data()) / 4 % 16) % 16;
+        std::vector<float> want = c0, got = c0;
+        sgemm(blocking, aligned, p.m, p.n, p.k, MatrixRef{a.data(), p.k, false}, right, p.accumulate, want.data(), p.n);
+        std::vector<float> a_scratch(a_rows_scratch_floats(blocking, p.m) + 1);
+        sgemm_a_rows(blocking, a_scratch.data(), p.m, p.n, p.k, base.data(), rows.data(), columns.data(), right,
+                     p.accumulate, got.data(), p.n);
+        EXPECT_EQ(got, want) << isa_name(isa) << " " << p.m << "x" << p.n << "x" << p.k;
+      }
+    }
+  }
+}
+
 TEST(Sgemm, IsaSelection) {
   const char* outer = std::getenv("ACLNN_CONVBWD_ISA");  // restored at the end
   const std::string saved = outer != nullptr ? outer : "";

@@ -24,6 +24,7 @@ constexpr int64_t kMinChunkPositions = 512;          // reduction length per chu
 constexpr int64_t kMinRowBlock = 64;                 // column-matrix rows per task when row blocks come first
 constexpr int64_t kRowBlockUnit = 16;                // row blocks are multiples of it (AVX-512: half a micro-tile)
 constexpr int64_t kPackedBudget = int64_t{8} << 20;  // bytes of dY packed once for all tasks
+constexpr int64_t kTransposedMinLength = 4096;       // (sample, position) pairs per group for transposed products
 
 class GemmBackwardWeight final : public ConvStep {
  public:
@@ -60,24 +61,6 @@ class GemmBackwardWeight final : public ConvStep {
     if (rows_first) chunks_ = std::min(pieces_for_tasks(s_.groups * blocks_), most_chunks);
     tile_ = s_.tile(block_);
     blocking_ = plan_gemm_blocking(s_.cout, block_, std::min(tile_, ceil_div(length, chunks_)));
-    // Chunk 0 sums into the result itself, each later chunk into its own partial.
-    if (chunks_ > 1) partials_ = b.book_scratch("gemm.partials", weight_floats, sizeof(float), chunks_ - 1);
-    // dY is the left operand of every task's GEMMs, and each row block would pack it again: pack it
-    // once (when it is more than one row per group, and within budget or else copied anyway),
-    // reading it from the user's view when it is not a dense float array.
-    group_floats_ = packed_left_floats(blocking_, s_.cout, length);
-    const bool dy_dense = p.math == MathMode::kFull && is_dense_float(p.dst);
-    // (Sizes that would not fit in 2^60 bytes take the dense copy, whose booking reports them.)
-    const int64_t mr = left_sliver_rows(blocking_), huge = int64_t{1} << 58;
-    const bool pack_once =
-        s_.cout > 1 &&
-        (product_within(s_.groups, group_floats_, kPackedBudget / 4) ||
-         (!dy_dense && product_within(s_.groups, group_floats_, huge) && product_within(mr, s_.dst_plane, huge)));
-    if (pack_once) packed_dy_ = b.book_scratch("gemm.packed_gradOutput", s_.groups * group_floats_, sizeof(float));
-    if (pack_once && !dy_dense) {  // one sliver of dY rows per thread, read from the view
-      dy_rows_ = b.book_scratch("gemm.gradOutput_rows", mr * s_.dst_plane, sizeof(float), threads_);
-    }
-    pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(pack_once), sizeof(float), threads_);
     // X: read from padded windows per band, or staged per piece (the channels of a row block, the
     // window of a tile of positions), or from a dense float copy.
     // (A kernel of no taps has no rows, hence no tasks: count it as one tap here.)
@@ -90,14 +73,46 @@ class GemmBackwardWeight final : public ConvStep {
       if (x_staged_) window_ = b.book_scratch("gemm.source_window", block_channels * window, sizeof(float), threads_);
       if (!columns_are_source(g_)) cols_ = b.book_scratch("gemm.cols", block_ * tile_, sizeof(float), threads_);
     }
+    // dY is an operand of every task's GEMMs, and each row block would pack it again: pack it
+    // once (when it is more than one row per group, and within budget or else copied anyway),
+    // reading it from the user's view when it is not a dense float array.
+    group_floats_ = packed_left_floats(blocking_, s_.cout, length);
+    const bool dy_dense = p.math == MathMode::kFull && is_dense_float(p.dst);
+    // (Sizes that would not fit in 2^60 bytes take the dense copy, whose booking reports them.)
+    const int64_t mr = left_sliver_rows(blocking_), huge = int64_t{1} << 58;
+    const bool pack_once =
+        s_.cout > 1 &&
+        (product_within(s_.groups, group_floats_, kPackedBudget / 4) ||
+         (!dy_dense && product_within(s_.groups, group_floats_, huge) && product_within(mr, s_.dst_plane, huge)));
+    // With padded windows, the products are transposed, dW^T (rows x Cout_g) = cols (rows x positions)
+    // * dY^T (positions x Cout_g): cols read in place from the window (sgemm_a_rows), dY^T packed once,
+    // nothing packed per band. (The same chains, so the same sums.) Where Cout_g fills the
+    // micro-kernel's columns (within 1/8 of a multiple of them), and the reduction is long enough
+    // (kTransposedMinLength) for the pass that adds the transposed partials into dW to be cheap.
+    const int64_t nr = right_sliver_columns(blocking_);
+    transposed_ = windows_ && pack_once && round_up(s_.cout, nr) * 8 <= s_.cout * 9 && length >= kTransposedMinLength;
+    const int64_t sliver = transposed_ ? right_sliver_columns(blocking_) : mr;
+    if (transposed_) group_floats_ = packed_right_floats(blocking_, s_.cout, length);
+    if (pack_once) packed_dy_ = b.book_scratch("gemm.packed_gradOutput", s_.groups * group_floats_, sizeof(float));
+    if (pack_once && !dy_dense) {  // one sliver of dY rows per thread, read from the view
+      dy_rows_ = b.book_scratch("gemm.gradOutput_rows", sliver * s_.dst_plane, sizeof(float), threads_);
+    }
+    if (transposed_) {  // every chunk sums into its own dW^T, added in chunk order into dW at the end
+      partials_ = b.book_scratch("gemm.partials", weight_floats, sizeof(float), chunks_);
+      positions_ = b.book_scratch("gemm.band_positions", bands_.columns(), sizeof(int64_t), threads_);
+      pack_ = b.book_scratch("gemm.pack", a_rows_scratch_floats(blocking_, block_), sizeof(float), threads_);
+    } else {  // chunk 0 sums into the result itself, each later chunk into its own partial
+      if (chunks_ > 1) partials_ = b.book_scratch("gemm.partials", weight_floats, sizeof(float), chunks_ - 1);
+      pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(pack_once), sizeof(float), threads_);
+    }
     b.need_float_inputs(!x_staged_ && !windows_, false, !pack_once || dy_dense);
   }
 
   int64_t tasks() const override { return s_.groups * blocks_ * chunks_; }
 
   std::string detail() const override {
-    return isa_detail(blocking_) + (windows_ ? ":windows" : "") + ":chunks=" + std::to_string(chunks_) +
-           ":rows=" + std::to_string(blocks_) + "x" + std::to_string(block_);
+    return isa_detail(blocking_) + (windows_ ? ":windows" : "") + (transposed_ ? ":transposed" : "") +
+           ":chunks=" + std::to_string(chunks_) + ":rows=" + std::to_string(blocks_) + "x" + std::to_string(block_);
   }
 
   int run(const Workspace& w, const StepInputs& in) const override {
@@ -108,6 +123,11 @@ class GemmBackwardWeight final : public ConvStep {
     status = run_tasks(tasks(), threads_, "gemm gradWeight", [&](int64_t t) {
       const int64_t grp = t / (blocks_ * chunks_), r0 = t / chunks_ % blocks_ * block_, chunk = t % chunks_;
       const int64_t r1 = std::min(s_.rows(), r0 + block_);
+      if (transposed_) {  // chunk's dW^T rows r0..r1 (ld Cout_g)
+        float* sum = w.at<float>(partials_, chunk) + (grp * s_.rows() + r0) * s_.cout;
+        if (!sum_bands_transposed(w, packed_dy, grp, r0, r1, chunk, sum)) std::fill_n(sum, (r1 - r0) * s_.cout, 0.0f);
+        return;
+      }
       float* sum = (chunk == 0 ? grad_weight : w.at<float>(partials_, chunk - 1)) + grp * s_.cout * s_.rows() + r0;
       const bool summed = windows_ ? sum_bands(w, in, packed_dy, grp, r0, r1, chunk, sum)
                                    : sum_tiles(w, in, packed_dy, grp, r0, r1, chunk, sum);
@@ -115,7 +135,8 @@ class GemmBackwardWeight final : public ConvStep {
         for (int64_t co = 0; co < s_.cout; ++co) std::fill_n(sum + co * s_.rows(), r1 - r0, 0.0f);
       }
     });
-    if (status == ACLNN_SUCCESS && chunks_ > 1) status = add_partials(w, grad_weight);
+    if (status == ACLNN_SUCCESS && transposed_) status = add_transposed_partials(w, grad_weight);
+    if (status == ACLNN_SUCCESS && !transposed_ && chunks_ > 1) status = add_partials(w, grad_weight);
     if (status == ACLNN_SUCCESS) output_.finish(w, threads_);
     return status;
   }
@@ -218,6 +239,41 @@ class GemmBackwardWeight final : public ConvStep {
     return summed;
   }
 
+  // The transposed products of a task (see transposed_): sum (rows r0..r1 x Cout_g, ld Cout_g) (+)=
+  // cols (rows x positions) * dY^T (positions x Cout_g) over the chunk's bands in order, cols read
+  // in place from each band's window. Returns whether it summed any band.
+  bool sum_bands_transposed(const Workspace& w, const float* packed_dy, int64_t grp, int64_t r0, int64_t r1,
+                            int64_t chunk, float* sum) const {
+    const int thread = thread_index();
+    const int64_t taps = std::max<int64_t>(1, s_.kernel_volume), c0 = r0 / taps, c1 = (r1 - 1) / taps + 1;
+    const int64_t units = s_.n * bands_.bands();
+    int64_t* lines = w.at<int64_t>(lines_, thread);
+    bands_.row_offsets(r0, r1, c0, lines);
+    int64_t* positions = w.at<int64_t>(positions_, thread);  // band position p: window column q(p)
+    const int64_t band_width = bands_.band(0).w1 - bands_.band(0).w0, window_width = bands_.window_width();
+    for (int64_t p = 0; p < bands_.columns(); ++p) positions[p] = p / band_width * window_width + p % band_width;
+    float* window = w.at<float>(window_, thread);
+    bool summed = false;
+    for (int64_t u = units * chunk / chunks_; u < units * (chunk + 1) / chunks_; ++u) {
+      const int64_t n = u / bands_.bands();
+      const OutputBand band = bands_.band(u % bands_.bands());
+      const int64_t width = band.w1 - band.w0, count = (band.h1 - band.h0) * width;
+      const int64_t o0 = (band.od * g_.dst_size[1] + band.h0) * g_.dst_size[2] + band.w0;
+      stage_padded_window(src_, math_, g_, bands_, n, grp * s_.cin + c0, c1 - c0, band, 0, window);
+      if (width != band_width) {  // a narrower last piece of a row
+        for (int64_t p = 0; p < count; ++p) positions[p] = p / width * window_width + p % width;
+      }
+      const PackedRight dy_t{packed_dy + grp * group_floats_, s_.n * s_.dst_plane, n * s_.dst_plane + o0};
+      sgemm_a_rows(blocking_, w.at<float>(pack_, thread), r1 - r0, s_.cout, count, window, lines, positions, dy_t,
+                   summed, sum, s_.cout);
+      if (width != band_width) {
+        for (int64_t p = 0; p < count; ++p) positions[p] = p / band_width * window_width + p % band_width;
+      }
+      summed = true;
+    }
+    return summed;
+  }
+
   // cols^T of a band from its window, for sgemm's PanelWriter.
   struct WindowColumns {
     const float* window;
@@ -232,7 +288,8 @@ class GemmBackwardWeight final : public ConvStep {
   // Each group's dY (Cout_g x (sample, position)) as a PackedLeft: one task per sample and sliver,
   // from the dense float dY or, without one, from the user's view (a sliver's rows read first).
   int pack_grad_output(const Workspace& w, const float* dy, float* out) const {
-    const int64_t mr = left_sliver_rows(blocking_), slivers = ceil_div(s_.cout, mr), length = s_.n * s_.dst_plane;
+    const int64_t mr = transposed_ ? right_sliver_columns(blocking_) : left_sliver_rows(blocking_);
+    const int64_t slivers = ceil_div(s_.cout, mr), length = s_.n * s_.dst_plane;
     return run_tasks(s_.groups * s_.n * slivers, threads_, "gemm gradWeight", [&](int64_t t) {
       const int64_t grp = t / (s_.n * slivers), n = t / slivers % s_.n, c0 = t % slivers * mr;
       const int64_t count = std::min(mr, s_.cout - c0);
@@ -246,8 +303,38 @@ class GemmBackwardWeight final : public ConvStep {
       } else {
         slice = dy + ((n * s_.groups + grp) * s_.cout + c0) * s_.dst_plane;
       }
-      pack_left(blocking_, count, s_.dst_plane, MatrixRef{slice, s_.dst_plane, false},
-                out + grp * group_floats_ + c0 * length, length, n * s_.dst_plane);
+      if (transposed_) {  // dY^T (positions x Cout_g): a PackedRight
+        pack_right(blocking_, s_.dst_plane, count, MatrixRef{slice, s_.dst_plane, true},
+                   out + grp * group_floats_ + c0 * length, length, n * s_.dst_plane);
+      } else {
+        pack_left(blocking_, count, s_.dst_plane, MatrixRef{slice, s_.dst_plane, false},
+                  out + grp * group_floats_ + c0 * length, length, n * s_.dst_plane);
+      }
+    });
+  }
+
+  // grad_weight[grp][co][r] = chunk 0's dW^T[grp][r][co] + chunk 1's + ... in chunk order, in blocks
+  // of 64 x 64 summed on the stack and stored as rows of dW.
+  int add_transposed_partials(const Workspace& w, float* grad_weight) const {
+    constexpr int64_t kBlock = 64;
+    const int64_t pieces = ceil_div(s_.rows(), kBlock), co_blocks = ceil_div(s_.cout, kBlock);
+    return run_tasks(s_.groups * pieces, threads_, "gemm gradWeight", [&](int64_t t) {
+      const int64_t grp = t / pieces, r0 = t % pieces * kBlock, r1 = std::min(s_.rows(), r0 + kBlock);
+      float* out = grad_weight + grp * s_.cout * s_.rows();
+      float block[kBlock][kBlock];  // [co - co0][r - r0]
+      for (int64_t b = 0; b < co_blocks; ++b) {
+        const int64_t co0 = b * kBlock, co1 = std::min(s_.cout, co0 + kBlock);
+        for (int64_t c = 0; c < chunks_; ++c) {
+          const float* part = w.at<float>(partials_, c) + grp * s_.rows() * s_.cout;
+          for (int64_t r = r0; r < r1; ++r) {
+            const float* row = part + r * s_.cout;
+            for (int64_t co = co0; co < co1; ++co) {
+              block[co - co0][r - r0] = c == 0 ? row[co] : block[co - co0][r - r0] + row[co];
+            }
+          }
+        }
+        for (int64_t co = co0; co < co1; ++co) std::copy_n(block[co - co0], r1 - r0, out + co * s_.rows() + r0);
+      }
     });
   }
 
@@ -270,7 +357,8 @@ class GemmBackwardWeight final : public ConvStep {
   MathMode math_;
   bool x_staged_;  // each piece stages the X it reads (no dense float copy of X)
   DenseFloatOutput output_;
-  bool windows_ = false;  // X read from padded windows per band (plan_padded_windows)
+  bool windows_ = false;     // X read from padded windows per band (plan_padded_windows)
+  bool transposed_ = false;  // products transposed: windows read in place, dY^T packed once
   BandTiling bands_;
   int64_t chunks_ = 1, block_ = 1, blocks_ = 1, tile_ = 1, group_floats_ = 0;
   GemmBlocking blocking_;
@@ -280,6 +368,7 @@ class GemmBackwardWeight final : public ConvStep {
   WorkspaceLedger::Handle dy_rows_ = -1;           // per thread: a sliver of dY rows read from its view
   WorkspaceLedger::Handle window_ = -1;            // per thread: the staged X of a piece, or a band's window
   WorkspaceLedger::Handle lines_ = -1;             // per thread: the row block's offsets in a band's window
+  WorkspaceLedger::Handle positions_ = -1;         // per thread: a band's positions' window columns
 };
 
 bool supports(const ConvProblem&) { return true; }  // any dtype, layout and geometry

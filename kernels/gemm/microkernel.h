@@ -35,6 +35,11 @@ struct MicroKernel {
   // run_rows for the first nr/2 columns only (a last tile that narrow), or nullptr.
   void (*run_rows_half)(int64_t kc, const float* a, const float* b_base, const int64_t* b_rows, float* c, int64_t ldc,
                         bool load_c) = nullptr;
+  // run() with A read in place instead of from a packed sliver: a[p][i] = a_base[a_rows[i] +
+  // a_columns[p]] for i < mr (rows of a padded window or of a matrix, positions along them), the
+  // same chains; or nullptr (the caller then packs the sliver and calls run()).
+  void (*run_a_rows)(int64_t kc, const float* a_base, const int64_t* a_rows, const int64_t* a_columns, const float* b,
+                     float* c, int64_t ldc, bool load_c) = nullptr;
 };
 
 extern const MicroKernel kMicroKernelGeneric;  // microkernel_generic.cpp

@@ -37,6 +37,34 @@ void run_avx2_tile(int64_t kc, const float* a, const float* b, float* c, int64_t
   }
 }
 
+// The tile with A read in place: row i of the sliver at a_base + a_rows[i], entry p at + a_columns[p].
+void run_a_rows_avx2(int64_t kc, const float* a_base, const int64_t* a_rows, const int64_t* a_columns, const float* b,
+                     float* c, int64_t ldc, bool load_c) {
+  __m256 acc[kMr][2];
+  const float* row[kMr];
+#pragma GCC unroll 6
+  for (int i = 0; i < kMr; ++i) {
+    row[i] = a_base + a_rows[i];
+    acc[i][0] = load_c ? _mm256_loadu_ps(c + i * ldc) : _mm256_setzero_ps();
+    acc[i][1] = load_c ? _mm256_loadu_ps(c + i * ldc + 8) : _mm256_setzero_ps();
+  }
+  for (int64_t p = 0; p < kc; ++p, b += kNr) {
+    const int64_t at = a_columns[p];
+    const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
+#pragma GCC unroll 6
+    for (int i = 0; i < kMr; ++i) {
+      const __m256 ai = _mm256_broadcast_ss(row[i] + at);
+      acc[i][0] = _mm256_fmadd_ps(ai, b0, acc[i][0]);
+      acc[i][1] = _mm256_fmadd_ps(ai, b1, acc[i][1]);
+    }
+  }
+#pragma GCC unroll 6
+  for (int i = 0; i < kMr; ++i) {
+    _mm256_storeu_ps(c + i * ldc, acc[i][0]);
+    _mm256_storeu_ps(c + i * ldc + 8, acc[i][1]);
+  }
+}
+
 void run_avx2(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool load_c) {
   run_avx2_tile<false>(kc, a, b, c, ldc, load_c, nullptr);
 }
@@ -51,7 +79,7 @@ void interleave_nr_avx2(const float* rows, int64_t stride, int64_t depth, float*
 
 }  // namespace
 
-extern const MicroKernel kMicroKernelAvx2 = {Isa::kAvx2,         kMr,          kNr, run_avx2, nullptr, nullptr,
-                                             interleave_nr_avx2, run_rows_avx2};
+extern const MicroKernel kMicroKernelAvx2 = {
+    Isa::kAvx2, kMr, kNr, run_avx2, nullptr, nullptr, interleave_nr_avx2, run_rows_avx2, nullptr, run_a_rows_avx2};
 
 }  // namespace aclnn_cpu

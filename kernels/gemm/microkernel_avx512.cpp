@@ -43,6 +43,36 @@ void run_avx512_columns(int64_t kc, const float* a, const float* b, float* c, in
   }
 }
 
+// The full tile with A read in place: row i of the sliver at a_base + a_rows[i], entry p of it at
+// + a_columns[p] (each broadcast as the packed kernel broadcasts a[i]).
+void run_a_rows_avx512(int64_t kc, const float* a_base, const int64_t* a_rows, const int64_t* a_columns, const float* b,
+                       float* c, int64_t ldc, bool load_c) {
+  __m512 acc[kMr][2];
+  const float* row[kMr];
+#pragma GCC unroll 8
+  for (int i = 0; i < kMr; ++i) {
+    row[i] = a_base + a_rows[i];
+    acc[i][0] = load_c ? _mm512_loadu_ps(c + i * ldc) : _mm512_setzero_ps();
+    acc[i][1] = load_c ? _mm512_loadu_ps(c + i * ldc + 16) : _mm512_setzero_ps();
+  }
+#pragma GCC unroll 4
+  for (int64_t p = 0; p < kc; ++p, b += kNr) {
+    const int64_t at = a_columns[p];
+    const __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);
+#pragma GCC unroll 8
+    for (int i = 0; i < kMr; ++i) {
+      const __m512 ai = _mm512_set1_ps(row[i][at]);
+      acc[i][0] = _mm512_fmadd_ps(ai, b0, acc[i][0]);
+      acc[i][1] = _mm512_fmadd_ps(ai, b1, acc[i][1]);
+    }
+  }
+#pragma GCC unroll 8
+  for (int i = 0; i < kMr; ++i) {
+    _mm512_storeu_ps(c + i * ldc, acc[i][0]);
+    _mm512_storeu_ps(c + i * ldc + 16, acc[i][1]);
+  }
+}
+
 void run_avx512(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool load_c) {
   run_avx512_columns<2>(kc, a, b, c, ldc, load_c);
 }
@@ -76,6 +106,7 @@ extern const MicroKernel kMicroKernelAvx512 = {Isa::kAvx512,
                                                interleave_mr_avx512,
                                                interleave_nr_avx512,
                                                run_rows_avx512,
-                                               run_rows_half_avx512};
+                                               run_rows_half_avx512,
+                                               run_a_rows_avx512};
 
 }  // namespace aclnn_cpu

@@ -302,6 +302,75 @@ void pack_right(const GemmBlocking& blocking, int64_t depth, int64_t n, MatrixRe
   RightFromMatrix{b}.block(kernel, 0, n, 0, depth, out, &stride);
 }
 
+void pack_right(const GemmBlocking& blocking, int64_t k, int64_t n, MatrixRef b, float* out, int64_t depth,
+                int64_t offset) {
+  const MicroKernel& kernel = micro_kernel(blocking.isa);
+  sliver_packer(kernel.nr)(b.data, col_step(b), row_step(b), n, k, kernel.interleave_nr, out + offset * kernel.nr,
+                           kernel.nr * depth);
+}
+
+void sgemm_a_rows(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, int64_t k, const float* a_base,
+                  const int64_t* a_rows, const int64_t* a_columns, const PackedRight& b, bool accumulate, float* c,
+                  int64_t ldc) {
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    if (!accumulate) {
+      for (int64_t i = 0; i < m; ++i) std::memset(c + i * ldc, 0, static_cast<size_t>(n) * sizeof(float));
+    }
+    return;
+  }
+  const MicroKernel& kernel = micro_kernel(blocking.isa);
+  const int mr = kernel.mr, nr = kernel.nr;
+  const int64_t slivers = (m + mr - 1) / mr, b_sliver = nr * b.depth;
+  alignas(64) float edge[16 * 32];  // a partial tile of C (the largest mr x nr)
+  int64_t rows[16];                 // a sliver's row offsets (a partial one repeats its last row)
+  for (int64_t pc = 0; pc < k; pc += blocking.kc) {
+    const int64_t depth = std::min(blocking.kc, k - pc);
+    const bool load_c = accumulate || pc > 0;  // later depth blocks continue each entry's chain
+    if (kernel.run_a_rows == nullptr) {        // this micro-kernel reads packed slivers only: pack them
+      for (int64_t s = 0; s < slivers; ++s) {
+        for (int64_t p = 0; p < depth; ++p) {
+          for (int i = 0; i < mr; ++i) {
+            const int64_t row = a_rows[std::min(s * mr + i, m - 1)];
+            scratch[(s * depth + p) * mr + i] = a_base[row + a_columns[pc + p]];
+          }
+        }
+      }
+    }
+    // B's sliver stays in L1 while A's slivers stream past it.
+    for (int64_t jr = 0; jr < n; jr += nr) {
+      const int64_t valid_cols = std::min<int64_t>(nr, n - jr);
+      const float* b_tile = b.data + jr / nr * b_sliver + (b.offset + pc) * nr;
+      for (int64_t ir = 0; ir < m; ir += mr) {
+        const int64_t valid_rows = std::min<int64_t>(mr, m - ir);
+        const bool full = valid_rows == mr && valid_cols == nr;
+        float* c_tile = full ? c + ir * ldc + jr : edge;
+        const int64_t ld = full ? ldc : nr;
+        if (!full && load_c) {  // C's valid part, zeros around it
+          std::fill_n(edge, mr * nr, 0.0f);
+          for (int64_t i = 0; i < valid_rows; ++i)
+            std::memcpy(edge + i * nr, c + (ir + i) * ldc + jr, static_cast<size_t>(valid_cols) * sizeof(float));
+        }
+        if (kernel.run_a_rows != nullptr) {
+          for (int i = 0; i < mr; ++i) rows[i] = a_rows[ir + std::min<int64_t>(i, valid_rows - 1)];
+          kernel.run_a_rows(depth, a_base, rows, a_columns + pc, b_tile, c_tile, ld, load_c);
+        } else {
+          kernel.run(depth, scratch + ir / mr * depth * mr, b_tile, c_tile, ld, load_c);
+        }
+        if (!full) {
+          for (int64_t i = 0; i < valid_rows; ++i)
+            std::memcpy(c + (ir + i) * ldc + jr, edge + i * nr, static_cast<size_t>(valid_cols) * sizeof(float));
+        }
+      }
+    }
+  }
+}
+
+int64_t a_rows_scratch_floats(const GemmBlocking& blocking, int64_t max_m) {
+  const MicroKernel& kernel = micro_kernel(blocking.isa);
+  return kernel.run_a_rows != nullptr ? 0 : round_up(std::max<int64_t>(1, max_m), kernel.mr) * blocking.kc;
+}
+
 int64_t packed_right_floats(const GemmBlocking& blocking, int64_t n, int64_t depth) {
   return round_up(std::max<int64_t>(1, n), right_sliver_columns(blocking)) * depth;
 }

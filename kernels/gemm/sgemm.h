@@ -98,6 +98,20 @@ int64_t packed_right_floats(const GemmBlocking& blocking, int64_t n, int64_t dep
 // Writes op(B) (depth x n) as a PackedRight at `out`.
 void pack_right(const GemmBlocking& blocking, int64_t depth, int64_t n, MatrixRef b, float* out);
 
+// Writes op(B) (k x n) into depths [offset, offset + k) of a PackedRight at `out` of `depth`.
+void pack_right(const GemmBlocking& blocking, int64_t k, int64_t n, MatrixRef b, float* out, int64_t depth,
+                int64_t offset);
+
+// C (m x n) = op(A) * op(B) + (accumulate ? C : 0) with op(A) read in place, never packed:
+// op(A)(i, p) = a_base[a_rows[i] + a_columns[p]] (the rows of a padded window or a matrix, and the
+// positions along them that the product reads), op(B) a PackedRight. The same chains as the other
+// sgemm, so the same bits as packing op(A) from a matrix. `scratch` holds a_rows_scratch_floats()
+// for products of up to max_m rows (a micro-kernel that reads packed slivers only packs them there).
+void sgemm_a_rows(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, int64_t k, const float* a_base,
+                  const int64_t* a_rows, const int64_t* a_columns, const PackedRight& b, bool accumulate, float* c,
+                  int64_t ldc);
+int64_t a_rows_scratch_floats(const GemmBlocking& blocking, int64_t max_m);
+
 // The same product from both operands packed once (no scratch: nothing is packed per call), or with
 // op(A) a matrix (`scratch` then holds blocking.scratch_floats() floats).
 void sgemm(const GemmBlocking& blocking, int64_t m, int64_t n, int64_t k, const PackedLeft& a, const PackedRight& b,
