@@ -90,7 +90,9 @@ class GemmBackwardWeight final : public ConvStep {
     // micro-kernel's columns (within 1/8 of a multiple of them), and the reduction is long enough
     // (kTransposedMinLength) for the pass that adds the transposed partials into dW to be cheap.
     const int64_t nr = right_sliver_columns(blocking_);
-    transposed_ = windows_ && pack_once && round_up(s_.cout, nr) * 8 <= s_.cout * 9 && length >= kTransposedMinLength;
+    // A 1x1 kernel's source is its column matrix: its rows are read in place the same way.
+    transposed_ = (windows_ || columns_are_source(g_)) && pack_once && round_up(s_.cout, nr) * 8 <= s_.cout * 9 &&
+                  length >= kTransposedMinLength;
     const int64_t sliver = transposed_ ? right_sliver_columns(blocking_) : mr;
     if (transposed_) group_floats_ = packed_right_floats(blocking_, s_.cout, length);
     if (pack_once) packed_dy_ = b.book_scratch("gemm.packed_gradOutput", s_.groups * group_floats_, sizeof(float));
@@ -99,7 +101,9 @@ class GemmBackwardWeight final : public ConvStep {
     }
     if (transposed_) {  // every chunk sums into its own dW^T, added in chunk order into dW at the end
       partials_ = b.book_scratch("gemm.partials", weight_floats, sizeof(float), chunks_);
-      positions_ = b.book_scratch("gemm.band_positions", bands_.columns(), sizeof(int64_t), threads_);
+      positions_ =
+          b.book_scratch("gemm.band_positions", windows_ ? bands_.columns() : tile_, sizeof(int64_t), threads_);
+      if (!windows_) lines_ = b.book_scratch("gemm.line_offsets", block_, sizeof(int64_t), threads_);
       pack_ = b.book_scratch("gemm.pack", a_rows_scratch_floats(blocking_, block_), sizeof(float), threads_);
     } else {  // chunk 0 sums into the result itself, each later chunk into its own partial
       if (chunks_ > 1) partials_ = b.book_scratch("gemm.partials", weight_floats, sizeof(float), chunks_ - 1);
@@ -125,7 +129,9 @@ class GemmBackwardWeight final : public ConvStep {
       const int64_t r1 = std::min(s_.rows(), r0 + block_);
       if (transposed_) {  // chunk's dW^T rows r0..r1 (ld Cout_g)
         float* sum = w.at<float>(partials_, chunk) + (grp * s_.rows() + r0) * s_.cout;
-        if (!sum_bands_transposed(w, packed_dy, grp, r0, r1, chunk, sum)) std::fill_n(sum, (r1 - r0) * s_.cout, 0.0f);
+        const bool summed = windows_ ? sum_bands_transposed(w, packed_dy, grp, r0, r1, chunk, sum)
+                                     : sum_source_transposed(w, in, packed_dy, grp, r0, r1, chunk, sum);
+        if (!summed) std::fill_n(sum, (r1 - r0) * s_.cout, 0.0f);
         return;
       }
       float* sum = (chunk == 0 ? grad_weight : w.at<float>(partials_, chunk - 1)) + grp * s_.cout * s_.rows() + r0;
@@ -270,6 +276,37 @@ class GemmBackwardWeight final : public ConvStep {
         for (int64_t p = 0; p < count; ++p) positions[p] = p / band_width * window_width + p % band_width;
       }
       summed = true;
+    }
+    return summed;
+  }
+
+  // The same for a 1x1 kernel: sum (rows r0..r1 x Cout_g) (+)= X[r0:r1, positions] * dY^T over the
+  // chunk's range in pieces within one sample, X's rows (channels) read in place (staged or not).
+  bool sum_source_transposed(const Workspace& w, const StepInputs& in, const float* packed_dy, int64_t grp, int64_t r0,
+                             int64_t r1, int64_t chunk, float* sum) const {
+    const int thread = thread_index();
+    const int64_t length = s_.n * s_.dst_plane;
+    const int64_t begin = length * chunk / chunks_, end = length * (chunk + 1) / chunks_;
+    int64_t* lines = w.at<int64_t>(lines_, thread);
+    int64_t* positions = w.at<int64_t>(positions_, thread);
+    for (int64_t p = 0; p < tile_; ++p) positions[p] = p;
+    bool summed = false;
+    for (int64_t at = begin; at < end;) {
+      const int64_t n = at / s_.dst_plane, o0 = at % s_.dst_plane;
+      const int64_t o1 = std::min({s_.dst_plane, o0 + tile_, end - n * s_.dst_plane});
+      SliceSource x{in.f32.src + (n * s_.groups + grp) * s_.cin * s_.src_plane, s_.src_plane};
+      if (x_staged_) {  // the row block's channels, the positions this piece reads
+        const PlaneWindow window = source_window(g_, o0, o1);
+        float* staged = w.at<float>(window_, thread);
+        stage_window(src_, math_, n, grp * s_.cin, r0, r1, window, staged);
+        x = {staged, window.size(), r0, window.first};
+      }
+      for (int64_t r = r0; r < r1; ++r) lines[r - r0] = (r - x.first_channel) * x.channel_stride;
+      const PackedRight dy_t{packed_dy + grp * group_floats_, length, n * s_.dst_plane + o0};
+      sgemm_a_rows(blocking_, w.at<float>(pack_, thread), r1 - r0, s_.cout, o1 - o0, x.data + (o0 - x.first), lines,
+                   positions, dy_t, summed, sum, s_.cout);
+      summed = true;
+      at = n * s_.dst_plane + o1;
     }
     return summed;
   }
