@@ -102,6 +102,9 @@ std::vector<Case> cases() {
       {"transposed_weight", geometry(1, 1, 3, 32, {64, 64}, {3, 3}, {1, 1}, {1, 1}, {1, 1}), false},
       // and a 1x1 kernel's, X's rows read in place (or staged) in tiles of positions.
       {"transposed_pointwise", geometry(2, 1, 20, 32, {40, 64}, {1, 1}, {1, 1}, {0, 0}, {1, 1}), false},
+      // A 1x1 gradInput as its flipped forward convolution in tiles of whole 32-column micro-kernel
+      // tiles (128 positions): dY's rows read in place.
+      {"flipped_pointwise", geometry(2, 1, 16, 8, {64, 64}, {1, 1}, {1, 1}, {0, 0}, {1, 1}), false},
       // Stride 1 with enough positions: gradInput as a forward convolution with the kernel flipped.
       {"flipped_2d", geometry(2, 2, 5, 7, {60, 70}, {3, 2}, {1, 1}, {1, 0}, {2, 1}), false},
       {"flipped_3d", geometry(1, 1, 3, 9, {9, 30, 31}, {3, 1, 2}, {1, 1, 1}, {0, 0, 1}, {1, 1, 2}), false},

@@ -224,9 +224,15 @@ class GemmForward final : public ConvStep {
     if (plan_padded_windows(b)) return;
     // Output tiles small enough for kTargetTasks tasks (the packed panels bound the scratch).
     tile_ = std::max<int64_t>(1, s_.dst_plane / pieces_for_tasks(slices));
+    // (A 1x1 kernel's tiles in whole 32-column micro-kernel tiles: its source rows are then read in
+    // place, run_tiles.)
+    if (columns_are_source(g_) && tile_ > 32) tile_ = std::min(s_.dst_plane, round_up(tile_, 32));
     tiles_ = ceil_div(s_.dst_plane, tile_);
     blocking_ = plan_gemm_blocking(s_.cout, tile_, s_.rows());
     pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(true), sizeof(float), threads_);
+    if (columns_are_source(g_) && !staged_) {
+      offsets_ = b.book_scratch("gemm.row_offsets", s_.rows(), sizeof(int64_t));
+    }
     group_floats_ = packed_left_floats(blocking_, s_.cout, s_.rows());
     weights_ = b.book_scratch("gemm.packed_weights", s_.groups * group_floats_, sizeof(float));
     if (staged_) {  // each task stages the window of its slice that its tile reads
@@ -317,6 +323,10 @@ class GemmForward final : public ConvStep {
   }
 
   int run_tiles(const Workspace& w, const float* weights, const float* source, float* grad_input) const {
+    if (offsets_ >= 0) {
+      int64_t* offsets = w.at<int64_t>(offsets_);
+      for (int64_t r = 0; r < s_.rows(); ++r) offsets[r] = r * s_.src_plane;
+    }
     return run_tasks(tasks(), threads_, "gemm gradInput", [&](int64_t t) {
       const int64_t n = t / (s_.groups * tiles_), grp = t / tiles_ % s_.groups, o0 = t % tiles_ * tile_;
       const int64_t o1 = std::min(s_.dst_plane, o0 + tile_);
@@ -333,7 +343,12 @@ class GemmForward final : public ConvStep {
         x.data = source + (n * s_.groups + grp) * s_.cin * s_.src_plane;
       }
       // Y[:, o0:o1] (Cout_g x tile) = W_g (Cout_g x Cin_g*K) * cols (Cin_g*K x tile)
-      if (columns_are_source(g_)) {  // 1x1: the source (staged or not) is the column matrix
+      const int nr = right_sliver_columns(blocking_);
+      if (offsets_ >= 0 && !staged_ && (o1 - o0) % nr == 0 && s_.cout % left_sliver_rows(blocking_) == 0) {
+        // 1x1, whole tiles: the source's rows read in place (sgemm_rows), nothing packed
+        sgemm_rows(blocking_, pack, s_.cout, o1 - o0, s_.rows(), wg, x.data + o0, w.at<int64_t>(offsets_), y,
+                   s_.dst_plane);
+      } else if (columns_are_source(g_)) {  // 1x1: the source (staged or not) is the column matrix
         sgemm(blocking_, pack, s_.cout, o1 - o0, s_.rows(), wg,
               MatrixRef{x.data + (o0 - x.first), x.channel_stride, false}, false, y, s_.dst_plane);
       } else {
@@ -396,7 +411,7 @@ class GemmForward final : public ConvStep {
   WorkspaceLedger::Handle weights_ = -1;  // the packed (flipped) weights
   WorkspaceLedger::Handle window_ = -1;   // per thread: the staged (or padded) source window of a task
   WorkspaceLedger::Handle result_ = -1;   // per thread: a band's result, padded to whole tiles
-  WorkspaceLedger::Handle offsets_ = -1;  // the column-matrix rows' offsets in a padded window
+  WorkspaceLedger::Handle offsets_ = -1;  // the column-matrix rows' offsets (in a padded window, or a 1x1 source)
 };
 
 bool supports(const ConvProblem&) { return true; }  // any dtype, layout and geometry
