@@ -226,7 +226,7 @@ class GemmForward final : public ConvStep {
     tile_ = std::max<int64_t>(1, s_.dst_plane / pieces_for_tasks(slices));
     // (A 1x1 kernel's tiles in whole 32-column micro-kernel tiles: its source rows are then read in
     // place, run_tiles.)
-    if (columns_are_source(g_) && tile_ > 32) tile_ = std::min(s_.dst_plane, round_up(tile_, 32));
+    if (columns_are_source(g_) && tile_ > 32) tile_ = tile_ / 32 * 32;
     tiles_ = ceil_div(s_.dst_plane, tile_);
     blocking_ = plan_gemm_blocking(s_.cout, tile_, s_.rows());
     pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(true), sizeof(float), threads_);

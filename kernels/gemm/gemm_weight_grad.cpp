@@ -5,7 +5,9 @@
 // (sample, output position) is cut into `chunks` equal ranges, the column-matrix rows into
 // `blocks`; a task (group, block, chunk) sums its range into its chunk's own partial dW, and the
 // partials are then added in chunk order. Each GEMM continues every entry's chain of fused
-// multiply-adds in position order, so a chunk's sum does not depend on the tile size either.
+// multiply-adds in position order, so a chunk's sum does not depend on the tile size either; nor on
+// the orientation: from padded windows (and 1x1 sources) the products may be transposed, dW^T =
+// cols dY^T with cols read in place, which gives the same chains.
 #include <algorithm>
 #include <memory>
 #include <string>
