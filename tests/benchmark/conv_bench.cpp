@@ -344,8 +344,13 @@ int main(int argc, char** argv) {
         std::printf(" %14s %11s\n", "n/a", "");
       }
     }
-    std::printf("geomean %s/fp32: %.2f; ours/oneDNN kernels on %s, where it runs: %.2f (%zu layers)\n\n",
-                dtype_name.c_str(), geomean(half_all), dtype_name.c_str(), geomean(versus_dnnl), versus_dnnl.size());
+    std::printf("geomean %s/fp32: %.2f; ", dtype_name.c_str(), geomean(half_all));
+    if (versus_dnnl.empty()) {
+      std::printf("oneDNN has no %s kernels here\n\n", dtype_name.c_str());
+    } else {
+      std::printf("ours/oneDNN kernels on %s, where it runs: %.2f (%zu layers)\n\n", dtype_name.c_str(),
+                  geomean(versus_dnnl), versus_dnnl.size());
+    }
   }
   std::printf("dnnl plain: r = its layouts with reorders timed, p = primitives on the plain layouts\n");
   std::printf("geomean ours/oneDNN plain: all %.2f, dense (groups 1, not TBC) %.2f\n", geomean(plain_all),
