@@ -131,7 +131,7 @@ class GemmBackwardWeight final : public ConvStep {
       const int64_t r1 = std::min(s_.rows(), r0 + block_);
       if (transposed_) {  // chunk's dW^T rows r0..r1 (ld Cout_g)
         float* sum = w.at<float>(partials_, chunk) + (grp * s_.rows() + r0) * s_.cout;
-        const bool summed = windows_ ? sum_bands_transposed(w, packed_dy, grp, r0, r1, chunk, sum)
+        const bool summed = windows_ ? sum_bands(w, in, packed_dy, grp, r0, r1, chunk, sum)
                                      : sum_source_transposed(w, in, packed_dy, grp, r0, r1, chunk, sum);
         if (!summed) std::fill_n(sum, (r1 - r0) * s_.cout, 0.0f);
         return;
@@ -223,44 +223,18 @@ class GemmBackwardWeight final : public ConvStep {
 
   // The padded-window plan's task: sum (Cout_g x rows r0..r1) (+)= dY[:, band] (Cout_g x positions)
   // * cols^T (positions x rows) over the chunk's bands in order, cols^T written into the packed
-  // panels from each band's window. Returns whether it summed any band.
+  // panels from each band's window; or, transposed_, sum (rows x Cout_g) (+)= cols (rows x
+  // positions) * dY^T, cols read in place from the window. Returns whether it summed any band.
   bool sum_bands(const Workspace& w, const StepInputs& in, const float* packed_dy, int64_t grp, int64_t r0, int64_t r1,
                  int64_t chunk, float* sum) const {
     const int thread = thread_index();
     const int64_t taps = std::max<int64_t>(1, s_.kernel_volume), c0 = r0 / taps, c1 = (r1 - 1) / taps + 1;
-    const int64_t units = s_.n * bands_.bands();
+    const int64_t units = s_.n * bands_.bands(), window_width = bands_.window_width();
     int64_t* lines = w.at<int64_t>(lines_, thread);
     bands_.row_offsets(r0, r1, c0, lines);
     float* window = w.at<float>(window_, thread);
-    bool summed = false;
-    for (int64_t u = units * chunk / chunks_; u < units * (chunk + 1) / chunks_; ++u) {
-      const int64_t n = u / bands_.bands();
-      const OutputBand band = bands_.band(u % bands_.bands());
-      const int64_t width = band.w1 - band.w0, positions = (band.h1 - band.h0) * width;
-      const int64_t o0 = (band.od * g_.dst_size[1] + band.h0) * g_.dst_size[2] + band.w0;
-      stage_padded_window(src_, math_, g_, bands_, n, grp * s_.cin + c0, c1 - c0, band, 0, window);
-      const WindowColumns columns{window, lines, r1 - r0, width, bands_.window_width()};
-      multiply_grad_output(w, in, packed_dy, grp, n, o0, positions, r1 - r0,
-                           PanelWriter{WindowColumns::write, &columns}, summed, sum);
-      summed = true;
-    }
-    return summed;
-  }
-
-  // The transposed products of a task (see transposed_): sum (rows r0..r1 x Cout_g, ld Cout_g) (+)=
-  // cols (rows x positions) * dY^T (positions x Cout_g) over the chunk's bands in order, cols read
-  // in place from each band's window. Returns whether it summed any band.
-  bool sum_bands_transposed(const Workspace& w, const float* packed_dy, int64_t grp, int64_t r0, int64_t r1,
-                            int64_t chunk, float* sum) const {
-    const int thread = thread_index();
-    const int64_t taps = std::max<int64_t>(1, s_.kernel_volume), c0 = r0 / taps, c1 = (r1 - 1) / taps + 1;
-    const int64_t units = s_.n * bands_.bands();
-    int64_t* lines = w.at<int64_t>(lines_, thread);
-    bands_.row_offsets(r0, r1, c0, lines);
-    int64_t* positions = w.at<int64_t>(positions_, thread);  // band position p: window column q(p)
-    const int64_t band_width = bands_.band(0).w1 - bands_.band(0).w0, window_width = bands_.window_width();
-    for (int64_t p = 0; p < bands_.columns(); ++p) positions[p] = p / band_width * window_width + p % band_width;
-    float* window = w.at<float>(window_, thread);
+    int64_t* positions = transposed_ ? w.at<int64_t>(positions_, thread) : nullptr;  // position p: window column
+    int64_t positions_width = 0;                                                     // (for bands this wide)
     bool summed = false;
     for (int64_t u = units * chunk / chunks_; u < units * (chunk + 1) / chunks_; ++u) {
       const int64_t n = u / bands_.bands();
@@ -268,14 +242,18 @@ class GemmBackwardWeight final : public ConvStep {
       const int64_t width = band.w1 - band.w0, count = (band.h1 - band.h0) * width;
       const int64_t o0 = (band.od * g_.dst_size[1] + band.h0) * g_.dst_size[2] + band.w0;
       stage_padded_window(src_, math_, g_, bands_, n, grp * s_.cin + c0, c1 - c0, band, 0, window);
-      if (width != band_width) {  // a narrower last piece of a row
-        for (int64_t p = 0; p < count; ++p) positions[p] = p / width * window_width + p % width;
-      }
-      const PackedRight dy_t{packed_dy + grp * group_floats_, s_.n * s_.dst_plane, n * s_.dst_plane + o0};
-      sgemm_a_rows(blocking_, w.at<float>(pack_, thread), r1 - r0, s_.cout, count, window, lines, positions, dy_t,
-                   summed, sum, s_.cout);
-      if (width != band_width) {
-        for (int64_t p = 0; p < count; ++p) positions[p] = p / band_width * window_width + p % band_width;
+      if (transposed_) {
+        if (width != positions_width) {  // (the last piece of a row may be narrower)
+          for (int64_t p = 0; p < bands_.columns(); ++p) positions[p] = p / width * window_width + p % width;
+          positions_width = width;
+        }
+        const PackedRight dy_t{packed_dy + grp * group_floats_, s_.n * s_.dst_plane, n * s_.dst_plane + o0};
+        sgemm_a_rows(blocking_, w.at<float>(pack_, thread), r1 - r0, s_.cout, count, window, lines, positions, dy_t,
+                     summed, sum, s_.cout);
+      } else {
+        const WindowColumns columns{window, lines, r1 - r0, width, window_width};
+        multiply_grad_output(w, in, packed_dy, grp, n, o0, count, r1 - r0, PanelWriter{WindowColumns::write, &columns},
+                             summed, sum);
       }
       summed = true;
     }

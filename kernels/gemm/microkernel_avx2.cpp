@@ -10,22 +10,33 @@ namespace {
 
 constexpr int kMr = 6, kNr = 16;
 
-// B row p at b + p * kNr, or, with `rows`, at b + rows[p] (read in place).
-template <bool kRows>
-void run_avx2_tile(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool load_c,
-                   const int64_t* rows) {
+// A read in place (run_a_rows): row i of the sliver at base + rows[i], its entry p at + columns[p].
+struct ARows {
+  const float* base;
+  const int64_t* rows;
+  const int64_t* columns;
+};
+
+// B row p at b + p * kNr, or, with kRows, at b + rows[p] (read in place); A entry (p, i) at
+// a[p * kMr + i], or, with kARows, read in place through `in_place`.
+template <bool kRows, bool kARows = false>
+void run_avx2_tile(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool load_c, const int64_t* rows,
+                   ARows in_place = {}) {
   __m256 acc[kMr][2];
+  const float* a_row[kMr];
 #pragma GCC unroll 6
   for (int i = 0; i < kMr; ++i) {
+    a_row[i] = kARows ? in_place.base + in_place.rows[i] : nullptr;
     acc[i][0] = load_c ? _mm256_loadu_ps(c + i * ldc) : _mm256_setzero_ps();
     acc[i][1] = load_c ? _mm256_loadu_ps(c + i * ldc + 8) : _mm256_setzero_ps();
   }
-  for (int64_t p = 0; p < kc; ++p, a += kMr) {
+  for (int64_t p = 0; p < kc; ++p, a += kARows ? 0 : kMr) {  // (a is null when A is read in place)
+    const int64_t at = kARows ? in_place.columns[p] : 0;
     const float* row = kRows ? b + rows[p] : b + p * kNr;
     const __m256 b0 = _mm256_loadu_ps(row), b1 = _mm256_loadu_ps(row + 8);
 #pragma GCC unroll 6
     for (int i = 0; i < kMr; ++i) {
-      const __m256 ai = _mm256_broadcast_ss(a + i);
+      const __m256 ai = _mm256_broadcast_ss(kARows ? a_row[i] + at : a + i);
       acc[i][0] = _mm256_fmadd_ps(ai, b0, acc[i][0]);
       acc[i][1] = _mm256_fmadd_ps(ai, b1, acc[i][1]);
     }
@@ -37,32 +48,9 @@ void run_avx2_tile(int64_t kc, const float* a, const float* b, float* c, int64_t
   }
 }
 
-// The tile with A read in place: row i of the sliver at a_base + a_rows[i], entry p at + a_columns[p].
 void run_a_rows_avx2(int64_t kc, const float* a_base, const int64_t* a_rows, const int64_t* a_columns, const float* b,
                      float* c, int64_t ldc, bool load_c) {
-  __m256 acc[kMr][2];
-  const float* row[kMr];
-#pragma GCC unroll 6
-  for (int i = 0; i < kMr; ++i) {
-    row[i] = a_base + a_rows[i];
-    acc[i][0] = load_c ? _mm256_loadu_ps(c + i * ldc) : _mm256_setzero_ps();
-    acc[i][1] = load_c ? _mm256_loadu_ps(c + i * ldc + 8) : _mm256_setzero_ps();
-  }
-  for (int64_t p = 0; p < kc; ++p, b += kNr) {
-    const int64_t at = a_columns[p];
-    const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
-#pragma GCC unroll 6
-    for (int i = 0; i < kMr; ++i) {
-      const __m256 ai = _mm256_broadcast_ss(row[i] + at);
-      acc[i][0] = _mm256_fmadd_ps(ai, b0, acc[i][0]);
-      acc[i][1] = _mm256_fmadd_ps(ai, b1, acc[i][1]);
-    }
-  }
-#pragma GCC unroll 6
-  for (int i = 0; i < kMr; ++i) {
-    _mm256_storeu_ps(c + i * ldc, acc[i][0]);
-    _mm256_storeu_ps(c + i * ldc + 8, acc[i][1]);
-  }
+  run_avx2_tile<false, true>(kc, nullptr, b, c, ldc, load_c, nullptr, ARows{a_base, a_rows, a_columns});
 }
 
 void run_avx2(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool load_c) {

@@ -11,27 +11,38 @@ namespace {
 
 constexpr int kMr = 8, kNr = 32;
 
+// A read in place (run_a_rows): row i of the sliver at base + rows[i], its entry p at + columns[p].
+struct ARows {
+  const float* base;
+  const int64_t* rows;
+  const int64_t* columns;
+};
+
 // The first 16 * V columns of the tile (B slivers are kNr wide whatever V is). B row p at
-// b + p * kNr, or, with `rows`, at b + rows[p] (read in place).
-template <int V, bool kRows = false>
+// b + p * kNr, or, with kRows, at b + rows[p] (read in place); A entry (p, i) at a[p * kMr + i], or,
+// with kARows, read in place through `in_place`.
+template <int V, bool kRows = false, bool kARows = false>
 void run_avx512_columns(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool load_c,
-                        const int64_t* rows = nullptr) {
+                        const int64_t* rows = nullptr, ARows in_place = {}) {
   __m512 acc[kMr][V];
+  const float* a_row[kMr];
 #pragma GCC unroll 8
   for (int i = 0; i < kMr; ++i) {
+    a_row[i] = kARows ? in_place.base + in_place.rows[i] : nullptr;
 #pragma GCC unroll 2
     for (int v = 0; v < V; ++v) acc[i][v] = load_c ? _mm512_loadu_ps(c + i * ldc + 16 * v) : _mm512_setzero_ps();
   }
 #pragma GCC unroll 4
-  for (int64_t p = 0; p < kc; ++p, a += kMr) {
-    _mm_prefetch(reinterpret_cast<const char*>(a + 8 * kMr), _MM_HINT_T0);
+  for (int64_t p = 0; p < kc; ++p, a += kARows ? 0 : kMr) {  // (a is null when A is read in place)
+    if (!kARows) _mm_prefetch(reinterpret_cast<const char*>(a + 8 * kMr), _MM_HINT_T0);
+    const int64_t at = kARows ? in_place.columns[p] : 0;
     const float* row = kRows ? b + rows[p] : b + p * kNr;
     __m512 bv[V];
 #pragma GCC unroll 2
     for (int v = 0; v < V; ++v) bv[v] = _mm512_loadu_ps(row + 16 * v);
 #pragma GCC unroll 8
     for (int i = 0; i < kMr; ++i) {
-      const __m512 ai = _mm512_set1_ps(a[i]);
+      const __m512 ai = _mm512_set1_ps(kARows ? a_row[i][at] : a[i]);
 #pragma GCC unroll 2
       for (int v = 0; v < V; ++v) acc[i][v] = _mm512_fmadd_ps(ai, bv[v], acc[i][v]);
     }
@@ -43,34 +54,9 @@ void run_avx512_columns(int64_t kc, const float* a, const float* b, float* c, in
   }
 }
 
-// The full tile with A read in place: row i of the sliver at a_base + a_rows[i], entry p of it at
-// + a_columns[p] (each broadcast as the packed kernel broadcasts a[i]).
 void run_a_rows_avx512(int64_t kc, const float* a_base, const int64_t* a_rows, const int64_t* a_columns, const float* b,
                        float* c, int64_t ldc, bool load_c) {
-  __m512 acc[kMr][2];
-  const float* row[kMr];
-#pragma GCC unroll 8
-  for (int i = 0; i < kMr; ++i) {
-    row[i] = a_base + a_rows[i];
-    acc[i][0] = load_c ? _mm512_loadu_ps(c + i * ldc) : _mm512_setzero_ps();
-    acc[i][1] = load_c ? _mm512_loadu_ps(c + i * ldc + 16) : _mm512_setzero_ps();
-  }
-#pragma GCC unroll 4
-  for (int64_t p = 0; p < kc; ++p, b += kNr) {
-    const int64_t at = a_columns[p];
-    const __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);
-#pragma GCC unroll 8
-    for (int i = 0; i < kMr; ++i) {
-      const __m512 ai = _mm512_set1_ps(row[i][at]);
-      acc[i][0] = _mm512_fmadd_ps(ai, b0, acc[i][0]);
-      acc[i][1] = _mm512_fmadd_ps(ai, b1, acc[i][1]);
-    }
-  }
-#pragma GCC unroll 8
-  for (int i = 0; i < kMr; ++i) {
-    _mm512_storeu_ps(c + i * ldc, acc[i][0]);
-    _mm512_storeu_ps(c + i * ldc + 16, acc[i][1]);
-  }
+  run_avx512_columns<2, false, true>(kc, nullptr, b, c, ldc, load_c, nullptr, ARows{a_base, a_rows, a_columns});
 }
 
 void run_avx512(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool load_c) {

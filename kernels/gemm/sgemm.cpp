@@ -218,17 +218,21 @@ struct RightPrepacked {
   }
 };
 
+// A product with nothing to multiply (m, n or k zero): C = C, or 0 when not accumulating. Returns
+// whether it was one.
+bool empty_product(int64_t m, int64_t n, int64_t k, bool accumulate, float* c, int64_t ldc) {
+  if (m != 0 && n != 0 && k != 0) return false;
+  if (m != 0 && n != 0 && !accumulate) {
+    for (int64_t i = 0; i < m; ++i) std::memset(c + i * ldc, 0, static_cast<size_t>(n) * sizeof(float));
+  }
+  return true;
+}
+
 // The blocked product: B in kc x nc blocks, A in mc x kc blocks, micro-kernel tiles.
 template <typename Left, typename Right>
 void multiply_blocks(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, int64_t k, const Left& a,
                      const Right& b, bool accumulate, float* c, int64_t ldc) {
-  if (m == 0 || n == 0) return;
-  if (k == 0) {
-    if (!accumulate) {
-      for (int64_t i = 0; i < m; ++i) std::memset(c + i * ldc, 0, static_cast<size_t>(n) * sizeof(float));
-    }
-    return;
-  }
+  if (empty_product(m, n, k, accumulate, c, ldc)) return;
   const MicroKernel& kernel = micro_kernel(blocking.isa);
   float* packed_a = scratch;
   float* packed_b = scratch + (Left::kNeedsScratch ? a_block_floats(blocking) : 0);
@@ -312,13 +316,7 @@ void pack_right(const GemmBlocking& blocking, int64_t k, int64_t n, MatrixRef b,
 void sgemm_a_rows(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, int64_t k, const float* a_base,
                   const int64_t* a_rows, const int64_t* a_columns, const PackedRight& b, bool accumulate, float* c,
                   int64_t ldc) {
-  if (m == 0 || n == 0) return;
-  if (k == 0) {
-    if (!accumulate) {
-      for (int64_t i = 0; i < m; ++i) std::memset(c + i * ldc, 0, static_cast<size_t>(n) * sizeof(float));
-    }
-    return;
-  }
+  if (empty_product(m, n, k, accumulate, c, ldc)) return;
   const MicroKernel& kernel = micro_kernel(blocking.isa);
   const int mr = kernel.mr, nr = kernel.nr;
   const int64_t slivers = (m + mr - 1) / mr, b_sliver = nr * b.depth;
