@@ -233,6 +233,10 @@ class GemmForward final : public ConvStep {
     if (columns_are_source(g_) && !staged_) {
       offsets_ = b.book_scratch("gemm.row_offsets", s_.rows(), sizeof(int64_t));
     }
+    // A result not stored as dense floats: each tile computed into a per-thread buffer and rounded
+    // into the user's view from there (never through a whole float copy in memory).
+    if (output_.stores_parts())
+      tile_result_ = b.book_scratch("gemm.tile_result", s_.cout * tile_, sizeof(float), threads_);
     group_floats_ = packed_left_floats(blocking_, s_.cout, s_.rows());
     weights_ = b.book_scratch("gemm.packed_weights", s_.groups * group_floats_, sizeof(float));
     if (staged_) {  // each task stages the window of its slice that its tile reads
@@ -331,6 +335,8 @@ class GemmForward final : public ConvStep {
       const int64_t n = t / (s_.groups * tiles_), grp = t / tiles_ % s_.groups, o0 = t % tiles_ * tile_;
       const int64_t o1 = std::min(s_.dst_plane, o0 + tile_);
       float* y = grad_input + (n * s_.groups + grp) * s_.cout * s_.dst_plane + o0;
+      int64_t ldy = s_.dst_plane;
+      if (tile_result_ >= 0) y = w.at<float>(tile_result_, thread_index()), ldy = tile_;
       float* pack = w.at<float>(pack_, thread_index());
       const PackedLeft wg{weights + grp * group_floats_, s_.rows(), 0};
       SliceSource x{nullptr, s_.src_plane};
@@ -346,17 +352,17 @@ class GemmForward final : public ConvStep {
       const int nr = right_sliver_columns(blocking_);
       if (offsets_ >= 0 && !staged_ && (o1 - o0) % nr == 0 && s_.cout % left_sliver_rows(blocking_) == 0) {
         // 1x1, whole tiles: the source's rows read in place (sgemm_rows), nothing packed
-        sgemm_rows(blocking_, pack, s_.cout, o1 - o0, s_.rows(), wg, x.data + o0, w.at<int64_t>(offsets_), y,
-                   s_.dst_plane);
+        sgemm_rows(blocking_, pack, s_.cout, o1 - o0, s_.rows(), wg, x.data + o0, w.at<int64_t>(offsets_), y, ldy);
       } else if (columns_are_source(g_)) {  // 1x1: the source (staged or not) is the column matrix
         sgemm(blocking_, pack, s_.cout, o1 - o0, s_.rows(), wg,
-              MatrixRef{x.data + (o0 - x.first), x.channel_stride, false}, false, y, s_.dst_plane);
+              MatrixRef{x.data + (o0 - x.first), x.channel_stride, false}, false, y, ldy);
       } else {
         const Columns columns{&g_, &x, o0};
-        sgemm(blocking_, pack, s_.cout, o1 - o0, s_.rows(), wg, PanelWriter{Columns::write, &columns}, false, y,
-              s_.dst_plane);
+        sgemm(blocking_, pack, s_.cout, o1 - o0, s_.rows(), wg, PanelWriter{Columns::write, &columns}, false, y, ldy);
       }
-      output_.store_part(w, n, grp * s_.cout, (grp + 1) * s_.cout, o0, o1 - o0);
+      if (tile_result_ >= 0) {  // the tile rounded into the user's view
+        for (int64_t c = 0; c < s_.cout; ++c) output_.store_run(y + c * ldy, n, grp * s_.cout + c, o0, o1 - o0);
+      }
     });
   }
 
@@ -407,11 +413,12 @@ class GemmForward final : public ConvStep {
   BandTiling bands_;
   int64_t tile_ = 1, tiles_ = 1, group_floats_ = 0, window_floats_ = 0, result_columns_ = 0;
   GemmBlocking blocking_;
-  WorkspaceLedger::Handle pack_ = -1;     // per thread
-  WorkspaceLedger::Handle weights_ = -1;  // the packed (flipped) weights
-  WorkspaceLedger::Handle window_ = -1;   // per thread: the staged (or padded) source window of a task
-  WorkspaceLedger::Handle result_ = -1;   // per thread: a band's result, padded to whole tiles
-  WorkspaceLedger::Handle offsets_ = -1;  // the column-matrix rows' offsets (in a padded window, or a 1x1 source)
+  WorkspaceLedger::Handle pack_ = -1;         // per thread
+  WorkspaceLedger::Handle weights_ = -1;      // the packed (flipped) weights
+  WorkspaceLedger::Handle window_ = -1;       // per thread: the staged (or padded) source window of a task
+  WorkspaceLedger::Handle result_ = -1;       // per thread: a band's result, padded to whole tiles
+  WorkspaceLedger::Handle tile_result_ = -1;  // per thread: a tile's result, for a view not stored as floats
+  WorkspaceLedger::Handle offsets_ = -1;      // the column-matrix rows' offsets (in a padded window, or a 1x1 source)
 };
 
 bool supports(const ConvProblem&) { return true; }  // any dtype, layout and geometry
