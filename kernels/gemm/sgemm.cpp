@@ -301,9 +301,7 @@ void sgemm(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, i
 }
 
 void pack_right(const GemmBlocking& blocking, int64_t depth, int64_t n, MatrixRef b, float* out) {
-  const MicroKernel& kernel = micro_kernel(blocking.isa);
-  int64_t stride = 0;
-  RightFromMatrix{b}.block(kernel, 0, n, 0, depth, out, &stride);
+  pack_right(blocking, depth, n, b, out, depth, 0);
 }
 
 void pack_right(const GemmBlocking& blocking, int64_t k, int64_t n, MatrixRef b, float* out, int64_t depth,
