@@ -356,10 +356,6 @@ void store_lane_sum(const View5& out, int64_t c, const double* lanes, int64_t la
   store_element(out.data, out.dtype, out.element(0, c, 0, 0, 0), sum);
 }
 
-}  // namespace
-
-namespace {
-
 // out[i] = in[i] as float (exact) for a run of FLOAT16 or BF16 values.
 template <typename Half>
 void widen_run(const Half* in, int64_t count, float* out) {

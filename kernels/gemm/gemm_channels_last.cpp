@@ -133,19 +133,26 @@ bool geometry_fits(const ConvProblem& p) {
 }
 
 // FLOAT16/BF16 weights (Cout, Cin, 1, 1, K) into the float array `to` (tbc_weight_view).
-int convert_weights(const View5& from, const View5& to, int threads) {
-  float* data = dense_float_data(to);
-  return run_tasks(from.shape[0], threads, "channels-last weights", [&](int64_t co) {
-    constexpr int64_t kTaps = 64;
-    float taps[kTaps];
-    for (int64_t ci = 0; ci < from.shape[1]; ++ci) {
-      for (int64_t k0 = 0; k0 < from.shape[4]; k0 += kTaps) {
-        const int64_t count = std::min(kTaps, from.shape[4] - k0);
-        read_row_floats(from, MathMode::kFull, co, ci, 0, 0, k0, 1, count, taps);
-        for (int64_t k = 0; k < count; ++k) data[(k0 + k) * to.stride[4] + ci * to.stride[1] + co] = taps[k];
-      }
+// Calls body(co, ci, k0, count, taps) for every run of at most 64 taps of every (Cout, Cin) pair
+// of a (Cout, Cin, 1, 1, K) weight-shaped view, one task per co; `taps` holds room for the run.
+template <typename Body>
+int for_each_tap_run(const View5& v, int threads, const char* what, Body body) {
+  return run_tasks(v.shape[0], threads, what, [&](int64_t co) {
+    constexpr int64_t kRun = 64;
+    float taps[kRun];
+    for (int64_t ci = 0; ci < v.shape[1]; ++ci) {
+      for (int64_t k0 = 0; k0 < v.shape[4]; k0 += kRun) body(co, ci, k0, std::min(kRun, v.shape[4] - k0), taps);
     }
   });
+}
+
+int convert_weights(const View5& from, const View5& to, int threads) {
+  float* data = dense_float_data(to);
+  return for_each_tap_run(from, threads, "channels-last weights",
+                          [&](int64_t co, int64_t ci, int64_t k0, int64_t count, float* taps) {
+                            read_row_floats(from, MathMode::kFull, co, ci, 0, 0, k0, 1, count, taps);
+                            for (int64_t k = 0; k < count; ++k) data[to.element(co, ci, 0, 0, k0 + k)] = taps[k];
+                          });
 }
 
 // Per (sample, tile of positions): the tile's dX rows zeroed, then each tap's product added. Each
@@ -291,20 +298,15 @@ class ChannelsLastWeight final : public ConvStep {
     });
     if (status != ACLNN_SUCCESS || result_ < 0) return status;
     const View5& user = p_.grad_weight;  // each (Cout, Cin)'s K taps rounded into it
-    return run_tasks(user.shape[0], threads_, "channels-last gradWeight", [&](int64_t co) {
-      float taps[kMaxStoredTaps];
-      for (int64_t ci = 0; ci < user.shape[1]; ++ci) {
-        for (int64_t k0 = 0; k0 < user.shape[4]; k0 += kMaxStoredTaps) {
-          const int64_t count = std::min(kMaxStoredTaps, user.shape[4] - k0);
-          for (int64_t k = 0; k < count; ++k) taps[k] = grad_weight[(k0 + k) * out.stride[4] + ci * out.stride[1] + co];
-          store_plane_floats(taps, user, co, ci, k0, count);
-        }
-      }
-    });
+    return for_each_tap_run(user, threads_, "channels-last gradWeight",
+                            [&](int64_t co, int64_t ci, int64_t k0, int64_t count, float* taps) {
+                              for (int64_t k = 0; k < count; ++k)
+                                taps[k] = grad_weight[out.element(co, ci, 0, 0, k0 + k)];
+                              store_plane_floats(taps, user, co, ci, k0, count);
+                            });
   }
 
  private:
-  static constexpr int64_t kMaxStoredTaps = 64;
   ConvProblem p_;
   int threads_;
   FloatRows x_, dy_;
