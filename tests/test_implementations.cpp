@@ -16,6 +16,7 @@
 #include "acl/acl_base.h"
 #include "common/dtype.h"
 #include "kernels/conv_problem.h"
+#include "kernels/gemm/bf16_dot.h"
 #include "kernels/gemm/cpu_isa.h"
 #include "kernels/gemm/im2col.h"
 #include "kernels/gemm/padded_window.h"
@@ -309,6 +310,7 @@ TEST(Implementations, EveryInstructionSetMatchesTheReference) {
 
 TEST(Implementations, FusedInstructionSetsGiveIdenticalBits) {
   if (detected_isa() < Isa::kAvx512) GTEST_SKIP() << "needs AVX-512 and AVX2 to compare";
+  setenv("ACLNN_CONVBWD_BF16_DOT", "0", 1);  // the float kernels (bf16 pair products: BF16PairProducts)
   for (const char* name : kPerIsa) {
     for (const Case& c : cases()) {
       if (!runs_there(name, c)) continue;
@@ -325,6 +327,37 @@ TEST(Implementations, FusedInstructionSetsGiveIdenticalBits) {
       }
     }
   }
+  unsetenv("ACLNN_CONVBWD_BF16_DOT");
+}
+
+// Where the CPU has AVX512_BF16, the GEMMs multiply BF16 inputs (used as they are) in bf16 pairs
+// (bf16_dot.h): against the reference within float accumulation plus one BF16 rounding, the same
+// bits for any thread budget, and not under USE_FP16 (the inputs are then FLOAT16 values).
+TEST(Implementations, BF16PairProducts) {
+  if (!bf16_dot_available()) GTEST_SKIP() << "the CPU has no AVX512_BF16";
+  const Variant fp16_math{"bf16_dense_fp16_math", ACL_BF16, Layout::kDense, MathMode::kFp16Inputs};
+  int paired = 0;
+  for (const Case& c : cases()) {
+    for (const Variant& v : {kVariants[4], kVariants[3], fp16_math}) {
+      const Results want = run("ref", c, v, 19, 2);
+      const Results one = run("gemm", c, v, 19, 1), three = run("gemm", c, v, 19, 3);
+      const std::string where = std::string(c.name) + " " + v.name + " " + one.described;
+      const bool dot = one.described.find(":bf16_dot") != std::string::npos;
+      paired += dot ? 1 : 0;
+      if (v.math == MathMode::kFp16Inputs) {
+        EXPECT_FALSE(dot) << where;
+      }
+      for (int i = 0; i < 2; ++i) {
+        if (one.chosen[i] != "gemm") continue;
+        const std::vector<double>& got = i == 0 ? one.grad_input : one.grad_weight;
+        const std::vector<double>& again = i == 0 ? three.grad_input : three.grad_weight;
+        const std::vector<double>& reference = i == 0 ? want.grad_input : want.grad_weight;
+        EXPECT_LT(relative_error(got, reference), tolerance(ACL_BF16)) << where;
+        EXPECT_EQ(got, again) << where;
+      }
+    }
+  }
+  EXPECT_GE(paired, 10);
 }
 
 // Whether a forward convolution's strides let it read padded windows: in H and W stride 1, or at

@@ -7,6 +7,8 @@
 #include <memory>
 #include <string>
 
+#include "acl/acl_base.h"
+#include "kernels/gemm/bf16_dot.h"
 #include "kernels/gemm/im2col.h"
 #include "kernels/gemm/padded_window.h"
 #include "kernels/gemm/sgemm.h"
@@ -221,7 +223,7 @@ class GemmForward final : public ConvStep {
         staged_(stage_from_view(source_, p.math)),
         output_(p.grad_input, b, "gradInput.f32") {
     const int64_t slices = s_.n * s_.groups;
-    if (plan_padded_windows(b)) return;
+    if (plan_padded_windows(p, b)) return;
     // Output tiles small enough for kTargetTasks tasks (the packed panels bound the scratch).
     tile_ = std::max<int64_t>(1, s_.dst_plane / pieces_for_tasks(slices));
     // (A 1x1 kernel's tiles in whole 32-column micro-kernel tiles: its source rows are then read in
@@ -249,14 +251,15 @@ class GemmForward final : public ConvStep {
 
   int64_t tasks() const override { return s_.n * s_.groups * (implicit_ ? bands_.bands() : tiles_); }
   std::string detail() const override {
-    return isa_detail(blocking_) + (flipped_ ? ":flipped" : "") + (implicit_ ? ":windows" : "");
+    return isa_detail(blocking_) + (flipped_ ? ":flipped" : "") + (implicit_ ? ":windows" : "") +
+           (dot_ ? ":bf16_dot" : "");
   }
 
   int run(const Workspace& w, const StepInputs& in) const override {
     float* grad_input = output_.data(w);
     const float* source = flipped_ ? in.f32.dst : in.f32.src;
     float* weights = w.at<float>(weights_);
-    int status = pack_weights(in.f32.wei, weights);
+    int status = dot_ ? pack_weight_pairs(in.f32.wei, w.at<uint32_t>(weights_)) : pack_weights(in.f32.wei, weights);
     if (status != ACLNN_SUCCESS) return status;
     status = implicit_ ? run_bands(w, weights, grad_input) : run_tiles(w, weights, source, grad_input);
     if (status == ACLNN_SUCCESS) output_.finish(w, threads_, true);
@@ -266,8 +269,9 @@ class GemmForward final : public ConvStep {
  private:
   // The padded-window plan, when the geometry allows it (padded_windows_apply; not a 1x1 kernel of
   // stride 1: its source is its column matrix already) and a window fits the staging budget. Returns whether it
-  // planned.
-  bool plan_padded_windows(PlanBuilder& b) {
+  // planned. BF16 source and weights (inputs as they are) take bf16 pair products where the CPU has them
+  // (bf16_dot.h): the window staged as pairs of channels, W packed as pairs.
+  bool plan_padded_windows(const ConvProblem& p, PlanBuilder& b) {
     if (!padded_windows_apply(g_) || columns_are_source(g_)) return false;
     const int64_t pieces = pieces_for_tasks(s_.n * s_.groups);
     blocking_ = plan_gemm_blocking(s_.cout, ceil_div(s_.dst_plane, pieces), s_.rows());
@@ -280,13 +284,18 @@ class GemmForward final : public ConvStep {
     if (!product_within(s_.cin, channel_floats, kStagingBudget)) return false;
     if (!product_within(result_rows, round_up(bands_.columns(), nr), int64_t{1} << 58)) return false;
     implicit_ = true;
-    window_floats_ = s_.cin * channel_floats + nr;  // + the zeros the last column tile reads past it
+    dot_ = bf16_dot_available() && blocking_.isa == Isa::kAvx512 && source_.dtype == ACL_BF16 &&
+           p.wei.dtype == ACL_BF16 && math_ == MathMode::kFull;
+    // Channels (in pairs: rows of pairs) of the window, and the depth of the products.
+    const int64_t channels = dot_ ? ceil_div(s_.cin, 2) : s_.cin;
+    depth_ = channels * s_.kernel_volume;
+    window_floats_ = channels * channel_floats + nr;  // + the zeros the last column tile reads past it
     result_columns_ = round_up(bands_.columns(), nr);
     window_ = b.book_scratch("gemm.padded_window", window_floats_, sizeof(float), threads_);
     result_ = b.book_scratch("gemm.band_result", result_rows * result_columns_, sizeof(float), threads_);
-    offsets_ = b.book_scratch("gemm.row_offsets", s_.rows(), sizeof(int64_t));
+    offsets_ = b.book_scratch("gemm.row_offsets", depth_, sizeof(int64_t));
     pack_ = b.book_scratch("gemm.pack", rows_scratch_floats(blocking_), sizeof(float), threads_);
-    group_floats_ = packed_left_floats(blocking_, s_.cout, s_.rows());
+    group_floats_ = dot_ ? packed_pairs_words(s_.cout, depth_) : packed_left_floats(blocking_, s_.cout, s_.rows());
     weights_ = b.book_scratch("gemm.packed_weights", s_.groups * group_floats_, sizeof(float));
     b.need_float_inputs(false, true, false);
     return true;
@@ -297,18 +306,26 @@ class GemmForward final : public ConvStep {
   // place from the window, and the band's valid columns copied into Y.
   int run_bands(const Workspace& w, const float* weights, float* grad_input) const {
     int64_t* offsets = w.at<int64_t>(offsets_);
-    bands_.row_offsets(0, s_.rows(), 0, offsets);
+    bands_.row_offsets(0, depth_, 0, offsets);
     const int64_t width = bands_.window_width();
     return run_tasks(tasks(), threads_, "gemm gradInput", [&](int64_t t) {
       const int64_t n = t / (s_.groups * bands_.bands()), grp = t / bands_.bands() % s_.groups;
       const OutputBand band = bands_.band(t % bands_.bands());
-      float* window = w.at<float>(window_, thread_index());
-      stage_padded_window(source_, math_, g_, bands_, n, grp * s_.cin, s_.cin, band, right_sliver_columns(blocking_),
-                          window);
       float* result = w.at<float>(result_, thread_index());
-      const PackedLeft wg{weights + grp * group_floats_, s_.rows(), 0};
-      sgemm_rows(blocking_, w.at<float>(pack_, thread_index()), s_.cout, bands_.columns(), s_.rows(), wg, window,
-                 offsets, result, result_columns_);
+      const int nr = right_sliver_columns(blocking_);
+      if (dot_) {
+        auto* window = w.at<uint32_t>(window_, thread_index());
+        stage_padded_window_pairs(source_, g_, bands_, n, grp * s_.cin, s_.cin, band, nr, window);
+        // result (Cout_g x columns) = W_g (Cout_g x Cin_g*K, in pairs of channels) * cols (Cin_g*K x columns)
+        const PackedPairs wg{reinterpret_cast<const uint32_t*>(weights) + grp * group_floats_, depth_};
+        bf16_dot_rows(blocking_, s_.cout, bands_.columns(), depth_, wg, window, offsets, result, result_columns_);
+      } else {
+        float* window = w.at<float>(window_, thread_index());
+        stage_padded_window(source_, math_, g_, bands_, n, grp * s_.cin, s_.cin, band, nr, window);
+        const PackedLeft wg{weights + grp * group_floats_, s_.rows(), 0};
+        sgemm_rows(blocking_, w.at<float>(pack_, thread_index()), s_.cout, bands_.columns(), s_.rows(), wg, window,
+                   offsets, result, result_columns_);
+      }
       // The band's rows into Y, or, for a result not stored as dense floats, straight into the user's view.
       float* y = grad_input + (n * s_.groups + grp) * s_.cout * s_.dst_plane;
       const int64_t line = g_.dst_size[2], lines_per_plane = g_.dst_size[1], count = band.w1 - band.w0;
@@ -377,10 +394,37 @@ class GemmForward final : public ConvStep {
     }
   };
 
-  // Each group's W (Cout_g x Cin_g*K, in this step's terms) as a PackedLeft; flipped, that W is
+  // Entry (row, r = c*K + k) of group grp's W (Cout_g x Cin_g*K, in this step's terms); flipped, that W is
   // flipped[g][ci][co*K + k'] = wei[g][co][ci][K-1-k'] (ci < Cout_g, co < Cin_g here).
+  float weight(const float* wei, int64_t grp, int64_t row, int64_t r) const {
+    const int64_t k = s_.kernel_volume;
+    return flipped_ ? wei[((grp * s_.cin + r / k) * s_.cout + row) * k + (k - 1 - r % k)]
+                    : wei[(grp * s_.cout + row) * s_.rows() + r];
+  }
+
+  // Each group's W as PackedPairs of depth_ pairs: pair (c, k) of a row holds its entries (2c, k) and
+  // (2c + 1, k) (zero past the last channel), as BF16 (the float copy of BF16 weights: exact).
+  int pack_weight_pairs(const float* wei, uint32_t* out) const {
+    constexpr int mr = kBf16DotRows;
+    const int64_t slivers = ceil_div(s_.cout, mr), k = s_.kernel_volume;
+    return run_tasks(s_.groups * slivers, threads_, "gemm gradInput", [&](int64_t t) {
+      const int64_t grp = t / slivers, ci0 = t % slivers * mr;
+      uint32_t* sliver = out + grp * group_floats_ + ci0 * depth_;
+      for (int64_t q = 0; q < depth_; ++q) {
+        const int64_t c = q / k * 2, r = c * k + q % k;
+        for (int64_t i = 0; i < mr; ++i) {
+          const bool row = ci0 + i < s_.cout;
+          const uint16_t even = row ? bf16_bits(weight(wei, grp, ci0 + i, r)) : 0;
+          const uint16_t odd = row && c + 1 < s_.cin ? bf16_bits(weight(wei, grp, ci0 + i, r + k)) : 0;
+          sliver[q * mr + i] = bf16_pair(even, odd);
+        }
+      }
+    });
+  }
+
+  // Each group's W as a PackedLeft.
   int pack_weights(const float* wei, float* out) const {
-    const int64_t mr = left_sliver_rows(blocking_), slivers = ceil_div(s_.cout, mr), k = s_.kernel_volume;
+    const int64_t mr = left_sliver_rows(blocking_), slivers = ceil_div(s_.cout, mr);
     return run_tasks(s_.groups * slivers, threads_, "gemm gradInput", [&](int64_t t) {
       const int64_t grp = t / slivers, ci0 = t % slivers * mr;
       const int64_t rows = std::min(mr, s_.cout - ci0);
@@ -390,13 +434,8 @@ class GemmForward final : public ConvStep {
                   s_.rows(), 0);
         return;
       }
-      for (int64_t co = 0; co < s_.cin; ++co) {
-        for (int64_t q = 0; q < k; ++q) {
-          float* entry = sliver + (co * k + q) * mr;
-          for (int64_t i = 0; i < mr; ++i) {
-            entry[i] = i < rows ? wei[((grp * s_.cin + co) * s_.cout + ci0 + i) * k + (k - 1 - q)] : 0.0f;
-          }
-        }
+      for (int64_t r = 0; r < s_.rows(); ++r) {
+        for (int64_t i = 0; i < mr; ++i) sliver[r * mr + i] = i < rows ? weight(wei, grp, ci0 + i, r) : 0.0f;
       }
     });
   }
@@ -410,6 +449,8 @@ class GemmForward final : public ConvStep {
   bool staged_;  // tasks stage their windows of source_ (no dense float copy of it)
   DenseFloatOutput output_;
   bool implicit_ = false;  // tasks are bands read from padded windows (plan_padded_windows)
+  bool dot_ = false;       // ... by bf16 pair products (window and weights in pairs of channels)
+  int64_t depth_ = 0;      // implicit_: the products' depth (in pairs with dot_)
   BandTiling bands_;
   int64_t tile_ = 1, tiles_ = 1, group_floats_ = 0, window_floats_ = 0, result_columns_ = 0;
   GemmBlocking blocking_;

@@ -8,6 +8,7 @@
 #include "common/dtype.h"
 #include "kernels/common/pack.h"
 #include "kernels/common/runs.h"
+#include "kernels/gemm/bf16_dot.h"
 #include "kernels/gemm/tiling.h"
 #include "kernels/gemm/transpose_4x4.h"
 
@@ -94,17 +95,16 @@ void BandTiling::row_offsets(int64_t row_begin, int64_t row_end, int64_t first_c
   }
 }
 
-void stage_padded_window(const View5& view, MathMode math, const ConvGeometry& g, const BandTiling& tiling, int64_t n,
-                         int64_t c0, int64_t channels, const OutputBand& band, int64_t slack, float* out) {
+namespace {
+
+// Calls line(offset, id, ih, first, x0, x1) for every line of a band's window (padded_window.h):
+// `offset` its place in a channel's window, (id, ih) the source plane and row it copies (inside
+// the source or not), `first` the source column of its entry 0, and [x0, x1) the entries inside
+// the source row (x0 = x1 = width where the line lies outside the source: all padding).
+template <typename Line>
+void for_each_window_line(const ConvGeometry& g, const BandTiling& tiling, const OutputBand& band, Line line) {
   const int64_t rows = tiling.window_rows(), width = tiling.window_width();
-  const int64_t sh = g.stride[1], sw = g.stride[2], channel_floats = tiling.channel_floats();
-  // Channels nearer in memory than positions (channels last: TBC) are read a position's channels
-  // together, all channels of a window line at once; otherwise channel by channel, a run each.
-  const bool channels_last = channels > 1 && std::abs(view.stride[1]) < std::abs(view.stride[4]);
-  // FLOAT entries 1 or 2 apart in the source (a unit-stride row, or its phases for stride 2), read as they are.
-  const int64_t step = view.stride[4] * sw;
-  const bool float_rows = !channels_last && view.dtype == ACL_FLOAT && math != MathMode::kFp16Inputs &&
-                          (step == 1 || step == 2) && view.data != nullptr;
+  const int64_t sh = g.stride[1], sw = g.stride[2];
   for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
     const int64_t id = band.od * g.stride[0] - g.pad[0] + kd * g.dilation[0];
     for (int64_t a = 0; a < sh; ++a) {
@@ -114,36 +114,83 @@ void stage_padded_window(const View5& view, MathMode math, const ConvGeometry& g
         const int64_t x0 = std::min(width, ceil_div(std::max<int64_t>(0, -first), sw));
         const int64_t x1 = std::clamp(ceil_div(std::max<int64_t>(0, g.src_size[2] - first), sw), x0, width);
         for (int64_t r = 0; r < rows; ++r) {
-          float* line = out + (((kd * sh + a) * sw + b) * rows + r) * width;  // channel 0's
           const int64_t ih = (band.h0 + r) * sh + a - g.pad[1];
           const bool inside = id >= 0 && id < g.src_size[0] && ih >= 0 && ih < g.src_size[1] && x0 < x1;
-          for (int64_t c = 0; c < channels; ++c) {  // the zero borders (the whole line outside the source)
-            float* to = line + c * channel_floats;
-            zero_run(to, inside ? x0 : width);
-            if (inside) zero_run(to + x1, width - x1);
-          }
-          if (!inside) continue;
-          if (float_rows) {  // the common case: copies, inline (a window line is often only 28 floats)
-            const float* from = static_cast<const float*>(view.data) + view.element(n, c0, id, ih, first + x0 * sw);
-            for (int64_t c = 0; c < channels; ++c) {
-              float* to = line + c * channel_floats + x0;
-              step == 1 ? copy_run(from + c * view.stride[1], x1 - x0, to)
-                        : copy_run_even(from + c * view.stride[1], x1 - x0, to);
-            }
-          } else if (channels_last) {
-            read_row_channels(view, math, n, c0, channels, id, ih, first + x0 * sw, sw, x1 - x0, line + x0,
-                              channel_floats);
-          } else {
-            for (int64_t c = 0; c < channels; ++c) {
-              read_row_floats(view, math, n, c0 + c, id, ih, first + x0 * sw, sw, x1 - x0,
-                              line + c * channel_floats + x0);
-            }
-          }
+          line((((kd * sh + a) * sw + b) * rows + r) * width, id, ih, first, inside ? x0 : width, inside ? x1 : width);
         }
       }
     }
   }
+}
+
+}  // namespace
+
+void stage_padded_window(const View5& view, MathMode math, const ConvGeometry& g, const BandTiling& tiling, int64_t n,
+                         int64_t c0, int64_t channels, const OutputBand& band, int64_t slack, float* out) {
+  const int64_t width = tiling.window_width(), sw = g.stride[2], channel_floats = tiling.channel_floats();
+  // Channels nearer in memory than positions (channels last: TBC) are read a position's channels
+  // together, all channels of a window line at once; otherwise channel by channel, a run each.
+  const bool channels_last = channels > 1 && std::abs(view.stride[1]) < std::abs(view.stride[4]);
+  // FLOAT entries 1 or 2 apart in the source (a unit-stride row, or its phases for stride 2), read as they are.
+  const int64_t step = view.stride[4] * sw;
+  const bool float_rows = !channels_last && view.dtype == ACL_FLOAT && math != MathMode::kFp16Inputs &&
+                          (step == 1 || step == 2) && view.data != nullptr;
+  for_each_window_line(
+      g, tiling, band, [&](int64_t offset, int64_t id, int64_t ih, int64_t first, int64_t x0, int64_t x1) {
+        float* line = out + offset;               // channel 0's
+        for (int64_t c = 0; c < channels; ++c) {  // the zero borders (the whole line outside the source)
+          float* to = line + c * channel_floats;
+          zero_run(to, x0);
+          zero_run(to + x1, width - x1);
+        }
+        if (x0 == x1) return;
+        if (float_rows) {  // the common case: copies, inline (a window line is often only 28 floats)
+          const float* from = static_cast<const float*>(view.data) + view.element(n, c0, id, ih, first + x0 * sw);
+          for (int64_t c = 0; c < channels; ++c) {
+            float* to = line + c * channel_floats + x0;
+            step == 1 ? copy_run(from + c * view.stride[1], x1 - x0, to)
+                      : copy_run_even(from + c * view.stride[1], x1 - x0, to);
+          }
+        } else if (channels_last) {
+          read_row_channels(view, math, n, c0, channels, id, ih, first + x0 * sw, sw, x1 - x0, line + x0,
+                            channel_floats);
+        } else {
+          for (int64_t c = 0; c < channels; ++c) {
+            read_row_floats(view, math, n, c0 + c, id, ih, first + x0 * sw, sw, x1 - x0,
+                            line + c * channel_floats + x0);
+          }
+        }
+      });
   std::memset(out + channels * channel_floats, 0, static_cast<size_t>(slack) * sizeof(float));
+}
+
+void stage_padded_window_pairs(const View5& view, const ConvGeometry& g, const BandTiling& tiling, int64_t n,
+                               int64_t c0, int64_t channels, const OutputBand& band, int64_t slack, uint32_t* out) {
+  const int64_t width = tiling.window_width(), sw = g.stride[2], channel_words = tiling.channel_floats();
+  const int64_t pairs = ceil_div(channels, 2), step = view.stride[4] * sw;
+  const auto* data = static_cast<const uint16_t*>(view.data);
+  for_each_window_line(g, tiling, band,
+                       [&](int64_t offset, int64_t id, int64_t ih, int64_t first, int64_t x0, int64_t x1) {
+                         for (int64_t c = 0; c < pairs; ++c) {
+                           uint32_t* to = out + c * channel_words + offset;
+                           std::fill(to, to + x0, 0u);
+                           std::fill(to + x1, to + width, 0u);
+                           if (x0 == x1) continue;
+                           const uint16_t* even = data + view.element(n, c0 + 2 * c, id, ih, first + x0 * sw);
+                           if (2 * c + 1 == channels) {  // an odd channel count: the last pair's second channel is zero
+                             for (int64_t x = 0; x < x1 - x0; ++x) to[x0 + x] = even[x * step];
+                             continue;
+                           }
+                           const uint16_t* odd = even + view.stride[1];
+                           if (step == 1) {
+                             for (int64_t x = 0; x < x1 - x0; ++x) to[x0 + x] = bf16_pair(even[x], odd[x]);
+                           } else {
+                             for (int64_t x = 0; x < x1 - x0; ++x)
+                               to[x0 + x] = bf16_pair(even[x * step], odd[x * step]);
+                           }
+                         }
+                       });
+  std::fill(out + pairs * channel_words, out + pairs * channel_words + slack, 0u);
 }
 
 void window_panels(const float* window, const int64_t* line_offsets, int64_t lines, int64_t band_width,

@@ -74,6 +74,15 @@ class BandTiling {
 void stage_padded_window(const View5& view, MathMode math, const ConvGeometry& g, const BandTiling& tiling, int64_t n,
                          int64_t c0, int64_t channels, const OutputBand& band, int64_t slack, float* out);
 
+// The window of `band` for BF16 source channels [c0, c0 + channels) as pairs of channels for
+// bf16_dot_rows: word e of channel pair c (c < ceil(channels / 2)) at out[c * channel_floats() + e]
+// holds entry e of channels 2c (low half) and 2c + 1 (high half; zero past the last channel), the
+// entries as they are in the view (BF16 only), followed by `slack` zero words. A column-matrix row
+// (c, tap) of the pair window is then row_offsets' row (c, tap) of a window of ceil(channels / 2)
+// channels.
+void stage_padded_window_pairs(const View5& view, const ConvGeometry& g, const BandTiling& tiling, int64_t n,
+                               int64_t c0, int64_t channels, const OutputBand& band, int64_t slack, uint32_t* out);
+
 // sgemm's packed column slivers of `width` (PanelWriter's layout) for the transposed column matrix
 // of a band read from its window: B(p, j) = window[line_offsets[j] + q(p)], rows [p0, p0 + depth)
 // x columns [0, lines), where p counts the band's positions row by row (band_width of them per

@@ -1,0 +1,55 @@
+// Products of BF16 operands with AVX512_BF16's pair dot products (VDPBF16PS): each instruction
+// multiplies 16 pairs of BF16 entries of B by one broadcast pair of A and adds both products to 16
+// float accumulators, twice the multiply-adds of a float FMA on half the bytes. BF16 products are
+// exact in float (8-bit significands), so an entry is a chain of float multiply-adds as in sgemm,
+// over the depth in pairs: for each pair q, acc = fma(a[2q+1], b[2q+1], acc), then fma(a[2q],
+// b[2q], acc) (the instruction's order), rounded to nearest even, with inputs and results that are
+// denormal flushed to zero. The chains do not depend on the blocking or the thread count; they
+// differ from sgemm's (depth order, denormals), so a plan that takes these products says so
+// (":bf16_dot" in its verbose line) and gives the same bits on every CPU that has them.
+//
+// Operands come as 32-bit words holding a pair of BF16 values: the even entry in the low half.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/gemm/sgemm.h"
+
+namespace aclnn_cpu {
+
+// Whether plans may take bf16 pair products: the CPU has AVX512_BF16, ACLNN_CONVBWD_ISA allows
+// avx512, and ACLNN_CONVBWD_BF16_DOT is not "0" (which keeps BF16 inputs on the float kernels).
+// Read at phase 1.
+bool bf16_dot_available();
+
+// The BF16 nearest to a float (ties to even; the float copy of a BF16 input converts back exactly).
+uint16_t bf16_bits(float value);
+inline uint32_t bf16_pair(uint16_t even, uint16_t odd) { return uint32_t{even} | uint32_t{odd} << 16; }
+
+// The micro-kernel's tile: 8 rows x 32 columns (a last tile of at most 16 columns runs 16 wide).
+constexpr int kBf16DotRows = 8, kBf16DotColumns = 32;
+
+// A left operand in slivers of 8 rows: pair q of row i at data[(i / 8) * 8 * pairs + q * 8 + i % 8].
+struct PackedPairs {
+  const uint32_t* data;
+  int64_t pairs;
+};
+// Words of a PackedPairs of m rows (rounded up to 8; the padding rows are zero).
+int64_t packed_pairs_words(int64_t m, int64_t pairs);
+
+// Implicit GEMM as sgemm_rows, on pairs: C (m x n) = A (m x 2 pairs) * B (2 pairs x n) with A
+// packed and B's pair row q read in place, column j's pair at b_base[b_rows[q] + j]. Whole tiles:
+// C holds round_up(m, 8) rows and round_up(n, 32) columns (or n rounded up to 16 where the last
+// tile is that narrow), b_base readable that far. `blocking` gives the depth (kc / 2 pairs) and
+// rows (mc) per block.
+void bf16_dot_rows(const GemmBlocking& blocking, int64_t m, int64_t n, int64_t pairs, const PackedPairs& a,
+                   const uint32_t* b_base, const int64_t* b_rows, float* c, int64_t ldc);
+
+// The micro-kernel (microkernel_avx512_bf16.cpp): one 8 x 32 tile (16 wide when `half`) over kc
+// pairs, A from a packed sliver (8 words per pair), B row q at b_base + b_rows[q].
+#ifdef ACLNN_HAVE_X86_KERNELS
+void bf16_dot_rows_tile_avx512(int64_t kc, const uint32_t* a, const uint32_t* b_base, const int64_t* b_rows, float* c,
+                        int64_t ldc, bool load_c, bool half);
+#endif
+
+}  // namespace aclnn_cpu
