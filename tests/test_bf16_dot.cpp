@@ -25,9 +25,9 @@ float bf16_value(uint16_t bits) {
 TEST(Bf16Dot, Bf16BitsRoundToNearestEven) {
   EXPECT_EQ(bf16_bits(1.0f), 0x3F80);
   EXPECT_EQ(bf16_bits(-2.5f), 0xC020);
-  EXPECT_EQ(bf16_bits(1.0f + std::ldexp(1.0f, -8)), 0x3F80);                            // a tie: to even
-  EXPECT_EQ(bf16_bits(1.0f + std::ldexp(1.0f, -8) + std::ldexp(1.0f, -9)), 0x3F81);      // above the tie
-  EXPECT_EQ(bf16_bits(1.0f + std::ldexp(1.0f, -7) + std::ldexp(1.0f, -8)), 0x3F82);      // a tie: to even
+  EXPECT_EQ(bf16_bits(1.0f + std::ldexp(1.0f, -8)), 0x3F80);                         // a tie: to even
+  EXPECT_EQ(bf16_bits(1.0f + std::ldexp(1.0f, -8) + std::ldexp(1.0f, -9)), 0x3F81);  // above the tie
+  EXPECT_EQ(bf16_bits(1.0f + std::ldexp(1.0f, -7) + std::ldexp(1.0f, -8)), 0x3F82);  // a tie: to even
   EXPECT_EQ(bf16_bits(INFINITY), 0x7F80);
   EXPECT_TRUE(std::isnan(bf16_value(bf16_bits(NAN))));
   EXPECT_EQ(bf16_pair(0x1234, 0xABCD), 0xABCD1234u);
@@ -80,6 +80,51 @@ TEST(Bf16Dot, RowsFollowTheirChainsBitForBit) {
         const float got = c[i * columns + j];
         ASSERT_EQ(got, chain) << i << " " << j << " of " << size.m << "x" << size.n << "x" << size.pairs;
         EXPECT_LE(std::abs(got - exact), std::ldexp(double(2 * size.pairs + 1), -24) * magnitude);
+      }
+    }
+  }
+}
+
+// A read in place (rows at odd offsets in reverse order, pair columns with gaps), B packed by
+// pack_pairs_right at a pair offset, accumulating or not, partial tiles in both directions.
+TEST(Bf16Dot, LeftRowsInPlaceFollowTheirChainsBitForBit) {
+  if (!bf16_dot_available()) GTEST_SKIP() << "the CPU has no AVX512_BF16";
+  for (const bool accumulate : {false, true}) {
+    for (const int64_t m : {13, 16}) {
+      const int64_t n = accumulate ? 45 : 32, pairs = 37, offset = 3, depth = pairs + 5, line = 3 * pairs + 7;
+      std::mt19937 rng(static_cast<unsigned>(m + n));
+      std::normal_distribution<float> normal;
+      std::vector<uint16_t> a(m * line + 9);
+      for (uint16_t& x : a) x = bf16_bits(normal(rng));
+      std::vector<int64_t> a_rows(m), a_columns(pairs);
+      for (int64_t i = 0; i < m; ++i) a_rows[i] = (m - 1 - i) * line + 1;
+      for (int64_t q = 0; q < pairs; ++q) a_columns[q] = 2 * q + q / 5;
+      // B: column j's depth entries as floats holding BF16 values, packed from pair `offset` on.
+      std::vector<float> b(n * 2 * pairs);
+      for (float& x : b) x = bf16_value(bf16_bits(normal(rng)));
+      std::vector<uint32_t> packed(packed_pairs_right_words(n, depth), 0xFFFFFFFFu);
+      pack_pairs_right(b.data(), 2 * pairs, n, pairs, packed.data(), depth, 0, offset);
+      for (int64_t j = n; j < (n + 31) / 32 * 32; ++j)  // the sliver's padding columns: zero
+        for (int64_t q = 0; q < depth; ++q) packed[j / 32 * 32 * depth + q * 32 + j % 32] = 0;
+      const int64_t ldc = n + 3;
+      std::vector<float> c(m * ldc), c0(m * ldc);
+      for (float& x : c0) x = normal(rng);
+      c = c0;
+      GemmBlocking blocking;
+      blocking.isa = Isa::kAvx512, blocking.kc = 2 * 16, blocking.mc = 8, blocking.nc = 32;
+      bf16_dot_a_rows(blocking, m, n, pairs, a.data(), a_rows.data(), a_columns.data(),
+                      PackedPairsRight{packed.data(), depth, offset}, accumulate, c.data(), ldc);
+      for (int64_t i = 0; i < m; ++i) {
+        for (int64_t j = 0; j < n; ++j) {
+          float chain = accumulate ? c0[i * ldc + j] : 0.0f;
+          for (int64_t q = 0; q < pairs; ++q) {
+            const uint16_t* pair = a.data() + a_rows[i] + a_columns[q];
+            chain = std::fma(bf16_value(pair[1]), b[j * 2 * pairs + 2 * q + 1], chain);
+            chain = std::fma(bf16_value(pair[0]), b[j * 2 * pairs + 2 * q], chain);
+          }
+          ASSERT_EQ(c[i * ldc + j], chain) << i << " " << j << " m " << m << " accumulate " << accumulate;
+        }
+        for (int64_t j = n; j < ldc; ++j) EXPECT_EQ(c[i * ldc + j], c0[i * ldc + j]) << "past column n";
       }
     }
   }

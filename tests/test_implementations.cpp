@@ -101,6 +101,8 @@ std::vector<Case> cases() {
       // gradWeight as transposed products (Cout of 32, 4096 positions): windows read in place, 8
       // chunks of dW^T added into dW, 27 rows (a partial micro-kernel sliver).
       {"transposed_weight", geometry(1, 1, 3, 32, {64, 64}, {3, 3}, {1, 1}, {1, 1}, {1, 1}), false},
+      // Strided: 4 samples of 32 x 32 stride-2 positions, 45 rows (partial slivers), Cout 30 (a partial one).
+      {"transposed_weight_strided", geometry(4, 1, 5, 30, {64, 64}, {3, 3}, {2, 2}, {1, 1}, {1, 1}), false},
       // and a 1x1 kernel's, X's rows read in place (or staged) in tiles of positions.
       {"transposed_pointwise", geometry(2, 1, 20, 32, {40, 64}, {1, 1}, {1, 1}, {0, 0}, {1, 1}), false},
       // A 1x1 gradInput as its flipped forward convolution in tiles of whole 32-column micro-kernel
@@ -336,14 +338,17 @@ TEST(Implementations, FusedInstructionSetsGiveIdenticalBits) {
 TEST(Implementations, BF16PairProducts) {
   if (!bf16_dot_available()) GTEST_SKIP() << "the CPU has no AVX512_BF16";
   const Variant fp16_math{"bf16_dense_fp16_math", ACL_BF16, Layout::kDense, MathMode::kFp16Inputs};
-  int paired = 0;
+  int paired_input = 0, paired_weight = 0;  // cases whose gradInput, gradWeight took the pair products
   for (const Case& c : cases()) {
     for (const Variant& v : {kVariants[4], kVariants[3], fp16_math}) {
       const Results want = run("ref", c, v, 19, 2);
       const Results one = run("gemm", c, v, 19, 1), three = run("gemm", c, v, 19, 3);
       const std::string where = std::string(c.name) + " " + v.name + " " + one.described;
       const bool dot = one.described.find(":bf16_dot") != std::string::npos;
-      paired += dot ? 1 : 0;
+      const size_t weight_at = one.described.find("gradWeight=");
+      paired_input += one.described.find(":bf16_dot") < weight_at ? 1 : 0;
+      paired_weight +=
+          weight_at != std::string::npos && one.described.find(":bf16_dot", weight_at) != std::string::npos;
       if (v.math == MathMode::kFp16Inputs) {
         EXPECT_FALSE(dot) << where;
       }
@@ -357,7 +362,8 @@ TEST(Implementations, BF16PairProducts) {
       }
     }
   }
-  EXPECT_GE(paired, 10);
+  EXPECT_GE(paired_input, 10);
+  EXPECT_GE(paired_weight, 4);
 }
 
 // Whether a forward convolution's strides let it read padded windows: in H and W stride 1, or at

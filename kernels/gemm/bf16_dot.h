@@ -45,11 +45,35 @@ int64_t packed_pairs_words(int64_t m, int64_t pairs);
 void bf16_dot_rows(const GemmBlocking& blocking, int64_t m, int64_t n, int64_t pairs, const PackedPairs& a,
                    const uint32_t* b_base, const int64_t* b_rows, float* c, int64_t ldc);
 
+// A right operand in slivers of 32 columns: pair q of column j at data[(j / 32) * 32 * pairs + q * 32 +
+// j % 32] (zero past the last column); a product reads pairs [offset, offset + its depth).
+struct PackedPairsRight {
+  const uint32_t* data;
+  int64_t pairs, offset;
+};
+int64_t packed_pairs_right_words(int64_t n, int64_t pairs);
+// Writes pairs of depth entries of `count` columns, column j's entries (2q, 2q+1) at
+// rows[j * row_stride + 2q] and + 1 (floats holding BF16 values, which convert exactly), into
+// pairs [offset, offset + pairs) of columns [j0, j0 + count) of a PackedPairsRight of `depth` pairs.
+void pack_pairs_right(const float* rows, int64_t row_stride, int64_t count, int64_t pairs, uint32_t* out, int64_t depth,
+                      int64_t j0, int64_t offset);
+
+// C (m x n) = A * B (+ C when `accumulate`) as sgemm_a_rows, on pairs: A's pair q of row i is the two
+// BF16 entries at a_base[a_rows[i] + a_columns[q]] and + 1 (read in place), B a PackedPairsRight.
+// Partial tiles of C are computed aside: C is m x n.
+void bf16_dot_a_rows(const GemmBlocking& blocking, int64_t m, int64_t n, int64_t pairs, const uint16_t* a_base,
+                     const int64_t* a_rows, const int64_t* a_columns, const PackedPairsRight& b, bool accumulate,
+                     float* c, int64_t ldc);
+
 // The micro-kernel (microkernel_avx512_bf16.cpp): one 8 x 32 tile (16 wide when `half`) over kc
 // pairs, A from a packed sliver (8 words per pair), B row q at b_base + b_rows[q].
 #ifdef ACLNN_HAVE_X86_KERNELS
 void bf16_dot_rows_tile_avx512(int64_t kc, const uint32_t* a, const uint32_t* b_base, const int64_t* b_rows, float* c,
-                        int64_t ldc, bool load_c, bool half);
+                               int64_t ldc, bool load_c, bool half);
+// The same with A's 8 rows read in place (pair q of row i at a_base + a_rows[i] + a_columns[q]) and B
+// a packed sliver (32 words per pair).
+void bf16_dot_a_rows_tile_avx512(int64_t kc, const uint16_t* a_base, const int64_t* a_rows, const int64_t* a_columns,
+                                 const uint32_t* b, float* c, int64_t ldc, bool load_c);
 #endif
 
 }  // namespace aclnn_cpu

@@ -12,6 +12,8 @@
 #include <memory>
 #include <string>
 
+#include "acl/acl_base.h"
+#include "kernels/gemm/bf16_dot.h"
 #include "kernels/gemm/im2col.h"
 #include "kernels/gemm/padded_window.h"
 #include "kernels/gemm/sgemm.h"
@@ -97,6 +99,12 @@ class GemmBackwardWeight final : public ConvStep {
                   length >= kTransposedMinLength;
     const int64_t sliver = transposed_ ? right_sliver_columns(blocking_) : mr;
     if (transposed_) group_floats_ = packed_right_floats(blocking_, s_.cout, length);
+    // BF16 X and dY (used as they are) in bf16 pair products where the CPU has them (bf16_dot.h):
+    // pairs of consecutive positions, so every band an even number of positions wide (then
+    // pairs never straddle output rows, nor bands, nor samples).
+    dot_ = transposed_ && windows_ && bands_.even_widths() && bf16_dot_available() && blocking_.isa == Isa::kAvx512 &&
+           src_.dtype == ACL_BF16 && dst_.dtype == ACL_BF16 && math_ == MathMode::kFull;
+    if (dot_) group_floats_ = packed_pairs_right_words(s_.cout, length / 2);
     if (pack_once) packed_dy_ = b.book_scratch("gemm.packed_gradOutput", s_.groups * group_floats_, sizeof(float));
     if (pack_once && !dy_dense) {  // one sliver of dY rows per thread, read from the view
       dy_rows_ = b.book_scratch("gemm.gradOutput_rows", sliver * s_.dst_plane, sizeof(float), threads_);
@@ -118,7 +126,8 @@ class GemmBackwardWeight final : public ConvStep {
 
   std::string detail() const override {
     return isa_detail(blocking_) + (windows_ ? ":windows" : "") + (transposed_ ? ":transposed" : "") +
-           ":chunks=" + std::to_string(chunks_) + ":rows=" + std::to_string(blocks_) + "x" + std::to_string(block_);
+           (dot_ ? ":bf16_dot" : "") + ":chunks=" + std::to_string(chunks_) + ":rows=" + std::to_string(blocks_) + "x" +
+           std::to_string(block_);
   }
 
   int run(const Workspace& w, const StepInputs& in) const override {
@@ -241,6 +250,21 @@ class GemmBackwardWeight final : public ConvStep {
       const OutputBand band = bands_.band(u % bands_.bands());
       const int64_t width = band.w1 - band.w0, count = (band.h1 - band.h0) * width;
       const int64_t o0 = (band.od * g_.dst_size[1] + band.h0) * g_.dst_size[2] + band.w0;
+      if (dot_) {  // sum (rows x Cout_g) (+)= cols * dY^T over the band's positions in pairs
+        auto* window16 = reinterpret_cast<uint16_t*>(window);
+        stage_padded_window_bf16(src_, g_, bands_, n, grp * s_.cin + c0, c1 - c0, band, window16);
+        if (width != positions_width) {  // pair q: positions 2q and 2q + 1, side by side in the window
+          for (int64_t q = 0; q < bands_.columns() / 2; ++q)
+            positions[q] = 2 * q / width * window_width + 2 * q % width;
+          positions_width = width;
+        }
+        const int64_t length = s_.n * s_.dst_plane;
+        const PackedPairsRight dy_t{reinterpret_cast<const uint32_t*>(packed_dy) + grp * group_floats_, length / 2,
+                                    (n * s_.dst_plane + o0) / 2};
+        bf16_dot_a_rows(blocking_, r1 - r0, s_.cout, count / 2, window16, lines, positions, dy_t, summed, sum, s_.cout);
+        summed = true;
+        continue;
+      }
       stage_padded_window(src_, math_, g_, bands_, n, grp * s_.cin + c0, c1 - c0, band, 0, window);
       if (transposed_) {
         if (width != positions_width) {  // (the last piece of a row may be narrower)
@@ -320,7 +344,10 @@ class GemmBackwardWeight final : public ConvStep {
       } else {
         slice = dy + ((n * s_.groups + grp) * s_.cout + c0) * s_.dst_plane;
       }
-      if (transposed_) {  // dY^T (positions x Cout_g): a PackedRight
+      if (dot_) {  // dY^T in pairs of positions: a PackedPairsRight
+        pack_pairs_right(slice, s_.dst_plane, count, s_.dst_plane / 2,
+                         reinterpret_cast<uint32_t*>(out) + grp * group_floats_, length / 2, c0, n * s_.dst_plane / 2);
+      } else if (transposed_) {  // dY^T (positions x Cout_g): a PackedRight
         pack_right(blocking_, s_.dst_plane, count, MatrixRef{slice, s_.dst_plane, true},
                    out + grp * group_floats_ + c0 * length, length, n * s_.dst_plane);
       } else {
@@ -376,6 +403,7 @@ class GemmBackwardWeight final : public ConvStep {
   DenseFloatOutput output_;
   bool windows_ = false;     // X read from padded windows per band (plan_padded_windows)
   bool transposed_ = false;  // products transposed: windows read in place, dY^T packed once
+  bool dot_ = false;         // ... in bf16 pair products (a BF16 window, dY^T packed in pairs)
   BandTiling bands_;
   int64_t chunks_ = 1, block_ = 1, blocks_ = 1, tile_ = 1, group_floats_ = 0;
   GemmBlocking blocking_;

@@ -193,6 +193,28 @@ void stage_padded_window_pairs(const View5& view, const ConvGeometry& g, const B
   std::fill(out + pairs * channel_words, out + pairs * channel_words + slack, 0u);
 }
 
+void stage_padded_window_bf16(const View5& view, const ConvGeometry& g, const BandTiling& tiling, int64_t n, int64_t c0,
+                              int64_t channels, const OutputBand& band, uint16_t* out) {
+  const int64_t width = tiling.window_width(), sw = g.stride[2], channel_words = tiling.channel_floats();
+  const int64_t step = view.stride[4] * sw;
+  const auto* data = static_cast<const uint16_t*>(view.data);
+  for_each_window_line(g, tiling, band,
+                       [&](int64_t offset, int64_t id, int64_t ih, int64_t first, int64_t x0, int64_t x1) {
+                         for (int64_t c = 0; c < channels; ++c) {
+                           uint16_t* to = out + c * channel_words + offset;
+                           std::fill(to, to + x0, uint16_t{0});
+                           std::fill(to + x1, to + width, uint16_t{0});
+                           if (x0 == x1) continue;
+                           const uint16_t* from = data + view.element(n, c0 + c, id, ih, first + x0 * sw);
+                           if (step == 1) {
+                             std::memcpy(to + x0, from, static_cast<size_t>(x1 - x0) * sizeof(uint16_t));
+                           } else {
+                             for (int64_t x = 0; x < x1 - x0; ++x) to[x0 + x] = from[x * step];
+                           }
+                         }
+                       });
+}
+
 void window_panels(const float* window, const int64_t* line_offsets, int64_t lines, int64_t band_width,
                    int64_t window_width, int64_t p0, int64_t depth, int width, float* out) {
   for (int64_t j0 = 0; j0 < lines; j0 += width, out += width * depth) {

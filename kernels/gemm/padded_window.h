@@ -56,6 +56,8 @@ class BandTiling {
   int64_t window_width() const { return width_ + (g_.kernel[2] - 1) * g_.dilation[2] / g_.stride[2]; }  // X
   // Columns of every band's column matrix: up to the last valid one.
   int64_t columns() const { return (rows_ - 1) * window_width() + width_; }
+  // Whether every band is an even number of positions wide (its positions then pair up within rows).
+  bool even_widths() const { return width_ % 2 == 0 && (whole_rows_ || g_.dst_size[2] % width_ % 2 == 0); }
   // Floats of one channel's window (kD x sH x sW x Rp x X), or INT64_MAX when that overflows.
   int64_t channel_floats() const;
   // out[r - row_begin] = the offset of column-matrix row r = c * K + k (K = kernel volume) in a
@@ -82,6 +84,10 @@ void stage_padded_window(const View5& view, MathMode math, const ConvGeometry& g
 // channels.
 void stage_padded_window_pairs(const View5& view, const ConvGeometry& g, const BandTiling& tiling, int64_t n,
                                int64_t c0, int64_t channels, const OutputBand& band, int64_t slack, uint32_t* out);
+
+// The same window as BF16 values (`view` BF16), entry e of channel c at out[c * channel_floats() + e].
+void stage_padded_window_bf16(const View5& view, const ConvGeometry& g, const BandTiling& tiling, int64_t n, int64_t c0,
+                              int64_t channels, const OutputBand& band, uint16_t* out);
 
 // sgemm's packed column slivers of `width` (PanelWriter's layout) for the transposed column matrix
 // of a band read from its window: B(p, j) = window[line_offsets[j] + q(p)], rows [p0, p0 + depth)
