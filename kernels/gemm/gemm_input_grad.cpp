@@ -58,6 +58,7 @@ class GemmBackwardData final : public ConvStep {
                                 product_within(units, s_.cout, kPackedDyBudget) &&
                                 product_within(units * s_.cout, ceil_div(s_.dst_plane, 32), kPackedDyBudget / 4 / 32));
     blocking_ = plan_gemm_blocking(max_rows, tile_, s_.cout);
+    if (plan_pair_products(p, b, units, max_rows)) return;
     if (!columns_are_source(g_)) cols_ = b.book_scratch("gemm.cols", max_rows * tile_, sizeof(float), threads_);
     pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(true), sizeof(float), threads_);
     // W^T is the left operand of every tile of every sample: packed once per (group, block).
@@ -81,9 +82,10 @@ class GemmBackwardData final : public ConvStep {
   }
 
   int64_t tasks() const override { return ceil_div(s_.n, samples_) * s_.groups * blocks_; }
-  std::string detail() const override { return isa_detail(blocking_); }
+  std::string detail() const override { return isa_detail(blocking_) + (dot_ ? ":bf16_dot" : ""); }
 
   int run(const Workspace& w, const StepInputs& in) const override {
+    if (dot_) return run_pairs(w, in);
     float* grad_input = output_.data(w);
     float* weights = w.at<float>(weights_);
     int status = pack_weights(in.f32.wei, weights);
@@ -149,6 +151,107 @@ class GemmBackwardData final : public ConvStep {
     });
   }
 
+  // BF16 dY and W (used as they are) in bf16 pair products where the CPU has them (bf16_dot.h),
+  // pairs of output channels: dY staged once per (samples, group) unit as rows of channel pairs,
+  // [pair][column] words, ld_ apart (its columns rounded up to whole micro-kernel tiles, zeros
+  // past them), within kPackedDyBudget; W^T packed per (group, block) as PackedPairs. Not for a 1x1
+  // kernel of stride 1 (its GEMM writes dX in place). Returns whether it planned.
+  bool plan_pair_products(const ConvProblem& p, PlanBuilder& b, int64_t units, int64_t max_rows) {
+    const int64_t pairs = ceil_div(s_.cout, 2), columns = samples_ * s_.dst_plane;
+    if (!bf16_dot_available() || blocking_.isa != Isa::kAvx512 || p.dst.dtype != ACL_BF16 || p.wei.dtype != ACL_BF16 ||
+        math_ != MathMode::kFull || columns_are_source(g_) ||
+        !product_within(pairs, columns + kBf16DotColumns, kPackedDyBudget / 4))
+      return false;
+    ld_ = round_up(columns, kBf16DotColumns) + kBf16DotColumns;  // (a tile at column o0 reads 32 past it)
+    if (!product_within(units, pairs * ld_, kPackedDyBudget / 4)) return false;
+    dot_ = true;
+    pack_dy_ = false;
+    tile_ = std::min(tile_, columns);
+    const int64_t result_rows = round_up(max_rows, kBf16DotRows), result_columns = round_up(tile_, kBf16DotColumns);
+    cols_ = b.book_scratch("gemm.cols", result_rows * result_columns, sizeof(float), threads_);
+    dy_pairs_ = b.book_scratch("gemm.gradOutput_pairs", units * pairs * ld_, sizeof(uint32_t));
+    dy_planes_ = b.book_scratch("gemm.gradOutput_planes", 2 * s_.dst_plane, sizeof(float), threads_);
+    pair_rows_ = b.book_scratch("gemm.pair_rows", pairs, sizeof(int64_t));
+    block_floats_ = packed_pairs_words(max_rows, pairs);
+    weights_ = b.book_scratch("gemm.packed_weights", s_.groups * blocks_ * block_floats_, sizeof(uint32_t));
+    b.need_float_inputs(false, true, false);
+    return true;
+  }
+
+  // dot_'s run: dY and W^T in pairs, then per (samples, group, block of input channels) and tile of
+  // columns: cols ((c1-c0)*K x tile) = W_g[:, c0*K : c1*K]^T * dY[:, tile], in pairs of output
+  // channels, then col2im-add into the dense float result.
+  int run_pairs(const Workspace& w, const StepInputs& in) const {
+    float* grad_input = output_.data(w);
+    auto* weights = w.at<uint32_t>(weights_);
+    auto* dy_pairs = w.at<uint32_t>(dy_pairs_);
+    const int64_t pairs = ceil_div(s_.cout, 2), units = ceil_div(s_.n, samples_) * s_.groups;
+    int64_t* pair_rows = w.at<int64_t>(pair_rows_);
+    for (int64_t q = 0; q < pairs; ++q) pair_rows[q] = q * ld_;
+    int status = run_tasks(s_.groups * blocks_, threads_, "gemm gradInput", [&](int64_t t) {
+      const int64_t grp = t / blocks_, c0 = t % blocks_ * block_, c1 = std::min(s_.cin, c0 + block_);
+      const int64_t rows = (c1 - c0) * s_.kernel_volume;
+      const float* wei =
+          in.f32.wei + grp * s_.cout * s_.rows() + c0 * s_.kernel_volume;  // W_g^T(i, co): wei[co*rows + i]
+      uint32_t* out = weights + t * block_floats_;
+      for (int64_t r0 = 0; r0 < rows; r0 += kBf16DotRows) {
+        for (int64_t q = 0; q < pairs; ++q) {
+          for (int64_t i = 0; i < kBf16DotRows; ++i) {
+            const bool row = r0 + i < rows;
+            const uint16_t even = row ? bf16_bits(wei[2 * q * s_.rows() + r0 + i]) : 0;
+            const uint16_t odd = row && 2 * q + 1 < s_.cout ? bf16_bits(wei[(2 * q + 1) * s_.rows() + r0 + i]) : 0;
+            out[r0 * pairs + q * kBf16DotRows + i] = bf16_pair(even, odd);
+          }
+        }
+      }
+    });
+    if (status != ACLNN_SUCCESS) return status;
+    status = run_tasks(units * pairs, threads_, "gemm gradInput", [&](int64_t t) {
+      const int64_t unit = t / pairs, q = t % pairs, n0 = unit / s_.groups * samples_, grp = unit % s_.groups;
+      const int64_t n1 = std::min(s_.n, n0 + samples_);
+      uint32_t* row = dy_pairs + (unit * pairs + q) * ld_;
+      float* planes = w.at<float>(dy_planes_, thread_index());
+      const int64_t channel = grp * s_.cout + 2 * q;
+      for (int64_t n = n0; n < n1; ++n) {
+        read_plane_floats(dst_, math_, n, channel, 0, s_.dst_plane, planes);
+        if (2 * q + 1 < s_.cout) read_plane_floats(dst_, math_, n, channel + 1, 0, s_.dst_plane, planes + s_.dst_plane);
+        for (int64_t i = 0; i < s_.dst_plane; ++i) {
+          const uint16_t odd = 2 * q + 1 < s_.cout ? bf16_bits(planes[s_.dst_plane + i]) : 0;
+          row[(n - n0) * s_.dst_plane + i] = bf16_pair(bf16_bits(planes[i]), odd);
+        }
+      }
+      std::fill(row + (n1 - n0) * s_.dst_plane, row + ld_, 0u);
+    });
+    if (status != ACLNN_SUCCESS) return status;
+    status = run_tasks(tasks(), threads_, "gemm gradInput", [&](int64_t t) {
+      const int64_t unit = t / blocks_, n0 = unit / s_.groups * samples_, n1 = std::min(s_.n, n0 + samples_);
+      const int64_t grp = unit % s_.groups, c0 = t % blocks_ * block_, c1 = std::min(s_.cin, c0 + block_);
+      const PackedPairs wt{weights + (grp * blocks_ + c0 / block_) * block_floats_, pairs};
+      const int64_t m = (c1 - c0) * s_.kernel_volume, columns = (n1 - n0) * s_.dst_plane;
+      float* cols = w.at<float>(cols_, thread_index());
+      for (int64_t n = n0; n < n1; ++n) {
+        float* dx = grad_input + (n * s_.groups + grp) * s_.cin * s_.src_plane;  // the group's slice
+        std::memset(dx + c0 * s_.src_plane, 0, static_cast<size_t>((c1 - c0) * s_.src_plane) * sizeof(float));
+      }
+      for (int64_t o0 = 0; o0 < columns; o0 += tile_) {  // tiles of the unit's columns (within one sample when single)
+        const int64_t o1 = std::min(columns, o0 + tile_), ldc = round_up(o1 - o0, kBf16DotColumns);
+        // cols ((c1-c0)*K x tile) = W_g[:, c0*K : c1*K]^T ((c1-c0)*K x Cout_g) * dY[:, o0:o1] (Cout_g x tile)
+        bf16_dot_rows(blocking_, m, o1 - o0, pairs, wt, dy_pairs + unit * pairs * ld_ + o0, pair_rows, cols, ldc);
+        for (int64_t at = o0; at < o1;) {  // col2im, sample by sample
+          const int64_t n = n0 + at / s_.dst_plane, end = std::min(o1, (at / s_.dst_plane + 1) * s_.dst_plane);
+          float* dx = grad_input + (n * s_.groups + grp) * s_.cin * s_.src_plane;
+          const int64_t first = at % s_.dst_plane;
+          col2im_add(g_, cols + (at - o0), ldc, c0 * s_.kernel_volume, c1 * s_.kernel_volume, first, first + (end - at),
+                     dx);
+          at = end;
+        }
+      }
+      for (int64_t n = n0; n < n1; ++n) output_.store_part(w, n, grp * s_.cin + c0, grp * s_.cin + c1, 0, s_.src_plane);
+    });
+    if (status == ACLNN_SUCCESS) output_.finish(w, threads_, true);
+    return status;
+  }
+
   // dY of each (samples, group) unit as a PackedRight, read from the view: tasks of whole slivers.
   int pack_grad_output(float* out) const {
     const int64_t units = ceil_div(s_.n, samples_) * s_.groups, nr = right_sliver_columns(blocking_);
@@ -188,7 +291,10 @@ class GemmBackwardData final : public ConvStep {
   bool pack_dy_ = false;                           // dY packed once per (samples, group) unit
   WorkspaceLedger::Handle packed_dy_ = -1;         // pack_dy_: those units
   int64_t dy_floats_ = 0;                          // floats of one unit's packed dY
-  WorkspaceLedger::Handle weights_ = -1;           // W^T packed per (group, block of input channels)
+  bool dot_ = false;                               // bf16 pair products (plan_pair_products)
+  int64_t ld_ = 0;                                 // dot_: words between dY's channel-pair rows
+  WorkspaceLedger::Handle dy_pairs_ = -1, dy_planes_ = -1, pair_rows_ = -1;
+  WorkspaceLedger::Handle weights_ = -1;  // W^T packed per (group, block of input channels)
 };
 
 // Whether gradInput of a direct convolution is better computed as its flipped forward convolution

@@ -93,17 +93,18 @@ class GemmBackwardWeight final : public ConvStep {
     // nothing packed per band. (The same chains, so the same sums.) Where Cout_g fills the
     // micro-kernel's columns (within 1/8 of a multiple of them), and the reduction is long enough
     // (kTransposedMinLength) for the pass that adds the transposed partials into dW to be cheap.
+    // BF16 X and dY (used as they are) take them in bf16 pair products where the CPU has them
+    // (bf16_dot.h), at any length (nothing else multiplies in pairs here): pairs of consecutive
+    // positions, so every band an even number of positions wide (then pairs never straddle output
+    // rows, nor bands, nor samples).
     const int64_t nr = right_sliver_columns(blocking_);
+    const bool columns_fill = pack_once && round_up(s_.cout, nr) * 8 <= s_.cout * 9;
+    dot_ = windows_ && columns_fill && bands_.even_widths() && bf16_dot_available() && blocking_.isa == Isa::kAvx512 &&
+           src_.dtype == ACL_BF16 && dst_.dtype == ACL_BF16 && math_ == MathMode::kFull;
     // A 1x1 kernel's source is its column matrix: its rows are read in place the same way.
-    transposed_ = (windows_ || columns_are_source(g_)) && pack_once && round_up(s_.cout, nr) * 8 <= s_.cout * 9 &&
-                  length >= kTransposedMinLength;
+    transposed_ = dot_ || ((windows_ || columns_are_source(g_)) && columns_fill && length >= kTransposedMinLength);
     const int64_t sliver = transposed_ ? right_sliver_columns(blocking_) : mr;
     if (transposed_) group_floats_ = packed_right_floats(blocking_, s_.cout, length);
-    // BF16 X and dY (used as they are) in bf16 pair products where the CPU has them (bf16_dot.h):
-    // pairs of consecutive positions, so every band an even number of positions wide (then
-    // pairs never straddle output rows, nor bands, nor samples).
-    dot_ = transposed_ && windows_ && bands_.even_widths() && bf16_dot_available() && blocking_.isa == Isa::kAvx512 &&
-           src_.dtype == ACL_BF16 && dst_.dtype == ACL_BF16 && math_ == MathMode::kFull;
     if (dot_) group_floats_ = packed_pairs_right_words(s_.cout, length / 2);
     if (pack_once) packed_dy_ = b.book_scratch("gemm.packed_gradOutput", s_.groups * group_floats_, sizeof(float));
     if (pack_once && !dy_dense) {  // one sliver of dY rows per thread, read from the view
