@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <numeric>
 #include <random>
@@ -338,32 +339,37 @@ TEST(Implementations, FusedInstructionSetsGiveIdenticalBits) {
 TEST(Implementations, BF16PairProducts) {
   if (!bf16_dot_available()) GTEST_SKIP() << "the CPU has no AVX512_BF16";
   const Variant fp16_math{"bf16_dense_fp16_math", ACL_BF16, Layout::kDense, MathMode::kFp16Inputs};
-  int paired_input = 0, paired_weight = 0;  // cases whose gradInput, gradWeight took the pair products
-  for (const Case& c : cases()) {
-    for (const Variant& v : {kVariants[4], kVariants[3], fp16_math}) {
-      const Results want = run("ref", c, v, 19, 2);
-      const Results one = run("gemm", c, v, 19, 1), three = run("gemm", c, v, 19, 3);
-      const std::string where = std::string(c.name) + " " + v.name + " " + one.described;
-      const bool dot = one.described.find(":bf16_dot") != std::string::npos;
-      const size_t weight_at = one.described.find("gradWeight=");
-      paired_input += one.described.find(":bf16_dot") < weight_at ? 1 : 0;
-      paired_weight +=
-          weight_at != std::string::npos && one.described.find(":bf16_dot", weight_at) != std::string::npos;
-      if (v.math == MathMode::kFp16Inputs) {
-        EXPECT_FALSE(dot) << where;
-      }
-      for (int i = 0; i < 2; ++i) {
-        if (one.chosen[i] != "gemm") continue;
-        const std::vector<double>& got = i == 0 ? one.grad_input : one.grad_weight;
-        const std::vector<double>& again = i == 0 ? three.grad_input : three.grad_weight;
-        const std::vector<double>& reference = i == 0 ? want.grad_input : want.grad_weight;
-        EXPECT_LT(relative_error(got, reference), tolerance(ACL_BF16)) << where;
-        EXPECT_EQ(got, again) << where;
+  // Cases whose gradInput, gradWeight took the pair products, per implementation.
+  std::map<std::string, int> paired_input, paired_weight;
+  for (const std::string name : {"gemm", "channels_last"}) {
+    for (const Case& c : cases()) {
+      if (!runs_there(name, c)) continue;
+      for (const Variant& v : {kVariants[4], kVariants[3], fp16_math}) {
+        const Results want = run("ref", c, v, 19, 2);
+        const Results one = run(name, c, v, 19, 1), three = run(name, c, v, 19, 3);
+        const std::string where = name + " " + c.name + " " + v.name + " " + one.described;
+        const bool dot = one.described.find(":bf16_dot") != std::string::npos;
+        const size_t weight_at = one.described.find("gradWeight=");
+        paired_input[name] += one.described.find(":bf16_dot") < weight_at ? 1 : 0;
+        paired_weight[name] +=
+            weight_at != std::string::npos && one.described.find(":bf16_dot", weight_at) != std::string::npos;
+        if (v.math == MathMode::kFp16Inputs) {
+          EXPECT_FALSE(dot) << where;
+        }
+        for (int i = 0; i < 2; ++i) {
+          if (one.chosen[i] != name) continue;
+          const std::vector<double>& got = i == 0 ? one.grad_input : one.grad_weight;
+          const std::vector<double>& again = i == 0 ? three.grad_input : three.grad_weight;
+          const std::vector<double>& reference = i == 0 ? want.grad_input : want.grad_weight;
+          EXPECT_LT(relative_error(got, reference), tolerance(ACL_BF16)) << where;
+          EXPECT_EQ(got, again) << where;
+        }
       }
     }
   }
-  EXPECT_GE(paired_input, 10);
-  EXPECT_GE(paired_weight, 4);
+  EXPECT_GE(paired_input["gemm"], 10);
+  EXPECT_GE(paired_weight["gemm"], 4);
+  EXPECT_GE(paired_input["channels_last"], 1);
 }
 
 // Whether a forward convolution's strides let it read padded windows: in H and W stride 1, or at

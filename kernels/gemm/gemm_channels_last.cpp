@@ -17,6 +17,7 @@
 #include <string>
 
 #include "acl/acl_base.h"
+#include "kernels/gemm/bf16_dot.h"
 #include "kernels/gemm/sgemm.h"
 #include "kernels/gemm/tasks.h"
 #include "kernels/gemm/tiling.h"
@@ -60,8 +61,9 @@ View5 positions_as_planes(const View5& v) {
 // A FLOAT16/BF16 (N, C, 1, 1, T) tensor's float copy, [n][t][c]; a FLOAT tensor is used as it is.
 class FloatRows {
  public:
-  FloatRows(const View5& v, PlanBuilder& b, const char* name) : view_(v) {
-    if (v.dtype != ACL_FLOAT) copy_ = b.book_scratch(name, static_cast<uint64_t>(v.numel()), sizeof(float));
+  // (`wanted` false: the tensor is never read as floats, no copy.)
+  FloatRows(const View5& v, PlanBuilder& b, const char* name, bool wanted = true) : view_(v) {
+    if (v.dtype != ACL_FLOAT && wanted) copy_ = b.book_scratch(name, static_cast<uint64_t>(v.numel()), sizeof(float));
   }
   bool copied() const { return copy_ >= 0; }
   // The float view the GEMMs read or write: the tensor's own, or its copy.
@@ -155,14 +157,23 @@ int convert_weights(const View5& from, const View5& to, int threads) {
                           });
 }
 
+// Whether BF16 dY and W (inputs as they are) take bf16 pair products (bf16_dot.h) for gradInput:
+// pairs of output channels, side by side in dY's rows (unit channel stride, an even count).
+bool input_pairs_apply(const ConvProblem& p) {
+  return bf16_dot_available() && p.dst.dtype == ACL_BF16 && p.wei.dtype == ACL_BF16 && p.math == MathMode::kFull &&
+         p.dst.stride[1] == 1 && p.geometry.dst_channels_per_group % 2 == 0;
+}
+
 // Per (sample, tile of positions): the tile's dX rows zeroed, then each tap's product added. Each
-// tap's W_k is packed once per execution (every task multiplies by it).
+// tap's W_k is packed once per execution (every task multiplies by it). With bf16 pair products,
+// dY's rows are read in place from the user's BF16 tensor, each tap's W_k packed in pairs.
 class ChannelsLastInput final : public ConvStep {
  public:
   ChannelsLastInput(const ConvProblem& p, PlanBuilder& b)
       : p_(p),
         threads_(b.threads()),
-        dy_(p.dst, b, "channels_last.gradOutput"),
+        dot_(input_pairs_apply(p)),
+        dy_(p.dst, b, "channels_last.gradOutput", !dot_),
         dx_(p.grad_input, b, "channels_last.gradInput") {
     const ConvGeometry& g = p.geometry;
     if (p.wei.dtype != ACL_FLOAT) {
@@ -172,19 +183,26 @@ class ChannelsLastInput final : public ConvStep {
         1, ceil_div(g.src_size[2], ceil_div(kTasksPerThread * threads_, std::max<int64_t>(1, g.batch))));
     tiles_ = ceil_div(g.src_size[2], tile_);
     blocking_ = plan_gemm_blocking(tile_, g.src_channels_per_group, g.dst_channels_per_group);
+    dot_ = dot_ && blocking_.isa == Isa::kAvx512;
     pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(), sizeof(float), threads_);
     tap_floats_ = packed_right_floats(blocking_, g.src_channels_per_group, g.dst_channels_per_group);
+    if (dot_) {  // W_k in pairs; a tile's dY row offsets; the pairs' channel offsets
+      tap_floats_ = packed_pairs_right_words(g.src_channels_per_group, g.dst_channels_per_group / 2);
+      row_offsets_ = b.book_scratch("channels_last.row_offsets", tile_, sizeof(int64_t), threads_);
+      pair_offsets_ = b.book_scratch("channels_last.pair_offsets", g.dst_channels_per_group / 2, sizeof(int64_t));
+    }
     const int64_t taps = g.kernel[2], huge = int64_t{1} << 58;
     packed_ = b.book_scratch("channels_last.packed_weights",
                              product_within(taps, tap_floats_, huge) ? uint64_t(taps * tap_floats_) : UINT64_MAX,
                              sizeof(float));
   }
   int64_t tasks() const override { return p_.geometry.batch * tiles_; }
-  std::string detail() const override { return isa_detail(blocking_); }
+  std::string detail() const override { return isa_detail(blocking_) + (dot_ ? ":bf16_dot" : ""); }
 
   int run(const Workspace& w, const StepInputs&) const override {
     const ConvGeometry& g = p_.geometry;
     int status = dy_.convert(w, threads_, "channels-last gradInput");
+    if (dot_) return run_pairs(w);
     const View5 wei = p_.wei.dtype == ACL_FLOAT ? p_.wei : tbc_weight_view(p_.wei, w.at<float>(weights_));
     if (status == ACLNN_SUCCESS && p_.wei.dtype != ACL_FLOAT) status = convert_weights(p_.wei, wei, threads_);
     if (status != ACLNN_SUCCESS) return status;
@@ -213,14 +231,53 @@ class ChannelsLastInput final : public ConvStep {
   }
 
  private:
+  // The same in bf16 pairs: dX[first:last, :] (rows x Cin) += dY[first+shift : last+shift, :] (rows x
+  // Cout, read in place in pairs of channels) * W_k (Cout x Cin, packed in pairs).
+  int run_pairs(const Workspace& w) const {
+    const ConvGeometry& g = p_.geometry;
+    const View5 wei = tbc_weight_view(p_.wei, w.at<float>(weights_));
+    int status = convert_weights(p_.wei, wei, threads_);
+    if (status != ACLNN_SUCCESS) return status;
+    const int64_t cin = g.src_channels_per_group, pairs = g.dst_channels_per_group / 2;
+    auto* packed = w.at<uint32_t>(packed_);
+    status =
+        run_tasks(g.kernel[2], threads_, "channels-last gradInput", [&](int64_t k) {  // (column ci of W_k: Cout floats)
+          pack_pairs_right(dense_float_data(wei) + k * wei.stride[4], wei.stride[1], cin, pairs,
+                           packed + k * tap_floats_, pairs, 0, 0);
+        });
+    if (status != ACLNN_SUCCESS) return status;
+    int64_t* pair_offsets = w.at<int64_t>(pair_offsets_);
+    for (int64_t q = 0; q < pairs; ++q) pair_offsets[q] = 2 * q;
+    const View5& dy = p_.dst;
+    const auto* dy_data = static_cast<const uint16_t*>(dy.data);
+    const Rows dx(dx_.view(w));
+    return run_tasks(tasks(), threads_, "channels-last gradInput", [&](int64_t t) {
+      const int64_t n = t / tiles_, s0 = t % tiles_ * tile_, s1 = std::min(g.src_size[2], s0 + tile_);
+      for (int64_t s = s0; s < s1; ++s) std::fill_n(dx.at(n, s), cin, 0.0f);
+      int64_t* rows = w.at<int64_t>(row_offsets_, thread_index());
+      for (int64_t k = 0; k < g.kernel[2]; ++k) {
+        const int64_t shift = g.pad[2] - k * g.dilation[2];  // dY row of dX row s: s + shift
+        const int64_t first = std::max(s0, -shift), last = std::min(s1, g.dst_size[2] - shift);
+        if (first >= last) continue;
+        for (int64_t s = first; s < last; ++s) rows[s - first] = dy.element(n, 0, 0, 0, s + shift);
+        const PackedPairsRight w_k{packed + k * tap_floats_, pairs, 0};
+        bf16_dot_a_rows(blocking_, last - first, cin, pairs, dy_data, rows, pair_offsets, w_k, true, dx.at(n, first),
+                        dx.position);
+      }
+      dx_.store(w, n, s0, s1);
+    });
+  }
+
   ConvProblem p_;
   int threads_;
+  bool dot_;  // bf16 pair products (input_pairs_apply, and the AVX-512 blocking)
   FloatRows dy_, dx_;
   WorkspaceLedger::Handle weights_ = -1;  // FLOAT16/BF16 weights as floats (tbc_weight_view)
   int64_t tile_ = 1, tiles_ = 1, tap_floats_ = 0;
   GemmBlocking blocking_;
   WorkspaceLedger::Handle pack_ = -1;    // per thread
-  WorkspaceLedger::Handle packed_ = -1;  // each tap's W_k as a PackedRight
+  WorkspaceLedger::Handle packed_ = -1;  // each tap's W_k as a PackedRight (dot_: PackedPairsRight)
+  WorkspaceLedger::Handle row_offsets_ = -1, pair_offsets_ = -1;  // dot_: per thread; shared
 };
 
 // Per (tap, block of result rows): the block's products over every sample, in sample order. The
