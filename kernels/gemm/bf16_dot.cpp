@@ -25,13 +25,6 @@ bool bf16_dot_available() {
 #endif
 }
 
-uint16_t bf16_bits(float value) {
-  uint32_t bits = 0;
-  std::memcpy(&bits, &value, sizeof(bits));
-  if ((bits & 0x7FFFFFFFu) > 0x7F800000u) return static_cast<uint16_t>(bits >> 16 | 0x40);  // NaN: quiet
-  return static_cast<uint16_t>((bits + 0x7FFFu + (bits >> 16 & 1u)) >> 16);
-}
-
 int64_t packed_pairs_words(int64_t m, int64_t pairs) {
   return (std::max<int64_t>(1, m) + kBf16DotRows - 1) / kBf16DotRows * kBf16DotRows * pairs;
 }

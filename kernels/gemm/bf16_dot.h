@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 #include "kernels/gemm/sgemm.h"
 
@@ -22,8 +23,14 @@ namespace aclnn_cpu {
 // Read at phase 1.
 bool bf16_dot_available();
 
-// The BF16 nearest to a float (ties to even; the float copy of a BF16 input converts back exactly).
-uint16_t bf16_bits(float value);
+// The BF16 nearest to a float (ties to even, NaNs quiet; the float copy of a BF16 input converts
+// back exactly).
+inline uint16_t bf16_bits(float value) {
+  uint32_t bits = 0;
+  std::memcpy(&bits, &value, sizeof(bits));
+  if ((bits & 0x7FFFFFFFu) > 0x7F800000u) return static_cast<uint16_t>(bits >> 16 | 0x40);
+  return static_cast<uint16_t>((bits + 0x7FFFu + (bits >> 16 & 1u)) >> 16);
+}
 inline uint32_t bf16_pair(uint16_t even, uint16_t odd) { return uint32_t{even} | uint32_t{odd} << 16; }
 
 // The micro-kernel's tile: 8 rows x 32 columns (a last tile of at most 16 columns runs 16 wide).

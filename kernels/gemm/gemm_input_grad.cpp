@@ -337,6 +337,7 @@ class GemmForward final : public ConvStep {
     if (columns_are_source(g_) && tile_ > 32) tile_ = tile_ / 32 * 32;
     tiles_ = ceil_div(s_.dst_plane, tile_);
     blocking_ = plan_gemm_blocking(s_.cout, tile_, s_.rows());
+    if (plan_pointwise_pairs(p, b)) return;
     pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(true), sizeof(float), threads_);
     if (columns_are_source(g_) && !staged_) {
       offsets_ = b.book_scratch("gemm.row_offsets", s_.rows(), sizeof(int64_t));
@@ -449,7 +450,71 @@ class GemmForward final : public ConvStep {
     });
   }
 
+  // A 1x1 kernel's BF16 source and weights (used as they are) in bf16 pair products where the CPU has
+  // them (bf16_dot.h): each tile's source staged as rows of channel pairs ([pair][position] words,
+  // ld_ apart, zeros past the tile up to whole micro-kernel tiles), W packed as pairs, the result
+  // computed into a per-thread tile buffer. Returns whether it planned.
+  bool plan_pointwise_pairs(const ConvProblem& p, PlanBuilder& b) {
+    if (!columns_are_source(g_) || !bf16_dot_available() || blocking_.isa != Isa::kAvx512 ||
+        source_.dtype != ACL_BF16 || p.wei.dtype != ACL_BF16 || math_ != MathMode::kFull)
+      return false;
+    depth_ = ceil_div(s_.cin, 2);
+    ld_ = round_up(tile_, kBf16DotColumns);
+    const int64_t result_rows = round_up(s_.cout, kBf16DotRows);
+    if (!product_within(depth_, ld_, kStagingBudget) || !product_within(result_rows, ld_, kStagingBudget)) return false;
+    dot_ = true;
+    window_ = b.book_scratch("gemm.source_pairs", depth_ * ld_, sizeof(uint32_t), threads_);
+    planes_ = b.book_scratch("gemm.source_planes", 2 * tile_, sizeof(float), threads_);
+    result_ = b.book_scratch("gemm.tile_result", result_rows * ld_, sizeof(float), threads_);
+    offsets_ = b.book_scratch("gemm.row_offsets", depth_, sizeof(int64_t));
+    group_floats_ = packed_pairs_words(s_.cout, depth_);
+    weights_ = b.book_scratch("gemm.packed_weights", s_.groups * group_floats_, sizeof(uint32_t));
+    b.need_float_inputs(false, true, false);
+    return true;
+  }
+
+  // plan_pointwise_pairs' tasks: Y[:, o0:o1] (Cout_g x tile) = W_g (Cout_g x Cin_g, in pairs of
+  // channels) * X[:, o0:o1] (Cin_g x tile).
+  int run_pointwise_pairs(const Workspace& w, const uint32_t* weights, float* grad_input) const {
+    int64_t* offsets = w.at<int64_t>(offsets_);
+    for (int64_t q = 0; q < depth_; ++q) offsets[q] = q * ld_;
+    return run_tasks(tasks(), threads_, "gemm gradInput", [&](int64_t t) {
+      const int64_t n = t / (s_.groups * tiles_), grp = t / tiles_ % s_.groups, o0 = t % tiles_ * tile_;
+      const int64_t o1 = std::min(s_.dst_plane, o0 + tile_), count = o1 - o0;
+      auto* pairs = w.at<uint32_t>(window_, thread_index());
+      float* planes = w.at<float>(planes_, thread_index());
+      for (int64_t q = 0; q < depth_; ++q) {
+        const int64_t c = grp * s_.cin + 2 * q;
+        const bool odd = 2 * q + 1 < s_.cin;
+        uint32_t* row = pairs + q * ld_;
+        if (planes_contiguous(source_) && odd) {  // two runs of BF16 values, interleaved
+          const auto* even_run = static_cast<const uint16_t*>(source_.data) + source_.element(n, c, 0, 0, o0);
+          const uint16_t* odd_run = even_run + source_.stride[1];
+          for (int64_t i = 0; i < count; ++i) row[i] = bf16_pair(even_run[i], odd_run[i]);
+        } else {
+          read_plane_floats(source_, math_, n, c, o0, count, planes);
+          if (odd) read_plane_floats(source_, math_, n, c + 1, o0, count, planes + tile_);
+          for (int64_t i = 0; i < count; ++i)
+            row[i] = bf16_pair(bf16_bits(planes[i]), odd ? bf16_bits(planes[tile_ + i]) : 0);
+        }
+        std::fill(row + count, row + ld_, 0u);
+      }
+      float* result = w.at<float>(result_, thread_index());
+      const PackedPairs wg{weights + grp * group_floats_, depth_};
+      bf16_dot_rows(blocking_, s_.cout, count, depth_, wg, pairs, offsets, result, ld_);
+      float* y = grad_input + (n * s_.groups + grp) * s_.cout * s_.dst_plane + o0;
+      for (int64_t c = 0; c < s_.cout; ++c) {
+        if (output_.stores_parts()) {
+          output_.store_run(result + c * ld_, n, grp * s_.cout + c, o0, count);
+        } else {
+          std::memcpy(y + c * s_.dst_plane, result + c * ld_, static_cast<size_t>(count) * sizeof(float));
+        }
+      }
+    });
+  }
+
   int run_tiles(const Workspace& w, const float* weights, const float* source, float* grad_input) const {
+    if (dot_) return run_pointwise_pairs(w, reinterpret_cast<const uint32_t*>(weights), grad_input);
     if (offsets_ >= 0) {
       int64_t* offsets = w.at<int64_t>(offsets_);
       for (int64_t r = 0; r < s_.rows(); ++r) offsets[r] = r * s_.src_plane;
@@ -554,9 +619,11 @@ class GemmForward final : public ConvStep {
   MathMode math_;
   bool staged_;  // tasks stage their windows of source_ (no dense float copy of it)
   DenseFloatOutput output_;
-  bool implicit_ = false;  // tasks are bands read from padded windows (plan_padded_windows)
-  bool dot_ = false;       // ... by bf16 pair products (window and weights in pairs of channels)
-  int64_t depth_ = 0;      // implicit_: the products' depth (in pairs with dot_)
+  bool implicit_ = false;                // tasks are bands read from padded windows (plan_padded_windows)
+  bool dot_ = false;                     // ... by bf16 pair products (window and weights in pairs of channels)
+  int64_t depth_ = 0;                    // implicit_ or dot_: the products' depth (in pairs with dot_)
+  int64_t ld_ = 0;                       // dot_ of a 1x1 kernel: words between the staged source's channel-pair rows
+  WorkspaceLedger::Handle planes_ = -1;  // dot_ of a 1x1 kernel, per thread: two source rows as floats
   BandTiling bands_;
   int64_t tile_ = 1, tiles_ = 1, group_floats_ = 0, window_floats_ = 0, result_columns_ = 0;
   GemmBlocking blocking_;

@@ -99,8 +99,16 @@ class GemmBackwardWeight final : public ConvStep {
     // rows, nor bands, nor samples).
     const int64_t nr = right_sliver_columns(blocking_);
     const bool columns_fill = pack_once && round_up(s_.cout, nr) * 8 <= s_.cout * 9;
-    dot_ = windows_ && columns_fill && bands_.even_widths() && bf16_dot_available() && blocking_.isa == Isa::kAvx512 &&
-           src_.dtype == ACL_BF16 && dst_.dtype == ACL_BF16 && math_ == MathMode::kFull;
+    // A 1x1 kernel's X is read in place from the user's tensor (planes contiguous, of even size; tiles
+    // of an even count).
+    const bool pointwise_pairs = columns_are_source(g_) && planes_contiguous(src_) && s_.dst_plane % 2 == 0;
+    dot_ = (windows_ ? bands_.even_widths() : pointwise_pairs) && columns_fill && bf16_dot_available() &&
+           blocking_.isa == Isa::kAvx512 && src_.dtype == ACL_BF16 && dst_.dtype == ACL_BF16 &&
+           math_ == MathMode::kFull;
+    if (dot_ && !windows_) {
+      x_staged_ = false;
+      tile_ = std::max<int64_t>(2, tile_ / 2 * 2);
+    }
     // A 1x1 kernel's source is its column matrix: its rows are read in place the same way.
     transposed_ = dot_ || ((windows_ || columns_are_source(g_)) && columns_fill && length >= kTransposedMinLength);
     const int64_t sliver = transposed_ ? right_sliver_columns(blocking_) : mr;
@@ -120,7 +128,7 @@ class GemmBackwardWeight final : public ConvStep {
       if (chunks_ > 1) partials_ = b.book_scratch("gemm.partials", weight_floats, sizeof(float), chunks_ - 1);
       pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(pack_once), sizeof(float), threads_);
     }
-    b.need_float_inputs(!x_staged_ && !windows_, false, !pack_once || dy_dense);
+    b.need_float_inputs(!x_staged_ && !windows_ && !dot_, false, !pack_once || dy_dense);
   }
 
   int64_t tasks() const override { return s_.groups * blocks_ * chunks_; }
@@ -291,14 +299,25 @@ class GemmBackwardWeight final : public ConvStep {
                              int64_t r1, int64_t chunk, float* sum) const {
     const int thread = thread_index();
     const int64_t length = s_.n * s_.dst_plane;
-    const int64_t begin = length * chunk / chunks_, end = length * (chunk + 1) / chunks_;
+    int64_t begin = length * chunk / chunks_, end = length * (chunk + 1) / chunks_;
+    if (dot_) begin = length / 2 * chunk / chunks_ * 2, end = length / 2 * (chunk + 1) / chunks_ * 2;  // pairs
     int64_t* lines = w.at<int64_t>(lines_, thread);
     int64_t* positions = w.at<int64_t>(positions_, thread);
-    for (int64_t p = 0; p < tile_; ++p) positions[p] = p;
+    for (int64_t p = 0; p < tile_; ++p) positions[p] = dot_ ? 2 * p : p;  // (dot_: pair p's first position)
     bool summed = false;
     for (int64_t at = begin; at < end;) {
       const int64_t n = at / s_.dst_plane, o0 = at % s_.dst_plane;
       const int64_t o1 = std::min({s_.dst_plane, o0 + tile_, end - n * s_.dst_plane});
+      if (dot_) {  // X's channel rows read in place from the user's BF16 tensor, in pairs of positions
+        for (int64_t r = r0; r < r1; ++r) lines[r - r0] = src_.element(n, grp * s_.cin + r, 0, 0, 0) + o0;
+        const PackedPairsRight dy_t{reinterpret_cast<const uint32_t*>(packed_dy) + grp * group_floats_, length / 2,
+                                    (n * s_.dst_plane + o0) / 2};
+        bf16_dot_a_rows(blocking_, r1 - r0, s_.cout, (o1 - o0) / 2, static_cast<const uint16_t*>(src_.data), lines,
+                        positions, dy_t, summed, sum, s_.cout);
+        summed = true;
+        at = n * s_.dst_plane + o1;
+        continue;
+      }
       SliceSource x{in.f32.src + (n * s_.groups + grp) * s_.cin * s_.src_plane, s_.src_plane};
       if (x_staged_) {  // the row block's channels, the positions this piece reads
         const PlaneWindow window = source_window(g_, o0, o1);
