@@ -179,6 +179,10 @@ void read_row_floats(const View5& view, MathMode math, int64_t n, int64_t c, int
     copy_run_even(static_cast<const float*>(view.data) + first, count, out);
     return;
   }
+  if (view.dtype == ACL_BF16 && stride == 1 && math == MathMode::kFull) {  // widened inline (short rows)
+    widen_bf16_run(static_cast<const uint16_t*>(view.data) + first, count, out);
+    return;
+  }
 #ifdef ACLNN_HAVE_X86_KERNELS
   if ((view.dtype == ACL_FLOAT16 || view.dtype == ACL_BF16) && stride == 1 && count >= 8 && math == MathMode::kFull &&
       f16c_conversions()) {
