@@ -370,6 +370,7 @@ TEST(Implementations, BF16PairProducts) {
   EXPECT_GE(paired_input["gemm"], 10);
   EXPECT_GE(paired_weight["gemm"], 5);
   EXPECT_GE(paired_input["channels_last"], 1);
+  EXPECT_GE(paired_weight["channels_last"], 2);
 }
 
 // Whether a forward convolution's strides let it read padded windows: in H and W stride 1, or at

@@ -284,10 +284,25 @@ class ChannelsLastInput final : public ConvStep {
 // result is W_k's gradient (Cout x Cin) or its transpose (Cin x Cout), whichever grad_weight's
 // strides store row-major. The right operand (dY, or X) of each sample is packed once per execution
 // when it fits kPackedBudget (every tap and block multiplies by a depth range of it).
+//
+// BF16 X and dY (inputs as they are) take bf16 pair products where the CPU has them (bf16_dot.h),
+// pairs of positions: each sample's X as pairs of rows from an even row and from an odd row
+// ([pair][channel] words: a tap's shift may be odd), dY as PackedPairsRight from even rows. A tap's
+// range of dY rows is then an odd first row alone, pairs, and an odd last row alone (each with a
+// zero partner), in that order.
+bool weight_pairs_apply(const ConvProblem& p) {
+  return bf16_dot_available() && p.src.dtype == ACL_BF16 && p.dst.dtype == ACL_BF16 && p.math == MathMode::kFull &&
+         p.src.stride[1] == 1 && p.dst.stride[1] == 1 && p.grad_weight.dtype != ACL_FLOAT;
+}
+
 class ChannelsLastWeight final : public ConvStep {
  public:
   ChannelsLastWeight(const ConvProblem& p, PlanBuilder& b)
-      : p_(p), threads_(b.threads()), x_(p.src, b, "channels_last.input"), dy_(p.dst, b, "channels_last.gradOutput") {
+      : p_(p),
+        threads_(b.threads()),
+        dot_(weight_pairs_apply(p)),
+        x_(p.src, b, "channels_last.input", !dot_),
+        dy_(p.dst, b, "channels_last.gradOutput", !dot_) {
     const ConvGeometry& g = p.geometry;
     if (p.grad_weight.dtype != ACL_FLOAT) {  // computed as floats laid out as (K, Cin, Cout), then rounded
       result_ = b.book_scratch("channels_last.gradWeight", static_cast<uint64_t>(p.grad_weight.numel()), sizeof(float));
@@ -302,14 +317,19 @@ class ChannelsLastWeight final : public ConvStep {
     pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(), sizeof(float), threads_);
     depth_ = transposed_ ? g.dst_size[2] : g.src_size[2];  // positions of the packed operand
     sample_floats_ = packed_right_floats(blocking_, cols_, depth_);
-    if (product_within(g.batch, sample_floats_, kPackedBudget / 4)) {
+    if (dot_) {
+      plan_pairs(b);
+    } else if (product_within(g.batch, sample_floats_, kPackedBudget / 4)) {
       packed_ = b.book_scratch("channels_last.packed_operand", g.batch * sample_floats_, sizeof(float));
     }
   }
   int64_t tasks() const override { return p_.geometry.kernel[2] * blocks_; }
-  std::string detail() const override { return isa_detail(blocking_) + (transposed_ ? ":transposed" : ""); }
+  std::string detail() const override {
+    return isa_detail(blocking_) + (transposed_ ? ":transposed" : "") + (dot_ ? ":bf16_dot" : "");
+  }
 
   int run(const Workspace& w, const StepInputs&) const override {
+    if (dot_) return run_pairs(w);
     const ConvGeometry& g = p_.geometry;
     int status = x_.convert(w, threads_, "channels-last gradWeight");
     if (status == ACLNN_SUCCESS) status = dy_.convert(w, threads_, "channels-last gradWeight");
@@ -354,7 +374,15 @@ class ChannelsLastWeight final : public ConvStep {
       }
     });
     if (status != ACLNN_SUCCESS || result_ < 0) return status;
-    const View5& user = p_.grad_weight;  // each (Cout, Cin)'s K taps rounded into it
+    return store_result(w);
+  }
+
+ private:
+  // The float result (tbc_weight_view) rounded into the user's gradWeight, each (Cout, Cin)'s K taps.
+  int store_result(const Workspace& w) const {
+    const View5 out = tbc_weight_view(p_.grad_weight, w.at<float>(result_));
+    const float* grad_weight = dense_float_data(out);
+    const View5& user = p_.grad_weight;
     return for_each_tap_run(user, threads_, "channels-last gradWeight",
                             [&](int64_t co, int64_t ci, int64_t k0, int64_t count, float* taps) {
                               for (int64_t k = 0; k < count; ++k)
@@ -363,11 +391,117 @@ class ChannelsLastWeight final : public ConvStep {
                             });
   }
 
- private:
+  // dot_'s workspace: X's pairs of rows (both parities) and dY's PackedPairsRight for every sample,
+  // the pair columns, and per thread a block's row offsets and a single row's pairs with zero partners.
+  void plan_pairs(PlanBuilder& b) {
+    const ConvGeometry& g = p_.geometry;
+    const int64_t cin = g.src_channels_per_group, cout = g.dst_channels_per_group, huge = int64_t{1} << 58;
+    x_pairs_ = ceil_div(g.src_size[2], 2), dy_pairs_ = ceil_div(g.dst_size[2], 2);
+    x_words_ = product_within(2 * x_pairs_, cin, huge) ? 2 * x_pairs_ * cin : huge;
+    dy_words_ = packed_pairs_right_words(cout, dy_pairs_);
+    packed_x_ = b.book_scratch("channels_last.input_pairs",
+                               product_within(g.batch, x_words_, huge) ? uint64_t(g.batch * x_words_) : UINT64_MAX,
+                               sizeof(uint32_t));
+    packed_ = b.book_scratch("channels_last.gradOutput_pairs",
+                             product_within(g.batch, dy_words_, huge) ? uint64_t(g.batch * dy_words_) : UINT64_MAX,
+                             sizeof(uint32_t));
+    pair_columns_ = b.book_scratch("channels_last.pair_columns", dy_pairs_, sizeof(int64_t));
+    block_rows_ = b.book_scratch("channels_last.block_rows", block_, sizeof(int64_t), threads_);
+    single_x_ = b.book_scratch("channels_last.single_input", cin, sizeof(uint32_t), threads_);
+    single_dy_ =
+        b.book_scratch("channels_last.single_gradOutput", round_up(cout, kBf16DotColumns), sizeof(uint32_t), threads_);
+  }
+
+  // dot_'s run: C (Cin x Cout rows r0..r1 of tap k's dW^T) += X[t + shift, r0:r1]^T * dY[t, :] over each
+  // sample's rows t in pairs, X's pairs read in place.
+  int run_pairs(const Workspace& w) const {
+    const ConvGeometry& g = p_.geometry;
+    const int64_t cin = g.src_channels_per_group, cout = g.dst_channels_per_group;
+    const auto* x16 = static_cast<const uint16_t*>(p_.src.data);
+    const auto* dy16 = static_cast<const uint16_t*>(p_.dst.data);
+    auto x_row = [&](int64_t n, int64_t t) { return x16 + p_.src.element(n, 0, 0, 0, t); };
+    auto dy_row = [&](int64_t n, int64_t t) { return dy16 + p_.dst.element(n, 0, 0, 0, t); };
+    uint32_t* packed_x = w.at<uint32_t>(packed_x_);
+    uint32_t* packed_dy = w.at<uint32_t>(packed_);
+    // X: pair q of parity `par` holds rows 2q + par and 2q + par + 1 (zero past the last row).
+    int status = run_tasks(g.batch * 2, threads_, "channels-last gradWeight", [&](int64_t t) {
+      const int64_t n = t / 2, par = t % 2;
+      uint32_t* out = packed_x + n * x_words_ + par * x_pairs_ * cin;
+      for (int64_t q = 0; q < x_pairs_; ++q, out += cin) {
+        const int64_t row = 2 * q + par;
+        const uint16_t* even = row < g.src_size[2] ? x_row(n, row) : nullptr;
+        const uint16_t* odd = row + 1 < g.src_size[2] ? x_row(n, row + 1) : nullptr;
+        for (int64_t c = 0; c < cin; ++c) out[c] = bf16_pair(even ? even[c] : 0, odd ? odd[c] : 0);
+      }
+    });
+    if (status != ACLNN_SUCCESS) return status;
+    status = run_tasks(g.batch, threads_, "channels-last gradWeight", [&](int64_t n) {  // dY in slivers of 32 columns
+      for (int64_t q = 0; q < dy_pairs_; ++q) {
+        const uint16_t* even = dy_row(n, 2 * q);
+        const uint16_t* odd = 2 * q + 1 < g.dst_size[2] ? dy_row(n, 2 * q + 1) : nullptr;
+        for (int64_t j0 = 0; j0 < cout; j0 += kBf16DotColumns) {
+          uint32_t* to = packed_dy + n * dy_words_ + j0 * dy_pairs_ + q * kBf16DotColumns;
+          for (int64_t j = j0; j < j0 + kBf16DotColumns; ++j)
+            to[j - j0] = j < cout ? bf16_pair(even[j], odd ? odd[j] : 0) : 0;
+        }
+      }
+    });
+    if (status != ACLNN_SUCCESS) return status;
+    int64_t* columns = w.at<int64_t>(pair_columns_);
+    for (int64_t q = 0; q < dy_pairs_; ++q) columns[q] = 2 * q * cin;  // pair q of X's pairs (in BF16 entries)
+    float* grad_weight = w.at<float>(result_);                         // (K, Cin, Cout) floats
+    status = run_tasks(tasks(), threads_, "channels-last gradWeight", [&](int64_t t) {
+      const int64_t k = t / blocks_, r0 = t % blocks_ * block_, r1 = std::min(rows_, r0 + block_);
+      float* c = grad_weight + (k * cin + r0) * cout;
+      const int64_t shift = k * g.dilation[2] - g.pad[2];  // source row of dY row t: t + shift
+      const int64_t first = std::max<int64_t>(0, -shift), last = std::min(g.dst_size[2], g.src_size[2] - shift);
+      const int64_t par = (shift % 2 + 2) % 2;
+      int64_t* rows = w.at<int64_t>(block_rows_, thread_index());
+      for (int64_t r = r0; r < r1; ++r) rows[r - r0] = 2 * r;
+      auto* single_x = w.at<uint32_t>(single_x_, thread_index());
+      auto* single_dy = w.at<uint32_t>(single_dy_, thread_index());
+      bool written = false;
+      // C += X[t + shift, r0:r1]^T dY[t, :] for one row t alone (its pairs' partners zero).
+      auto single = [&](int64_t n, int64_t row) {
+        const uint16_t *x = x_row(n, row + shift), *dy = dy_row(n, row);
+        for (int64_t r = r0; r < r1; ++r) single_x[r] = bf16_pair(x[r], 0);
+        for (int64_t j = 0; j < round_up(cout, kBf16DotColumns); ++j) single_dy[j] = j < cout ? bf16_pair(dy[j], 0) : 0;
+        bf16_dot_a_rows(blocking_, r1 - r0, cout, 1, reinterpret_cast<const uint16_t*>(single_x), rows, columns,
+                        PackedPairsRight{single_dy, 1, 0}, written, c, cout);
+        written = true;
+      };
+      for (int64_t n = 0; n < g.batch && first < last; ++n) {
+        int64_t row = first;
+        if (row % 2 == 1) single(n, row++);
+        const int64_t q0 = row / 2, q1 = last / 2;  // pairs of dY rows (2q, 2q + 1), q0 <= q < q1
+        if (q1 > q0) {
+          // C (rows x Cout) += X^T (rows x 2(q1-q0)) * dY (2(q1-q0) x Cout): X's rows 2q + shift, + 1 are
+          // pair q + (shift - par) / 2 of parity par.
+          const uint16_t* x_base = reinterpret_cast<const uint16_t*>(packed_x + n * x_words_ + par * x_pairs_ * cin) +
+                                   (q0 + (shift - par) / 2) * 2 * cin;
+          bf16_dot_a_rows(blocking_, r1 - r0, cout, q1 - q0, x_base, rows, columns,
+                          PackedPairsRight{packed_dy + n * dy_words_, dy_pairs_, q0}, written, c, cout);
+          written = true;
+        }
+        if (2 * q1 < last) single(n, last - 1);
+      }
+      if (!written) {  // no sample, or the tap never meets the source
+        for (int64_t r = 0; r < r1 - r0; ++r) std::fill_n(c + r * cout, cout, 0.0f);
+      }
+    });
+    if (status != ACLNN_SUCCESS) return status;
+    return store_result(w);
+  }
+
   ConvProblem p_;
   int threads_;
+  bool dot_;  // bf16 pair products (weight_pairs_apply)
   FloatRows x_, dy_;
   WorkspaceLedger::Handle result_ = -1;  // a FLOAT16/BF16 gradWeight as floats (tbc_weight_view)
+  // dot_: pairs per parity of X's rows and of dY's, words per sample of each; their regions (dY's is
+  // packed_), the pair columns, and per thread the block's row offsets and a single row's pairs.
+  int64_t x_pairs_ = 0, dy_pairs_ = 0, x_words_ = 0, dy_words_ = 0;
+  WorkspaceLedger::Handle packed_x_ = -1, pair_columns_ = -1, block_rows_ = -1, single_x_ = -1, single_dy_ = -1;
   bool transposed_ = false;
   int64_t rows_ = 0, cols_ = 0, block_ = 1, blocks_ = 1, depth_ = 0, sample_floats_ = 0;
   GemmBlocking blocking_;
