@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "acl/acl_base.h"
+#include "kernels/common/pack.h"
 #include "kernels/gemm/cpu_isa.h"
 
 namespace aclnn_cpu {
@@ -23,6 +25,24 @@ bool bf16_dot_available() {
 #else
   return false;
 #endif
+}
+
+bool bf16_pair_products(const View5& a, const View5& b, MathMode math) {
+  return bf16_dot_available() && a.dtype == ACL_BF16 && b.dtype == ACL_BF16 && math == MathMode::kFull;
+}
+
+void stage_channel_pairs(const View5& view, int64_t n, int64_t c, bool odd, int64_t first, int64_t count,
+                         float* scratch, uint32_t* out) {
+  if (planes_contiguous(view) && odd) {  // two runs of BF16 values, interleaved
+    const uint16_t* even_run = static_cast<const uint16_t*>(view.data) + view.element(n, c, 0, 0, first);
+    const uint16_t* odd_run = even_run + view.stride[1];
+    for (int64_t i = 0; i < count; ++i) out[i] = bf16_pair(even_run[i], odd_run[i]);
+    return;
+  }
+  read_plane_floats(view, MathMode::kFull, n, c, first, count, scratch);
+  if (odd) read_plane_floats(view, MathMode::kFull, n, c + 1, first, count, scratch + count);
+  for (int64_t i = 0; i < count; ++i)
+    out[i] = bf16_pair(bf16_bits(scratch[i]), odd ? bf16_bits(scratch[count + i]) : 0);
 }
 
 int64_t packed_pairs_words(int64_t m, int64_t pairs) {

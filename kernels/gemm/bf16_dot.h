@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "kernels/conv_problem.h"
 #include "kernels/gemm/sgemm.h"
 
 namespace aclnn_cpu {
@@ -22,6 +23,9 @@ namespace aclnn_cpu {
 // avx512, and ACLNN_CONVBWD_BF16_DOT is not "0" (which keeps BF16 inputs on the float kernels).
 // Read at phase 1.
 bool bf16_dot_available();
+// Whether a product of operands read from views `a` and `b` may take them: bf16_dot_available(),
+// both BF16, and used as they are (not rounded to FLOAT16 by cubeMathType 2). Read at phase 1.
+bool bf16_pair_products(const View5& a, const View5& b, MathMode math);
 
 // The BF16 nearest to a float (ties to even, NaNs quiet; the float copy of a BF16 input converts
 // back exactly).
@@ -51,6 +55,24 @@ int64_t packed_pairs_words(int64_t m, int64_t pairs);
 // rows (mc) per block.
 void bf16_dot_rows(const GemmBlocking& blocking, int64_t m, int64_t n, int64_t pairs, const PackedPairs& a,
                    const uint32_t* b_base, const int64_t* b_rows, float* c, int64_t ldc);
+
+// Writes pair(i, q) (a word: bf16_pair) as PackedPairs for rows i < m and pairs q < pairs, zero
+// rows past m.
+template <typename Pair>
+void pack_pairs_left(int64_t m, int64_t pairs, Pair pair, uint32_t* out) {
+  for (int64_t i0 = 0; i0 < m; i0 += kBf16DotRows) {
+    for (int64_t q = 0; q < pairs; ++q) {
+      for (int64_t i = i0; i < i0 + kBf16DotRows; ++i)
+        out[i0 * pairs + q * kBf16DotRows + i - i0] = i < m ? pair(i, q) : 0;
+    }
+  }
+}
+
+// out[i] = the pair of channels c (low half) and c + 1 (high half; zero unless `odd`) at position
+// first + i of plane n (positions (d, h, w) row-major) of a BF16 view, for i < count; `scratch`
+// holds 2 * count floats (for views whose planes are not contiguous).
+void stage_channel_pairs(const View5& view, int64_t n, int64_t c, bool odd, int64_t first, int64_t count,
+                         float* scratch, uint32_t* out);
 
 // A right operand in slivers of 32 columns: pair q of column j at data[(j / 32) * 32 * pairs + q * 32 +
 // j % 32] (zero past the last column); a product reads pairs [offset, offset + its depth).

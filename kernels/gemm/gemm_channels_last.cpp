@@ -160,8 +160,7 @@ int convert_weights(const View5& from, const View5& to, int threads) {
 // Whether BF16 dY and W (inputs as they are) take bf16 pair products (bf16_dot.h) for gradInput:
 // pairs of output channels, side by side in dY's rows (unit channel stride, an even count).
 bool input_pairs_apply(const ConvProblem& p) {
-  return bf16_dot_available() && p.dst.dtype == ACL_BF16 && p.wei.dtype == ACL_BF16 && p.math == MathMode::kFull &&
-         p.dst.stride[1] == 1 && p.geometry.dst_channels_per_group % 2 == 0;
+  return bf16_pair_products(p.dst, p.wei, p.math) && p.dst.stride[1] == 1 && p.geometry.dst_channels_per_group % 2 == 0;
 }
 
 // Per (sample, tile of positions): the tile's dX rows zeroed, then each tap's product added. Each
@@ -183,7 +182,6 @@ class ChannelsLastInput final : public ConvStep {
         1, ceil_div(g.src_size[2], ceil_div(kTasksPerThread * threads_, std::max<int64_t>(1, g.batch))));
     tiles_ = ceil_div(g.src_size[2], tile_);
     blocking_ = plan_gemm_blocking(tile_, g.src_channels_per_group, g.dst_channels_per_group);
-    dot_ = dot_ && blocking_.isa == Isa::kAvx512;
     pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(), sizeof(float), threads_);
     tap_floats_ = packed_right_floats(blocking_, g.src_channels_per_group, g.dst_channels_per_group);
     if (dot_) {  // W_k in pairs; a tile's dY row offsets; the pairs' channel offsets
@@ -291,8 +289,8 @@ class ChannelsLastInput final : public ConvStep {
 // range of dY rows is then an odd first row alone, pairs, and an odd last row alone (each with a
 // zero partner), in that order.
 bool weight_pairs_apply(const ConvProblem& p) {
-  return bf16_dot_available() && p.src.dtype == ACL_BF16 && p.dst.dtype == ACL_BF16 && p.math == MathMode::kFull &&
-         p.src.stride[1] == 1 && p.dst.stride[1] == 1 && p.grad_weight.dtype != ACL_FLOAT;
+  return bf16_pair_products(p.src, p.dst, p.math) && p.src.stride[1] == 1 && p.dst.stride[1] == 1 &&
+         p.grad_weight.dtype != ACL_FLOAT;
 }
 
 class ChannelsLastWeight final : public ConvStep {

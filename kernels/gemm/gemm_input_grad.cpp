@@ -158,8 +158,7 @@ class GemmBackwardData final : public ConvStep {
   // kernel of stride 1 (its GEMM writes dX in place). Returns whether it planned.
   bool plan_pair_products(const ConvProblem& p, PlanBuilder& b, int64_t units, int64_t max_rows) {
     const int64_t pairs = ceil_div(s_.cout, 2), columns = samples_ * s_.dst_plane;
-    if (!bf16_dot_available() || blocking_.isa != Isa::kAvx512 || p.dst.dtype != ACL_BF16 || p.wei.dtype != ACL_BF16 ||
-        math_ != MathMode::kFull || columns_are_source(g_) ||
+    if (!bf16_pair_products(p.dst, p.wei, math_) || columns_are_source(g_) ||
         !product_within(pairs, columns + kBf16DotColumns, kPackedDyBudget / 4))
       return false;
     ld_ = round_up(columns, kBf16DotColumns) + kBf16DotColumns;  // (a tile at column o0 reads 32 past it)
@@ -193,17 +192,13 @@ class GemmBackwardData final : public ConvStep {
       const int64_t rows = (c1 - c0) * s_.kernel_volume;
       const float* wei =
           in.f32.wei + grp * s_.cout * s_.rows() + c0 * s_.kernel_volume;  // W_g^T(i, co): wei[co*rows + i]
-      uint32_t* out = weights + t * block_floats_;
-      for (int64_t r0 = 0; r0 < rows; r0 += kBf16DotRows) {
-        for (int64_t q = 0; q < pairs; ++q) {
-          for (int64_t i = 0; i < kBf16DotRows; ++i) {
-            const bool row = r0 + i < rows;
-            const uint16_t even = row ? bf16_bits(wei[2 * q * s_.rows() + r0 + i]) : 0;
-            const uint16_t odd = row && 2 * q + 1 < s_.cout ? bf16_bits(wei[(2 * q + 1) * s_.rows() + r0 + i]) : 0;
-            out[r0 * pairs + q * kBf16DotRows + i] = bf16_pair(even, odd);
-          }
-        }
-      }
+      pack_pairs_left(
+          rows, pairs,
+          [&](int64_t i, int64_t q) {
+            const uint16_t odd = 2 * q + 1 < s_.cout ? bf16_bits(wei[(2 * q + 1) * s_.rows() + i]) : 0;
+            return bf16_pair(bf16_bits(wei[2 * q * s_.rows() + i]), odd);
+          },
+          weights + t * block_floats_);
     });
     if (status != ACLNN_SUCCESS) return status;
     status = run_tasks(units * pairs, threads_, "gemm gradInput", [&](int64_t t) {
@@ -211,14 +206,9 @@ class GemmBackwardData final : public ConvStep {
       const int64_t n1 = std::min(s_.n, n0 + samples_);
       uint32_t* row = dy_pairs + (unit * pairs + q) * ld_;
       float* planes = w.at<float>(dy_planes_, thread_index());
-      const int64_t channel = grp * s_.cout + 2 * q;
       for (int64_t n = n0; n < n1; ++n) {
-        read_plane_floats(dst_, math_, n, channel, 0, s_.dst_plane, planes);
-        if (2 * q + 1 < s_.cout) read_plane_floats(dst_, math_, n, channel + 1, 0, s_.dst_plane, planes + s_.dst_plane);
-        for (int64_t i = 0; i < s_.dst_plane; ++i) {
-          const uint16_t odd = 2 * q + 1 < s_.cout ? bf16_bits(planes[s_.dst_plane + i]) : 0;
-          row[(n - n0) * s_.dst_plane + i] = bf16_pair(bf16_bits(planes[i]), odd);
-        }
+        stage_channel_pairs(dst_, n, grp * s_.cout + 2 * q, 2 * q + 1 < s_.cout, 0, s_.dst_plane, planes,
+                            row + (n - n0) * s_.dst_plane);
       }
       std::fill(row + (n1 - n0) * s_.dst_plane, row + ld_, 0u);
     });
@@ -391,8 +381,7 @@ class GemmForward final : public ConvStep {
     if (!product_within(s_.cin, channel_floats, kStagingBudget)) return false;
     if (!product_within(result_rows, round_up(bands_.columns(), nr), int64_t{1} << 58)) return false;
     implicit_ = true;
-    dot_ = bf16_dot_available() && blocking_.isa == Isa::kAvx512 && source_.dtype == ACL_BF16 &&
-           p.wei.dtype == ACL_BF16 && math_ == MathMode::kFull;
+    dot_ = bf16_pair_products(source_, p.wei, math_);
     // Channels (in pairs: rows of pairs) of the window, and the depth of the products.
     const int64_t channels = dot_ ? ceil_div(s_.cin, 2) : s_.cin;
     depth_ = channels * s_.kernel_volume;
@@ -455,9 +444,7 @@ class GemmForward final : public ConvStep {
   // ld_ apart, zeros past the tile up to whole micro-kernel tiles), W packed as pairs, the result
   // computed into a per-thread tile buffer. Returns whether it planned.
   bool plan_pointwise_pairs(const ConvProblem& p, PlanBuilder& b) {
-    if (!columns_are_source(g_) || !bf16_dot_available() || blocking_.isa != Isa::kAvx512 ||
-        source_.dtype != ACL_BF16 || p.wei.dtype != ACL_BF16 || math_ != MathMode::kFull)
-      return false;
+    if (!columns_are_source(g_) || !bf16_pair_products(source_, p.wei, math_)) return false;
     depth_ = ceil_div(s_.cin, 2);
     ld_ = round_up(tile_, kBf16DotColumns);
     const int64_t result_rows = round_up(s_.cout, kBf16DotRows);
@@ -484,19 +471,8 @@ class GemmForward final : public ConvStep {
       auto* pairs = w.at<uint32_t>(window_, thread_index());
       float* planes = w.at<float>(planes_, thread_index());
       for (int64_t q = 0; q < depth_; ++q) {
-        const int64_t c = grp * s_.cin + 2 * q;
-        const bool odd = 2 * q + 1 < s_.cin;
         uint32_t* row = pairs + q * ld_;
-        if (planes_contiguous(source_) && odd) {  // two runs of BF16 values, interleaved
-          const auto* even_run = static_cast<const uint16_t*>(source_.data) + source_.element(n, c, 0, 0, o0);
-          const uint16_t* odd_run = even_run + source_.stride[1];
-          for (int64_t i = 0; i < count; ++i) row[i] = bf16_pair(even_run[i], odd_run[i]);
-        } else {
-          read_plane_floats(source_, math_, n, c, o0, count, planes);
-          if (odd) read_plane_floats(source_, math_, n, c + 1, o0, count, planes + tile_);
-          for (int64_t i = 0; i < count; ++i)
-            row[i] = bf16_pair(bf16_bits(planes[i]), odd ? bf16_bits(planes[tile_ + i]) : 0);
-        }
+        stage_channel_pairs(source_, n, grp * s_.cin + 2 * q, 2 * q + 1 < s_.cin, o0, count, planes, row);
         std::fill(row + count, row + ld_, 0u);
       }
       float* result = w.at<float>(result_, thread_index());
@@ -580,16 +556,15 @@ class GemmForward final : public ConvStep {
     const int64_t slivers = ceil_div(s_.cout, mr), k = s_.kernel_volume;
     return run_tasks(s_.groups * slivers, threads_, "gemm gradInput", [&](int64_t t) {
       const int64_t grp = t / slivers, ci0 = t % slivers * mr;
-      uint32_t* sliver = out + grp * group_floats_ + ci0 * depth_;
-      for (int64_t q = 0; q < depth_; ++q) {
-        const int64_t c = q / k * 2, r = c * k + q % k;
-        for (int64_t i = 0; i < mr; ++i) {
-          const bool row = ci0 + i < s_.cout;
-          const uint16_t even = row ? bf16_bits(weight(wei, grp, ci0 + i, r)) : 0;
-          const uint16_t odd = row && c + 1 < s_.cin ? bf16_bits(weight(wei, grp, ci0 + i, r + k)) : 0;
-          sliver[q * mr + i] = bf16_pair(even, odd);
-        }
-      }
+      const int64_t rows = std::min<int64_t>(mr, s_.cout - ci0);
+      pack_pairs_left(
+          rows, depth_,
+          [&](int64_t i, int64_t q) {
+            const int64_t c = q / k * 2, r = c * k + q % k;
+            const uint16_t odd = c + 1 < s_.cin ? bf16_bits(weight(wei, grp, ci0 + i, r + k)) : 0;
+            return bf16_pair(bf16_bits(weight(wei, grp, ci0 + i, r)), odd);
+          },
+          out + grp * group_floats_ + ci0 * depth_);
     });
   }
 

@@ -102,9 +102,7 @@ class GemmBackwardWeight final : public ConvStep {
     // A 1x1 kernel's X is read in place from the user's tensor (planes contiguous, of even size; tiles
     // of an even count).
     const bool pointwise_pairs = columns_are_source(g_) && planes_contiguous(src_) && s_.dst_plane % 2 == 0;
-    dot_ = (windows_ ? bands_.even_widths() : pointwise_pairs) && columns_fill && bf16_dot_available() &&
-           blocking_.isa == Isa::kAvx512 && src_.dtype == ACL_BF16 && dst_.dtype == ACL_BF16 &&
-           math_ == MathMode::kFull;
+    dot_ = (windows_ ? bands_.even_widths() : pointwise_pairs) && columns_fill && bf16_pair_products(src_, dst_, math_);
     if (dot_ && !windows_) {
       x_staged_ = false;
       tile_ = std::max<int64_t>(2, tile_ / 2 * 2);
