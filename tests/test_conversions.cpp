@@ -114,6 +114,30 @@ TEST(Conversions, VectorisedBiasLanesMatchTheScalarOrder) {
         EXPECT_EQ(std::signbit(got[l]), std::signbit(want[l])) << "n " << n << " lane " << l;
         EXPECT_EQ(got[l], want[l]) << "rows " << rows << " n " << n << " lane " << l;
       }
+      // The same rows as FLOAT16 and as BF16 (add_halves_to_double_lanes_avx2, widened in registers),
+      // with negative zeros among them.
+      for (const bool bf16 : {false, true}) {
+        std::vector<uint16_t> bits(in.size());
+        double want16[8], got16[8];
+        for (int l = 0; l < 8; ++l) want16[l] = got16[l] = l % 2 == 0 ? 0.1 * l : -0.0;
+        for (size_t i = 0; i < in.size(); ++i) {
+          const float value = i % 5 == 0 ? -0.0f : in[i] / 64;
+          bits[i] = bf16 ? Eigen::numext::bit_cast<uint16_t>(Eigen::bfloat16(value))
+                         : Eigen::numext::bit_cast<uint16_t>(Eigen::half(value));
+        }
+        for (int64_t r = 0; r < rows; ++r) {
+          for (int64_t i = 0; i < n; ++i) {
+            const uint16_t b = bits[static_cast<size_t>(r * stride + i)];
+            want16[i % 8] += bf16 ? static_cast<double>(static_cast<float>(Eigen::numext::bit_cast<Eigen::bfloat16>(b)))
+                                  : static_cast<double>(static_cast<float>(Eigen::numext::bit_cast<Eigen::half>(b)));
+          }
+        }
+        add_halves_to_double_lanes_avx2(bits.data(), bf16, rows, stride, n, got16);
+        for (int l = 0; l < 8; ++l) {
+          EXPECT_EQ(std::signbit(got16[l]), std::signbit(want16[l])) << "bf16 " << bf16 << " n " << n << " lane " << l;
+          EXPECT_EQ(got16[l], want16[l]) << "bf16 " << bf16 << " rows " << rows << " n " << n << " lane " << l;
+        }
+      }
     }
   }
 #endif

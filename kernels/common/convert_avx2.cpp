@@ -84,6 +84,45 @@ void floats_to_bf16_avx2(const float* in, uint16_t* out, int64_t n) {
   }
 }
 
+namespace {
+
+// 8 FLOAT16 or BF16 values widened to floats (exact).
+template <bool kBf16>
+inline __m256 widen8(const uint16_t* in) {
+  const __m128i bits = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in));
+  return kBf16 ? _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(bits), 16)) : _mm256_cvtph_ps(bits);
+}
+
+template <bool kBf16>
+void add_16bit_lanes(const uint16_t* in, int64_t rows, int64_t row_stride, int64_t width, double* lanes) {
+  __m256d low = _mm256_loadu_pd(lanes), high = _mm256_loadu_pd(lanes + 4);  // lanes 0-3, 4-7
+  const int64_t whole = width / 8 * 8;
+  uint16_t tail[8];
+  for (int64_t r = 0; r < rows; ++r, in += row_stride) {
+    for (int64_t w = 0; w < whole; w += 8) {
+      const __m256 values = widen8<kBf16>(in + w);
+      low = _mm256_add_pd(low, _mm256_cvtps_pd(_mm256_castps256_ps128(values)));
+      high = _mm256_add_pd(high, _mm256_cvtps_pd(_mm256_extractf128_ps(values, 1)));
+    }
+    if (whole < width) {  // the last 1-7 into lanes 0..; the other lanes add -0 (bits 0x8000 in both types)
+      for (int l = 0; l < 8; ++l) tail[l] = whole + l < width ? in[whole + l] : uint16_t{0x8000};
+      const __m256 values = widen8<kBf16>(tail);
+      low = _mm256_add_pd(low, _mm256_cvtps_pd(_mm256_castps256_ps128(values)));
+      high = _mm256_add_pd(high, _mm256_cvtps_pd(_mm256_extractf128_ps(values, 1)));
+    }
+  }
+  _mm256_storeu_pd(lanes, low);
+  _mm256_storeu_pd(lanes + 4, high);
+}
+
+}  // namespace
+
+void add_halves_to_double_lanes_avx2(const uint16_t* in, bool bf16, int64_t rows, int64_t row_stride, int64_t width,
+                                     double* lanes) {
+  bf16 ? add_16bit_lanes<true>(in, rows, row_stride, width, lanes)
+       : add_16bit_lanes<false>(in, rows, row_stride, width, lanes);
+}
+
 void add_to_double_lanes_avx2(const float* in, int64_t rows, int64_t row_stride, int64_t width, double* lanes) {
   __m256d low = _mm256_loadu_pd(lanes), high = _mm256_loadu_pd(lanes + 4);  // lanes 0-3, 4-7
   const int64_t whole = width / 8 * 8;

@@ -324,31 +324,6 @@ void store_dense(const T* values, const View5& out, int threads) {
   }
 }
 
-#ifdef ACLNN_HAVE_X86_KERNELS
-namespace {
-
-// lanes[w % 8] += row[w] for w < width, through AVX2, for rows of FLOAT16 and BF16 (converted to
-// floats a block at a time: exact).
-template <typename E>
-void add_row_to_lanes(const E* row, int64_t width, double* lanes) {
-  if constexpr (std::is_same_v<E, Eigen::half> || std::is_same_v<E, Eigen::bfloat16>) {
-    constexpr int64_t kBlock = 256;  // a multiple of 8: each block starts at lane 0
-    alignas(32) float floats[kBlock];
-    for (int64_t w = 0; w < width; w += kBlock) {
-      const int64_t count = std::min(kBlock, width - w);
-      const auto* in = reinterpret_cast<const uint16_t*>(row + w);
-      std::is_same_v<E, Eigen::half> ? halves_to_floats_avx2(in, floats, count)
-                                     : bf16_to_floats_avx2(in, floats, count);
-      add_to_double_lanes_avx2(floats, 1, 0, count, lanes);
-    }
-  } else {
-    (void)row, (void)width, (void)lanes;  // (doubles never take this path)
-  }
-}
-
-}  // namespace
-#endif
-
 namespace {
 
 constexpr int64_t kMaxBiasBlock = 64;  // channels per gradBias task, at most (their lanes on the stack)
@@ -436,15 +411,20 @@ void reduce_bias(const View5& dy, const View5& out, int threads) {
             }
           }
 #endif
+#ifdef ACLNN_HAVE_X86_KERNELS
+          if constexpr (sizeof(*base) == 2) {
+            if (avx2) {  // a plane's rows (FLOAT16, BF16) widened in registers, the lanes in registers
+              for (int64_t d = 0; rows > 0 && d < dy.shape[2]; ++d) {
+                add_halves_to_double_lanes_avx2(reinterpret_cast<const uint16_t*>(base + dy.element(n, c, d, 0, 0)),
+                                                dy.dtype == ACL_BF16, dy.shape[3], dy.stride[3], width, lanes);
+              }
+              continue;
+            }
+          }
+#endif
           for (int64_t r = 0; r < rows; ++r) {
             const auto* in = base + dy.element(n, c, r / dy.shape[3], r % dy.shape[3], 0);
             const int64_t step = dy.stride[4];
-#ifdef ACLNN_HAVE_X86_KERNELS
-            if (avx2) {
-              add_row_to_lanes(in, width, lanes);
-              continue;
-            }
-#endif
             int64_t w = 0;
             for (; w + 8 <= width; w += 8) {
               for (int j = 0; j < 8; ++j) lanes[j] += widen(in[(w + j) * step]);
