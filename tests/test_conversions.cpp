@@ -91,6 +91,40 @@ TEST(Conversions, VectorisedNarrowingMatchesEigen) {
 #endif
 }
 
+TEST(Conversions, WidenedRowsMatchTheRunConversions) {
+  // widen_rows_avx2 (window lines: several rows, unit or stride-2 entries) against the run
+  // conversions above (checked against Eigen on every pattern), bit for bit: every 16-bit pattern
+  // across rows, counts around the blocks of 8 (and of 16 inputs for stride 2).
+  if (!f16c_conversions()) GTEST_SKIP() << "no F16C/AVX2 on this CPU (or ACLNN_CONVBWD_ISA=generic)";
+#ifdef ACLNN_HAVE_X86_KERNELS
+  const std::vector<uint16_t> patterns = all_patterns();
+  for (const bool bf16 : {false, true}) {
+    for (const int64_t step : {1, 2}) {
+      for (const int64_t n : {0, 1, 7, 8, 9, 15, 16, 17, 33}) {
+        const int64_t rows = 3, in_stride = step * n + 5, out_stride = n + 3;
+        for (size_t base = 0; base + rows * in_stride < patterns.size(); base += 4093) {
+          // (the last row ends the buffer: under AddressSanitizer a read past it fails)
+          const size_t size = n == 0 ? 0 : static_cast<size_t>((rows - 1) * in_stride + (n - 1) * step + 1);
+          std::vector<uint16_t> in(patterns.begin() + static_cast<std::ptrdiff_t>(base),
+                                   patterns.begin() + static_cast<std::ptrdiff_t>(base + size));
+          std::vector<float> got(rows * out_stride, -1.0f), want(rows * out_stride, -1.0f);
+          if (n > 0) widen_rows_avx2(in.data(), bf16, in_stride, step, n, rows, got.data(), out_stride);
+          for (int64_t r = 0; r < rows; ++r) {
+            for (int64_t i = 0; i < n; ++i) {
+              const uint16_t bits = in[r * in_stride + i * step];
+              bf16 ? bf16_to_floats_avx2(&bits, &want[r * out_stride + i], 1)
+                   : halves_to_floats_avx2(&bits, &want[r * out_stride + i], 1);
+            }
+          }
+          ASSERT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)), 0)
+              << "bf16 " << bf16 << " step " << step << " n " << n << " at " << base;
+        }
+      }
+    }
+  }
+#endif
+}
+
 TEST(Conversions, VectorisedBiasLanesMatchTheScalarOrder) {
   // add_to_double_lanes_avx2 against lanes[w % 8] += in[r * stride + w] in order, bit for bit: widths
   // around the blocks of 8, one row or three (a gap between them), lanes that already hold sums,

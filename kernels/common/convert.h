@@ -17,6 +17,11 @@ bool refresh_f16c_conversions();
 // convert_avx2.cpp (-mavx2 -mf16c): out[i] = in[i] for i < n.
 void halves_to_floats_avx2(const uint16_t* in, float* out, int64_t n);
 void floats_to_halves_avx2(const float* in, uint16_t* out, int64_t n);
+// out[r * out_stride + i] = in[r * in_stride + i * step] widened, FLOAT16 (or, `bf16`, BF16), for
+// r < rows, i < n, step 1 or 2 (reading nothing past each row's last entry): window lines of
+// several channels in one call.
+void widen_rows_avx2(const uint16_t* in, bool bf16, int64_t in_stride, int64_t step, int64_t n, int64_t rows,
+                     float* out, int64_t out_stride);
 // The same for BF16 (to BF16: nearest even, NaNs quiet with their sign, as Eigen::bfloat16).
 void bf16_to_floats_avx2(const uint16_t* in, float* out, int64_t n);
 void floats_to_bf16_avx2(const float* in, uint16_t* out, int64_t n);

@@ -20,6 +20,54 @@ void halves_to_floats_avx2(const uint16_t* in, float* out, int64_t n) {
   }
 }
 
+namespace {
+
+// out[i] = in[i * kStep] widened (FLOAT16, or BF16 when kBf16) for i < n, reading nothing past
+// in[(n - 1) * kStep].
+template <bool kBf16, int kStep>
+void widen_run(const uint16_t* in, int64_t n, float* out) {
+  int64_t i = 0;
+  auto widen8 = [](const uint16_t* at) {
+    const __m128i bits = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at));
+    if constexpr (kBf16) return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(bits), 16));
+    return _mm256_cvtph_ps(bits);
+  };
+  if constexpr (kStep == 1) {
+    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(out + i, widen8(in + i));
+  } else {
+    for (; i + 8 < n; i += 8) {  // (reads in[2i .. 2i+15]: never past in[2(n-1)])
+      const __m256 low = widen8(in + 2 * i), high = widen8(in + 2 * i + 8);
+      const __m256 evens = _mm256_shuffle_ps(low, high, _MM_SHUFFLE(2, 0, 2, 0));  // lows' and highs' per lane
+      _mm256_storeu_ps(out + i, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(evens), 0xD8)));
+    }
+  }
+  for (; i < n; ++i) {
+    const uint16_t bits = in[i * kStep];
+    if constexpr (kBf16) {
+      const uint32_t wide = uint32_t{bits} << 16;
+      __builtin_memcpy(out + i, &wide, sizeof(wide));
+    } else {
+      out[i] = _cvtsh_ss(bits);
+    }
+  }
+}
+
+template <bool kBf16>
+void widen_rows(const uint16_t* in, int64_t in_stride, int64_t step, int64_t n, int64_t rows, float* out,
+                int64_t out_stride) {
+  for (int64_t r = 0; r < rows; ++r, in += in_stride, out += out_stride) {
+    step == 1 ? widen_run<kBf16, 1>(in, n, out) : widen_run<kBf16, 2>(in, n, out);
+  }
+}
+
+}  // namespace
+
+void widen_rows_avx2(const uint16_t* in, bool bf16, int64_t in_stride, int64_t step, int64_t n, int64_t rows,
+                     float* out, int64_t out_stride) {
+  bf16 ? widen_rows<true>(in, in_stride, step, n, rows, out, out_stride)
+       : widen_rows<false>(in, in_stride, step, n, rows, out, out_stride);
+}
+
 void floats_to_halves_avx2(const float* in, uint16_t* out, int64_t n) {
   constexpr int kNearestEven = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
   int64_t i = 0;

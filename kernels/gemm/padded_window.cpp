@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "common/dtype.h"
+#include "kernels/common/convert.h"
 #include "kernels/common/pack.h"
 #include "kernels/common/runs.h"
 #include "kernels/gemm/bf16_dot.h"
@@ -135,6 +136,14 @@ void stage_padded_window(const View5& view, MathMode math, const ConvGeometry& g
   const int64_t step = view.stride[4] * sw;
   const bool float_rows = !channels_last && view.dtype == ACL_FLOAT && math != MathMode::kFp16Inputs &&
                           (step == 1 || step == 2) && view.data != nullptr;
+#ifdef ACLNN_HAVE_X86_KERNELS
+  // FLOAT16/BF16 entries likewise: a window line of every channel widened in one call.
+  const bool half_rows = !channels_last && (view.dtype == ACL_FLOAT16 || view.dtype == ACL_BF16) &&
+                         math == MathMode::kFull && (step == 1 || step == 2) && view.data != nullptr &&
+                         f16c_conversions();
+#else
+  const bool half_rows = false;
+#endif
   for_each_window_line(
       g, tiling, band, [&](int64_t offset, int64_t id, int64_t ih, int64_t first, int64_t x0, int64_t x1) {
         float* line = out + offset;               // channel 0's
@@ -151,6 +160,12 @@ void stage_padded_window(const View5& view, MathMode math, const ConvGeometry& g
             step == 1 ? copy_run(from + c * view.stride[1], x1 - x0, to)
                       : copy_run_even(from + c * view.stride[1], x1 - x0, to);
           }
+        } else if (half_rows) {
+#ifdef ACLNN_HAVE_X86_KERNELS
+          const uint16_t* from = static_cast<const uint16_t*>(view.data) + view.element(n, c0, id, ih, first + x0 * sw);
+          widen_rows_avx2(from, view.dtype == ACL_BF16, view.stride[1], step, x1 - x0, channels, line + x0,
+                          channel_floats);
+#endif
         } else if (channels_last) {
           read_row_channels(view, math, n, c0, channels, id, ih, first + x0 * sw, sw, x1 - x0, line + x0,
                             channel_floats);
