@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "acl/acl_base.h"
+#include "kernels/common/convert.h"
 #include "kernels/common/pack.h"
 #include "kernels/direct/row_kernels.h"
 #include "kernels/gemm/tasks.h"
@@ -78,22 +80,41 @@ struct Staging {
   void stage(const ConvGeometry& g, const View5& src, MathMode math, int64_t n, int64_t c0, int64_t channels,
              float* out) const {
     const int64_t src_d = g.src_size[0], src_h = g.src_size[1], src_w = g.src_size[2], sw = g.stride[2];
-    for (int64_t ch = 0; ch < channels; ++ch) {
-      for (int64_t z = 0; z < rows_d; ++z) {
-        for (int64_t y = 0; y < rows_h; ++y) {
-          float* row = out + ch * channel_stride + (z * rows_h + y) * row_stride;
-          const int64_t sz = z - g.pad[0], sy = y - g.pad[1];
-          if (sz < 0 || sz >= src_d || sy < 0 || sy >= src_h) {
-            std::fill_n(row, row_stride, 0.0f);
+#ifdef ACLNN_HAVE_X86_KERNELS
+    // FLOAT16/BF16 entries 1 or 2 apart: a row of every channel widened in one call.
+    const int64_t step = src.stride[4] * sw;
+    const bool half_rows = (src.dtype == ACL_FLOAT16 || src.dtype == ACL_BF16) && math == MathMode::kFull &&
+                           (step == 1 || step == 2) && f16c_conversions();
+#endif
+    for (int64_t z = 0; z < rows_d; ++z) {
+      for (int64_t y = 0; y < rows_h; ++y) {
+        float* rows = out + (z * rows_h + y) * row_stride;  // channel 0's
+        const int64_t sz = z - g.pad[0], sy = y - g.pad[1];
+        if (sz < 0 || sz >= src_d || sy < 0 || sy >= src_h) {
+          for (int64_t ch = 0; ch < channels; ++ch) std::fill_n(rows + ch * channel_stride, row_stride, 0.0f);
+          continue;
+        }
+        for (int64_t q = 0; q < sw; ++q, rows += phase_width) {  // entries [lo, hi) lie inside the source row
+          const int64_t first = q - g.pad[2];                    // the source column of entry 0
+          const int64_t lo = std::min(phase_width, ceil_div(std::max<int64_t>(0, -first), sw));
+          const int64_t hi = std::max(lo, std::min(phase_width, ceil_div(std::max<int64_t>(0, src_w - first), sw)));
+          for (int64_t ch = 0; ch < channels; ++ch) {
+            float* row = rows + ch * channel_stride;
+            std::fill(row, row + lo, 0.0f);
+            std::fill(row + hi, row + phase_width, 0.0f);
+          }
+          if (hi == lo) continue;
+#ifdef ACLNN_HAVE_X86_KERNELS
+          if (half_rows) {
+            const auto* from = static_cast<const uint16_t*>(src.data) + src.element(n, c0, sz, sy, lo * sw + first);
+            widen_rows_avx2(from, src.dtype == ACL_BF16, src.stride[1], step, hi - lo, channels, rows + lo,
+                            channel_stride);
             continue;
           }
-          for (int64_t q = 0; q < sw; ++q, row += phase_width) {  // entries [lo, hi) lie inside the source row
-            const int64_t first = q - g.pad[2];                   // the source column of entry 0
-            const int64_t lo = std::min(phase_width, ceil_div(std::max<int64_t>(0, -first), sw));
-            const int64_t hi = std::max(lo, std::min(phase_width, ceil_div(std::max<int64_t>(0, src_w - first), sw)));
-            std::fill(row, row + lo, 0.0f);
-            read_row_floats(src, math, n, c0 + ch, sz, sy, lo * sw + first, sw, hi - lo, row + lo);
-            std::fill(row + hi, row + phase_width, 0.0f);
+#endif
+          for (int64_t ch = 0; ch < channels; ++ch) {
+            read_row_floats(src, math, n, c0 + ch, sz, sy, lo * sw + first, sw, hi - lo,
+                            rows + ch * channel_stride + lo);
           }
         }
       }
