@@ -200,75 +200,55 @@ class ChannelsLastInput final : public ConvStep {
   int run(const Workspace& w, const StepInputs&) const override {
     const ConvGeometry& g = p_.geometry;
     int status = dy_.convert(w, threads_, "channels-last gradInput");
-    if (dot_) return run_pairs(w);
     const View5 wei = p_.wei.dtype == ACL_FLOAT ? p_.wei : tbc_weight_view(p_.wei, w.at<float>(weights_));
     if (status == ACLNN_SUCCESS && p_.wei.dtype != ACL_FLOAT) status = convert_weights(p_.wei, wei, threads_);
     if (status != ACLNN_SUCCESS) return status;
-    const View5 dy_view = dy_.view(w), dx_view = dx_.view(w);
-    const Rows dy(dy_view), dx(dx_view);
-    const int64_t cin = g.src_channels_per_group, cout = g.dst_channels_per_group;
-    float* packed = w.at<float>(packed_);
-    status = run_tasks(g.kernel[2], threads_, "channels-last gradInput", [&](int64_t k) {
-      pack_right(blocking_, cout, cin, tap_matrix(wei, dense_float_data(wei), k), packed + k * tap_floats_);  // W_k
+    const View5 dy_view = dy_.view(w);  // (dot_: the user's BF16 dY)
+    const Rows dx(dx_.view(w));
+    const int64_t cin = g.src_channels_per_group, cout = g.dst_channels_per_group, pairs = cout / 2;
+    void* packed = w.at<float>(packed_);
+    status = run_tasks(g.kernel[2], threads_, "channels-last gradInput", [&](int64_t k) {  // W_k
+      if (dot_) {  // in pairs (column ci of W_k: Cout floats)
+        pack_pairs_right(dense_float_data(wei) + k * wei.stride[4], wei.stride[1], cin, pairs,
+                         static_cast<uint32_t*>(packed) + k * tap_floats_, pairs, 0, 0);
+      } else {
+        pack_right(blocking_, cout, cin, tap_matrix(wei, dense_float_data(wei), k),
+                   static_cast<float*>(packed) + k * tap_floats_);
+      }
     });
     if (status != ACLNN_SUCCESS) return status;
+    int64_t* pair_offsets = dot_ ? w.at<int64_t>(pair_offsets_) : nullptr;
+    for (int64_t q = 0; q < (dot_ ? pairs : 0); ++q) pair_offsets[q] = 2 * q;
     return run_tasks(tasks(), threads_, "channels-last gradInput", [&](int64_t t) {
       const int64_t n = t / tiles_, s0 = t % tiles_ * tile_, s1 = std::min(g.src_size[2], s0 + tile_);
       for (int64_t s = s0; s < s1; ++s) std::fill_n(dx.at(n, s), cin, 0.0f);
       float* pack = w.at<float>(pack_, thread_index());
+      int64_t* rows = dot_ ? w.at<int64_t>(row_offsets_, thread_index()) : nullptr;
       for (int64_t k = 0; k < g.kernel[2]; ++k) {
         const int64_t shift = g.pad[2] - k * g.dilation[2];  // dY row of dX row s: s + shift
         const int64_t first = std::max(s0, -shift), last = std::min(s1, g.dst_size[2] - shift);
         if (first >= last) continue;
         // dX[first:last, :] (rows x Cin) += dY[first+shift : last+shift, :] (rows x Cout) * W_k (Cout x Cin)
-        sgemm(blocking_, pack, last - first, cin, cout, MatrixRef{dy.at(n, first + shift), dy.position, false},
-              PackedRight{packed + k * tap_floats_, cout}, true, dx.at(n, first), dx.position);
+        if (dot_) {  // dY's rows read in place from the user's BF16 tensor, in pairs of channels
+          for (int64_t s = first; s < last; ++s) rows[s - first] = dy_view.element(n, 0, 0, 0, s + shift);
+          const PackedPairsRight w_k{static_cast<const uint32_t*>(packed) + k * tap_floats_, pairs, 0};
+          bf16_dot_a_rows(blocking_, last - first, cin, pairs, static_cast<const uint16_t*>(dy_view.data), rows,
+                          pair_offsets, w_k, true, dx.at(n, first), dx.position);
+        } else {
+          const Rows dy(dy_view);
+          sgemm(blocking_, pack, last - first, cin, cout, MatrixRef{dy.at(n, first + shift), dy.position, false},
+                PackedRight{static_cast<const float*>(packed) + k * tap_floats_, cout}, true, dx.at(n, first),
+                dx.position);
+        }
       }
       dx_.store(w, n, s0, s1);
     });
   }
 
  private:
-  // The same in bf16 pairs: dX[first:last, :] (rows x Cin) += dY[first+shift : last+shift, :] (rows x
-  // Cout, read in place in pairs of channels) * W_k (Cout x Cin, packed in pairs).
-  int run_pairs(const Workspace& w) const {
-    const ConvGeometry& g = p_.geometry;
-    const View5 wei = tbc_weight_view(p_.wei, w.at<float>(weights_));
-    int status = convert_weights(p_.wei, wei, threads_);
-    if (status != ACLNN_SUCCESS) return status;
-    const int64_t cin = g.src_channels_per_group, pairs = g.dst_channels_per_group / 2;
-    auto* packed = w.at<uint32_t>(packed_);
-    status =
-        run_tasks(g.kernel[2], threads_, "channels-last gradInput", [&](int64_t k) {  // (column ci of W_k: Cout floats)
-          pack_pairs_right(dense_float_data(wei) + k * wei.stride[4], wei.stride[1], cin, pairs,
-                           packed + k * tap_floats_, pairs, 0, 0);
-        });
-    if (status != ACLNN_SUCCESS) return status;
-    int64_t* pair_offsets = w.at<int64_t>(pair_offsets_);
-    for (int64_t q = 0; q < pairs; ++q) pair_offsets[q] = 2 * q;
-    const View5& dy = p_.dst;
-    const auto* dy_data = static_cast<const uint16_t*>(dy.data);
-    const Rows dx(dx_.view(w));
-    return run_tasks(tasks(), threads_, "channels-last gradInput", [&](int64_t t) {
-      const int64_t n = t / tiles_, s0 = t % tiles_ * tile_, s1 = std::min(g.src_size[2], s0 + tile_);
-      for (int64_t s = s0; s < s1; ++s) std::fill_n(dx.at(n, s), cin, 0.0f);
-      int64_t* rows = w.at<int64_t>(row_offsets_, thread_index());
-      for (int64_t k = 0; k < g.kernel[2]; ++k) {
-        const int64_t shift = g.pad[2] - k * g.dilation[2];  // dY row of dX row s: s + shift
-        const int64_t first = std::max(s0, -shift), last = std::min(s1, g.dst_size[2] - shift);
-        if (first >= last) continue;
-        for (int64_t s = first; s < last; ++s) rows[s - first] = dy.element(n, 0, 0, 0, s + shift);
-        const PackedPairsRight w_k{packed + k * tap_floats_, pairs, 0};
-        bf16_dot_a_rows(blocking_, last - first, cin, pairs, dy_data, rows, pair_offsets, w_k, true, dx.at(n, first),
-                        dx.position);
-      }
-      dx_.store(w, n, s0, s1);
-    });
-  }
-
   ConvProblem p_;
   int threads_;
-  bool dot_;  // bf16 pair products (input_pairs_apply, and the AVX-512 blocking)
+  bool dot_;  // bf16 pair products (input_pairs_apply): dY read in place, W_k packed in pairs
   FloatRows dy_, dx_;
   WorkspaceLedger::Handle weights_ = -1;  // FLOAT16/BF16 weights as floats (tbc_weight_view)
   int64_t tile_ = 1, tiles_ = 1, tap_floats_ = 0;
