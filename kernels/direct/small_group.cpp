@@ -84,7 +84,7 @@ struct Staging {
     // FLOAT16/BF16 entries 1 or 2 apart: a row of every channel widened in one call.
     const int64_t step = src.stride[4] * sw;
     const bool half_rows = (src.dtype == ACL_FLOAT16 || src.dtype == ACL_BF16) && math == MathMode::kFull &&
-                           (step == 1 || step == 2) && f16c_conversions();
+                           (step == 1 || step == 2) && channels > 0 && src.data != nullptr && f16c_conversions();
 #endif
     for (int64_t z = 0; z < rows_d; ++z) {
       for (int64_t y = 0; y < rows_h; ++y) {

@@ -139,7 +139,7 @@ void stage_padded_window(const View5& view, MathMode math, const ConvGeometry& g
 #ifdef ACLNN_HAVE_X86_KERNELS
   // FLOAT16/BF16 entries likewise: a window line of every channel widened in one call.
   const bool half_rows = !channels_last && (view.dtype == ACL_FLOAT16 || view.dtype == ACL_BF16) &&
-                         math == MathMode::kFull && (step == 1 || step == 2) && view.data != nullptr &&
+                         math == MathMode::kFull && (step == 1 || step == 2) && channels > 0 && view.data != nullptr &&
                          f16c_conversions();
 #else
   const bool half_rows = false;
