@@ -487,6 +487,29 @@ TEST(Implementations, GemmReadsBf16InputsWithoutWholeCopies) {
   }
 }
 
+// A forward-convolution gradInput (flipped or transposed) stores a BF16/FLOAT16 result from its
+// bands' and tiles' own buffers: no float copy of the whole result in the workspace.
+TEST(Implementations, ForwardGradInputBooksNoWholeFloatResult) {
+  for (const int64_t k : {1, 3}) {  // tiles (1x1: the source rows) and padded-window bands
+    for (const int32_t dtype : {ACL_BF16, ACL_FLOAT16}) {
+      ConvProblem p;
+      p.geometry = geometry(2, 1, 64, 8, {64, 64}, {k, k}, {1, 1}, {k / 2, k / 2}, {1, 1});
+      const ConvGeometry& g = p.geometry;
+      p.src = dense_view(g.batch, g.src_channels_per_group, g.src_size, dtype);
+      p.dst = dense_view(g.batch, g.dst_channels_per_group, g.dst_size, dtype);
+      p.wei = dense_view(g.dst_channels_per_group, g.src_channels_per_group, g.kernel, dtype);
+      p.input_grad = InputGrad::kBackwardData;
+      p.grad_input = p.src;
+      p.max_threads = 2;
+      const std::unique_ptr<ConvPlan> plan = ConvPlan::build(p, "gemm", "test");
+      ASSERT_NE(plan, nullptr);
+      EXPECT_NE(plan->describe().find(":flipped"), std::string::npos) << plan->describe();
+      const uint64_t float_result = static_cast<uint64_t>(p.grad_input.numel()) * sizeof(float);
+      EXPECT_LT(plan->workspace_bytes(), float_result / 2) << plan->describe();
+    }
+  }
+}
+
 // The benchmark suite's layers (tests/benchmark/shapes.txt, direct form) planned for 16 threads:
 // every GEMM step offers at least 64 tasks and the workspace stays within 64 MiB. The exceptions:
 // the 7x7 stem's gradInput, whose 4 samples x 3 input channels are all the disjoint work there is,

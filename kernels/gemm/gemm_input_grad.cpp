@@ -317,7 +317,7 @@ class GemmForward final : public ConvStep {
         source_(flipped ? p.dst : p.src),
         math_(p.math),
         staged_(stage_from_view(source_, p.math)),
-        output_(p.grad_input, b, "gradInput.f32") {
+        output_(p.grad_input, b, "gradInput.f32", true) {  // (bands and tiles store from their own results)
     const int64_t slices = s_.n * s_.groups;
     if (plan_padded_windows(p, b)) return;
     // Output tiles small enough for kTargetTasks tasks (the packed panels bound the scratch).
@@ -423,7 +423,7 @@ class GemmForward final : public ConvStep {
                    offsets, result, result_columns_);
       }
       // The band's rows into Y, or, for a result not stored as dense floats, straight into the user's view.
-      float* y = grad_input + (n * s_.groups + grp) * s_.cout * s_.dst_plane;
+      float* y = output_.stores_parts() ? nullptr : grad_input + (n * s_.groups + grp) * s_.cout * s_.dst_plane;
       const int64_t line = g_.dst_size[2], lines_per_plane = g_.dst_size[1], count = band.w1 - band.w0;
       for (int64_t c = 0; c < s_.cout; ++c) {
         for (int64_t oh = band.h0; oh < band.h1; ++oh) {
@@ -478,7 +478,7 @@ class GemmForward final : public ConvStep {
       float* result = w.at<float>(result_, thread_index());
       const PackedPairs wg{weights + grp * group_floats_, depth_};
       bf16_dot_rows(blocking_, s_.cout, count, depth_, wg, pairs, offsets, result, ld_);
-      float* y = grad_input + (n * s_.groups + grp) * s_.cout * s_.dst_plane + o0;
+      float* y = output_.stores_parts() ? nullptr : grad_input + (n * s_.groups + grp) * s_.cout * s_.dst_plane + o0;
       for (int64_t c = 0; c < s_.cout; ++c) {
         if (output_.stores_parts()) {
           output_.store_run(result + c * ld_, n, grp * s_.cout + c, o0, count);
@@ -498,9 +498,13 @@ class GemmForward final : public ConvStep {
     return run_tasks(tasks(), threads_, "gemm gradInput", [&](int64_t t) {
       const int64_t n = t / (s_.groups * tiles_), grp = t / tiles_ % s_.groups, o0 = t % tiles_ * tile_;
       const int64_t o1 = std::min(s_.dst_plane, o0 + tile_);
-      float* y = grad_input + (n * s_.groups + grp) * s_.cout * s_.dst_plane + o0;
+      float* y = nullptr;
       int64_t ldy = s_.dst_plane;
-      if (tile_result_ >= 0) y = w.at<float>(tile_result_, thread_index()), ldy = tile_;
+      if (tile_result_ >= 0) {
+        y = w.at<float>(tile_result_, thread_index()), ldy = tile_;
+      } else {
+        y = grad_input + (n * s_.groups + grp) * s_.cout * s_.dst_plane + o0;
+      }
       float* pack = w.at<float>(pack_, thread_index());
       const PackedLeft wg{weights + grp * group_floats_, s_.rows(), 0};
       SliceSource x{nullptr, s_.src_plane};

@@ -74,16 +74,22 @@ constexpr int64_t kStagingBudget = int64_t{4} << 20;
 // it is one, else a staging region copied (and rounded) into the user's view at the end.
 class DenseFloatOutput {
  public:
-  DenseFloatOutput(const View5& view, PlanBuilder& builder, const char* region_name) : view_(view) {
+  // `parts_from_buffers`: the step stores every part of a result that stores_parts() from buffers
+  // of its own (store_run), never through data(): no float region is booked for it then.
+  DenseFloatOutput(const View5& view, PlanBuilder& builder, const char* region_name, bool parts_from_buffers = false)
+      : view_(view) {
     if (is_dense_float(view)) {
       in_place_ = true;
     } else {
-      staged_ = builder.book_scratch(region_name, static_cast<uint64_t>(view.numel()), sizeof(float));
       by_parts_ = !may_overlap(view);
+      if (!(by_parts_ && parts_from_buffers))
+        staged_ = builder.book_scratch(region_name, static_cast<uint64_t>(view.numel()), sizeof(float));
     }
   }
+  // The dense float result (null where parts come from the step's buffers).
   float* data(const Workspace& workspace) const {
-    return in_place_ ? dense_float_data(view_) : workspace.at<float>(staged_);
+    if (in_place_) return dense_float_data(view_);
+    return staged_ >= 0 ? workspace.at<float>(staged_) : nullptr;
   }
   // Stores positions [first, first + count) of channels [c0, c1) of sample n of a staged result
   // into the user's view, once a task has completed them (while they are in its cache). Nothing to
