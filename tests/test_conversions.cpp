@@ -125,6 +125,28 @@ TEST(Conversions, WidenedRowsMatchTheRunConversions) {
 #endif
 }
 
+TEST(Conversions, CopiedRowsAreExactAndStopAtTheirEnds) {
+  // copy_rows_avx2 (short float rows of several channels): every bit pattern kept (NaNs, negative
+  // zeros, denormals), counts around the blocks of 8 and 16, nothing written past a row's n entries,
+  // and the last row ending the buffer (under AddressSanitizer a read past it fails).
+  if (!f16c_conversions()) GTEST_SKIP() << "no F16C/AVX2 on this CPU (or ACLNN_CONVBWD_ISA=generic)";
+#ifdef ACLNN_HAVE_X86_KERNELS
+  std::mt19937 rng(11);
+  for (const int64_t n : {1, 7, 8, 9, 15, 16, 17, 23, 24, 25, 56}) {
+    const int64_t rows = 3, in_stride = n + 5, out_stride = n + 3;
+    std::vector<uint32_t> bits(static_cast<size_t>((rows - 1) * in_stride + n));
+    for (uint32_t& b : bits) b = static_cast<uint32_t>(rng());
+    std::vector<float> in(bits.size()), got(rows * out_stride, -1.0f), want(got);
+    std::memcpy(in.data(), bits.data(), bits.size() * sizeof(float));
+    copy_rows_avx2(in.data(), in_stride, n, rows, got.data(), out_stride);
+    for (int64_t r = 0; r < rows; ++r) {
+      std::memcpy(&want[r * out_stride], &in[r * in_stride], static_cast<size_t>(n) * sizeof(float));
+    }
+    ASSERT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)), 0) << "n " << n;
+  }
+#endif
+}
+
 TEST(Conversions, VectorisedBiasLanesMatchTheScalarOrder) {
   // add_to_double_lanes_avx2 against lanes[w % 8] += in[r * stride + w] in order, bit for bit: widths
   // around the blocks of 8, one row or three (a gap between them), lanes that already hold sums,

@@ -204,7 +204,7 @@ Results run(const std::string& only, const Case& c, const Variant& v, unsigned s
   p.math = v.math;
   p.max_threads = threads;
   const std::unique_ptr<ConvPlan> plan = ConvPlan::build(p, only, "test");
-  std::vector<unsigned char> buffer(plan->workspace_bytes() + 128);
+  std::vector<unsigned char> buffer(plan->workspace_bytes() + 128, 0xFF);  // NaN: scratch read before written shows
   const auto address = reinterpret_cast<uintptr_t>(buffer.data());
   unsigned char* workspace = buffer.data() + (64 - address % 64) % 64 + misalign;
   EXPECT_EQ(plan->execute(plan->workspace_bytes() == 0 ? nullptr : workspace), 0);

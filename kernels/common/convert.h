@@ -22,6 +22,9 @@ void floats_to_halves_avx2(const float* in, uint16_t* out, int64_t n);
 // several channels in one call.
 void widen_rows_avx2(const uint16_t* in, bool bf16, int64_t in_stride, int64_t step, int64_t n, int64_t rows,
                      float* out, int64_t out_stride);
+// out[r * out_stride + i] = in[r * in_stride + i] for r < rows, i < n (reading nothing past each
+// row's last entry): short float rows of several channels in one call, without a call per row.
+void copy_rows_avx2(const float* in, int64_t in_stride, int64_t n, int64_t rows, float* out, int64_t out_stride);
 // The same for BF16 (to BF16: nearest even, NaNs quiet with their sign, as Eigen::bfloat16).
 void bf16_to_floats_avx2(const uint16_t* in, float* out, int64_t n);
 void floats_to_bf16_avx2(const float* in, uint16_t* out, int64_t n);

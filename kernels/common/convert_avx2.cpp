@@ -68,6 +68,24 @@ void widen_rows_avx2(const uint16_t* in, bool bf16, int64_t in_stride, int64_t s
        : widen_rows<false>(in, in_stride, step, n, rows, out, out_stride);
 }
 
+void copy_rows_avx2(const float* in, int64_t in_stride, int64_t n, int64_t rows, float* out, int64_t out_stride) {
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  const __m256i last = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n % 8)), lane);  // the tail's lanes
+  for (int64_t r = 0; r < rows; ++r, in += in_stride, out += out_stride) {
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+      const __m256 a = _mm256_loadu_ps(in + i), b = _mm256_loadu_ps(in + i + 8);
+      _mm256_storeu_ps(out + i, a);
+      _mm256_storeu_ps(out + i + 8, b);
+    }
+    if (i + 8 <= n) {
+      _mm256_storeu_ps(out + i, _mm256_loadu_ps(in + i));
+      i += 8;
+    }
+    if (i < n) _mm256_maskstore_ps(out + i, last, _mm256_maskload_ps(in + i, last));
+  }
+}
+
 void floats_to_halves_avx2(const float* in, uint16_t* out, int64_t n) {
   constexpr int kNearestEven = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
   int64_t i = 0;

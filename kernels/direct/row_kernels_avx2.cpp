@@ -32,6 +32,10 @@ struct avx2_ops {
     _mm256_storeu_ps(p, v.lo);
     _mm256_storeu_ps(p + 8, v.hi);
   }
+  static void store_masked(float* p, T v, Mask m) {
+    _mm256_maskstore_ps(p, m.lo, v.lo);
+    _mm256_maskstore_ps(p + 8, m.hi, v.hi);
+  }
   static T add(T a, T b) { return {_mm256_add_ps(a.lo, b.lo), _mm256_add_ps(a.hi, b.hi)}; }
   static T madd(T a, T b, T c) { return {_mm256_fmadd_ps(a.lo, b.lo, c.lo), _mm256_fmadd_ps(a.hi, b.hi, c.hi)}; }
 };

@@ -4,11 +4,10 @@
 // (no std:: templates), so no code compiled for one instruction set can be shared with another.
 //
 // Ops supplies (all static): a type T of 16 floats; zero(), splat(float), load(const float*),
-// mask_first(n) (a Mask of the first n < 16 lanes) and load_masked(const float*, Mask) (those lanes,
-// zeros in the others, which are never read), kCheapMasks (whether a masked load costs what a load
-// does),
-// store(float*, T), add(T, T), and madd(a, b, c) = c + a * b (fused where the set has FMA).
-// Nothing here may be included outside such a translation unit.
+// mask_first(n) (a Mask of the first n < 16 lanes), load_masked(const float*, Mask) (those lanes,
+// zeros in the others, which are never read) and store_masked(float*, T, Mask) (those lanes only), kCheapMasks (whether
+// a masked load costs what a load does), store(float*, T), add(T, T), and madd(a, b, c) = c + a * b (fused where the
+// set has FMA). Nothing here may be included outside such a translation unit.
 
 inline int64_t lesser(int64_t a, int64_t b) { return a < b ? a : b; }
 
@@ -40,9 +39,7 @@ void forward_chunk(const ForwardRow& job, int64_t co0, int64_t w0) {
       if (count == kRowLanes) {
         Ops::store(out + kRowLanes * v, acc[co][v]);
       } else if (count > 0) {
-        float tail[kRowLanes];
-        Ops::store(tail, acc[co][v]);
-        for (int64_t l = 0; l < count; ++l) out[kRowLanes * v + l] = tail[l];
+        Ops::store_masked(out + kRowLanes * v, acc[co][v], Ops::mask_first(count));
       }
     }
   }

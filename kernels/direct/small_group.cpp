@@ -75,40 +75,43 @@ struct Staging {
     return double(std::max<int64_t>(1, channels)) * z * h * w * double(g.stride[2]);  // (sizes even with none)
   }
 
+  // Zeroes a buffer of `channels` staged channels. stage() writes only the entries that lie inside
+  // the source, so a buffer cleared once keeps the zero padding of every slice staged into it.
+  void clear(float* out, int64_t channels) const { std::fill_n(out, channels * channel_stride, 0.0f); }
+
   // Copies channels [c0, c0 + channels) of sample n of the source view (src planes of g; any dtype
-  // and strides, rounded as cubeMathType asks) into `out`.
+  // and strides, rounded as cubeMathType asks) into `out`, a buffer cleared for as many channels.
   void stage(const ConvGeometry& g, const View5& src, MathMode math, int64_t n, int64_t c0, int64_t channels,
              float* out) const {
     const int64_t src_d = g.src_size[0], src_h = g.src_size[1], src_w = g.src_size[2], sw = g.stride[2];
 #ifdef ACLNN_HAVE_X86_KERNELS
-    // FLOAT16/BF16 entries 1 or 2 apart: a row of every channel widened in one call.
+    // Entries 1 (or for FLOAT16/BF16, 2) apart: a row of every channel copied or widened in one call.
     const int64_t step = src.stride[4] * sw;
-    const bool half_rows = (src.dtype == ACL_FLOAT16 || src.dtype == ACL_BF16) && math == MathMode::kFull &&
-                           (step == 1 || step == 2) && channels > 0 && src.data != nullptr && f16c_conversions();
+    const bool some = channels > 0 && src.data != nullptr && f16c_conversions();
+    const bool half_rows = some && (src.dtype == ACL_FLOAT16 || src.dtype == ACL_BF16) && math == MathMode::kFull &&
+                           (step == 1 || step == 2);
+    const bool float_rows = some && src.dtype == ACL_FLOAT && math != MathMode::kFp16Inputs && step == 1;
 #endif
     for (int64_t z = 0; z < rows_d; ++z) {
       for (int64_t y = 0; y < rows_h; ++y) {
         float* rows = out + (z * rows_h + y) * row_stride;  // channel 0's
         const int64_t sz = z - g.pad[0], sy = y - g.pad[1];
-        if (sz < 0 || sz >= src_d || sy < 0 || sy >= src_h) {
-          for (int64_t ch = 0; ch < channels; ++ch) std::fill_n(rows + ch * channel_stride, row_stride, 0.0f);
-          continue;
-        }
-        for (int64_t q = 0; q < sw; ++q, rows += phase_width) {  // entries [lo, hi) lie inside the source row
-          const int64_t first = q - g.pad[2];                    // the source column of entry 0
+        if (sz < 0 || sz >= src_d || sy < 0 || sy >= src_h) continue;  // a padding row
+        for (int64_t q = 0; q < sw; ++q, rows += phase_width) {        // entries [lo, hi) lie inside the source row
+          const int64_t first = q - g.pad[2];                          // the source column of entry 0
           const int64_t lo = std::min(phase_width, ceil_div(std::max<int64_t>(0, -first), sw));
           const int64_t hi = std::max(lo, std::min(phase_width, ceil_div(std::max<int64_t>(0, src_w - first), sw)));
-          for (int64_t ch = 0; ch < channels; ++ch) {
-            float* row = rows + ch * channel_stride;
-            std::fill(row, row + lo, 0.0f);
-            std::fill(row + hi, row + phase_width, 0.0f);
-          }
           if (hi == lo) continue;
 #ifdef ACLNN_HAVE_X86_KERNELS
           if (half_rows) {
             const auto* from = static_cast<const uint16_t*>(src.data) + src.element(n, c0, sz, sy, lo * sw + first);
             widen_rows_avx2(from, src.dtype == ACL_BF16, src.stride[1], step, hi - lo, channels, rows + lo,
                             channel_stride);
+            continue;
+          }
+          if (float_rows) {
+            const auto* from = static_cast<const float*>(src.data) + src.element(n, c0, sz, sy, lo * sw + first);
+            copy_rows_avx2(from, src.stride[1], hi - lo, channels, rows + lo, channel_stride);
             continue;
           }
 #endif
@@ -162,7 +165,10 @@ class SmallGroupInput final : public ConvStep {
     float* weights = w.at<float>(weights_);
     pack_weights(in.f32.wei, weights);
     const int64_t cin = g_.src_channels_per_group, cout = g_.dst_channels_per_group, taps = g_.kernel_volume();
-    const int status = run_tasks(tasks(), threads_, "small-group gradInput", [&](int64_t t) {  // t = (n, group)
+    int status = run_tasks(threads_, threads_, "small-group gradInput",
+                           [&](int64_t i) { staging_.clear(w.at<float>(staged_, i), cin); });
+    if (status != ACLNN_SUCCESS) return status;
+    status = run_tasks(tasks(), threads_, "small-group gradInput", [&](int64_t t) {  // t = (n, group)
       float* staged = w.at<float>(staged_, thread_index());
       staging_.stage(g_, source_, math_, t / g_.groups, t % g_.groups * cin, cin, staged);
       float* y = out + t * cout * g_.dst_plane();
@@ -256,7 +262,12 @@ class SmallGroupWeight final : public ConvStep {
   int run(const Workspace& w, const StepInputs&) const override {
     const int64_t cin = g_.src_channels_per_group, cout = g_.dst_channels_per_group, taps = g_.kernel_volume();
     float* all_lanes = w.at<float>(lanes_);
-    int status = run_tasks(tasks(), threads_, "small-group gradWeight", [&](int64_t t) {  // t = (group, chunk)
+    int status = run_tasks(threads_, threads_, "small-group gradWeight", [&](int64_t i) {
+      staging_.clear(w.at<float>(staged_, i), cin);
+      std::fill_n(w.at<float>(staged_dy_, i), cout * staging_.out_rows * dy_row_, 0.0f);
+    });
+    if (status != ACLNN_SUCCESS) return status;
+    status = run_tasks(tasks(), threads_, "small-group gradWeight", [&](int64_t t) {  // t = (group, chunk)
       const int64_t grp = t / chunks_, chunk = t % chunks_;
       float* lanes = all_lanes + t * group_lanes_;
       std::fill_n(lanes, group_lanes_, 0.0f);
@@ -300,13 +311,31 @@ class SmallGroupWeight final : public ConvStep {
   }
 
  private:
-  // The dY rows of channels [c0, c0 + channels) of sample n, each zero-padded to dy_row_ floats.
+  // The dY rows of channels [c0, c0 + channels) of sample n, each in dy_row_ floats of a buffer that
+  // was cleared (the entries past the width stay zero).
   void stage_rows(int64_t n, int64_t c0, int64_t channels, float* out) const {
     const int64_t width = staging_.width, rows_h = g_.dst_size[1];
+#ifdef ACLNN_HAVE_X86_KERNELS
+    // Unit column stride: each plane's rows (every depth's) copied or widened in one call.
+    const bool some = dst_.stride[4] == 1 && dst_.data != nullptr && f16c_conversions();
+    const bool half_rows = some && (dst_.dtype == ACL_FLOAT16 || dst_.dtype == ACL_BF16) && math_ == MathMode::kFull;
+    const bool float_rows = some && dst_.dtype == ACL_FLOAT && math_ != MathMode::kFp16Inputs;
+    if (half_rows || float_rows) {
+      for (int64_t p = 0; p < channels * g_.dst_size[0]; ++p, out += rows_h * dy_row_) {  // p = (channel, depth)
+        const int64_t at = dst_.element(n, c0 + p / g_.dst_size[0], p % g_.dst_size[0], 0, 0);
+        if (float_rows) {
+          copy_rows_avx2(static_cast<const float*>(dst_.data) + at, dst_.stride[3], width, rows_h, out, dy_row_);
+        } else {
+          widen_rows_avx2(static_cast<const uint16_t*>(dst_.data) + at, dst_.dtype == ACL_BF16, dst_.stride[3], 1,
+                          width, rows_h, out, dy_row_);
+        }
+      }
+      return;
+    }
+#endif
     for (int64_t r = 0; r < channels * staging_.out_rows; ++r, out += dy_row_) {
       const int64_t row = r % staging_.out_rows;
       read_row_floats(dst_, math_, n, c0 + r / staging_.out_rows, row / rows_h, row % rows_h, 0, 1, width, out);
-      std::fill(out + width, out + dy_row_, 0.0f);
     }
   }
 
