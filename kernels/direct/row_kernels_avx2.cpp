@@ -32,6 +32,7 @@ struct avx2_ops {
     _mm256_storeu_ps(p, v.lo);
     _mm256_storeu_ps(p + 8, v.hi);
   }
+  static void in_register(T& v) { asm("" : "+x"(v.lo), "+x"(v.hi)); }
   static void store_masked(float* p, T v, Mask m) {
     _mm256_maskstore_ps(p, m.lo, v.lo);
     _mm256_maskstore_ps(p + 8, m.hi, v.hi);

@@ -44,6 +44,7 @@ struct generic_ops {
     return load(first);
   }
   static void store(float* p, T v) { std::memcpy(p, &v, sizeof v); }
+  static void in_register(T&) {}
   static void store_masked(float* p, T v, Mask n) { std::memcpy(p, &v, static_cast<size_t>(n) * sizeof(float)); }
   static T add(T a, T b) {
     for (int i = 0; i < 4; ++i) a.q[i] += b.q[i];

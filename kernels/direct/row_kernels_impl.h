@@ -5,9 +5,11 @@
 //
 // Ops supplies (all static): a type T of 16 floats; zero(), splat(float), load(const float*),
 // mask_first(n) (a Mask of the first n < 16 lanes), load_masked(const float*, Mask) (those lanes,
-// zeros in the others, which are never read) and store_masked(float*, T, Mask) (those lanes only), kCheapMasks (whether
-// a masked load costs what a load does), store(float*, T), add(T, T), and madd(a, b, c) = c + a * b (fused where the
-// set has FMA). Nothing here may be included outside such a translation unit.
+// zeros in the others, which are never read), store_masked(float*, T, Mask) (those lanes only),
+// kCheapMasks (whether a masked load costs what a load does), store(float*, T), add(T, T),
+// madd(a, b, c) = c + a * b (fused where the set has FMA) and in_register(T&) (keeps a loaded
+// vector in registers, not a memory operand of each use). Nothing here may be included outside
+// such a translation unit.
 
 inline int64_t lesser(int64_t a, int64_t b) { return a < b ? a : b; }
 
@@ -88,7 +90,8 @@ inline __attribute__((always_inline)) void weight_pass(const WeightRows& job, co
     const int64_t row = r * job.dy_row_stride;
 #pragma GCC unroll 8
     for (int b = 0; b < kCb; ++b) {
-      const T d = Ops::load(dy_rows[b] + row);
+      T d = Ops::load(dy_rows[b] + row);
+      Ops::in_register(d);  // one load for kTb products (GCC would fold a load into each)
 #pragma GCC unroll 9
       for (int k = 0; k < kTb; ++k) acc[b][k] = Ops::madd(d, x[k], acc[b][k]);
     }
