@@ -40,6 +40,7 @@ struct Staging {
   int64_t out_rows = 0, width = 0;  // output rows (D x H) and their width
   int64_t phase_width = 0, row_stride = 0, rows_h = 0, rows_d = 0, channel_stride = 0;
   std::vector<int64_t> tap, row_base;
+  std::vector<int64_t> inside_lo, inside_hi;  // per phase q: its entries [lo, hi) lie inside a source row
 
   explicit Staging(const ConvGeometry& g) {
     const int64_t* s = g.stride;
@@ -62,6 +63,13 @@ struct Staging {
     for (int64_t od = 0; od < g.dst_size[0]; ++od) {
       for (int64_t oh = 0; oh < g.dst_size[1]; ++oh) row_base.push_back((od * s[0] * rows_h + oh * s[1]) * row_stride);
     }
+    for (int64_t q = 0; q < s[2]; ++q) {
+      const int64_t first = q - g.pad[2];  // the source column of entry 0
+      const int64_t lo = std::min(phase_width, ceil_div(std::max<int64_t>(0, -first), s[2]));
+      inside_lo.push_back(lo);
+      inside_hi.push_back(
+          std::max(lo, std::min(phase_width, ceil_div(std::max<int64_t>(0, g.src_size[2] - first), s[2]))));
+    }
   }
 
   // Floats of a staged slice of `channels` channels, in double (for the budget check, before the
@@ -83,7 +91,7 @@ struct Staging {
   // and strides, rounded as cubeMathType asks) into `out`, a buffer cleared for as many channels.
   void stage(const ConvGeometry& g, const View5& src, MathMode math, int64_t n, int64_t c0, int64_t channels,
              float* out) const {
-    const int64_t src_d = g.src_size[0], src_h = g.src_size[1], src_w = g.src_size[2], sw = g.stride[2];
+    const int64_t src_d = g.src_size[0], src_h = g.src_size[1], sw = g.stride[2];
 #ifdef ACLNN_HAVE_X86_KERNELS
     // Entries 1 (or for FLOAT16/BF16, 2) apart: a row of every channel copied or widened in one call.
     const int64_t step = src.stride[4] * sw;
@@ -97,10 +105,8 @@ struct Staging {
         float* rows = out + (z * rows_h + y) * row_stride;  // channel 0's
         const int64_t sz = z - g.pad[0], sy = y - g.pad[1];
         if (sz < 0 || sz >= src_d || sy < 0 || sy >= src_h) continue;  // a padding row
-        for (int64_t q = 0; q < sw; ++q, rows += phase_width) {        // entries [lo, hi) lie inside the source row
-          const int64_t first = q - g.pad[2];                          // the source column of entry 0
-          const int64_t lo = std::min(phase_width, ceil_div(std::max<int64_t>(0, -first), sw));
-          const int64_t hi = std::max(lo, std::min(phase_width, ceil_div(std::max<int64_t>(0, src_w - first), sw)));
+        for (int64_t q = 0; q < sw; ++q, rows += phase_width) {
+          const int64_t lo = inside_lo[q], hi = inside_hi[q], first = q - g.pad[2];
           if (hi == lo) continue;
 #ifdef ACLNN_HAVE_X86_KERNELS
           if (half_rows) {
