@@ -125,6 +125,32 @@ TEST(Conversions, WidenedRowsMatchTheRunConversions) {
 #endif
 }
 
+TEST(Conversions, StridedWideningMatchesTheRunConversions) {
+  // widen_strided_avx2 (a strided window's phase) against the run conversions, bit for bit: every
+  // 16-bit pattern, steps 2 to 16, counts around the blocks of 8, the last entry ending the buffer.
+  if (!f16c_conversions()) GTEST_SKIP() << "no F16C/AVX2 on this CPU (or ACLNN_CONVBWD_ISA=generic)";
+#ifdef ACLNN_HAVE_X86_KERNELS
+  const std::vector<uint16_t> patterns = all_patterns();
+  for (const bool bf16 : {false, true}) {
+    for (const int64_t step : {2, 3, 8, 16}) {
+      for (const int64_t n : {1, 7, 8, 9, 16, 17, 40}) {
+        for (size_t base = 0; base + static_cast<size_t>((n - 1) * step + 1) <= patterns.size(); base += 1531) {
+          const std::vector<uint16_t> in(patterns.begin() + static_cast<std::ptrdiff_t>(base),
+                                         patterns.begin() + static_cast<std::ptrdiff_t>(base + (n - 1) * step + 1));
+          std::vector<float> got(n + 2, -1.0f), want(n + 2, -1.0f);
+          widen_strided_avx2(in.data(), bf16, step, n, got.data());
+          for (int64_t i = 0; i < n; ++i) {
+            bf16 ? bf16_to_floats_avx2(&in[i * step], &want[i], 1) : halves_to_floats_avx2(&in[i * step], &want[i], 1);
+          }
+          ASSERT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)), 0)
+              << "bf16 " << bf16 << " step " << step << " n " << n << " at " << base;
+        }
+      }
+    }
+  }
+#endif
+}
+
 TEST(Conversions, CopiedRowsAreExactAndStopAtTheirEnds) {
   // copy_rows_avx2 (short float rows of several channels): every bit pattern kept (NaNs, negative
   // zeros, denormals), counts around the blocks of 8 and 16, nothing written past a row's n entries,

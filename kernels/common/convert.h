@@ -22,6 +22,9 @@ void floats_to_halves_avx2(const float* in, uint16_t* out, int64_t n);
 // several channels in one call.
 void widen_rows_avx2(const uint16_t* in, bool bf16, int64_t in_stride, int64_t step, int64_t n, int64_t rows,
                      float* out, int64_t out_stride);
+// out[i] = in[i * step] widened, FLOAT16 (or, `bf16`, BF16), for i < n and any step > 0: the entries
+// of a strided window's phase, 8 picked into a vector for each conversion (none converted in vain).
+void widen_strided_avx2(const uint16_t* in, bool bf16, int64_t step, int64_t n, float* out);
 // out[r * out_stride + i] = in[r * in_stride + i] for r < rows, i < n (reading nothing past each
 // row's last entry): short float rows of several channels in one call, without a call per row.
 void copy_rows_avx2(const float* in, int64_t in_stride, int64_t n, int64_t rows, float* out, int64_t out_stride);

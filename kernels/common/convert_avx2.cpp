@@ -68,6 +68,25 @@ void widen_rows_avx2(const uint16_t* in, bool bf16, int64_t in_stride, int64_t s
        : widen_rows<false>(in, in_stride, step, n, rows, out, out_stride);
 }
 
+void widen_strided_avx2(const uint16_t* in, bool bf16, int64_t step, int64_t n, float* out) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const uint16_t* at = in + i * step;
+    __m128i bits = _mm_cvtsi32_si128(at[0]);
+    bits = _mm_insert_epi16(bits, at[step], 1);
+    bits = _mm_insert_epi16(bits, at[2 * step], 2);
+    bits = _mm_insert_epi16(bits, at[3 * step], 3);
+    bits = _mm_insert_epi16(bits, at[4 * step], 4);
+    bits = _mm_insert_epi16(bits, at[5 * step], 5);
+    bits = _mm_insert_epi16(bits, at[6 * step], 6);
+    bits = _mm_insert_epi16(bits, at[7 * step], 7);
+    _mm256_storeu_ps(out + i, bf16 ? _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(bits), 16))
+                                   : _mm256_cvtph_ps(bits));
+  }
+  for (; i < n; ++i)
+    bf16 ? bf16_to_floats_avx2(in + i * step, out + i, 1) : halves_to_floats_avx2(in + i * step, out + i, 1);
+}
+
 void copy_rows_avx2(const float* in, int64_t in_stride, int64_t n, int64_t rows, float* out, int64_t out_stride) {
   const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
   const __m256i last = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n % 8)), lane);  // the tail's lanes

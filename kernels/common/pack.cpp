@@ -190,18 +190,9 @@ void read_row_floats(const View5& view, MathMode math, int64_t n, int64_t c, int
     view.dtype == ACL_FLOAT16 ? halves_to_floats_avx2(in, out, count) : bf16_to_floats_avx2(in, out, count);
     return;
   }
-  if ((view.dtype == ACL_FLOAT16 || view.dtype == ACL_BF16) && view.stride[4] == 1 && stride > 1 && stride <= 16 &&
-      math == MathMode::kFull && f16c_conversions()) {  // a strided window's phase: the span converted, then picked
-    const uint16_t* in = static_cast<const uint16_t*>(view.data) + first;
-    constexpr int64_t kSpan = 512;  // floats converted at a time
-    alignas(32) float span[kSpan];
-    const int64_t per_span = kSpan / stride;  // entries picked from one span
-    for (int64_t i = 0; i < count; i += per_span) {
-      const int64_t picked = std::min(per_span, count - i), length = (picked - 1) * stride + 1;
-      view.dtype == ACL_FLOAT16 ? halves_to_floats_avx2(in + i * stride, span, length)
-                                : bf16_to_floats_avx2(in + i * stride, span, length);
-      for (int64_t j = 0; j < picked; ++j) out[i + j] = span[j * stride];
-    }
+  if ((view.dtype == ACL_FLOAT16 || view.dtype == ACL_BF16) && stride > 1 && math == MathMode::kFull &&
+      f16c_conversions()) {  // a strided window's phase: its entries only, 8 per conversion
+    widen_strided_avx2(static_cast<const uint16_t*>(view.data) + first, view.dtype == ACL_BF16, stride, count, out);
     return;
   }
 #endif
