@@ -250,21 +250,28 @@ TEST(TbcNumerics, EveryKernelSizeAndPadAgainstTheOracleWithMixedDtypes) {
   }
 }
 
-// More than 16 channels (the channels-last GEMMs read float T x B x C tensors in place), with padding
-// up to wider than the kernel; exact sums (the pattern's products are multiples of 1/64).
+// More than 16 channels (the channels-last GEMMs read T x B x C tensors in place, or FLOAT16/BF16
+// ones through float copies, and convert (K, Cin, Cout) weights and gradWeight in one run when
+// they are stored as ConvTbc's own), with padding up to wider than the kernel; exact sums (the
+// pattern's values are exact in every dtype, its products multiples of 1/64), rounded once.
 TEST(TbcNumerics, WideLayersAgainstTheOracle) {
   for (const TbcSpec& s : {TbcSpec{20, 3, 24, 20, 3, 1}, TbcSpec{9, 2, 17, 33, 4, 0}, TbcSpec{5, 2, 18, 17, 2, 4}}) {
     const TbcInputs in(s);
     const ConvGrads want = oracle_tbc_backward(s, in.x, in.w, in.gy);
-    for (Layout out : {Layout::kContiguous, Layout::kStrided}) {
-      RunOptions o;
-      o.output_layout = out;
-      const RunResult r = run_conv_tbc_backward(s, o, in.x, in.w, in.gy);
-      ASSERT_EQ(r.status, 0) << r.error;
-      const std::string what = "T " + std::to_string(s.time) + " C " + std::to_string(s.in_channels);
-      expect_equal(r.grads.grad_input, want.grad_input, what + " gradInput");
-      expect_equal(r.grads.grad_weight, want.grad_weight, what + " gradWeight");
-      expect_equal(r.grads.grad_bias, want.grad_bias, what + " gradBias");
+    for (const aclDataType dtype : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}) {
+      for (Layout layout : {Layout::kContiguous, Layout::kStrided}) {
+        RunOptions o;
+        o.grad_output_dtype = o.input_dtype = o.weight_dtype = dtype;
+        o.grad_input_dtype = o.grad_weight_dtype = o.grad_bias_dtype = dtype;
+        o.input_layout = o.output_layout = layout;
+        const RunResult r = run_conv_tbc_backward(s, o, in.x, in.w, in.gy);
+        ASSERT_EQ(r.status, 0) << r.error;
+        const std::string what = "T " + std::to_string(s.time) + " C " + std::to_string(s.in_channels) + " dtype " +
+                                 std::to_string(dtype) + " layout " + std::to_string(static_cast<int>(layout));
+        expect_equal(r.grads.grad_input, rounded(want.grad_input, dtype), what + " gradInput");
+        expect_equal(r.grads.grad_weight, rounded(want.grad_weight, dtype), what + " gradWeight");
+        expect_equal(r.grads.grad_bias, rounded(want.grad_bias, dtype), what + " gradBias");
+      }
     }
   }
 }

@@ -148,8 +148,41 @@ int for_each_tap_run(const View5& v, int threads, const char* what, Body body) {
   });
 }
 
+// Whether the view's elements lie in memory in the order of the float array `like`
+// (tbc_weight_view): the same strides on every axis of more than one entry (ConvTbc's own (K, Cin,
+// Cout) weights). Then both are one contiguous run, converted in its memory order: a tap at a time
+// each entry would be a cache line (and a page) of its own.
+bool stored_like(const View5& v, const View5& like) {
+  for (int a = 0; a < 5; ++a) {
+    if (v.shape[a] > 1 && v.stride[a] != like.stride[a]) return false;
+  }
+  return true;
+}
+
+// The view as one row of numel() entries from its first (stored_like a dense array).
+View5 as_one_row(View5 v) {
+  const int64_t total = v.numel();
+  for (int a = 0; a < 4; ++a) v.shape[a] = 1, v.stride[a] = 0;
+  v.shape[4] = total, v.stride[4] = 1;
+  return v;
+}
+
+// Calls body(first, count) for the pieces of [0, total), runs of 2^14 entries, a task each.
+template <typename Body>
+int for_each_run(int64_t total, int threads, const char* what, Body body) {
+  constexpr int64_t kRun = int64_t{1} << 14;
+  return run_tasks(ceil_div(total, kRun), threads, what,
+                   [&](int64_t t) { body(t * kRun, std::min(kRun, total - t * kRun)); });
+}
+
 int convert_weights(const View5& from, const View5& to, int threads) {
   float* data = dense_float_data(to);
+  if (stored_like(from, to)) {
+    const View5 row = as_one_row(from);
+    return for_each_run(row.numel(), threads, "channels-last weights", [&](int64_t first, int64_t count) {
+      read_row_floats(row, MathMode::kFull, 0, 0, 0, 0, first, 1, count, data + first);
+    });
+  }
   return for_each_tap_run(from, threads, "channels-last weights",
                           [&](int64_t co, int64_t ci, int64_t k0, int64_t count, float* taps) {
                             read_row_floats(from, MathMode::kFull, co, ci, 0, 0, k0, 1, count, taps);
@@ -361,6 +394,12 @@ class ChannelsLastWeight final : public ConvStep {
     const View5 out = tbc_weight_view(p_.grad_weight, w.at<float>(result_));
     const float* grad_weight = dense_float_data(out);
     const View5& user = p_.grad_weight;
+    if (stored_like(user, out)) {
+      const View5 row = as_one_row(user);
+      return for_each_run(row.numel(), threads_, "channels-last gradWeight", [&](int64_t first, int64_t count) {
+        store_plane_floats(grad_weight + first, row, 0, 0, first, count);
+      });
+    }
     return for_each_tap_run(user, threads_, "channels-last gradWeight",
                             [&](int64_t co, int64_t ci, int64_t k0, int64_t count, float* taps) {
                               for (int64_t k = 0; k < count; ++k)
