@@ -64,11 +64,16 @@ struct Staging {
       for (int64_t oh = 0; oh < g.dst_size[1]; ++oh) row_base.push_back((od * s[0] * rows_h + oh * s[1]) * row_stride);
     }
     for (int64_t q = 0; q < s[2]; ++q) {
-      const int64_t first = q - g.pad[2];  // the source column of entry 0
-      const int64_t lo = std::min(phase_width, ceil_div(std::max<int64_t>(0, -first), s[2]));
+      // Entries j < phase_width of phase q whose source column j*sW + q - pW lies before `column`
+      // (a pad too large for 64 bits puts every entry, or none, before it).
+      const auto entries_before = [&](int64_t column) {
+        int64_t reach = 0;  // column - (q - pW)
+        if (__builtin_add_overflow(column - q, g.pad[2], &reach)) return g.pad[2] > 0 ? phase_width : int64_t{0};
+        return std::min(phase_width, ceil_div(std::max<int64_t>(0, reach), s[2]));
+      };
+      const int64_t lo = entries_before(0);
       inside_lo.push_back(lo);
-      inside_hi.push_back(
-          std::max(lo, std::min(phase_width, ceil_div(std::max<int64_t>(0, g.src_size[2] - first), s[2]))));
+      inside_hi.push_back(std::max(lo, entries_before(g.src_size[2])));
     }
   }
 
@@ -106,24 +111,24 @@ struct Staging {
         const int64_t sz = z - g.pad[0], sy = y - g.pad[1];
         if (sz < 0 || sz >= src_d || sy < 0 || sy >= src_h) continue;  // a padding row
         for (int64_t q = 0; q < sw; ++q, rows += phase_width) {
-          const int64_t lo = inside_lo[q], hi = inside_hi[q], first = q - g.pad[2];
+          const int64_t lo = inside_lo[q], hi = inside_hi[q];
           if (hi == lo) continue;
+          const int64_t column = lo * sw + q - g.pad[2];  // entry lo's, inside the source row
 #ifdef ACLNN_HAVE_X86_KERNELS
           if (half_rows) {
-            const auto* from = static_cast<const uint16_t*>(src.data) + src.element(n, c0, sz, sy, lo * sw + first);
+            const auto* from = static_cast<const uint16_t*>(src.data) + src.element(n, c0, sz, sy, column);
             widen_rows_avx2(from, src.dtype == ACL_BF16, src.stride[1], step, hi - lo, channels, rows + lo,
                             channel_stride);
             continue;
           }
           if (float_rows) {
-            const auto* from = static_cast<const float*>(src.data) + src.element(n, c0, sz, sy, lo * sw + first);
+            const auto* from = static_cast<const float*>(src.data) + src.element(n, c0, sz, sy, column);
             copy_rows_avx2(from, src.stride[1], hi - lo, channels, rows + lo, channel_stride);
             continue;
           }
 #endif
           for (int64_t ch = 0; ch < channels; ++ch) {
-            read_row_floats(src, math, n, c0 + ch, sz, sy, lo * sw + first, sw, hi - lo,
-                            rows + ch * channel_stride + lo);
+            read_row_floats(src, math, n, c0 + ch, sz, sy, column, sw, hi - lo, rows + ch * channel_stride + lo);
           }
         }
       }
