@@ -169,7 +169,7 @@ View5 as_one_row(View5 v) {
 
 // Calls body(first, count) for the pieces of [0, total), runs of 2^14 entries, a task each.
 template <typename Body>
-int for_each_run(int64_t total, int threads, const char* what, Body body) {
+int for_each_piece(int64_t total, int threads, const char* what, Body body) {
   constexpr int64_t kRun = int64_t{1} << 14;
   return run_tasks(ceil_div(total, kRun), threads, what,
                    [&](int64_t t) { body(t * kRun, std::min(kRun, total - t * kRun)); });
@@ -179,7 +179,7 @@ int convert_weights(const View5& from, const View5& to, int threads) {
   float* data = dense_float_data(to);
   if (stored_like(from, to)) {
     const View5 row = as_one_row(from);
-    return for_each_run(row.numel(), threads, "channels-last weights", [&](int64_t first, int64_t count) {
+    return for_each_piece(row.numel(), threads, "channels-last weights", [&](int64_t first, int64_t count) {
       read_row_floats(row, MathMode::kFull, 0, 0, 0, 0, first, 1, count, data + first);
     });
   }
@@ -396,7 +396,7 @@ class ChannelsLastWeight final : public ConvStep {
     const View5& user = p_.grad_weight;
     if (stored_like(user, out)) {
       const View5 row = as_one_row(user);
-      return for_each_run(row.numel(), threads_, "channels-last gradWeight", [&](int64_t first, int64_t count) {
+      return for_each_piece(row.numel(), threads_, "channels-last gradWeight", [&](int64_t first, int64_t count) {
         store_plane_floats(grad_weight + first, row, 0, 0, first, count);
       });
     }
