@@ -173,6 +173,46 @@ TEST(Conversions, CopiedRowsAreExactAndStopAtTheirEnds) {
 #endif
 }
 
+TEST(Conversions, RowsCutIntoVectorsLandInTheirSlots) {
+  // rows_to_vectors_avx2 (small-group dY staging: vectors of 16 of several channels side by side):
+  // FLOAT bits kept, FLOAT16/BF16 widened as the run conversions do, every vector of 16 at its
+  // slot, nothing written between the slots or past a row (the sentinels stay), the last row ending
+  // the input (under AddressSanitizer a read past it fails); vector stride 16 is contiguous rows.
+  if (!f16c_conversions()) GTEST_SKIP() << "no F16C/AVX2 on this CPU (or ACLNN_CONVBWD_ISA=generic)";
+#ifdef ACLNN_HAVE_X86_KERNELS
+  std::mt19937 rng(5);
+  for (const int kind : {0, 1, 2}) {
+    for (const int64_t vector_stride : {16, 48}) {
+      for (const int64_t n : {1, 7, 8, 9, 15, 16, 17, 24, 28, 33, 56}) {
+        const int64_t rows = 3, in_stride = n + 3, vectors = (n + 15) / 16;
+        const int64_t out_stride = vectors * vector_stride + 5;
+        const size_t count = static_cast<size_t>((rows - 1) * in_stride + n);
+        std::vector<uint32_t> words(count);
+        std::vector<uint16_t> halves(count);
+        for (size_t i = 0; i < count; ++i)
+          words[i] = static_cast<uint32_t>(rng()), halves[i] = static_cast<uint16_t>(rng());
+        std::vector<float> floats(count);
+        std::memcpy(floats.data(), words.data(), count * sizeof(float));
+        const void* in = kind == 0 ? static_cast<const void*>(floats.data()) : static_cast<const void*>(halves.data());
+        std::vector<float> got(static_cast<size_t>(rows * out_stride), -7.0f), want(got);
+        rows_to_vectors_avx2(in, kind, in_stride, n, rows, got.data(), out_stride, vector_stride);
+        for (int64_t r = 0; r < rows; ++r) {
+          for (int64_t i = 0; i < n; ++i) {
+            float* to = &want[static_cast<size_t>(r * out_stride + i / 16 * vector_stride + i % 16)];
+            const size_t at = static_cast<size_t>(r * in_stride + i);
+            if (kind == 0) std::memcpy(to, &floats[at], sizeof(float));
+            if (kind == 1) halves_to_floats_avx2(&halves[at], to, 1);
+            if (kind == 2) bf16_to_floats_avx2(&halves[at], to, 1);
+          }
+        }
+        ASSERT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)), 0)
+            << "kind " << kind << " vector stride " << vector_stride << " n " << n;
+      }
+    }
+  }
+#endif
+}
+
 TEST(Conversions, VectorisedBiasLanesMatchTheScalarOrder) {
   // add_to_double_lanes_avx2 against lanes[w % 8] += in[r * stride + w] in order, bit for bit: widths
   // around the blocks of 8, one row or three (a gap between them), lanes that already hold sums,

@@ -28,6 +28,11 @@ void widen_strided_avx2(const uint16_t* in, bool bf16, int64_t step, int64_t n, 
 // out[r * out_stride + i] = in[r * in_stride + i] for r < rows, i < n (reading nothing past each
 // row's last entry): short float rows of several channels in one call, without a call per row.
 void copy_rows_avx2(const float* in, int64_t in_stride, int64_t n, int64_t rows, float* out, int64_t out_stride);
+// out[r * out_stride + i / 16 * vector_stride + i % 16] = in[r * in_stride + i] for r < rows, i < n:
+// rows cut into vectors of 16 that land `vector_stride` floats apart (several channels' vectors side
+// by side), row by row in memory order; FLOAT (`kind` 0), FLOAT16 (1) or BF16 (2) values widened.
+void rows_to_vectors_avx2(const void* in, int kind, int64_t in_stride, int64_t n, int64_t rows, float* out,
+                          int64_t out_stride, int64_t vector_stride);
 // The same for BF16 (to BF16: nearest even, NaNs quiet with their sign, as Eigen::bfloat16).
 void bf16_to_floats_avx2(const uint16_t* in, float* out, int64_t n);
 void floats_to_bf16_avx2(const float* in, uint16_t* out, int64_t n);

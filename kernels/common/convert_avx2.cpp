@@ -105,6 +105,50 @@ void copy_rows_avx2(const float* in, int64_t in_stride, int64_t n, int64_t rows,
   }
 }
 
+namespace {
+
+template <int kKind, typename In>
+void rows_to_vectors(const In* in, int64_t in_stride, int64_t n, int64_t rows, float* out, int64_t out_stride,
+                     int64_t vector_stride) {
+  auto eight = [](const In* at) {  // 8 values as floats
+    if constexpr (kKind == 0) {
+      return _mm256_loadu_ps(at);
+    } else {
+      const __m128i bits = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at));
+      if constexpr (kKind == 2) return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(bits), 16));
+      return _mm256_cvtph_ps(bits);
+    }
+  };
+  for (int64_t r = 0; r < rows; ++r, in += in_stride, out += out_stride) {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(out + i / 16 * vector_stride + i % 16, eight(in + i));
+    float* to = out + i / 16 * vector_stride + i % 16;
+    for (; i < n; ++i, ++to) {  // the last 1-7
+      if constexpr (kKind == 0) {
+        *to = in[i];
+      } else {
+        kKind == 2 ? bf16_to_floats_avx2(in + i, to, 1) : halves_to_floats_avx2(in + i, to, 1);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void rows_to_vectors_avx2(const void* in, int kind, int64_t in_stride, int64_t n, int64_t rows, float* out,
+                          int64_t out_stride, int64_t vector_stride) {
+  if (vector_stride == 16) {  // contiguous rows
+    return kind == 0
+               ? copy_rows_avx2(static_cast<const float*>(in), in_stride, n, rows, out, out_stride)
+               : widen_rows_avx2(static_cast<const uint16_t*>(in), kind == 2, in_stride, 1, n, rows, out, out_stride);
+  }
+  if (kind == 0)
+    return rows_to_vectors<0>(static_cast<const float*>(in), in_stride, n, rows, out, out_stride, vector_stride);
+  const auto* halves = static_cast<const uint16_t*>(in);
+  kind == 2 ? rows_to_vectors<2>(halves, in_stride, n, rows, out, out_stride, vector_stride)
+            : rows_to_vectors<1>(halves, in_stride, n, rows, out, out_stride, vector_stride);
+}
+
 void floats_to_halves_avx2(const float* in, uint16_t* out, int64_t n) {
   constexpr int kNearestEven = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
   int64_t i = 0;

@@ -40,11 +40,14 @@ struct ForwardRow {
 
 // One slice's contribution to a weight gradient's dot products, in 16 lanes each:
 //   lanes[co * lanes_channel_stride + t * 16 + l] += sum over r < rows, w < width, w % 16 = l of
-//       dy[co * dy_channel_stride + r * dy_row_stride + w] * src[row_base[r] + tap[t] + w]
+//       dY(co, r, w) * src[row_base[r] + tap[t] + w]
 // for co < out_channels and t < taps (one source channel). Each lane's sum over the slice is formed
-// first (over its positions w, then the rows, in order) and then added to the lane. dy rows hold round_up(width,
-// 16) floats, zero past the width (no source entry past the width is read: an infinity there must
-// not make a NaN).
+// first (over its positions w, then the rows, in order) and then added to the lane. dY is staged
+// with the channels' vectors side by side, so that a block's dY vectors are at fixed offsets from
+// one pointer: dY(co, r, w) = dy[r * dy_row_stride + (w / 16 * dy_channels + co) * 16 + w % 16],
+// zero past the width and in the channel slots past out_channels (dy_channels, a multiple of
+// weight_block(out_channels)). No source entry past the width is read (an infinity there must not
+// make a NaN).
 struct WeightRows {
   const float* src;
   const int64_t* row_base;
@@ -52,7 +55,7 @@ struct WeightRows {
   const int64_t* tap;
   int64_t taps;
   const float* dy;
-  int64_t dy_channel_stride, dy_row_stride, out_channels;
+  int64_t dy_row_stride, dy_channels, out_channels;
   float* lanes;
   int64_t lanes_channel_stride;
 };
@@ -66,6 +69,8 @@ struct RowKernels {
   Isa isa;
   void (*forward_row)(const ForwardRow& job);
   void (*weight_rows)(const WeightRows& job);
+  // The output channels weight_rows takes at a time for `out_channels` of them.
+  int64_t (*weight_block)(int64_t out_channels);
 };
 
 extern const RowKernels kRowKernelsGeneric;  // row_kernels_generic.cpp

@@ -62,6 +62,7 @@ void forward_row_generic(const ForwardRow& job) {
   if (job.out_channels == 1) return forward_row<generic_ops, 1, 1>(job);
   forward_row<generic_ops, 2, 1>(job);
 }
+int64_t weight_block_generic(int64_t out_channels) { return out_channels == 1 ? 1 : 2; }
 void weight_rows_generic(const WeightRows& job) {
   if (job.out_channels == 1) return weight_rows<generic_ops, 1, 2>(job);
   weight_rows<generic_ops, 2, 1>(job);
@@ -69,7 +70,8 @@ void weight_rows_generic(const WeightRows& job) {
 
 }  // namespace
 
-extern const RowKernels kRowKernelsGeneric = {Isa::kGeneric, forward_row_generic, weight_rows_generic};
+extern const RowKernels kRowKernelsGeneric = {Isa::kGeneric, forward_row_generic, weight_rows_generic,
+                                              weight_block_generic};
 
 float sum_lanes(float* lanes) {
   for (int width = kRowLanes / 2; width > 0; width /= 2) {

@@ -75,11 +75,12 @@ void forward_row(const ForwardRow& job) {
 
 // One pass of weight_rows over the slice's rows at column vector `at`: for each row, the kTb taps'
 // source vectors (masked to the first lanes when kMasked: no source entry past the row's width is
-// read), then each output channel's dY vector, loaded once for its kTb multiply-adds. The
-// accumulators are copied into locals for the pass, so that they stay in registers.
+// read), then each output channel's dY vector (at fixed offsets from `dy`, the block's first at row
+// 0), loaded once for its kTb multiply-adds. The accumulators are copied into locals for the pass,
+// so that they stay in registers.
 template <class Ops, int kCb, int kTb, bool kMasked>
-inline __attribute__((always_inline)) void weight_pass(const WeightRows& job, const float* const* dy,
-                                                       const int64_t* tap, int64_t at, typename Ops::Mask mask,
+inline __attribute__((always_inline)) void weight_pass(const WeightRows& job, const float* dy, const int64_t* tap,
+                                                       int64_t at, typename Ops::Mask mask,
                                                        typename Ops::T (&sums)[kCb][kTb]) {
   using T = typename Ops::T;
   T acc[kCb][kTb];
@@ -88,18 +89,15 @@ inline __attribute__((always_inline)) void weight_pass(const WeightRows& job, co
 #pragma GCC unroll 9
     for (int k = 0; k < kTb; ++k) acc[b][k] = sums[b][k];
   }
-  const float* dy_rows[kCb];
-#pragma GCC unroll 8
-  for (int b = 0; b < kCb; ++b) dy_rows[b] = dy[b] + at;
   for (int64_t r = 0; r < job.rows; ++r) {
     const float* src = job.src + job.row_base[r] + at;
     T x[kTb];
 #pragma GCC unroll 9
     for (int k = 0; k < kTb; ++k) x[k] = kMasked ? Ops::load_masked(src + tap[k], mask) : Ops::load(src + tap[k]);
-    const int64_t row = r * job.dy_row_stride;
+    const float* dy_row = dy + r * job.dy_row_stride;
 #pragma GCC unroll 8
     for (int b = 0; b < kCb; ++b) {
-      T d = Ops::load(dy_rows[b] + row);
+      T d = Ops::load(dy_row + b * kRowLanes);
       Ops::in_register(d);  // one load for kTb products (GCC would fold a load into each)
 #pragma GCC unroll 9
       for (int k = 0; k < kTb; ++k) acc[b][k] = Ops::madd(d, x[k], acc[b][k]);
@@ -113,15 +111,14 @@ inline __attribute__((always_inline)) void weight_pass(const WeightRows& job, co
 }
 
 // weight_rows in blocks of kCb output channels x kTb taps, each block's kCb * kTb lane vectors held in
-// registers over the whole slice. A block reaching past the channels or taps computes repeats of
-// the last one and stores only the real ones.
+// registers over the whole slice. A block reaching past the taps computes repeats of the last one,
+// past the channels dY's zero slots, and stores only the real ones.
 template <class Ops, int kCb, int kTb>
 void weight_rows(const WeightRows& job) {
   using T = typename Ops::T;
   for (int64_t co0 = 0; co0 < job.out_channels; co0 += kCb) {
     for (int64_t t0 = 0; t0 < job.taps; t0 += kTb) {
-      const float* dy[kCb];
-      for (int b = 0; b < kCb; ++b) dy[b] = job.dy + lesser(co0 + b, job.out_channels - 1) * job.dy_channel_stride;
+      const float* dy = job.dy + co0 * kRowLanes;  // the block's first vector, at row 0 and column 0
       int64_t tap[kTb];
       for (int k = 0; k < kTb; ++k) tap[k] = job.tap[lesser(t0 + k, job.taps - 1)];
       T acc[kCb][kTb];
@@ -131,14 +128,18 @@ void weight_rows(const WeightRows& job) {
       // Column vectors outermost, then rows: the last, partial vector's mask is fixed for its pass.
       if constexpr (Ops::kCheapMasks) {  // one pass body, every vector masked (to all lanes but the last)
         for (int64_t at = 0; at < job.width; at += kRowLanes) {
-          weight_pass<Ops, kCb, kTb, true>(job, dy, tap, at, Ops::mask_first(lesser(kRowLanes, job.width - at)), acc);
+          weight_pass<Ops, kCb, kTb, true>(job, dy + at * job.dy_channels, tap, at,
+                                           Ops::mask_first(lesser(kRowLanes, job.width - at)), acc);
         }
       } else {
         int64_t at = 0;
         for (; at + kRowLanes <= job.width; at += kRowLanes) {
-          weight_pass<Ops, kCb, kTb, false>(job, dy, tap, at, Ops::mask_first(0), acc);
+          weight_pass<Ops, kCb, kTb, false>(job, dy + at * job.dy_channels, tap, at, Ops::mask_first(0), acc);
         }
-        if (at < job.width) weight_pass<Ops, kCb, kTb, true>(job, dy, tap, at, Ops::mask_first(job.width - at), acc);
+        if (at < job.width) {
+          weight_pass<Ops, kCb, kTb, true>(job, dy + at * job.dy_channels, tap, at, Ops::mask_first(job.width - at),
+                                           acc);
+        }
       }
       const int64_t channels = lesser(kCb, job.out_channels - co0), taps = lesser(kTb, job.taps - t0);
       for (int b = 0; b < channels; ++b) {

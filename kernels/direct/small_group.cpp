@@ -13,6 +13,7 @@
 // gradient's lanes are summed over samples in fixed chunks, the chunks in order, then the 16 lanes
 // pairwise. So results do not depend on the thread count, and AVX-512 and AVX2 agree bit for bit.
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
@@ -261,11 +262,11 @@ class SmallGroupWeight final : public ConvStep {
     group_lanes_ = cout * cin * g_.kernel_volume() * kRowLanes;
     chunks_ = std::max<int64_t>(1, std::min({pieces_for_tasks(g_.groups), g_.batch,
                                              kLanesBudget / 4 / std::max<int64_t>(1, g_.groups * group_lanes_)}));
-    dy_row_ = round_up(staging_.width, kRowLanes);
+    dy_channels_ = round_up(std::max<int64_t>(1, cout), kernels_.weight_block(cout));
+    dy_row_ = ceil_div(staging_.width, kRowLanes) * dy_channels_ * kRowLanes;
     lanes_ = b.book_scratch("small_group.lanes", g_.groups * chunks_ * group_lanes_, sizeof(float));
     staged_ = b.book_scratch("small_group.staged", cin * staging_.channel_stride, sizeof(float), threads_);
-    staged_dy_ =
-        b.book_scratch("small_group.staged_gradOutput", cout * staging_.out_rows * dy_row_, sizeof(float), threads_);
+    staged_dy_ = b.book_scratch("small_group.staged_gradOutput", staging_.out_rows * dy_row_, sizeof(float), threads_);
   }
   int64_t tasks() const override { return g_.groups * chunks_; }
   std::string detail() const override { return std::string("isa=") + isa_name(kernels_.isa); }
@@ -275,7 +276,7 @@ class SmallGroupWeight final : public ConvStep {
     float* all_lanes = w.at<float>(lanes_);
     int status = run_tasks(threads_, threads_, "small-group gradWeight", [&](int64_t i) {
       staging_.clear(w.at<float>(staged_, i), cin);
-      std::fill_n(w.at<float>(staged_dy_, i), cout * staging_.out_rows * dy_row_, 0.0f);
+      std::fill_n(w.at<float>(staged_dy_, i), staging_.out_rows * dy_row_, 0.0f);
     });
     if (status != ACLNN_SUCCESS) return status;
     status = run_tasks(tasks(), threads_, "small-group gradWeight", [&](int64_t t) {  // t = (group, chunk)
@@ -295,8 +296,8 @@ class SmallGroupWeight final : public ConvStep {
                                 staging_.tap.data(),
                                 taps,
                                 dy,
-                                staging_.out_rows * dy_row_,
                                 dy_row_,
+                                dy_channels_,
                                 cout,
                                 lanes + c * taps * kRowLanes,
                                 cin * taps * kRowLanes};
@@ -322,31 +323,36 @@ class SmallGroupWeight final : public ConvStep {
   }
 
  private:
-  // The dY rows of channels [c0, c0 + channels) of sample n, each in dy_row_ floats of a buffer that
-  // was cleared (the entries past the width stay zero).
+  // The dY rows of channels [c0, c0 + channels) of sample n into `out`, a cleared buffer, in
+  // WeightRows' layout: vector j of row r of channel ch at r * dy_row_ + (j * dy_channels_ + ch) * 16
+  // (the entries past the width and the slots past the channels stay zero).
   void stage_rows(int64_t n, int64_t c0, int64_t channels, float* out) const {
-    const int64_t width = staging_.width, rows_h = g_.dst_size[1];
+    const int64_t width = staging_.width, rows_h = g_.dst_size[1], depth = g_.dst_size[0];
+    const int64_t vector_stride = dy_channels_ * kRowLanes;
 #ifdef ACLNN_HAVE_X86_KERNELS
-    // Unit column stride: each plane's rows (every depth's) copied or widened in one call.
+    // Unit column stride: a plane's rows (every depth's) copied or widened in one call.
     const bool some = dst_.stride[4] == 1 && dst_.data != nullptr && f16c_conversions();
     const bool half_rows = some && (dst_.dtype == ACL_FLOAT16 || dst_.dtype == ACL_BF16) && math_ == MathMode::kFull;
     const bool float_rows = some && dst_.dtype == ACL_FLOAT && math_ != MathMode::kFp16Inputs;
     if (half_rows || float_rows) {
-      for (int64_t p = 0; p < channels * g_.dst_size[0]; ++p, out += rows_h * dy_row_) {  // p = (channel, depth)
-        const int64_t at = dst_.element(n, c0 + p / g_.dst_size[0], p % g_.dst_size[0], 0, 0);
-        if (float_rows) {
-          copy_rows_avx2(static_cast<const float*>(dst_.data) + at, dst_.stride[3], width, rows_h, out, dy_row_);
-        } else {
-          widen_rows_avx2(static_cast<const uint16_t*>(dst_.data) + at, dst_.dtype == ACL_BF16, dst_.stride[3], 1,
-                          width, rows_h, out, dy_row_);
-        }
+      const int kind = float_rows ? 0 : dst_.dtype == ACL_FLOAT16 ? 1 : 2;
+      const auto* data = static_cast<const char*>(dst_.data);
+      for (int64_t p = 0; p < channels * depth; ++p) {  // p = (channel, depth)
+        const int64_t at = dst_.element(n, c0 + p / depth, p % depth, 0, 0) * (float_rows ? 4 : 2);
+        rows_to_vectors_avx2(data + at, kind, dst_.stride[3], width, rows_h,
+                             out + p % depth * rows_h * dy_row_ + p / depth * kRowLanes, dy_row_, vector_stride);
       }
       return;
     }
 #endif
-    for (int64_t r = 0; r < channels * staging_.out_rows; ++r, out += dy_row_) {
-      const int64_t row = r % staging_.out_rows;
-      read_row_floats(dst_, math_, n, c0 + r / staging_.out_rows, row / rows_h, row % rows_h, 0, 1, width, out);
+    for (int64_t ch = 0; ch < channels; ++ch) {
+      for (int64_t r = 0; r < staging_.out_rows; ++r) {
+        float* to = out + r * dy_row_ + ch * kRowLanes;
+        for (int64_t w0 = 0; w0 < width; w0 += kRowLanes, to += vector_stride) {
+          read_row_floats(dst_, math_, n, c0 + ch, r / rows_h, r % rows_h, w0, 1,
+                          std::min<int64_t>(kRowLanes, width - w0), to);
+        }
+      }
     }
   }
 
@@ -357,7 +363,8 @@ class SmallGroupWeight final : public ConvStep {
   int threads_;
   const RowKernels& kernels_;
   DenseFloatOutput output_;
-  int64_t group_lanes_ = 0, chunks_ = 1, dy_row_ = 0;
+  int64_t group_lanes_ = 0, chunks_ = 1;
+  int64_t dy_channels_ = 1, dy_row_ = 0;  // staged dY: channel slots per vector, floats per row (WeightRows)
   WorkspaceLedger::Handle lanes_ = -1, staged_ = -1, staged_dy_ = -1;  // staged: per thread
 };
 
@@ -370,8 +377,8 @@ bool supports_input(const ConvProblem& p) {
 }
 bool supports_weight(const ConvProblem& p) {
   const ConvGeometry& g = p.geometry;
-  const double staged_dy = double(std::max<int64_t>(1, g.dst_channels_per_group)) * double(g.dst_size[0]) *
-                           double(g.dst_size[1]) *
+  const double staged_dy = std::ceil(std::max(1.0, double(g.dst_channels_per_group)) / 8) * 8 *  // slots, at most
+                           double(g.dst_size[0]) * double(g.dst_size[1]) *
                            (double(g.dst_size[2]) + kRowLanes);  // dY rows rounded up to whole vectors
   return small_enough(g, g.src_channels_per_group) && staged_dy * 4 <= double(kStagingBudget) &&
          double(g.groups) * double(g.dst_channels_per_group * g.src_channels_per_group) * double(g.kernel_volume()) *
