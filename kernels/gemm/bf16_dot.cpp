@@ -45,13 +45,9 @@ void stage_channel_pairs(const View5& view, int64_t n, int64_t c, bool odd, int6
     out[i] = bf16_pair(bf16_bits(scratch[i]), odd ? bf16_bits(scratch[count + i]) : 0);
 }
 
-int64_t packed_pairs_words(int64_t m, int64_t pairs) {
-  return (std::max<int64_t>(1, m) + kBf16DotRows - 1) / kBf16DotRows * kBf16DotRows * pairs;
-}
+int64_t packed_pairs_words(int64_t m, int64_t pairs) { return sliver_entries(m, kBf16DotRows, pairs); }
 
-int64_t packed_pairs_right_words(int64_t n, int64_t pairs) {
-  return (std::max<int64_t>(1, n) + kBf16DotColumns - 1) / kBf16DotColumns * kBf16DotColumns * pairs;
-}
+int64_t packed_pairs_right_words(int64_t n, int64_t pairs) { return sliver_entries(n, kBf16DotColumns, pairs); }
 
 void pack_pairs_right(const float* rows, int64_t row_stride, int64_t count, int64_t pairs, uint32_t* out, int64_t depth,
                       int64_t j0, int64_t offset) {

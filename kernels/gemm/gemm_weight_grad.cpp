@@ -42,7 +42,7 @@ class GemmBackwardWeight final : public ConvStep {
         x_staged_(stage_from_view(p.src, p.math)),
         output_(p.grad_weight, b, "gradWeight.f32") {
     const int64_t weight_floats = std::max<int64_t>(1, s_.groups * s_.cout * s_.rows());
-    const int64_t length = s_.n * s_.dst_plane;  // the reduction, per group
+    const int64_t length = saturating_product(s_.n, s_.dst_plane);  // the reduction, per group
     // The split: row blocks of at least kMinRowBlock rows and chunks of the reduction, for
     // kTargetTasks tasks. Each chunk after the first costs a partial dW written and added back; each
     // row block reads all of dY again. When dY is small enough to be packed once (below), row blocks

@@ -367,8 +367,17 @@ int64_t a_rows_scratch_floats(const GemmBlocking& blocking, int64_t max_m) {
   return kernel.run_a_rows != nullptr ? 0 : round_up(std::max<int64_t>(1, max_m), kernel.mr) * blocking.kc;
 }
 
+int64_t sliver_entries(int64_t count, int64_t width, int64_t depth) {
+  const int64_t slivers = (std::max<int64_t>(1, count) - 1) / width + 1;
+  int64_t entries = 0;
+  if (__builtin_mul_overflow(slivers, width, &entries) || __builtin_mul_overflow(entries, depth, &entries)) {
+    return INT64_MAX;
+  }
+  return entries;
+}
+
 int64_t packed_right_floats(const GemmBlocking& blocking, int64_t n, int64_t depth) {
-  return round_up(std::max<int64_t>(1, n), right_sliver_columns(blocking)) * depth;
+  return sliver_entries(n, right_sliver_columns(blocking), depth);
 }
 
 void sgemm_rows(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, int64_t k, const PackedLeft& a,
@@ -422,7 +431,7 @@ int column_granularity(const GemmBlocking& blocking) {
 int left_sliver_rows(const GemmBlocking& blocking) { return micro_kernel(blocking.isa).mr; }
 
 int64_t packed_left_floats(const GemmBlocking& blocking, int64_t m, int64_t depth) {
-  return round_up(std::max<int64_t>(1, m), left_sliver_rows(blocking)) * depth;
+  return sliver_entries(m, left_sliver_rows(blocking), depth);
 }
 
 void pack_left(const GemmBlocking& blocking, int64_t m, int64_t k, MatrixRef a, float* out, int64_t depth,

@@ -56,6 +56,10 @@ struct PackedLeft {
   int64_t offset;
 };
 
+// ceil(count / width) slivers of width x depth entries (a count below 1 as 1), or INT64_MAX where
+// that does not fit in 64 bits (an empty tensor's other sizes may be anything): then no budget
+// admits it, and a booking of it reports the workspace too large.
+int64_t sliver_entries(int64_t count, int64_t width, int64_t depth);
 // Floats of a PackedLeft of m rows and `depth` (rows rounded up to MR; the padding rows are zero).
 int64_t packed_left_floats(const GemmBlocking& blocking, int64_t m, int64_t depth);
 // The micro-kernel's MR: rows per sliver of a PackedLeft.

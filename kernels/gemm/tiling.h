@@ -24,6 +24,8 @@ inline int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
 
 // Whether a * b <= limit, for a, b >= 0, without forming a product that could overflow.
 inline bool product_within(int64_t a, int64_t b, int64_t limit) { return b == 0 || a <= limit / b; }
+// a * b for a, b >= 0, or INT64_MAX where that does not fit (a size no budget admits).
+inline int64_t saturating_product(int64_t a, int64_t b) { return product_within(a, b, INT64_MAX) ? a * b : INT64_MAX; }
 
 // Into how many pieces each of `units` independent units of work must be cut for kTargetTasks tasks.
 inline int64_t pieces_for_tasks(int64_t units) { return ceil_div(kTargetTasks, std::max<int64_t>(1, units)); }
