@@ -327,9 +327,10 @@ class SmallGroupWeight final : public ConvStep {
   // WeightRows' layout: vector j of row r of channel ch at r * dy_row_ + (j * dy_channels_ + ch) * 16
   // (the entries past the width and the slots past the channels stay zero).
   void stage_rows(int64_t n, int64_t c0, int64_t channels, float* out) const {
-    const int64_t width = staging_.width, rows_h = g_.dst_size[1], depth = g_.dst_size[0];
+    const int64_t width = staging_.width, rows_h = g_.dst_size[1];
     const int64_t vector_stride = dy_channels_ * kRowLanes;
 #ifdef ACLNN_HAVE_X86_KERNELS
+    const int64_t depth = g_.dst_size[0];
     // Unit column stride: a plane's rows (every depth's) copied or widened in one call.
     const bool some = dst_.stride[4] == 1 && dst_.data != nullptr && f16c_conversions();
     const bool half_rows = some && (dst_.dtype == ACL_FLOAT16 || dst_.dtype == ACL_BF16) && math_ == MathMode::kFull;
