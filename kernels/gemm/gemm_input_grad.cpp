@@ -498,13 +498,11 @@ class GemmForward final : public ConvStep {
     return run_tasks(tasks(), threads_, "gemm gradInput", [&](int64_t t) {
       const int64_t n = t / (s_.groups * tiles_), grp = t / tiles_ % s_.groups, o0 = t % tiles_ * tile_;
       const int64_t o1 = std::min(s_.dst_plane, o0 + tile_);
-      float* y = nullptr;
-      int64_t ldy = s_.dst_plane;
-      if (tile_result_ >= 0) {
-        y = w.at<float>(tile_result_, thread_index()), ldy = tile_;
-      } else {
-        y = grad_input + (n * s_.groups + grp) * s_.cout * s_.dst_plane + o0;
-      }
+      // The tile's result: the per-thread tile buffer, or its place in the dense float result.
+      const bool buffered = tile_result_ >= 0;
+      float* y = buffered ? w.at<float>(tile_result_, thread_index())
+                          : grad_input + (n * s_.groups + grp) * s_.cout * s_.dst_plane + o0;
+      const int64_t ldy = buffered ? tile_ : s_.dst_plane;
       float* pack = w.at<float>(pack_, thread_index());
       const PackedLeft wg{weights + grp * group_floats_, s_.rows(), 0};
       SliceSource x{nullptr, s_.src_plane};

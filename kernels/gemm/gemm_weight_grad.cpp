@@ -114,8 +114,8 @@ class GemmBackwardWeight final : public ConvStep {
     if (dot_) group_floats_ = packed_pairs_right_words(s_.cout, length / 2);
     if (pack_once) packed_dy_ = b.book_scratch("gemm.packed_gradOutput", s_.groups * group_floats_, sizeof(float));
     if (pack_once && !dy_dense) {  // one sliver of dY rows per thread, read from the view
-      const bool fits = product_within(sliver, s_.dst_plane, huge);  // (else too large for the ledger)
-      dy_rows_ = b.book_scratch("gemm.gradOutput_rows", fits ? uint64_t(sliver * s_.dst_plane) : UINT64_MAX,
+      // (saturated: a size past 64 bits is too large for the ledger)
+      dy_rows_ = b.book_scratch("gemm.gradOutput_rows", uint64_t(saturating_product(sliver, s_.dst_plane)),
                                 sizeof(float), threads_);
     }
     if (transposed_) {  // every chunk sums into its own dW^T, added in chunk order into dW at the end
