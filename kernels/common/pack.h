@@ -29,6 +29,10 @@ void pack_dense(const View5& view, MathMode math, T* out, int threads);
 // True when each (n, c) plane of the view is contiguous (D, H, W dense with W stride 1): a run of
 // positions may then cross W rows (element (n, c, 0, 0, i) is position i of the plane).
 bool planes_contiguous(const View5& view);
+// Asks the memory system for planes (n, c0 .. c0 + channels - 1) of the view ahead of their use (a
+// hint: no effect on any value; nothing unless the planes are contiguous and the indices inside).
+void prefetch_planes(const View5& view, int64_t n, int64_t c0, int64_t channels);
+
 // True when the view is contiguous in (N, C, D, H, W) order (any dtype): element i of the tensor at
 // data + offset + i.
 bool is_dense(const View5& view);

@@ -29,9 +29,10 @@
 namespace aclnn_cpu {
 namespace {
 
-constexpr int64_t kMaxChannels = 16;                  // per group, in and out
-constexpr int64_t kStagingBudget = int64_t{4} << 20;  // bytes of staged slices per thread, at most
-constexpr int64_t kLanesBudget = int64_t{16} << 20;   // bytes of weight-gradient lanes, at most
+constexpr int64_t kMaxChannels = 16;                    // per group, in and out
+constexpr int64_t kStagingBudget = int64_t{4} << 20;    // bytes of staged slices per thread, at most
+constexpr int64_t kLanesBudget = int64_t{16} << 20;     // bytes of weight-gradient lanes, at most
+constexpr int64_t kContiguousLanes = int64_t{2} << 20;  // ... and while more chunks only cost this
 
 // A slice's source channels in zero-padded rows, for the forward geometry g (src -> dst): output
 // row r = (od, oh) and kernel tap t = (a, b, c) read row (od*sD + a*dD, oh*sH + b*dH) of the staged
@@ -260,8 +261,12 @@ class SmallGroupWeight final : public ConvStep {
         output_(p.grad_weight, b, "gradWeight.f32") {
     const int64_t cin = g_.src_channels_per_group, cout = g_.dst_channels_per_group;
     group_lanes_ = cout * cin * g_.kernel_volume() * kRowLanes;
-    chunks_ = std::max<int64_t>(1, std::min({pieces_for_tasks(g_.groups), g_.batch,
-                                             kLanesBudget / 4 / std::max<int64_t>(1, g_.groups * group_lanes_)}));
+    // Chunks of samples: enough for the task count, and more while their partial lanes stay small
+    // (a sample per chunk when they allow: then consecutive tasks read consecutive slices).
+    const int64_t lanes_per_chunk = std::max<int64_t>(1, g_.groups * group_lanes_);
+    chunks_ =
+        std::max<int64_t>(1, std::min({std::max(pieces_for_tasks(g_.groups), kContiguousLanes / 4 / lanes_per_chunk),
+                                       g_.batch, kLanesBudget / 4 / lanes_per_chunk}));
     dy_channels_ = round_up(std::max<int64_t>(1, cout), kernels_.weight_block(cout));
     dy_row_ = ceil_div(staging_.width, kRowLanes) * dy_channels_ * kRowLanes;
     lanes_ = b.book_scratch("small_group.lanes", g_.groups * chunks_ * group_lanes_, sizeof(float));
@@ -279,15 +284,23 @@ class SmallGroupWeight final : public ConvStep {
       std::fill_n(w.at<float>(staged_dy_, i), staging_.out_rows * dy_row_, 0.0f);
     });
     if (status != ACLNN_SUCCESS) return status;
-    status = run_tasks(tasks(), threads_, "small-group gradWeight", [&](int64_t t) {  // t = (group, chunk)
-      const int64_t grp = t / chunks_, chunk = t % chunks_;
-      float* lanes = all_lanes + t * group_lanes_;
+    // t = (chunk, group): consecutive tasks read neighbouring slices of the same samples.
+    status = run_tasks(tasks(), threads_, "small-group gradWeight", [&](int64_t t) {
+      const int64_t chunk = t / g_.groups, grp = t % g_.groups;
+      float* lanes = all_lanes + (grp * chunks_ + chunk) * group_lanes_;
       std::fill_n(lanes, group_lanes_, 0.0f);
       float* staged = w.at<float>(staged_, thread_index());
       float* dy = w.at<float>(staged_dy_, thread_index());
-      for (int64_t n = g_.batch * chunk / chunks_; n < g_.batch * (chunk + 1) / chunks_; ++n) {
+      const int64_t n1 = g_.batch * (chunk + 1) / chunks_;
+      for (int64_t n = g_.batch * chunk / chunks_; n < n1; ++n) {
         staging_.stage(g_, src_, math_, n, grp * cin, cin, staged);
         stage_rows(n, grp * cout, cout, dy);
+        // The slices staged next (this group's in the next sample, or the next task's), read while
+        // this one is computed.
+        const int64_t next_n = n + 1 < n1 ? n + 1 : grp + 1 < g_.groups ? g_.batch * chunk / chunks_ : n1;
+        const int64_t next_grp = n + 1 < n1 ? grp : grp + 1 < g_.groups ? grp + 1 : 0;
+        prefetch_planes(src_, next_n, next_grp * cin, cin);
+        prefetch_planes(dst_, next_n, next_grp * cout, cout);
         for (int64_t c = 0; c < cin; ++c) {
           const WeightRows rows{staged + c * staging_.channel_stride,
                                 staging_.row_base.data(),
