@@ -20,16 +20,17 @@
 namespace aclnn_cpu {
 
 constexpr int kRowLanes = 16;     // floats per vector, on every instruction set
-constexpr int kForwardBlock = 8;  // output channels per packed weight block of forward_row
+constexpr int kForwardBlock = 8;  // output channels per packed weight block of forward_rows
 
-// One output row of a forward convolution, for up to kForwardBlock output channels:
-//   out[co * out_channel_stride + w] = sum over c < channels, t < taps (in that order) of
-//       weights[(c * taps + t) * kForwardBlock + co] * src[c * channel_stride + tap[t] + w]
-// for co < out_channels and w < width. `src` points at the row's base; the staged rows must hold
-// round_up(width, 16) floats from each tap's offset on (the lanes past `width` are not stored).
-struct ForwardRow {
+// The output rows of a forward convolution, for up to kForwardBlock output channels:
+//   out[co * out_channel_stride + r * width + w] = sum over c < channels, t < taps (in that order) of
+//       weights[(c * taps + t) * kForwardBlock + co] * src[c * channel_stride + row_base[r] + tap[t] + w]
+// for co < out_channels, r < rows and w < width. The staged rows must hold round_up(width, 16) floats
+// from each tap's offset on (the lanes past `width` are not stored).
+struct ForwardRows {
   const float* src;
-  int64_t channel_stride, channels;
+  const int64_t* row_base;
+  int64_t rows, channel_stride, channels;
   const int64_t* tap;
   int64_t taps;
   const float* weights;  // zero past out_channels
@@ -67,7 +68,7 @@ float sum_lanes(float* lanes);
 
 struct RowKernels {
   Isa isa;
-  void (*forward_row)(const ForwardRow& job);
+  void (*forward_rows)(const ForwardRows& job);
   void (*weight_rows)(const WeightRows& job);
   // The output channels weight_rows takes at a time for `out_channels` of them.
   int64_t (*weight_block)(int64_t out_channels);

@@ -43,9 +43,9 @@ struct avx2_ops {
 
 #include "kernels/direct/row_kernels_impl.h"
 
-void forward_row_avx2(const ForwardRow& job) {
-  if (job.out_channels == 1) return forward_row<avx2_ops, 1, 2>(job);
-  forward_row<avx2_ops, 4, 1>(job);
+void forward_rows_avx2(const ForwardRows& job) {
+  if (job.out_channels == 1) return forward_rows<avx2_ops, 1, 2>(job);
+  forward_rows<avx2_ops, 4, 1>(job);
 }
 int64_t weight_block_avx2(int64_t out_channels) { return out_channels == 1 ? 1 : 2; }
 void weight_rows_avx2(const WeightRows& job) {
@@ -55,6 +55,6 @@ void weight_rows_avx2(const WeightRows& job) {
 
 }  // namespace
 
-extern const RowKernels kRowKernelsAvx2 = {Isa::kAvx2, forward_row_avx2, weight_rows_avx2, weight_block_avx2};
+extern const RowKernels kRowKernelsAvx2 = {Isa::kAvx2, forward_rows_avx2, weight_rows_avx2, weight_block_avx2};
 
 }  // namespace aclnn_cpu

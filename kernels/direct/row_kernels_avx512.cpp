@@ -27,9 +27,9 @@ struct avx512_ops {
 
 #include "kernels/direct/row_kernels_impl.h"
 
-void forward_row_avx512(const ForwardRow& job) {
-  if (job.out_channels == 1) return forward_row<avx512_ops, 1, 4>(job);
-  forward_row<avx512_ops, 8, 2>(job);
+void forward_rows_avx512(const ForwardRows& job) {
+  if (job.out_channels == 1) return forward_rows<avx512_ops, 1, 4>(job);
+  forward_rows<avx512_ops, 8, 2>(job);
 }
 int64_t weight_block_avx512(int64_t out_channels) { return out_channels == 1 ? 1 : out_channels < 8 ? 4 : 8; }
 void weight_rows_avx512(const WeightRows& job) {
@@ -40,6 +40,7 @@ void weight_rows_avx512(const WeightRows& job) {
 
 }  // namespace
 
-extern const RowKernels kRowKernelsAvx512 = {Isa::kAvx512, forward_row_avx512, weight_rows_avx512, weight_block_avx512};
+extern const RowKernels kRowKernelsAvx512 = {Isa::kAvx512, forward_rows_avx512, weight_rows_avx512,
+                                             weight_block_avx512};
 
 }  // namespace aclnn_cpu

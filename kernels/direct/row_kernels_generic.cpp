@@ -58,9 +58,9 @@ struct generic_ops {
 
 #include "kernels/direct/row_kernels_impl.h"
 
-void forward_row_generic(const ForwardRow& job) {
-  if (job.out_channels == 1) return forward_row<generic_ops, 1, 1>(job);
-  forward_row<generic_ops, 2, 1>(job);
+void forward_rows_generic(const ForwardRows& job) {
+  if (job.out_channels == 1) return forward_rows<generic_ops, 1, 1>(job);
+  forward_rows<generic_ops, 2, 1>(job);
 }
 int64_t weight_block_generic(int64_t out_channels) { return out_channels == 1 ? 1 : 2; }
 void weight_rows_generic(const WeightRows& job) {
@@ -70,7 +70,7 @@ void weight_rows_generic(const WeightRows& job) {
 
 }  // namespace
 
-extern const RowKernels kRowKernelsGeneric = {Isa::kGeneric, forward_row_generic, weight_rows_generic,
+extern const RowKernels kRowKernelsGeneric = {Isa::kGeneric, forward_rows_generic, weight_rows_generic,
                                               weight_block_generic};
 
 float sum_lanes(float* lanes) {

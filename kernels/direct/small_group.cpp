@@ -186,20 +186,20 @@ class SmallGroupInput final : public ConvStep {
       staging_.stage(g_, source_, math_, t / g_.groups, t % g_.groups * cin, cin, staged);
       float* y = out + t * cout * g_.dst_plane();
       const float* group_weights = weights + t % g_.groups * group_floats_;
-      for (int64_t r = 0; r < staging_.out_rows; ++r) {
-        for (int64_t blk = 0; blk < blocks_; ++blk) {
-          const ForwardRow row{staged + staging_.row_base[r],
+      for (int64_t blk = 0; blk < blocks_; ++blk) {
+        const ForwardRows rows{staged,
+                               staging_.row_base.data(),
+                               staging_.out_rows,
                                staging_.channel_stride,
                                cin,
                                staging_.tap.data(),
                                taps,
                                group_weights + blk * cin * taps * kForwardBlock,
                                std::min<int64_t>(kForwardBlock, cout - blk * kForwardBlock),
-                               y + blk * kForwardBlock * g_.dst_plane() + r * staging_.width,
+                               y + blk * kForwardBlock * g_.dst_plane(),
                                g_.dst_plane(),
                                staging_.width};
-          kernels_.forward_row(row);
-        }
+        kernels_.forward_rows(rows);
       }
       output_.store_part(w, t / g_.groups, t % g_.groups * cout, (t % g_.groups + 1) * cout, 0, g_.dst_plane());
     });
