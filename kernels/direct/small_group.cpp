@@ -106,6 +106,27 @@ struct Staging {
     const bool half_rows = some && (src.dtype == ACL_FLOAT16 || src.dtype == ACL_BF16) && math == MathMode::kFull &&
                            (step == 1 || step == 2);
     const bool float_rows = some && src.dtype == ACL_FLOAT && math != MathMode::kFp16Inputs && step == 1;
+    if ((half_rows || float_rows) && channels == 1) {     // one channel: each phase's rows in one call
+      const int64_t y0 = std::max<int64_t>(0, g.pad[1]);  // the staged rows [y0, y1) lie inside the source
+      const int64_t y1 = g.pad[1] >= rows_h ? y0 : std::min(rows_h, g.pad[1] + src_h);
+      for (int64_t z = 0; z < rows_d && y1 > y0; ++z) {
+        const int64_t sz = z - g.pad[0];
+        if (sz < 0 || sz >= src_d) continue;  // a padding plane
+        for (int64_t q = 0; q < sw; ++q) {
+          const int64_t lo = inside_lo[q], hi = inside_hi[q];
+          if (hi == lo) continue;
+          const int64_t at = src.element(n, c0, sz, y0 - g.pad[1], lo * sw + q - g.pad[2]);
+          float* rows = out + (z * rows_h + y0) * row_stride + q * phase_width + lo;
+          if (half_rows) {
+            widen_rows_avx2(static_cast<const uint16_t*>(src.data) + at, src.dtype == ACL_BF16, src.stride[3], step,
+                            hi - lo, y1 - y0, rows, row_stride);
+          } else {
+            copy_rows_avx2(static_cast<const float*>(src.data) + at, src.stride[3], hi - lo, y1 - y0, rows, row_stride);
+          }
+        }
+      }
+      return;
+    }
 #endif
     for (int64_t z = 0; z < rows_d; ++z) {
       for (int64_t y = 0; y < rows_h; ++y) {
