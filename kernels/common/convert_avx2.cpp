@@ -226,6 +226,13 @@ template <bool kBf16>
 void add_16bit_lanes(const uint16_t* in, int64_t rows, int64_t row_stride, int64_t width, double* lanes) {
   __m256d low = _mm256_loadu_pd(lanes), high = _mm256_loadu_pd(lanes + 4);  // lanes 0-3, 4-7
   const int64_t whole = width / 8 * 8;
+  // The last 1-7 of a row go into lanes 0..; the other lanes add -0 (x + -0 is x, signed zeros too).
+  // A row of 8 or more takes its last 8 entries (nothing past the row is read), moved down in
+  // registers; a shorter one goes through a buffer (bits 0x8000: -0 in both types).
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  const __m256i down = _mm256_add_epi32(lane, _mm256_set1_epi32(static_cast<int>(8 - (width - whole))));
+  const __m256 keep = _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(width - whole)), lane));
+  const __m256 minus_zero = _mm256_set1_ps(-0.0f);
   uint16_t tail[8];
   for (int64_t r = 0; r < rows; ++r, in += row_stride) {
     for (int64_t w = 0; w < whole; w += 8) {
@@ -233,9 +240,14 @@ void add_16bit_lanes(const uint16_t* in, int64_t rows, int64_t row_stride, int64
       low = _mm256_add_pd(low, _mm256_cvtps_pd(_mm256_castps256_ps128(values)));
       high = _mm256_add_pd(high, _mm256_cvtps_pd(_mm256_extractf128_ps(values, 1)));
     }
-    if (whole < width) {  // the last 1-7 into lanes 0..; the other lanes add -0 (bits 0x8000 in both types)
-      for (int l = 0; l < 8; ++l) tail[l] = whole + l < width ? in[whole + l] : uint16_t{0x8000};
-      const __m256 values = widen8<kBf16>(tail);
+    if (whole < width) {
+      __m256 values;
+      if (whole > 0) {
+        values = _mm256_blendv_ps(minus_zero, _mm256_permutevar8x32_ps(widen8<kBf16>(in + width - 8), down), keep);
+      } else {
+        for (int l = 0; l < 8; ++l) tail[l] = l < width ? in[l] : uint16_t{0x8000};
+        values = widen8<kBf16>(tail);
+      }
       low = _mm256_add_pd(low, _mm256_cvtps_pd(_mm256_castps256_ps128(values)));
       high = _mm256_add_pd(high, _mm256_cvtps_pd(_mm256_extractf128_ps(values, 1)));
     }
@@ -255,16 +267,23 @@ void add_halves_to_double_lanes_avx2(const uint16_t* in, bool bf16, int64_t rows
 void add_to_double_lanes_avx2(const float* in, int64_t rows, int64_t row_stride, int64_t width, double* lanes) {
   __m256d low = _mm256_loadu_pd(lanes), high = _mm256_loadu_pd(lanes + 4);  // lanes 0-3, 4-7
   const int64_t whole = width / 8 * 8;
-  alignas(32) float tail[8];
+  // The last 1-7 of a row go into lanes 0..; the other lanes add -0 (x + -0 is x, signed zeros too).
+  // Loaded under a mask (nothing past the row is read) and blended in registers.
+  const __m128i lane = _mm_setr_epi32(0, 1, 2, 3), rest = _mm_set1_epi32(static_cast<int>(width - whole));
+  const __m128i mask_low = _mm_cmpgt_epi32(rest, lane),
+                mask_high = _mm_cmpgt_epi32(rest, _mm_add_epi32(lane, _mm_set1_epi32(4)));
+  const __m128 minus_zero = _mm_set1_ps(-0.0f);
   for (int64_t r = 0; r < rows; ++r, in += row_stride) {
     for (int64_t w = 0; w < whole; w += 8) {
       low = _mm256_add_pd(low, _mm256_cvtps_pd(_mm_loadu_ps(in + w)));
       high = _mm256_add_pd(high, _mm256_cvtps_pd(_mm_loadu_ps(in + w + 4)));
     }
-    if (whole < width) {  // the last 1-7 into lanes 0..; the other lanes add -0 (x + -0 is x, signed zeros too)
-      for (int l = 0; l < 8; ++l) tail[l] = whole + l < width ? in[whole + l] : -0.0f;
-      low = _mm256_add_pd(low, _mm256_cvtps_pd(_mm_load_ps(tail)));
-      high = _mm256_add_pd(high, _mm256_cvtps_pd(_mm_load_ps(tail + 4)));
+    if (whole < width) {
+      const __m128 a = _mm_blendv_ps(minus_zero, _mm_maskload_ps(in + whole, mask_low), _mm_castsi128_ps(mask_low));
+      const __m128 b =
+          _mm_blendv_ps(minus_zero, _mm_maskload_ps(in + whole + 4, mask_high), _mm_castsi128_ps(mask_high));
+      low = _mm256_add_pd(low, _mm256_cvtps_pd(a));
+      high = _mm256_add_pd(high, _mm256_cvtps_pd(b));
     }
   }
   _mm256_storeu_pd(lanes, low);
