@@ -22,6 +22,20 @@ void halves_to_floats_avx2(const uint16_t* in, float* out, int64_t n) {
 
 namespace {
 
+// One FLOAT16 (or BF16 when kBf16) value as a float, in registers (a tail through a block of 8 on
+// the stack would cost a store-forwarding stall).
+template <bool kBf16>
+inline float widen_one(uint16_t bits) {
+  if constexpr (kBf16) {
+    const uint32_t wide = uint32_t{bits} << 16;
+    float value;
+    __builtin_memcpy(&value, &wide, sizeof(wide));
+    return value;
+  } else {
+    return _cvtsh_ss(bits);
+  }
+}
+
 // out[i] = in[i * kStep] widened (FLOAT16, or BF16 when kBf16) for i < n, reading nothing past
 // in[(n - 1) * kStep].
 template <bool kBf16, int kStep>
@@ -41,15 +55,7 @@ void widen_run(const uint16_t* in, int64_t n, float* out) {
       _mm256_storeu_ps(out + i, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(evens), 0xD8)));
     }
   }
-  for (; i < n; ++i) {
-    const uint16_t bits = in[i * kStep];
-    if constexpr (kBf16) {
-      const uint32_t wide = uint32_t{bits} << 16;
-      __builtin_memcpy(out + i, &wide, sizeof(wide));
-    } else {
-      out[i] = _cvtsh_ss(bits);
-    }
-  }
+  for (; i < n; ++i) out[i] = widen_one<kBf16>(in[i * kStep]);
 }
 
 template <bool kBf16>
@@ -83,8 +89,7 @@ void widen_strided_avx2(const uint16_t* in, bool bf16, int64_t step, int64_t n, 
     _mm256_storeu_ps(out + i, bf16 ? _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(bits), 16))
                                    : _mm256_cvtph_ps(bits));
   }
-  for (; i < n; ++i)
-    bf16 ? bf16_to_floats_avx2(in + i * step, out + i, 1) : halves_to_floats_avx2(in + i * step, out + i, 1);
+  for (; i < n; ++i) out[i] = bf16 ? widen_one<true>(in[i * step]) : widen_one<false>(in[i * step]);
 }
 
 void copy_rows_avx2(const float* in, int64_t in_stride, int64_t n, int64_t rows, float* out, int64_t out_stride) {
@@ -119,17 +124,12 @@ void rows_to_vectors(const In* in, int64_t in_stride, int64_t n, int64_t rows, f
       return _mm256_cvtph_ps(bits);
     }
   };
+  auto one = [](In value) { return kKind == 0 ? float(value) : widen_one<kKind == 2>(uint16_t(value)); };
   for (int64_t r = 0; r < rows; ++r, in += in_stride, out += out_stride) {
     int64_t i = 0;
     for (; i + 8 <= n; i += 8) _mm256_storeu_ps(out + i / 16 * vector_stride + i % 16, eight(in + i));
     float* to = out + i / 16 * vector_stride + i % 16;
-    for (; i < n; ++i, ++to) {  // the last 1-7
-      if constexpr (kKind == 0) {
-        *to = in[i];
-      } else {
-        kKind == 2 ? bf16_to_floats_avx2(in + i, to, 1) : halves_to_floats_avx2(in + i, to, 1);
-      }
-    }
+    for (; i < n; ++i, ++to) *to = one(in[i]);  // the last 1-7
   }
 }
 
