@@ -91,6 +91,41 @@ TEST(Conversions, VectorisedNarrowingMatchesEigen) {
 #endif
 }
 
+TEST(Conversions, ShortRunsMatchTheLongOnesAndStopAtTheirEnds) {
+  // Runs of 1-24 values (a tail in a block of 8 of its own below 8, else inside the run's last 8,
+  // written twice): each value as the whole-array conversion gives it, nothing written past the run.
+  if (!f16c_conversions()) GTEST_SKIP() << "no F16C/AVX2 on this CPU (or ACLNN_CONVBWD_ISA=generic)";
+#ifdef ACLNN_HAVE_X86_KERNELS
+  const std::vector<uint16_t> patterns = all_patterns();
+  const std::vector<float> floats = narrowing_inputs();
+  std::vector<float> half_want(patterns.size()), bf16_want(patterns.size());
+  halves_to_floats_avx2(patterns.data(), half_want.data(), static_cast<int64_t>(patterns.size()));
+  bf16_to_floats_avx2(patterns.data(), bf16_want.data(), static_cast<int64_t>(patterns.size()));
+  std::vector<uint16_t> to_half_want(floats.size()), to_bf16_want(floats.size());
+  floats_to_halves_avx2(floats.data(), to_half_want.data(), static_cast<int64_t>(floats.size()));
+  floats_to_bf16_avx2(floats.data(), to_bf16_want.data(), static_cast<int64_t>(floats.size()));
+  constexpr float kSentinel = 12345.0f;
+  constexpr uint16_t kSentinelBits = 0xABCD;
+  for (int64_t n = 1; n <= 24; ++n) {
+    for (size_t first = 0; first + static_cast<size_t>(n) <= 4096; first += 509) {
+      std::vector<float> half(n + 8, kSentinel), bf16(n + 8, kSentinel);
+      halves_to_floats_avx2(&patterns[first], half.data(), n);
+      bf16_to_floats_avx2(&patterns[first], bf16.data(), n);
+      std::vector<uint16_t> to_half(n + 8, kSentinelBits), to_bf16(n + 8, kSentinelBits);
+      floats_to_halves_avx2(&floats[first], to_half.data(), n);
+      floats_to_bf16_avx2(&floats[first], to_bf16.data(), n);
+      for (int64_t i = 0; i < n + 8; ++i) {
+        const bool inside = i < n;
+        EXPECT_EQ(bits_of(half[i]), bits_of(inside ? half_want[first + i] : kSentinel)) << n << " " << i;
+        EXPECT_EQ(bits_of(bf16[i]), bits_of(inside ? bf16_want[first + i] : kSentinel)) << n << " " << i;
+        EXPECT_EQ(to_half[i], inside ? to_half_want[first + i] : kSentinelBits) << n << " " << i;
+        EXPECT_EQ(to_bf16[i], inside ? to_bf16_want[first + i] : kSentinelBits) << n << " " << i;
+      }
+    }
+  }
+#endif
+}
+
 TEST(Conversions, WidenedRowsMatchTheRunConversions) {
   // widen_rows_avx2 (window lines: several rows, unit or stride-2 entries) against the run
   // conversions above (checked against Eigen on every pattern), bit for bit: every 16-bit pattern

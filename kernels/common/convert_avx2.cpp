@@ -8,10 +8,13 @@ namespace aclnn_cpu {
 
 void halves_to_floats_avx2(const uint16_t* in, float* out, int64_t n) {
   int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    _mm256_storeu_ps(out + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i))));
-  }
-  if (i < n) {  // the last 1-7 through a zero-padded block of 8
+  const auto eight = [&](int64_t at) {
+    _mm256_storeu_ps(out + at, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in + at))));
+  };
+  for (; i + 8 <= n; i += 8) eight(i);
+  if (i < n && n >= 8) {  // the last 1-7 as part of the last 8 (a few written twice, the same values)
+    eight(n - 8);
+  } else if (i < n) {  // fewer than 8 in all: through a zero-padded block of 8
     alignas(16) uint16_t last[8] = {};
     alignas(32) float wide[8];
     for (int64_t j = 0; j < n - i; ++j) last[j] = in[i + j];
@@ -152,10 +155,13 @@ void rows_to_vectors_avx2(const void* in, int kind, int64_t in_stride, int64_t n
 void floats_to_halves_avx2(const float* in, uint16_t* out, int64_t n) {
   constexpr int kNearestEven = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
   int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm256_cvtps_ph(_mm256_loadu_ps(in + i), kNearestEven));
-  }
-  if (i < n) {  // the last 1-7 through a zero-padded block of 8
+  const auto eight = [&](int64_t at) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + at), _mm256_cvtps_ph(_mm256_loadu_ps(in + at), kNearestEven));
+  };
+  for (; i + 8 <= n; i += 8) eight(i);
+  if (i < n && n >= 8) {  // the last 1-7 as part of the last 8 (a few written twice, the same values)
+    eight(n - 8);
+  } else if (i < n) {  // fewer than 8 in all: through a zero-padded block of 8
     alignas(32) float last[8] = {};
     alignas(16) uint16_t narrow[8];
     for (int64_t j = 0; j < n - i; ++j) last[j] = in[i + j];
@@ -197,13 +203,16 @@ inline __m256i bf16_bits(__m256i bits) {
 
 void floats_to_bf16_avx2(const float* in, uint16_t* out, int64_t n) {
   int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    const __m256i narrow = bf16_bits(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i)));
+  const auto eight = [&](int64_t at) {
+    const __m256i narrow = bf16_bits(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + at)));
     // 32 -> 16 bits (values fit): pack within lanes, then bring the two low quarters together.
     const __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi32(narrow, narrow), 0x08);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm256_castsi256_si128(packed));
-  }
-  if (i < n) {  // the last 1-7 through a zero-padded block of 8
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + at), _mm256_castsi256_si128(packed));
+  };
+  for (; i + 8 <= n; i += 8) eight(i);
+  if (i < n && n >= 8) {  // the last 1-7 as part of the last 8 (a few written twice, the same values)
+    eight(n - 8);
+  } else if (i < n) {  // fewer than 8 in all: through a zero-padded block of 8
     alignas(32) float last[8] = {};
     alignas(32) uint32_t narrow[8];
     for (int64_t j = 0; j < n - i; ++j) last[j] = in[i + j];
