@@ -369,6 +369,12 @@ void reduce_bias(const View5& dy, const View5& out, int threads) {
             const auto* row = base + dy.element(n, c0, r / dy.shape[3], r % dy.shape[3], 0);
             for (int64_t w = 0; w < width; ++w) {
               const auto* in = row + w * dy.stride[4];
+              // Positions are a row of B·C apart (TBC): the block's entries a page apart, which the
+              // hardware prefetchers do not follow, so the ones 16 positions on are asked for here.
+              if (w + 16 < width) {
+                const char* ahead = reinterpret_cast<const char*>(in + 16 * dy.stride[4]);
+                for (int64_t b = 0; b < count * int64_t(sizeof(*in)); b += 64) __builtin_prefetch(ahead + b);
+              }
               double* lane = lanes[w % 8];
               if constexpr (sizeof(*in) == 2) {  // converted as a run (F16C/AVX2 where it may), then added
                 widen_run(in, count, converted);
