@@ -162,35 +162,49 @@ void view_panels(const View5& view, MathMode math, int64_t n, int64_t c0, int64_
 
 namespace {
 
-// out[i] += in[i] for i < n (n is often a row of 7 or 14: SSE2 fours, then one by one).
-inline void add_run(const float* __restrict in, int64_t n, float* __restrict out) {
+// out[i * step] += in[i] for i < n (n is often a row of 7 or 14): unit steps in SSE2 fours, steps of 2
+// four at a time with shuffles (the odd entries written back as they were, never past out[2(n-1)],
+// the run's last entry: no other task's), then one by one.
+inline void add_run(const float* __restrict in, int64_t n, int64_t step, float* __restrict out) {
   int64_t i = 0;
 #ifdef __SSE2__
-  for (; i + 4 <= n; i += 4) _mm_storeu_ps(out + i, _mm_add_ps(_mm_loadu_ps(out + i), _mm_loadu_ps(in + i)));
+  if (step == 1) {
+    for (; i + 4 <= n; i += 4) _mm_storeu_ps(out + i, _mm_add_ps(_mm_loadu_ps(out + i), _mm_loadu_ps(in + i)));
+  } else if (step == 2) {
+    for (; i + 4 < n; i += 4) {
+      const __m128 lo = _mm_loadu_ps(out + 2 * i), hi = _mm_loadu_ps(out + 2 * i + 4);
+      const __m128 even = _mm_add_ps(_mm_shuffle_ps(lo, hi, _MM_SHUFFLE(2, 0, 2, 0)), _mm_loadu_ps(in + i));
+      const __m128 odd = _mm_shuffle_ps(lo, hi, _MM_SHUFFLE(3, 1, 3, 1));
+      _mm_storeu_ps(out + 2 * i, _mm_unpacklo_ps(even, odd));
+      _mm_storeu_ps(out + 2 * i + 4, _mm_unpackhi_ps(even, odd));
+    }
+  }
 #endif
-  for (; i < n; ++i) out[i] += in[i];
+  for (; i < n; ++i) out[i * step] += in[i];
 }
 
-// col2im_add for unit column stride and whole output rows (col_begin and col_end at row starts):
-// per column-matrix row, its output rows in one loop, the inside columns found once per row. Each
-// entry of dst gets the same additions in the same order as through for_each_run.
+// col2im_add for whole output rows (col_begin and col_end at row starts): per column-matrix row,
+// its output rows in one loop, the inside columns found once per row. Each entry of dst gets the
+// same additions in the same order as through for_each_run.
 void col2im_add_rows(const ConvGeometry& g, const float* cols, int64_t ld, int64_t row_begin, int64_t row_end,
                      int64_t col_begin, int64_t col_end, float* dst) {
-  const int64_t out_w = g.dst_size[2], out_h = g.dst_size[1];
+  const int64_t out_w = g.dst_size[2], out_h = g.dst_size[1], sw = g.stride[2];
   const int64_t src_plane = g.src_size[0] * g.src_size[1] * g.src_size[2];
   const int64_t q0 = col_begin / out_w, q1 = col_end / out_w;  // output rows (od, oh) flattened
   int64_t c = row_begin / g.kernel_volume(), k = row_begin % g.kernel_volume();
   int64_t kd = k / (g.kernel[1] * g.kernel[2]), kh = k / g.kernel[2] % g.kernel[1], kw = k % g.kernel[2];
   for (int64_t r = row_begin; r < row_end; ++r) {
-    const int64_t w_shift = kw * g.dilation[2] - g.pad[2];  // iw = ow + w_shift
-    const int64_t ow_lo = std::max<int64_t>(0, -w_shift), ow_hi = std::min(out_w, g.src_size[2] - w_shift);
-    const float* in = cols + (r - row_begin) * ld;         // column col_begin's
-    float* out = dst + c * src_plane + (ow_lo + w_shift);  // (ow_lo + w_shift >= 0)
+    const int64_t w_shift = kw * g.dilation[2] - g.pad[2];  // iw = ow * sw + w_shift
+    // Output columns ow whose iw lies inside the source: [ow_lo, ow_hi).
+    const int64_t ow_lo = w_shift >= 0 ? 0 : (-w_shift + sw - 1) / sw;
+    const int64_t ow_hi = std::min(out_w, (g.src_size[2] - w_shift + sw - 1) / sw);
+    const float* in = cols + (r - row_begin) * ld;              // column col_begin's
+    float* out = dst + c * src_plane + (ow_lo * sw + w_shift);  // (inside: >= 0)
     for (int64_t q = q0; ow_lo < ow_hi && q < q1; ++q) {
       const int64_t id = q / out_h * g.stride[0] - g.pad[0] + kd * g.dilation[0];
       const int64_t ih = q % out_h * g.stride[1] - g.pad[1] + kh * g.dilation[1];
       if (id < 0 || id >= g.src_size[0] || ih < 0 || ih >= g.src_size[1]) continue;
-      add_run(in + (q * out_w - col_begin) + ow_lo, ow_hi - ow_lo, out + (id * g.src_size[1] + ih) * g.src_size[2]);
+      add_run(in + (q * out_w - col_begin) + ow_lo, ow_hi - ow_lo, sw, out + (id * g.src_size[1] + ih) * g.src_size[2]);
     }
     if (++kw == g.kernel[2]) {  // the next row's (c, kd, kh, kw)
       kw = 0;
@@ -206,33 +220,14 @@ void col2im_add_rows(const ConvGeometry& g, const float* cols, int64_t ld, int64
 
 void col2im_add(const ConvGeometry& g, const float* cols, int64_t ld, int64_t row_begin, int64_t row_end,
                 int64_t col_begin, int64_t col_end, float* dst) {
-  if (g.stride[2] == 1 && g.dst_size[2] > 0 && col_begin % g.dst_size[2] == 0 && col_end % g.dst_size[2] == 0 &&
-      row_begin < row_end && col_begin < col_end) {
+  if (row_begin >= row_end || col_begin >= col_end) return;
+  if (col_begin % g.dst_size[2] == 0 && col_end % g.dst_size[2] == 0) {
     return col2im_add_rows(g, cols, ld, row_begin, row_end, col_begin, col_end, dst);
   }
   for_each_run(
       g, row_begin, row_end, col_begin, col_end, [](int64_t, int64_t, int64_t) {},
       [=](int64_t r, int64_t o, int64_t to, int64_t step, int64_t count) {
-        const float* __restrict in = cols + (r - row_begin) * ld + (o - col_begin);
-        float* __restrict out = dst + to;  // cols and dst never overlap
-        if (step == 1) {
-          for (int64_t i = 0; i < count; ++i) out[i] += in[i];
-          return;
-        }
-        int64_t i = 0;
-#ifdef __SSE2__
-        if (step ==
-            2) {  // the even entries of out[2i .. 2i+7], four at a time (the odd ones written back as they were)
-          for (; i + 4 < count; i += 4) {  // (never past out[2(count-1)], the last entry of the run: no other task's)
-            const __m128 lo = _mm_loadu_ps(out + 2 * i), hi = _mm_loadu_ps(out + 2 * i + 4);
-            const __m128 even = _mm_add_ps(_mm_shuffle_ps(lo, hi, _MM_SHUFFLE(2, 0, 2, 0)), _mm_loadu_ps(in + i));
-            const __m128 odd = _mm_shuffle_ps(lo, hi, _MM_SHUFFLE(3, 1, 3, 1));
-            _mm_storeu_ps(out + 2 * i, _mm_unpacklo_ps(even, odd));
-            _mm_storeu_ps(out + 2 * i + 4, _mm_unpackhi_ps(even, odd));
-          }
-        }
-#endif
-        for (; i < count; ++i) out[i * step] += in[i];
+        add_run(cols + (r - row_begin) * ld + (o - col_begin), count, step, dst + to);  // (never overlapping)
       });
 }
 
