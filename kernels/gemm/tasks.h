@@ -26,15 +26,16 @@ inline int thread_index() {
 // Runs task(0..count-1) on up to `threads` threads (thread_index() < threads inside a task).
 // Nothing may escape an OpenMP region: a task that throws makes the run fail with
 // ACLNN_ERR_INNER and a message for `what`; otherwise returns ACLNN_SUCCESS.
-// Tasks are handed out in runs of count / (16 * threads) consecutive ones (at least one): each
-// thread reads a stream of neighbouring memory the hardware prefetchers follow (with runs of one
-// task the two threads of mbv2's depthwise gradInput each read every other plane, 16% slower), and
-// 16 runs per thread still balance tasks of unequal cost (guided runs, half the tasks to the first
-// thread, made the stem's backward 1.3 times slower).
+// Tasks are handed out in runs of count / (64 * threads) consecutive ones (at least one): with
+// thousands of small tasks (a depthwise plane each) each thread then reads a stream of neighbouring
+// memory the hardware prefetchers follow (one at a time, the two threads of mbv2's gradInput each
+// read every other plane: 5-16% slower); the usual 64-128 tasks still go one at a time, which
+// balances unequal tasks best (runs of 2 made some dense layers 1-2% slower, guided runs, half the
+// tasks to the first thread, the stem 1.3 times).
 template <typename Task>
 int run_tasks(int64_t count, int threads, const char* what, Task task) {
   std::atomic<bool> failed{false};
-  const int64_t run = std::max<int64_t>(1, count / (16 * std::max(1, threads)));
+  const int64_t run = std::max<int64_t>(1, count / (64 * std::max(1, threads)));
 #pragma omp parallel for schedule(dynamic, run) num_threads(threads)
   for (int64_t t = 0; t < count; ++t) {
     try {
