@@ -33,6 +33,7 @@ constexpr int64_t kMaxChannels = 16;                    // per group, in and out
 constexpr int64_t kStagingBudget = int64_t{4} << 20;    // bytes of staged slices per thread, at most
 constexpr int64_t kLanesBudget = int64_t{16} << 20;     // bytes of weight-gradient lanes, at most
 constexpr int64_t kContiguousLanes = int64_t{2} << 20;  // ... and while more chunks only cost this
+constexpr int64_t kBufferedSlice = int64_t{256} << 10;  // bytes of a gradInput slice's buffer, at most
 
 // A slice's source channels in zero-padded rows, for the forward geometry g (src -> dst): output
 // row r = (od, oh) and kernel tap t = (a, b, c) read row (od*sD + a*dD, oh*sH + b*dH) of the staged
@@ -181,8 +182,14 @@ class SmallGroupInput final : public ConvStep {
         staging_(g_),
         threads_(b.threads()),
         kernels_(row_kernels(selected_isa())),
-        output_(p.grad_input, b, "gradInput.f32") {
+        buffered_(!is_dense_float(p.grad_input) && !may_overlap(p.grad_input) &&
+                  double(g_.dst_channels_per_group) * double(g_.dst_plane()) * 4 <= double(kBufferedSlice)),
+        output_(p.grad_input, b, "gradInput.f32", buffered_) {
     blocks_ = ceil_div(g_.dst_channels_per_group, kForwardBlock);
+    if (buffered_) {
+      slice_ =
+          b.book_scratch("small_group.result", g_.dst_channels_per_group * g_.dst_plane(), sizeof(float), threads_);
+    }
     group_floats_ = blocks_ * g_.src_channels_per_group * g_.kernel_volume() * kForwardBlock;
     weights_ = b.book_scratch("small_group.weights", g_.groups * group_floats_, sizeof(float));
     staged_ = b.book_scratch("small_group.staged", g_.src_channels_per_group * staging_.channel_stride, sizeof(float),
@@ -205,7 +212,9 @@ class SmallGroupInput final : public ConvStep {
     status = run_tasks(tasks(), threads_, "small-group gradInput", [&](int64_t t) {  // t = (n, group)
       float* staged = w.at<float>(staged_, thread_index());
       staging_.stage(g_, source_, math_, t / g_.groups, t % g_.groups * cin, cin, staged);
-      float* y = out + t * cout * g_.dst_plane();
+      // The slice's result where it belongs, or for a result that is not a dense float tensor in a
+      // buffer of this thread's, rounded into the user's view from there (no float copy of it all).
+      float* y = buffered_ ? w.at<float>(slice_, thread_index()) : out + t * cout * g_.dst_plane();
       const float* group_weights = weights + t % g_.groups * group_floats_;
       for (int64_t blk = 0; blk < blocks_; ++blk) {
         const ForwardRows rows{staged,
@@ -222,7 +231,13 @@ class SmallGroupInput final : public ConvStep {
                                staging_.width};
         kernels_.forward_rows(rows);
       }
-      output_.store_part(w, t / g_.groups, t % g_.groups * cout, (t % g_.groups + 1) * cout, 0, g_.dst_plane());
+      if (buffered_) {
+        for (int64_t c = 0; c < cout; ++c) {
+          output_.store_run(y + c * g_.dst_plane(), t / g_.groups, t % g_.groups * cout + c, 0, g_.dst_plane());
+        }
+      } else {
+        output_.store_part(w, t / g_.groups, t % g_.groups * cout, (t % g_.groups + 1) * cout, 0, g_.dst_plane());
+      }
     });
     if (status == ACLNN_SUCCESS) output_.finish(w, threads_, true);
     return status;
@@ -261,9 +276,10 @@ class SmallGroupInput final : public ConvStep {
   Staging staging_;
   int threads_;
   const RowKernels& kernels_;
+  bool buffered_;  // each slice's result computed in a per-thread buffer (a result not dense float)
   DenseFloatOutput output_;
   int64_t blocks_ = 1, group_floats_ = 0;
-  WorkspaceLedger::Handle weights_ = -1, staged_ = -1;  // staged_: per thread
+  WorkspaceLedger::Handle weights_ = -1, staged_ = -1, slice_ = -1;  // staged_, slice_: per thread
 };
 
 // gradWeight per (group, chunk of samples): for each sample, stage its source slice and its dY rows
