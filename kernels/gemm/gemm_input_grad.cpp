@@ -27,6 +27,13 @@ constexpr int64_t kPackedDyBudget = int64_t{16} << 20;  // bytes of dY packed on
 // GEMM, so that n is not a plane of a few dozen positions rounded up to the micro-kernel's width
 // (r50's 7 x 7 planes: 49 columns computed as 64). dY is packed once for all blocks where a task's
 // columns are one tile (and it fits a budget), else per task while multiplied.
+constexpr int64_t kBufferedResult = int64_t{256} << 10;  // bytes of a task's result buffer, at most
+
+int64_t samples_per_task(const ConvGeometry& g, const Shape& s) {
+  if (columns_are_source(g) || s.dst_plane <= 0 || s.dst_plane >= kMinTilePositions || s.n <= 1) return 1;
+  return ceil_div(s.n, ceil_div(s.n * s.dst_plane, 2 * kMinTilePositions));
+}
+
 class GemmBackwardData final : public ConvStep {
  public:
   GemmBackwardData(const ConvProblem& p, PlanBuilder& b)
@@ -36,18 +43,14 @@ class GemmBackwardData final : public ConvStep {
         dst_(p.dst),
         math_(p.math),
         dy_from_view_(stage_from_view(p.dst, p.math)),
-        output_(p.grad_input, b, "gradInput.f32") {
-    // Samples per task: about 2 * kMinTilePositions columns where planes are smaller than that
-    // (sample groups of equal size but the last), else one.
-    if (!columns_are_source(g_) && s_.dst_plane > 0 && s_.dst_plane < kMinTilePositions && s_.n > 1) {
-      const int64_t groups_of_samples = ceil_div(s_.n * s_.dst_plane, 2 * kMinTilePositions);
-      samples_ = ceil_div(s_.n, groups_of_samples);
-    }
-    // Input channels per task: blocks of a slice's channels until there are kTargetTasks tasks
-    // (whole slices when there are that many).
-    const int64_t slices = ceil_div(s_.n, samples_) * s_.groups;
-    block_ = std::max<int64_t>(1, s_.cin / pieces_for_tasks(slices));
+        samples_(samples_per_task(g_, s_)),
+        block_(std::max<int64_t>(1, s_.cin / pieces_for_tasks(ceil_div(s_.n, samples_) * s_.groups))),
+        buffered_(!is_dense_float(p.grad_input) && !may_overlap(p.grad_input) &&
+                  double(samples_) * double(block_) * double(s_.src_plane) * 4 <= double(kBufferedResult)),
+        output_(p.grad_input, b, "gradInput.f32", buffered_) {
     blocks_ = ceil_div(s_.cin, block_);
+    if (buffered_)
+      result_ = b.book_scratch("gemm.task_result", samples_ * block_ * s_.src_plane, sizeof(float), threads_);
     const int64_t max_rows = block_ * s_.kernel_volume;
     tile_ = samples_ > 1 ? samples_ * s_.dst_plane : s_.tile(max_rows);
     // dY is the right operand of every block's GEMMs: packed once per (samples, group) where there
@@ -105,23 +108,20 @@ class GemmBackwardData final : public ConvStep {
         const float* dy = w.at<float>(packed_dy_) + (n0 / samples_ * s_.groups + grp) * dy_floats_;
         sgemm(blocking_, m, columns, s_.cout, wt, PackedRight{dy, s_.cout}, false, cols, columns);
         for (int64_t n = n0; n < n1; ++n) {
-          float* dx = grad_input + (n * s_.groups + grp) * s_.cin * s_.src_plane;  // the group's slice
-          std::memset(dx + c0 * s_.src_plane, 0, static_cast<size_t>((c1 - c0) * s_.src_plane) * sizeof(float));
-          col2im_add(g_, cols + (n - n0) * s_.dst_plane, columns, c0 * s_.kernel_volume, c1 * s_.kernel_volume, 0,
-                     s_.dst_plane, dx);
-          output_.store_part(w, n, grp * s_.cin + c0, grp * s_.cin + c1, 0, s_.src_plane);
+          float* dx = task_result(w, grad_input, n, n0, grp, c0);  // channel c0's plane
+          std::memset(dx, 0, static_cast<size_t>((c1 - c0) * s_.src_plane) * sizeof(float));
+          col2im_add(g_, cols + (n - n0) * s_.dst_plane, columns, 0, (c1 - c0) * s_.kernel_volume, 0, s_.dst_plane, dx);
         }
-        return;
+        return store_task_result(w, grad_input, n0, n1, grp, c0, c1);
       }
       const int64_t n = n0;
-      float* dx = grad_input + (n * s_.groups + grp) * s_.cin * s_.src_plane;  // the group's slice
+      float* dx = task_result(w, grad_input, n, n0, grp, c0);  // channel c0's plane
       const float* dy = dy_from_view_ ? nullptr : in.f32.dst + (n * s_.groups + grp) * s_.cout * s_.dst_plane;
       const bool in_place = cols_ < 0;  // col2im is the identity: the GEMM writes dx
-      if (!in_place)
-        std::memset(dx + c0 * s_.src_plane, 0, static_cast<size_t>((c1 - c0) * s_.src_plane) * sizeof(float));
+      if (!in_place) std::memset(dx, 0, static_cast<size_t>((c1 - c0) * s_.src_plane) * sizeof(float));
       for (int64_t o0 = 0; o0 < s_.dst_plane; o0 += tile_) {
         const int64_t o1 = std::min(s_.dst_plane, o0 + tile_);
-        float* cols = in_place ? dx + c0 * s_.src_plane + o0 : w.at<float>(cols_, thread_index());
+        float* cols = in_place ? dx + o0 : w.at<float>(cols_, thread_index());
         // cols ((c1-c0)*K x tile) = W_g[:, c0*K : c1*K]^T ((c1-c0)*K x Cout_g) * dY[:, o0:o1] (Cout_g x tile)
         const int64_t ldc = in_place ? s_.src_plane : o1 - o0;
         if (dy_from_view_) {  // dY converted from the user's view while it is packed
@@ -131,15 +131,36 @@ class GemmBackwardData final : public ConvStep {
         } else {
           sgemm(blocking_, pack, m, o1 - o0, s_.cout, wt, MatrixRef{dy + o0, s_.dst_plane, false}, false, cols, ldc);
         }
-        if (!in_place) col2im_add(g_, cols, o1 - o0, c0 * s_.kernel_volume, c1 * s_.kernel_volume, o0, o1, dx);
+        if (!in_place) col2im_add(g_, cols, o1 - o0, 0, (c1 - c0) * s_.kernel_volume, o0, o1, dx);
       }
-      output_.store_part(w, n, grp * s_.cin + c0, grp * s_.cin + c1, 0, s_.src_plane);
+      store_task_result(w, grad_input, n, n + 1, grp, c0, c1);
     });
     if (status == ACLNN_SUCCESS) output_.finish(w, threads_, true);
     return status;
   }
 
  private:
+  // Where a task computes channels [c0, ..) of sample n (its first sample n0) of group grp, channel
+  // c0's plane first: in the dense float result, or (buffered_) in this thread's buffer.
+  float* task_result(const Workspace& w, float* grad_input, int64_t n, int64_t n0, int64_t grp, int64_t c0) const {
+    if (buffered_) return w.at<float>(result_, thread_index()) + (n - n0) * block_ * s_.src_plane;
+    return grad_input + ((n * s_.groups + grp) * s_.cin + c0) * s_.src_plane;
+  }
+  // A task's channels [c0, c1) of samples [n0, n1) into the user's view (nothing when computed there).
+  void store_task_result(const Workspace& w, float* grad_input, int64_t n0, int64_t n1, int64_t grp, int64_t c0,
+                         int64_t c1) const {
+    for (int64_t n = n0; n < n1; ++n) {
+      if (!buffered_) {
+        output_.store_part(w, n, grp * s_.cin + c0, grp * s_.cin + c1, 0, s_.src_plane);
+        continue;
+      }
+      const float* planes = task_result(w, grad_input, n, n0, grp, c0);
+      for (int64_t c = c0; c < c1; ++c) {
+        output_.store_run(planes + (c - c0) * s_.src_plane, n, grp * s_.cin + c, 0, s_.src_plane);
+      }
+    }
+  }
+
   // W_g[:, c0*K : c1*K]^T ((c1-c0)*K x Cout_g) of each group and block of input channels as a
   // PackedLeft: one task per (group, block).
   int pack_weights(const float* wei, float* out) const {
@@ -220,8 +241,8 @@ class GemmBackwardData final : public ConvStep {
       const int64_t m = (c1 - c0) * s_.kernel_volume, columns = (n1 - n0) * s_.dst_plane;
       float* cols = w.at<float>(cols_, thread_index());
       for (int64_t n = n0; n < n1; ++n) {
-        float* dx = grad_input + (n * s_.groups + grp) * s_.cin * s_.src_plane;  // the group's slice
-        std::memset(dx + c0 * s_.src_plane, 0, static_cast<size_t>((c1 - c0) * s_.src_plane) * sizeof(float));
+        std::memset(task_result(w, grad_input, n, n0, grp, c0), 0,
+                    static_cast<size_t>((c1 - c0) * s_.src_plane) * sizeof(float));
       }
       for (int64_t o0 = 0; o0 < columns; o0 += tile_) {  // tiles of the unit's columns (within one sample when single)
         const int64_t o1 = std::min(columns, o0 + tile_), ldc = round_up(o1 - o0, kBf16DotColumns);
@@ -229,14 +250,13 @@ class GemmBackwardData final : public ConvStep {
         bf16_dot_rows(blocking_, m, o1 - o0, pairs, wt, dy_pairs + unit * pairs * ld_ + o0, pair_rows, cols, ldc);
         for (int64_t at = o0; at < o1;) {  // col2im, sample by sample
           const int64_t n = n0 + at / s_.dst_plane, end = std::min(o1, (at / s_.dst_plane + 1) * s_.dst_plane);
-          float* dx = grad_input + (n * s_.groups + grp) * s_.cin * s_.src_plane;
           const int64_t first = at % s_.dst_plane;
-          col2im_add(g_, cols + (at - o0), ldc, c0 * s_.kernel_volume, c1 * s_.kernel_volume, first, first + (end - at),
-                     dx);
+          col2im_add(g_, cols + (at - o0), ldc, 0, (c1 - c0) * s_.kernel_volume, first, first + (end - at),
+                     task_result(w, grad_input, n, n0, grp, c0));
           at = end;
         }
       }
-      for (int64_t n = n0; n < n1; ++n) output_.store_part(w, n, grp * s_.cin + c0, grp * s_.cin + c1, 0, s_.src_plane);
+      store_task_result(w, grad_input, n0, n1, grp, c0, c1);
     });
     if (status == ACLNN_SUCCESS) output_.finish(w, threads_, true);
     return status;
@@ -274,8 +294,16 @@ class GemmBackwardData final : public ConvStep {
   View5 dst_;  // dY as the user passed it
   MathMode math_;
   bool dy_from_view_;  // stage_from_view(dst_): dY read from the view while packed (no dense copy)
+  // Samples per task: about 2 * kMinTilePositions columns where planes are smaller than that (sample
+  // groups of equal size but the last), else one. Input channels per task (block_): blocks of a
+  // slice's channels until there are kTargetTasks tasks (whole slices when there are that many).
+  int64_t samples_, block_;
+  // A result that is not a dense float tensor: each task computes its channels in a buffer of its
+  // thread's and rounds them into the view from there (no float copy of the whole result).
+  bool buffered_;
   DenseFloatOutput output_;
-  int64_t samples_ = 1, block_ = 1, blocks_ = 1, tile_ = 1, block_floats_ = 0;
+  WorkspaceLedger::Handle result_ = -1;  // buffered_: per thread
+  int64_t blocks_ = 1, tile_ = 1, block_floats_ = 0;
   GemmBlocking blocking_;
   WorkspaceLedger::Handle cols_ = -1, pack_ = -1;  // per thread
   bool pack_dy_ = false;                           // dY packed once per (samples, group) unit
