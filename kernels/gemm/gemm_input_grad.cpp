@@ -179,8 +179,8 @@ class GemmBackwardData final : public ConvStep {
   // kernel of stride 1 (its GEMM writes dX in place). Returns whether it planned.
   bool plan_pair_products(const ConvProblem& p, PlanBuilder& b, int64_t units, int64_t max_rows) {
     const int64_t pairs = ceil_div(s_.cout, 2), columns = samples_ * s_.dst_plane;
-    if (!bf16_pair_products(p.dst, p.wei, math_) || columns_are_source(g_) ||
-        !product_within(pairs, columns + kBf16DotColumns, kPackedDyBudget / 4))
+    if (!bf16_pair_products(p.dst, p.wei, math_) || columns_are_source(g_) || columns > kPackedDyBudget / 4 ||
+        !product_within(pairs, columns + kBf16DotColumns, kPackedDyBudget / 4))  // (columns first: no overflow)
       return false;
     ld_ = round_up(columns, kBf16DotColumns) + kBf16DotColumns;  // (a tile at column o0 reads 32 past it)
     if (!product_within(units, pairs * ld_, kPackedDyBudget / 4)) return false;
