@@ -299,11 +299,12 @@ class SmallGroupWeight final : public ConvStep {
     const int64_t cin = g_.src_channels_per_group, cout = g_.dst_channels_per_group;
     group_lanes_ = cout * cin * g_.kernel_volume() * kRowLanes;
     // Chunks of samples: enough for the task count, and more while their partial lanes stay small
-    // (a sample per chunk when they allow: then consecutive tasks read consecutive slices).
+    // (a sample per chunk when they allow: then consecutive tasks read consecutive slices; not for
+    // a slice without channels, whose batch may be any size).
     const int64_t lanes_per_chunk = std::max<int64_t>(1, g_.groups * group_lanes_);
-    chunks_ =
-        std::max<int64_t>(1, std::min({std::max(pieces_for_tasks(g_.groups), kContiguousLanes / 4 / lanes_per_chunk),
-                                       g_.batch, kLanesBudget / 4 / lanes_per_chunk}));
+    const int64_t contiguous = group_lanes_ > 0 ? kContiguousLanes / 4 / lanes_per_chunk : 1;
+    chunks_ = std::max<int64_t>(
+        1, std::min({std::max(pieces_for_tasks(g_.groups), contiguous), g_.batch, kLanesBudget / 4 / lanes_per_chunk}));
     dy_channels_ = round_up(std::max<int64_t>(1, cout), kernels_.weight_block(cout));
     dy_row_ = ceil_div(staging_.width, kRowLanes) * dy_channels_ * kRowLanes;
     lanes_ = b.book_scratch("small_group.lanes", g_.groups * chunks_ * group_lanes_, sizeof(float));
