@@ -332,6 +332,7 @@ class ChannelsLastWeight final : public ConvStep {
       plan_pairs(b);
     } else if (product_within(g.batch, sample_floats_, kPackedBudget / 4)) {
       packed_ = b.book_scratch("channels_last.packed_operand", g.batch * sample_floats_, sizeof(float));
+      plan_packed_left(b);
     }
   }
   int64_t tasks() const override { return p_.geometry.kernel[2] * blocks_; }
@@ -351,10 +352,16 @@ class ChannelsLastWeight final : public ConvStep {
     float* grad_weight = dense_float_data(out);
     const int64_t ldc = transposed_ ? out.stride[1] : out.stride[0];
     float* packed = packed_ >= 0 ? w.at<float>(packed_) : nullptr;
-    if (packed != nullptr) {  // each sample's dY (T' x Cout) or X (T x Cin)
+    float* packed_left = w.at<float>(packed_left_);
+    if (packed != nullptr) {  // each sample's dY (T' x Cout) or X (T x Cin); and the other's transpose
       status = run_tasks(g.batch, threads_, "channels-last gradWeight", [&](int64_t n) {
         const Rows& m = transposed_ ? dy : x;
         pack_right(blocking_, depth_, cols_, MatrixRef{m.at(n, 0), m.position, false}, packed + n * sample_floats_);
+        if (packed_left != nullptr) {
+          const Rows& l = transposed_ ? x : dy;
+          pack_left(blocking_, rows_, left_depth_, MatrixRef{l.at(n, 0), l.position, true},
+                    packed_left + n * left_floats_, left_depth_, 0);
+        }
       });
       if (status != ACLNN_SUCCESS) return status;
     }
@@ -373,7 +380,12 @@ class ChannelsLastWeight final : public ConvStep {
         const MatrixRef ds{dy.at(n, first), dy.position, !transposed_};
         const MatrixRef a = transposed_ ? xs : ds, bm = transposed_ ? ds : xs;
         const MatrixRef rows{a.data + r0, a.ld, true};
-        if (packed != nullptr) {
+        if (packed_left != nullptr) {  // rows r0.. start a sliver (block_ is a multiple of MR)
+          const PackedRight right{packed + n * sample_floats_, depth_, transposed_ ? first : first + shift};
+          const PackedLeft left{packed_left + n * left_floats_ + r0 * left_depth_, left_depth_,
+                                transposed_ ? first + shift : first};
+          sgemm(blocking_, r1 - r0, cols_, last - first, left, right, written, c, ldc);
+        } else if (packed != nullptr) {
           const PackedRight right{packed + n * sample_floats_, depth_, transposed_ ? first : first + shift};
           sgemm(blocking_, pack, r1 - r0, cols_, last - first, rows, right, written, c, ldc);
         } else {
@@ -406,6 +418,22 @@ class ChannelsLastWeight final : public ConvStep {
                                 taps[k] = grad_weight[out.element(co, ci, 0, 0, k0 + k)];
                               store_plane_floats(taps, user, co, ci, k0, count);
                             });
+  }
+
+  // The left operand (X^T, transposed_, or dY^T: rows_ x positions) of every sample packed once as
+  // well, where it fits the budget beside the right ones: each tap reads it at its own depth offset,
+  // instead of every (tap, block) task packing its rows again (K times over in all). Its blocks of
+  // rows then start slivers: block_ a multiple of MR (the blocking changes no bit).
+  void plan_packed_left(PlanBuilder& b) {
+    const ConvGeometry& g = p_.geometry;
+    left_depth_ = transposed_ ? g.src_size[2] : g.dst_size[2];
+    left_floats_ = packed_left_floats(blocking_, rows_, left_depth_);
+    const int64_t budget = kPackedBudget / 4 - g.batch * sample_floats_;
+    if (g.kernel[2] < 2 || !product_within(g.batch, left_floats_, budget)) return;
+    const int64_t mr = left_sliver_rows(blocking_);
+    block_ = std::max(mr, block_ / mr * mr);  // (rounded down: no fewer tasks)
+    blocks_ = ceil_div(rows_, block_);
+    packed_left_ = b.book_scratch("channels_last.packed_left", g.batch * left_floats_, sizeof(float));
   }
 
   // dot_'s workspace: X's pairs of rows (both parities) and dY's PackedPairsRight for every sample,
@@ -522,8 +550,10 @@ class ChannelsLastWeight final : public ConvStep {
   bool transposed_ = false;
   int64_t rows_ = 0, cols_ = 0, block_ = 1, blocks_ = 1, depth_ = 0, sample_floats_ = 0;
   GemmBlocking blocking_;
-  WorkspaceLedger::Handle pack_ = -1;    // per thread
-  WorkspaceLedger::Handle packed_ = -1;  // each sample's right operand as a PackedRight, or none
+  WorkspaceLedger::Handle pack_ = -1;         // per thread
+  WorkspaceLedger::Handle packed_ = -1;       // each sample's right operand as a PackedRight, or none
+  WorkspaceLedger::Handle packed_left_ = -1;  // each sample's left operand as a PackedLeft, or none
+  int64_t left_depth_ = 0, left_floats_ = 0;
 };
 
 // (Empty tensors, whose data may be null, are left to `gemm`.)
