@@ -119,6 +119,10 @@ std::vector<Case> cases() {
       // gradInput through col2im on small planes (144 positions): GEMMs over the columns of 3 samples,
       // then of the last 2.
       {"sample_groups", geometry(5, 2, 6, 5, {20, 10}, {3, 3}, {1, 1}, {0, 0}, {1, 1}), false},
+      // gradInput through col2im in tiles of a large plane (a 7x7 stride-2 stem's): dY's rows read in
+      // place, 4225 positions in tiles of whole micro-kernel tiles, the last slice's last tile packed
+      // (reading it in place would reach past dY's end).
+      {"stem_tiles", geometry(2, 1, 2, 5, {130, 130}, {7, 7}, {2, 2}, {3, 3}, {1, 1}), false},
       // Strided windows (the source split into its stride phases), transposed so that gradInput reads
       // them too: 2-D with padding wider than a phase's reach, 3-D with strides 2 and 3 in every dim and
       // dilations coprime to them, and 1-D with 8 phases (a k16 s8 layer's).

@@ -62,8 +62,24 @@ class GemmBackwardData final : public ConvStep {
                                 product_within(units * s_.cout, ceil_div(s_.dst_plane, 32), kPackedDyBudget / 4 / 32));
     blocking_ = plan_gemm_blocking(max_rows, tile_, s_.cout);
     if (plan_pair_products(p, b, units, max_rows)) return;
-    if (!columns_are_source(g_)) cols_ = b.book_scratch("gemm.cols", max_rows * tile_, sizeof(float), threads_);
-    pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(true), sizeof(float), threads_);
+    // A dense float dY's rows are read in place by the micro-kernel (sgemm_rows) rather than packed
+    // for every task (each block of channels would pack the sample's dY again): the stem's 3 input
+    // channels are 3 tasks of 49 rows per sample, where packing dY was a quarter of gradInput. Its
+    // tiles are whole micro-kernel tiles (rows and columns rounded up in cols).
+    // (Tiles of a multiple of every NR: the same tiles, so the same col2im order, on every ISA.)
+    rows_dy_ = !pack_dy_ && !dy_from_view_ && !columns_are_source(g_);
+    if (rows_dy_) {
+      constexpr int64_t kTileMultiple = 32;
+      if (tile_ < s_.dst_plane) tile_ = std::max(kTileMultiple, tile_ / kTileMultiple * kTileMultiple);
+      cols_ld_ = round_up(tile_, right_sliver_columns(blocking_));
+      const int64_t rows = round_up(max_rows, left_sliver_rows(blocking_));
+      cols_ = b.book_scratch("gemm.cols", uint64_t(saturating_product(rows, cols_ld_)), sizeof(float), threads_);
+      dy_rows_ = b.book_scratch("gemm.gradOutput_row_offsets", s_.cout, sizeof(int64_t));
+    } else if (!columns_are_source(g_)) {
+      cols_ = b.book_scratch("gemm.cols", max_rows * tile_, sizeof(float), threads_);
+    }
+    pack_ = b.book_scratch("gemm.pack", std::max(blocking_.scratch_floats(true), rows_scratch_floats(blocking_)),
+                           sizeof(float), threads_);
     // W^T is the left operand of every tile of every sample: packed once per (group, block).
     // (Sizes past 2^60 bytes, possible only with absurd empty problems, go to the ledger as too large.)
     const int64_t padded_rows = max_rows + left_sliver_rows(blocking_), limit = int64_t{1} << 58;
@@ -94,6 +110,9 @@ class GemmBackwardData final : public ConvStep {
     int status = pack_weights(in.f32.wei, weights);
     if (status == ACLNN_SUCCESS && pack_dy_) status = pack_grad_output(w.at<float>(packed_dy_));
     if (status != ACLNN_SUCCESS) return status;
+    int64_t* dy_rows = w.at<int64_t>(dy_rows_);  // rows_dy_: row co of a slice's dY at co * plane
+    for (int64_t co = 0; co < (rows_dy_ ? s_.cout : 0); ++co) dy_rows[co] = co * s_.dst_plane;
+    const int64_t dy_floats = s_.n * s_.groups * s_.cout * s_.dst_plane;  // (rows_dy_: dY dense)
     status = run_tasks(tasks(), threads_, "gemm gradInput", [&](int64_t t) {
       const int64_t n0 = t / (s_.groups * blocks_) * samples_, n1 = std::min(s_.n, n0 + samples_);
       const int64_t grp = t / blocks_ % s_.groups, c0 = t % blocks_ * block_, c1 = std::min(s_.cin, c0 + block_);
@@ -124,6 +143,13 @@ class GemmBackwardData final : public ConvStep {
         float* cols = in_place ? dx + o0 : w.at<float>(cols_, thread_index());
         // cols ((c1-c0)*K x tile) = W_g[:, c0*K : c1*K]^T ((c1-c0)*K x Cout_g) * dY[:, o0:o1] (Cout_g x tile)
         const int64_t ldc = in_place ? s_.src_plane : o1 - o0;
+        const int64_t last_row = (n * s_.groups + grp) * s_.cout * s_.dst_plane + (s_.cout - 1) * s_.dst_plane;
+        if (rows_dy_ && last_row + o0 + round_up(o1 - o0, right_sliver_columns(blocking_)) <= dy_floats) {
+          // (in place while whole tiles stay inside dY: only its very last row could end in a partial one)
+          sgemm_rows(blocking_, pack, m, o1 - o0, s_.cout, wt, dy + o0, dy_rows, cols, cols_ld_);
+          col2im_add(g_, cols, cols_ld_, 0, (c1 - c0) * s_.kernel_volume, o0, o1, dx);
+          continue;
+        }
         if (dy_from_view_) {  // dY converted from the user's view while it is packed
           const GradOutputPanels panels{this, n, grp * s_.cout, o0};
           sgemm(blocking_, pack, m, o1 - o0, s_.cout, wt, PanelWriter{GradOutputPanels::write, &panels}, false, cols,
@@ -293,7 +319,10 @@ class GemmBackwardData final : public ConvStep {
   int threads_;
   View5 dst_;  // dY as the user passed it
   MathMode math_;
-  bool dy_from_view_;  // stage_from_view(dst_): dY read from the view while packed (no dense copy)
+  bool dy_from_view_;     // stage_from_view(dst_): dY read from the view while packed (no dense copy)
+  bool rows_dy_ = false;  // dY's rows read in place (sgemm_rows) into cols of cols_ld_ columns
+  int64_t cols_ld_ = 0;
+  WorkspaceLedger::Handle dy_rows_ = -1;  // rows_dy_: the offsets of dY's rows in a slice
   // Samples per task: about 2 * kMinTilePositions columns where planes are smaller than that (sample
   // groups of equal size but the last), else one. Input channels per task (block_): blocks of a
   // slice's channels until there are kTargetTasks tasks (whole slices when there are that many).
