@@ -59,7 +59,10 @@ class GemmBackwardWeight final : public ConvStep {
       chunks_ = std::min(pieces_for_tasks(s_.groups), most_chunks);
       wanted_blocks = pieces_for_tasks(s_.groups * chunks_);
     }
-    block_ = std::max(kRowBlockUnit, s_.rows() / wanted_blocks / kRowBlockUnit * kRowBlockUnit);
+    // (One block wanted: all the rows, not a block of whole units and a sliver of the rest, which
+    // would read its chunk of dY again for a few rows: the stem's 147 rows had been 144 and 3.)
+    block_ = wanted_blocks == 1 ? s_.rows()
+                                : std::max(kRowBlockUnit, s_.rows() / wanted_blocks / kRowBlockUnit * kRowBlockUnit);
     block_ = std::max<int64_t>(1, std::min(block_, s_.rows()));
     blocks_ = ceil_div(s_.rows(), block_);
     if (rows_first) chunks_ = std::min(pieces_for_tasks(s_.groups * blocks_), most_chunks);
