@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <numeric>
 #include <string>
 
 #include "acl/acl_base.h"
@@ -66,11 +67,13 @@ class GemmBackwardData final : public ConvStep {
     // for every task (each block of channels would pack the sample's dY again): the stem's 3 input
     // channels are 3 tasks of 49 rows per sample, where packing dY was a quarter of gradInput. Its
     // tiles are whole micro-kernel tiles (rows and columns rounded up in cols).
-    // (Tiles of a multiple of every NR: the same tiles, so the same col2im order, on every ISA.)
+    // Tiles of a multiple of every NR (the same tiles, so the same col2im order, on every ISA), and
+    // of whole output rows where such a multiple fits (col2im then adds a row's runs in one loop).
     rows_dy_ = !pack_dy_ && !dy_from_view_ && !columns_are_source(g_);
     if (rows_dy_) {
-      constexpr int64_t kTileMultiple = 32;
-      if (tile_ < s_.dst_plane) tile_ = std::max(kTileMultiple, tile_ / kTileMultiple * kTileMultiple);
+      const int64_t rows_multiple = std::lcm(int64_t{32}, std::max<int64_t>(1, g_.dst_size[2]));
+      const int64_t multiple = rows_multiple <= tile_ ? rows_multiple : 32;
+      if (tile_ < s_.dst_plane) tile_ = std::max(multiple, tile_ / multiple * multiple);
       cols_ld_ = round_up(tile_, right_sliver_columns(blocking_));
       const int64_t rows = round_up(max_rows, left_sliver_rows(blocking_));
       cols_ = b.book_scratch("gemm.cols", uint64_t(saturating_product(rows, cols_ld_)), sizeof(float), threads_);
