@@ -71,7 +71,8 @@ class GemmBackwardData final : public ConvStep {
     // of whole output rows where such a multiple fits (col2im then adds a row's runs in one loop).
     rows_dy_ = !pack_dy_ && !dy_from_view_ && !columns_are_source(g_);
     if (rows_dy_) {
-      const int64_t rows_multiple = std::lcm(int64_t{32}, std::max<int64_t>(1, g_.dst_size[2]));
+      const int64_t width = g_.dst_size[2];  // (the tile is small: no lcm overflows)
+      const int64_t rows_multiple = width >= 1 && width <= tile_ ? std::lcm(int64_t{32}, width) : INT64_MAX;
       const int64_t multiple = rows_multiple <= tile_ ? rows_multiple : 32;
       if (tile_ < s_.dst_plane) tile_ = std::max(multiple, tile_ / multiple * multiple);
       cols_ld_ = round_up(tile_, right_sliver_columns(blocking_));
