@@ -69,7 +69,9 @@ class GemmBackwardData final : public ConvStep {
     // tiles are whole micro-kernel tiles (rows and columns rounded up in cols).
     // Tiles of a multiple of every NR (the same tiles, so the same col2im order, on every ISA), and
     // of whole output rows where such a multiple fits (col2im then adds a row's runs in one loop).
-    rows_dy_ = !pack_dy_ && !dy_from_view_ && !columns_are_source(g_);
+    // (Only for a dY with elements: its sizes then multiply within its memory.)
+    rows_dy_ = !pack_dy_ && !dy_from_view_ && !columns_are_source(g_) && s_.n > 0 && s_.groups > 0 && s_.cout > 0 &&
+               s_.dst_plane > 0;
     if (rows_dy_) {
       const int64_t width = g_.dst_size[2];  // (the tile is small: no lcm overflows)
       const int64_t rows_multiple = width >= 1 && width <= tile_ ? std::lcm(int64_t{32}, width) : INT64_MAX;
@@ -116,7 +118,7 @@ class GemmBackwardData final : public ConvStep {
     if (status != ACLNN_SUCCESS) return status;
     int64_t* dy_rows = w.at<int64_t>(dy_rows_);  // rows_dy_: row co of a slice's dY at co * plane
     for (int64_t co = 0; co < (rows_dy_ ? s_.cout : 0); ++co) dy_rows[co] = co * s_.dst_plane;
-    const int64_t dy_floats = s_.n * s_.groups * s_.cout * s_.dst_plane;  // (rows_dy_: dY dense)
+    const int64_t dy_floats = rows_dy_ ? s_.n * s_.groups * s_.cout * s_.dst_plane : 0;  // (dense, not empty)
     status = run_tasks(tasks(), threads_, "gemm gradInput", [&](int64_t t) {
       const int64_t n0 = t / (s_.groups * blocks_) * samples_, n1 = std::min(s_.n, n0 + samples_);
       const int64_t grp = t / blocks_ % s_.groups, c0 = t % blocks_ * block_, c1 = std::min(s_.cin, c0 + block_);
