@@ -135,7 +135,8 @@ class GemmBackwardData final : public ConvStep {
         for (int64_t n = n0; n < n1; ++n) {
           float* dx = task_result(w, grad_input, n, n0, grp, c0);  // channel c0's plane
           std::memset(dx, 0, static_cast<size_t>((c1 - c0) * s_.src_plane) * sizeof(float));
-          col2im_add(g_, cols + (n - n0) * s_.dst_plane, columns, 0, (c1 - c0) * s_.kernel_volume, 0, s_.dst_plane, dx);
+          col2im_add(g_, cols + (n - n0) * s_.dst_plane, columns, 0, (c1 - c0) * s_.kernel_volume, 0, s_.dst_plane, dx,
+                     blocking_.isa);
         }
         return store_task_result(w, grad_input, n0, n1, grp, c0, c1);
       }
@@ -153,7 +154,7 @@ class GemmBackwardData final : public ConvStep {
         if (rows_dy_ && last_row + o0 + round_up(o1 - o0, right_sliver_columns(blocking_)) <= dy_floats) {
           // (in place while whole tiles stay inside dY: only its very last row could end in a partial one)
           sgemm_rows(blocking_, pack, m, o1 - o0, s_.cout, wt, dy + o0, dy_rows, cols, cols_ld_);
-          col2im_add(g_, cols, cols_ld_, 0, (c1 - c0) * s_.kernel_volume, o0, o1, dx);
+          col2im_add(g_, cols, cols_ld_, 0, (c1 - c0) * s_.kernel_volume, o0, o1, dx, blocking_.isa);
           continue;
         }
         if (dy_from_view_) {  // dY converted from the user's view while it is packed
@@ -163,7 +164,7 @@ class GemmBackwardData final : public ConvStep {
         } else {
           sgemm(blocking_, pack, m, o1 - o0, s_.cout, wt, MatrixRef{dy + o0, s_.dst_plane, false}, false, cols, ldc);
         }
-        if (!in_place) col2im_add(g_, cols, o1 - o0, 0, (c1 - c0) * s_.kernel_volume, o0, o1, dx);
+        if (!in_place) col2im_add(g_, cols, o1 - o0, 0, (c1 - c0) * s_.kernel_volume, o0, o1, dx, blocking_.isa);
       }
       store_task_result(w, grad_input, n, n + 1, grp, c0, c1);
     });
@@ -284,7 +285,7 @@ class GemmBackwardData final : public ConvStep {
           const int64_t n = n0 + at / s_.dst_plane, end = std::min(o1, (at / s_.dst_plane + 1) * s_.dst_plane);
           const int64_t first = at % s_.dst_plane;
           col2im_add(g_, cols + (at - o0), ldc, 0, (c1 - c0) * s_.kernel_volume, first, first + (end - at),
-                     task_result(w, grad_input, n, n0, grp, c0));
+                     task_result(w, grad_input, n, n0, grp, c0), blocking_.isa);
           at = end;
         }
       }

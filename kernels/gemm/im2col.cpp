@@ -5,6 +5,7 @@
 
 #include "kernels/common/pack.h"
 #include "kernels/common/runs.h"
+#include "kernels/gemm/col2im_avx512.h"
 
 namespace aclnn_cpu {
 namespace {
@@ -187,10 +188,40 @@ inline void add_run(const float* __restrict in, int64_t n, int64_t step, float* 
 // its output rows in one loop, the inside columns found once per row. Each entry of dst gets the
 // same additions in the same order as through for_each_run.
 void col2im_add_rows(const ConvGeometry& g, const float* cols, int64_t ld, int64_t row_begin, int64_t row_end,
-                     int64_t col_begin, int64_t col_end, float* dst) {
+                     int64_t col_begin, int64_t col_end, float* dst, Isa isa) {
   const int64_t out_w = g.dst_size[2], out_h = g.dst_size[1], sw = g.stride[2];
   const int64_t src_plane = g.src_size[0] * g.src_size[1] * g.src_size[2];
   const int64_t q0 = col_begin / out_w, q1 = col_end / out_w;  // output rows (od, oh) flattened
+#ifdef ACLNN_HAVE_X86_KERNELS
+  if (sw == 1 && isa == Isa::kAvx512) {
+    const Col2imUnitRows job{cols,
+                             ld,
+                             row_begin,
+                             row_end,
+                             q0,
+                             q1,
+                             out_h,
+                             out_w,
+                             g.src_size[0],
+                             g.src_size[1],
+                             g.src_size[2],
+                             g.kernel[0],
+                             g.kernel[1],
+                             g.kernel[2],
+                             g.stride[0],
+                             g.stride[1],
+                             g.pad[0],
+                             g.pad[1],
+                             g.pad[2],
+                             g.dilation[0],
+                             g.dilation[1],
+                             g.dilation[2],
+                             dst};
+    return col2im_unit_rows_avx512(job);
+  }
+#else
+  (void)isa;
+#endif
   int64_t c = row_begin / g.kernel_volume(), k = row_begin % g.kernel_volume();
   int64_t kd = k / (g.kernel[1] * g.kernel[2]), kh = k / g.kernel[2] % g.kernel[1], kw = k % g.kernel[2];
   for (int64_t r = row_begin; r < row_end; ++r) {
@@ -219,10 +250,10 @@ void col2im_add_rows(const ConvGeometry& g, const float* cols, int64_t ld, int64
 }  // namespace
 
 void col2im_add(const ConvGeometry& g, const float* cols, int64_t ld, int64_t row_begin, int64_t row_end,
-                int64_t col_begin, int64_t col_end, float* dst) {
+                int64_t col_begin, int64_t col_end, float* dst, Isa isa) {
   if (row_begin >= row_end || col_begin >= col_end) return;
   if (col_begin % g.dst_size[2] == 0 && col_end % g.dst_size[2] == 0) {
-    return col2im_add_rows(g, cols, ld, row_begin, row_end, col_begin, col_end, dst);
+    return col2im_add_rows(g, cols, ld, row_begin, row_end, col_begin, col_end, dst, isa);
   }
   for_each_run(
       g, row_begin, row_end, col_begin, col_end, [](int64_t, int64_t, int64_t) {},

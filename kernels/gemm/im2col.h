@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "kernels/conv_problem.h"
+#include "kernels/gemm/cpu_isa.h"
 
 namespace aclnn_cpu {
 
@@ -116,8 +117,9 @@ void view_panels(const View5& view, MathMode math, int64_t n, int64_t c0, int64_
                  int64_t j0, int64_t cols, int width, float* out);
 
 // dst[c, i] += every cols entry that im2col would have read from position (c, i); same block shape,
-// but rows `ld` floats apart.
+// but rows `ld` floats apart. Each entry of dst gets its additions in row order; with `isa` AVX-512,
+// whole output rows of unit stride along W take col2im_unit_rows_avx512 (the same additions).
 void col2im_add(const ConvGeometry& g, const float* cols, int64_t ld, int64_t row_begin, int64_t row_end,
-                int64_t col_begin, int64_t col_end, float* dst);
+                int64_t col_begin, int64_t col_end, float* dst, Isa isa = Isa::kGeneric);
 
 }  // namespace aclnn_cpu
