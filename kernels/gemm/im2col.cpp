@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "acl/acl_base.h"
 #include "kernels/common/pack.h"
 #include "kernels/common/runs.h"
 #include "kernels/gemm/col2im_avx512.h"
@@ -143,13 +144,21 @@ void view_panels(const View5& view, MathMode math, int64_t n, int64_t c0, int64_
   constexpr int64_t kChunk = 256;  // positions read per call, at most
   alignas(64) float row[kChunk];
   const int64_t sliver = width * depth, plane = view.shape[2] * view.shape[3] * view.shape[4];
+  // A FLOAT view with contiguous planes and nothing to round is copied straight into the slivers
+  // (not through `row`: dY's packing for the small-plane gradInput had been a twentieth of it).
+  const bool direct = view.dtype == ACL_FLOAT && math != MathMode::kFp16Inputs && planes_contiguous(view);
   for (int64_t p = 0; p < depth; ++p) {
     for (int64_t j = 0; j < cols;) {  // a chunk at a time, within one sample's plane
       const int64_t at = first + j0 + j, run = std::min({cols - j, kChunk, plane - at % plane});
-      read_plane_floats(view, math, n + at / plane, c0 + p0 + p, at % plane, run, row);
+      const float* from = row;
+      if (direct) {
+        from = static_cast<const float*>(view.data) + view.element(n + at / plane, c0 + p0 + p, 0, 0, 0) + at % plane;
+      } else {
+        read_plane_floats(view, math, n + at / plane, c0 + p0 + p, at % plane, run, row);
+      }
       for (int64_t i = 0; i < run;) {  // into the slivers the run crosses
         const int64_t lane = (j + i) % width, piece = std::min<int64_t>(run - i, width - lane);
-        copy_run(row + i, piece, out + (j + i) / width * sliver + p * width + lane);
+        copy_run(from + i, piece, out + (j + i) / width * sliver + p * width + lane);
         i += piece;
       }
       j += run;
