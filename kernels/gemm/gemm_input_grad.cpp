@@ -57,26 +57,26 @@ class GemmBackwardData final : public ConvStep {
     // dY is the right operand of every block's GEMMs: packed once per (samples, group) where there
     // are several blocks and it fits kPackedDyBudget (each block would pack it again), when a task's
     // columns are one tile (samples side by side, or one whole plane).
+    // A dY that is not a dense float array (converted while packed) is packed once that way with
+    // planes of several tiles too, its tiles whole slivers (multiples of 32 columns): each block
+    // would convert it again (the stem's FLOAT16 dY, three times).
     const int64_t units = ceil_div(s_.n, samples_) * s_.groups;
-    pack_dy_ = samples_ > 1 || (blocks_ > 1 && tile_ == s_.dst_plane && !columns_are_source(g_) &&
+    const bool tiles_of_slivers = dy_from_view_ && tile_ >= 32 && samples_ == 1;
+    pack_dy_ = samples_ > 1 || (blocks_ > 1 && (tile_ == s_.dst_plane || tiles_of_slivers) && !columns_are_source(g_) &&
                                 product_within(units, s_.cout, kPackedDyBudget) &&
                                 product_within(units * s_.cout, ceil_div(s_.dst_plane, 32), kPackedDyBudget / 4 / 32));
+    if (pack_dy_ && samples_ == 1) tile_ = sliver_tile(tile_);
     blocking_ = plan_gemm_blocking(max_rows, tile_, s_.cout);
     if (plan_pair_products(p, b, units, max_rows)) return;
     // A dense float dY's rows are read in place by the micro-kernel (sgemm_rows) rather than packed
     // for every task (each block of channels would pack the sample's dY again): the stem's 3 input
     // channels are 3 tasks of 49 rows per sample, where packing dY was a quarter of gradInput. Its
     // tiles are whole micro-kernel tiles (rows and columns rounded up in cols).
-    // Tiles of a multiple of every NR (the same tiles, so the same col2im order, on every ISA), and
-    // of whole output rows where such a multiple fits (col2im then adds a row's runs in one loop).
     // (Only for a dY with elements: its sizes then multiply within its memory.)
     rows_dy_ = !pack_dy_ && !dy_from_view_ && !columns_are_source(g_) && s_.n > 0 && s_.groups > 0 && s_.cout > 0 &&
                s_.dst_plane > 0;
     if (rows_dy_) {
-      const int64_t width = g_.dst_size[2];  // (the tile is small: no lcm overflows)
-      const int64_t rows_multiple = width >= 1 && width <= tile_ ? std::lcm(int64_t{32}, width) : INT64_MAX;
-      const int64_t multiple = rows_multiple <= tile_ ? rows_multiple : 32;
-      if (tile_ < s_.dst_plane) tile_ = std::max(multiple, tile_ / multiple * multiple);
+      tile_ = sliver_tile(tile_);
       cols_ld_ = round_up(tile_, right_sliver_columns(blocking_));
       const int64_t rows = round_up(max_rows, left_sliver_rows(blocking_));
       cols_ = b.book_scratch("gemm.cols", uint64_t(saturating_product(rows, cols_ld_)), sizeof(float), threads_);
@@ -131,6 +131,17 @@ class GemmBackwardData final : public ConvStep {
         // cols ((c1-c0)*K x samples*plane) = W_g[:, c0*K : c1*K]^T ((c1-c0)*K x Cout_g) * dY[n0:n1] (Cout_g x
         // samples*plane)
         const float* dy = w.at<float>(packed_dy_) + (n0 / samples_ * s_.groups + grp) * dy_floats_;
+        if (columns > tile_) {  // one sample in tiles of whole slivers: col2im tile by tile
+          float* dx = task_result(w, grad_input, n0, n0, grp, c0);
+          std::memset(dx, 0, static_cast<size_t>((c1 - c0) * s_.src_plane) * sizeof(float));
+          for (int64_t o0 = 0; o0 < columns; o0 += tile_) {
+            const int64_t o1 = std::min(columns, o0 + tile_);
+            // cols ((c1-c0)*K x tile) = W_g[:, c0*K : c1*K]^T ((c1-c0)*K x Cout_g) * dY[:, o0:o1] (Cout_g x tile)
+            sgemm(blocking_, m, o1 - o0, s_.cout, wt, PackedRight{dy + o0 * s_.cout, s_.cout}, false, cols, o1 - o0);
+            col2im_add(g_, cols, o1 - o0, 0, (c1 - c0) * s_.kernel_volume, o0, o1, dx, blocking_.isa);
+          }
+          return store_task_result(w, grad_input, n0, n1, grp, c0, c1);
+        }
         sgemm(blocking_, m, columns, s_.cout, wt, PackedRight{dy, s_.cout}, false, cols, columns);
         for (int64_t n = n0; n < n1; ++n) {
           float* dx = task_result(w, grad_input, n, n0, grp, c0);  // channel c0's plane
@@ -173,6 +184,17 @@ class GemmBackwardData final : public ConvStep {
   }
 
  private:
+  // A tile of a plane cut into several: a multiple of 32 columns, of every NR (the same tiles, so
+  // the same col2im order, on every ISA), and of whole output rows where such a multiple fits
+  // (col2im then adds a row's runs in one loop).
+  int64_t sliver_tile(int64_t tile) const {
+    if (tile >= s_.dst_plane) return tile;
+    const int64_t width = g_.dst_size[2];  // (the tile is small: no lcm overflows)
+    const int64_t rows_multiple = width >= 1 && width <= tile ? std::lcm(int64_t{32}, width) : INT64_MAX;
+    const int64_t multiple = rows_multiple <= tile ? rows_multiple : 32;
+    return std::max(multiple, tile / multiple * multiple);
+  }
+
   // Where a task computes channels [c0, ..) of sample n (its first sample n0) of group grp, channel
   // c0's plane first: in the dense float result, or (buffered_) in this thread's buffer.
   float* task_result(const Workspace& w, float* grad_input, int64_t n, int64_t n0, int64_t grp, int64_t c0) const {
