@@ -21,25 +21,25 @@ inline __mmask16 lanes(int64_t lo, int64_t hi) { return static_cast<__mmask16>((
 }  // namespace
 
 void col2im_unit_rows_avx512(const Col2imUnitRows& job) {
-  const int64_t taps = job.kernel_d * job.kernel_h * job.kernel_w, src_plane = job.src_d * job.src_h * job.src_w;
+  const int64_t taps = job.kernel[0] * job.kernel[1] * job.kernel[2], src_plane = job.src[0] * job.src[1] * job.src[2];
   const int64_t col_begin = job.q0 * job.out_w;
   for (int64_t r = job.row_begin; r < job.row_end;) {
-    const int64_t c = r / taps, k = r % taps, kd = k / (job.kernel_h * job.kernel_w);
-    const int64_t kh = k / job.kernel_w % job.kernel_h, kw0 = k % job.kernel_w;
-    const int64_t group_end = at_most(job.row_end, r + job.kernel_w - kw0);  // rows of (c, kd, kh) from kw0 on
+    const int64_t c = r / taps, k = r % taps, kd = k / (job.kernel[1] * job.kernel[2]);
+    const int64_t kh = k / job.kernel[2] % job.kernel[1], kw0 = k % job.kernel[2];
+    const int64_t group_end = at_most(job.row_end, r + job.kernel[2] - kw0);  // rows of (c, kd, kh) from kw0 on
     const float* group = job.cols + (r - job.row_begin) * job.ld;
     for (int64_t q = job.q0; q < job.q1; ++q) {
-      const int64_t id = q / job.out_h * job.stride_d - job.pad_d + kd * job.dil_d;
-      const int64_t ih = q % job.out_h * job.stride_h - job.pad_h + kh * job.dil_h;
-      if (id < 0 || id >= job.src_d || ih < 0 || ih >= job.src_h) continue;
-      float* out = job.dst + c * src_plane + (id * job.src_h + ih) * job.src_w;
+      const int64_t id = q / job.out_h * job.stride[0] - job.pad[0] + kd * job.dilation[0];
+      const int64_t ih = q % job.out_h * job.stride[1] - job.pad[1] + kh * job.dilation[1];
+      if (id < 0 || id >= job.src[0] || ih < 0 || ih >= job.src[1]) continue;
+      float* out = job.dst + c * src_plane + (id * job.src[1] + ih) * job.src[2];
       const float* in = group + (q * job.out_w - col_begin);  // ow = 0 of this output row, first tap
-      for (int64_t x0 = 0; x0 < job.src_w; x0 += 16) {
-        const int64_t width = at_most(16, job.src_w - x0);
+      for (int64_t x0 = 0; x0 < job.src[2]; x0 += 16) {
+        const int64_t width = at_most(16, job.src[2] - x0);
         const __mmask16 row = lanes(0, width);
         __m512 acc = _mm512_maskz_loadu_ps(row, out + x0);
         for (int64_t j = 0; j < group_end - r; ++j) {
-          const int64_t shift = (kw0 + j) * job.dil_w - job.pad_w;  // iw = ow + shift
+          const int64_t shift = (kw0 + j) * job.dilation[2] - job.pad[2];  // iw = ow + shift
           const int64_t lo = at_least(x0, shift), hi = at_most(x0 + width, job.out_w + shift);
           if (lo >= hi) continue;
           const __mmask16 mask = lanes(lo - x0, hi - x0);

@@ -8,16 +8,16 @@
 namespace aclnn_cpu {
 
 // dst[c][id][ih][iw] += cols[r - row_begin][q * out_w + ow - col_begin] for every column-matrix row
-// r = ((c * kernel_d + kd) * kernel_h + kh) * kernel_w + kw in [row_begin, row_end) and output row
-// q = od * out_h + oh in [q0, q1), where id = od * stride_d - pad_d + kd * dil_d, ih = oh * stride_h -
-// pad_h + kh * dil_h and iw = ow - pad_w + kw * dil_w lie inside the source (src_d x src_h x src_w
-// planes); col_begin = q0 * out_w. Each dst entry gets its additions in row order, as the scalar
-// col2im adds them.
+// r = ((c * kernel[0] + kd) * kernel[1] + kh) * kernel[2] + kw in [row_begin, row_end) and output row
+// q = od * out_h + oh in [q0, q1), where id = od * stride[0] - pad[0] + kd * dilation[0], ih = oh *
+// stride[1] - pad[1] + kh * dilation[1] and iw = ow - pad[2] + kw * dilation[2] lie inside the
+// source (src[0] x src[1] x src[2] planes); col_begin = q0 * out_w. Each dst entry gets its additions
+// in row order, as the scalar col2im adds them. (ConvGeometry's sizes, copied: its header has inline
+// functions that this translation unit must not compile.)
 struct Col2imUnitRows {
   const float* cols;
-  int64_t ld, row_begin, row_end, q0, q1;
-  int64_t out_h, out_w, src_d, src_h, src_w;
-  int64_t kernel_d, kernel_h, kernel_w, stride_d, stride_h, pad_d, pad_h, pad_w, dil_d, dil_h, dil_w;
+  int64_t ld, row_begin, row_end, q0, q1, out_h, out_w;
+  int64_t src[3], kernel[3], stride[3], pad[3], dilation[3];
   float* dst;
 };
 

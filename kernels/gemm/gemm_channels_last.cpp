@@ -380,13 +380,12 @@ class ChannelsLastWeight final : public ConvStep {
         const MatrixRef ds{dy.at(n, first), dy.position, !transposed_};
         const MatrixRef a = transposed_ ? xs : ds, bm = transposed_ ? ds : xs;
         const MatrixRef rows{a.data + r0, a.ld, true};
+        const PackedRight right{packed + n * sample_floats_, depth_, transposed_ ? first : first + shift};
         if (packed_left != nullptr) {  // rows r0.. start a sliver (block_ is a multiple of MR)
-          const PackedRight right{packed + n * sample_floats_, depth_, transposed_ ? first : first + shift};
           const PackedLeft left{packed_left + n * left_floats_ + r0 * left_depth_, left_depth_,
                                 transposed_ ? first + shift : first};
           sgemm(blocking_, r1 - r0, cols_, last - first, left, right, written, c, ldc);
         } else if (packed != nullptr) {
-          const PackedRight right{packed + n * sample_floats_, depth_, transposed_ ? first : first + shift};
           sgemm(blocking_, pack, r1 - r0, cols_, last - first, rows, right, written, c, ldc);
         } else {
           sgemm(blocking_, pack, r1 - r0, cols_, last - first, rows, bm, written, c, ldc);

@@ -125,23 +125,12 @@ class GemmBackwardData final : public ConvStep {
       const PackedLeft wt{weights + (grp * blocks_ + c0 / block_) * block_floats_, s_.cout, 0};
       const int64_t m = (c1 - c0) * s_.kernel_volume;
       float* pack = w.at<float>(pack_, thread_index());
-      if (pack_dy_) {  // one tile: the columns of samples n0..n1
+      if (pack_dy_ && samples_ > 1) {  // one tile: the columns of samples n0..n1
         const int64_t columns = (n1 - n0) * s_.dst_plane;
         float* cols = w.at<float>(cols_, thread_index());
         // cols ((c1-c0)*K x samples*plane) = W_g[:, c0*K : c1*K]^T ((c1-c0)*K x Cout_g) * dY[n0:n1] (Cout_g x
         // samples*plane)
         const float* dy = w.at<float>(packed_dy_) + (n0 / samples_ * s_.groups + grp) * dy_floats_;
-        if (columns > tile_) {  // one sample in tiles of whole slivers: col2im tile by tile
-          float* dx = task_result(w, grad_input, n0, n0, grp, c0);
-          std::memset(dx, 0, static_cast<size_t>((c1 - c0) * s_.src_plane) * sizeof(float));
-          for (int64_t o0 = 0; o0 < columns; o0 += tile_) {
-            const int64_t o1 = std::min(columns, o0 + tile_);
-            // cols ((c1-c0)*K x tile) = W_g[:, c0*K : c1*K]^T ((c1-c0)*K x Cout_g) * dY[:, o0:o1] (Cout_g x tile)
-            sgemm(blocking_, m, o1 - o0, s_.cout, wt, PackedRight{dy + o0 * s_.cout, s_.cout}, false, cols, o1 - o0);
-            col2im_add(g_, cols, o1 - o0, 0, (c1 - c0) * s_.kernel_volume, o0, o1, dx, blocking_.isa);
-          }
-          return store_task_result(w, grad_input, n0, n1, grp, c0, c1);
-        }
         sgemm(blocking_, m, columns, s_.cout, wt, PackedRight{dy, s_.cout}, false, cols, columns);
         for (int64_t n = n0; n < n1; ++n) {
           float* dx = task_result(w, grad_input, n, n0, grp, c0);  // channel c0's plane
@@ -154,28 +143,30 @@ class GemmBackwardData final : public ConvStep {
       const int64_t n = n0;
       float* dx = task_result(w, grad_input, n, n0, grp, c0);  // channel c0's plane
       const float* dy = dy_from_view_ ? nullptr : in.f32.dst + (n * s_.groups + grp) * s_.cout * s_.dst_plane;
+      const float* packed_dy = pack_dy_ ? w.at<float>(packed_dy_) + (n * s_.groups + grp) * dy_floats_ : nullptr;
       const bool in_place = cols_ < 0;  // col2im is the identity: the GEMM writes dx
       if (!in_place) std::memset(dx, 0, static_cast<size_t>((c1 - c0) * s_.src_plane) * sizeof(float));
       for (int64_t o0 = 0; o0 < s_.dst_plane; o0 += tile_) {
         const int64_t o1 = std::min(s_.dst_plane, o0 + tile_);
         float* cols = in_place ? dx + o0 : w.at<float>(cols_, thread_index());
-        // cols ((c1-c0)*K x tile) = W_g[:, c0*K : c1*K]^T ((c1-c0)*K x Cout_g) * dY[:, o0:o1] (Cout_g x tile)
-        const int64_t ldc = in_place ? s_.src_plane : o1 - o0;
+        // dY's rows in place while whole tiles stay inside dY (only its very last row could end in a
+        // partial one)
         const int64_t last_row = (n * s_.groups + grp) * s_.cout * s_.dst_plane + (s_.cout - 1) * s_.dst_plane;
-        if (rows_dy_ && last_row + o0 + round_up(o1 - o0, right_sliver_columns(blocking_)) <= dy_floats) {
-          // (in place while whole tiles stay inside dY: only its very last row could end in a partial one)
-          sgemm_rows(blocking_, pack, m, o1 - o0, s_.cout, wt, dy + o0, dy_rows, cols, cols_ld_);
-          col2im_add(g_, cols, cols_ld_, 0, (c1 - c0) * s_.kernel_volume, o0, o1, dx, blocking_.isa);
-          continue;
-        }
-        if (dy_from_view_) {  // dY converted from the user's view while it is packed
+        const bool rows = rows_dy_ && last_row + o0 + round_up(o1 - o0, right_sliver_columns(blocking_)) <= dy_floats;
+        const int64_t ldc = in_place ? s_.src_plane : rows ? cols_ld_ : o1 - o0;
+        // cols ((c1-c0)*K x tile) = W_g[:, c0*K : c1*K]^T ((c1-c0)*K x Cout_g) * dY[:, o0:o1] (Cout_g x tile)
+        if (packed_dy != nullptr) {  // packed once: the tile's slivers (tiles are whole slivers)
+          sgemm(blocking_, m, o1 - o0, s_.cout, wt, PackedRight{packed_dy + o0 * s_.cout, s_.cout}, false, cols, ldc);
+        } else if (rows) {
+          sgemm_rows(blocking_, pack, m, o1 - o0, s_.cout, wt, dy + o0, dy_rows, cols, ldc);
+        } else if (dy_from_view_) {  // dY converted from the user's view while it is packed
           const GradOutputPanels panels{this, n, grp * s_.cout, o0};
           sgemm(blocking_, pack, m, o1 - o0, s_.cout, wt, PanelWriter{GradOutputPanels::write, &panels}, false, cols,
                 ldc);
         } else {
           sgemm(blocking_, pack, m, o1 - o0, s_.cout, wt, MatrixRef{dy + o0, s_.dst_plane, false}, false, cols, ldc);
         }
-        if (!in_place) col2im_add(g_, cols, o1 - o0, 0, (c1 - c0) * s_.kernel_volume, o0, o1, dx, blocking_.isa);
+        if (!in_place) col2im_add(g_, cols, ldc, 0, (c1 - c0) * s_.kernel_volume, o0, o1, dx, blocking_.isa);
       }
       store_task_result(w, grad_input, n, n + 1, grp, c0, c1);
     });

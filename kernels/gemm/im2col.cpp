@@ -203,29 +203,9 @@ void col2im_add_rows(const ConvGeometry& g, const float* cols, int64_t ld, int64
   const int64_t q0 = col_begin / out_w, q1 = col_end / out_w;  // output rows (od, oh) flattened
 #ifdef ACLNN_HAVE_X86_KERNELS
   if (sw == 1 && isa == Isa::kAvx512) {
-    const Col2imUnitRows job{cols,
-                             ld,
-                             row_begin,
-                             row_end,
-                             q0,
-                             q1,
-                             out_h,
-                             out_w,
-                             g.src_size[0],
-                             g.src_size[1],
-                             g.src_size[2],
-                             g.kernel[0],
-                             g.kernel[1],
-                             g.kernel[2],
-                             g.stride[0],
-                             g.stride[1],
-                             g.pad[0],
-                             g.pad[1],
-                             g.pad[2],
-                             g.dilation[0],
-                             g.dilation[1],
-                             g.dilation[2],
-                             dst};
+    Col2imUnitRows job{cols, ld, row_begin, row_end, q0, q1, out_h, out_w, {}, {}, {}, {}, {}, dst};
+    std::copy_n(g.src_size, 3, job.src), std::copy_n(g.kernel, 3, job.kernel), std::copy_n(g.stride, 3, job.stride);
+    std::copy_n(g.pad, 3, job.pad), std::copy_n(g.dilation, 3, job.dilation);
     return col2im_unit_rows_avx512(job);
   }
 #else

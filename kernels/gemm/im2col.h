@@ -120,6 +120,6 @@ void view_panels(const View5& view, MathMode math, int64_t n, int64_t c0, int64_
 // but rows `ld` floats apart. Each entry of dst gets its additions in row order; with `isa` AVX-512,
 // whole output rows of unit stride along W take col2im_unit_rows_avx512 (the same additions).
 void col2im_add(const ConvGeometry& g, const float* cols, int64_t ld, int64_t row_begin, int64_t row_end,
-                int64_t col_begin, int64_t col_end, float* dst, Isa isa = Isa::kGeneric);
+                int64_t col_begin, int64_t col_end, float* dst, Isa isa);
 
 }  // namespace aclnn_cpu
