@@ -112,6 +112,10 @@ std::vector<Case> cases() {
       // Stride 1 with enough positions: gradInput as a forward convolution with the kernel flipped.
       {"flipped_2d", geometry(2, 2, 5, 7, {60, 70}, {3, 2}, {1, 1}, {1, 0}, {2, 1}), false},
       {"flipped_3d", geometry(1, 1, 3, 9, {9, 30, 31}, {3, 1, 2}, {1, 1, 1}, {0, 0, 1}, {1, 1, 2}), false},
+      // Products from windows in depth-major order (both gradients; gradWeight transposed, in row
+      // blocks of 64 = one kernel depth's slab): the bands of the first two and last two output
+      // planes skip the kernel depths that read only padding (dilation 2, padding 2).
+      {"depth_major_3d", geometry(2, 1, 16, 32, {6, 20, 20}, {3, 2, 2}, {1, 1, 1}, {2, 1, 0}, {2, 1, 1}), false},
       // Padded windows (padded_window.h): bands of 2 rows, the last one of 1 (71 rows), with dilation
       // and padding as wide as a tap reaches; and too few rows for the bands, so pieces of rows.
       {"windows_last_band", geometry(2, 1, 6, 4, {71, 40}, {2, 3}, {1, 1}, {0, 2}, {3, 1}), false},
@@ -273,6 +277,21 @@ TEST(Implementations, EachMatchesTheReference) {
       }
     }
   }
+}
+
+// The depth_major_3d case takes depth-major products in both gradients (its values are checked
+// against the reference above, and across instruction sets and thread counts below).
+TEST(Implementations, DepthMajorProductsWherePlanned) {
+  for (const Case& c : cases()) {
+    if (std::string(c.name) != "depth_major_3d") continue;
+    const Results got = run("gemm", c, kVariants[0], 11, 2);
+    const size_t weight_at = got.described.find("gradWeight=");
+    ASSERT_NE(weight_at, std::string::npos) << got.described;
+    EXPECT_LT(got.described.find(":depth_major"), weight_at) << got.described;
+    EXPECT_NE(got.described.find(":depth_major", weight_at), std::string::npos) << got.described;
+    return;
+  }
+  FAIL() << "no depth_major_3d case";
 }
 
 // The implementations with a kernel per instruction set (chosen by cpuid and ACLNN_CONVBWD_ISA).

@@ -2,6 +2,7 @@
 // transposed one (whose input gradient is a forward convolution) and for a direct one with stride
 // 1 and enough positions (a forward convolution with the kernel flipped). Float accumulation, as
 // on the NPU's cube unit.
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -426,7 +427,7 @@ class GemmForward final : public ConvStep {
   int64_t tasks() const override { return s_.n * s_.groups * (implicit_ ? bands_.bands() : tiles_); }
   std::string detail() const override {
     return isa_detail(blocking_) + (flipped_ ? ":flipped" : "") + (implicit_ ? ":windows" : "") +
-           (dot_ ? ":bf16_dot" : "");
+           (depth_major_ ? ":depth_major" : "") + (dot_ ? ":bf16_dot" : "");
   }
 
   int run(const Workspace& w, const StepInputs& in) const override {
@@ -459,6 +460,7 @@ class GemmForward final : public ConvStep {
     if (!product_within(result_rows, round_up(bands_.columns(), nr), int64_t{1} << 58)) return false;
     implicit_ = true;
     dot_ = bf16_pair_products(source_, p.wei, math_);
+    depth_major_ = !dot_ && g_.kernel[0] > 1;
     // Channels (in pairs: rows of pairs) of the window, and the depth of the products.
     const int64_t channels = dot_ ? ceil_div(s_.cin, 2) : s_.cin;
     depth_ = channels * s_.kernel_volume;
@@ -479,7 +481,7 @@ class GemmForward final : public ConvStep {
   // place from the window, and the band's valid columns copied into Y.
   int run_bands(const Workspace& w, const float* weights, float* grad_input) const {
     int64_t* offsets = w.at<int64_t>(offsets_);
-    bands_.row_offsets(0, depth_, 0, offsets);
+    for (int64_t q = 0; q < depth_; ++q) bands_.row_offsets(depth_row(q), depth_row(q) + 1, 0, offsets + q);
     const int64_t width = bands_.window_width();
     return run_tasks(tasks(), threads_, "gemm gradInput", [&](int64_t t) {
       const int64_t n = t / (s_.groups * bands_.bands()), grp = t / bands_.bands() % s_.groups;
@@ -494,10 +496,15 @@ class GemmForward final : public ConvStep {
         bf16_dot_rows(blocking_, s_.cout, bands_.columns(), depth_, wg, window, offsets, result, result_columns_);
       } else {
         float* window = w.at<float>(window_, thread_index());
-        stage_padded_window(source_, math_, g_, bands_, n, grp * s_.cin, s_.cin, band, nr, window);
-        const PackedLeft wg{weights + grp * group_floats_, s_.rows(), 0};
-        sgemm_rows(blocking_, w.at<float>(pack_, thread_index()), s_.cout, bands_.columns(), s_.rows(), wg, window,
-                   offsets, result, result_columns_);
+        // Only the depths whose kernel-depth taps read source planes (a band of a border plane skips
+        // the taps in the padding, and their window slabs); none: the result is zeros.
+        const KernelDepths inside = depth_major_ ? kernel_depths_inside(g_, band.od) : KernelDepths{0, g_.kernel[0]};
+        stage_padded_window(source_, math_, g_, bands_, n, grp * s_.cin, s_.cin, band, inside, nr, window);
+        const int64_t slab = depth_major_ ? depth_ / g_.kernel[0] : 0;  // depths per kernel depth
+        const int64_t q0 = depth_major_ ? inside.begin * slab : 0, q1 = depth_major_ ? inside.end * slab : depth_;
+        const PackedLeft wg{weights + grp * group_floats_, s_.rows(), q0};
+        sgemm_rows(blocking_, w.at<float>(pack_, thread_index()), s_.cout, bands_.columns(), q1 - q0, wg, window,
+                   offsets + q0, result, result_columns_);
       }
       // The band's rows into Y, or, for a result not stored as dense floats, straight into the user's view.
       float* y = output_.stores_parts() ? nullptr : grad_input + (n * s_.groups + grp) * s_.cout * s_.dst_plane;
@@ -620,6 +627,11 @@ class GemmForward final : public ConvStep {
     }
   };
 
+  // Column-matrix row r = c*K + k at depth q of the products: q, or in depth-major order
+  // (depth_major_row) where a band next to the source's front or back skips the kernel depths whose
+  // taps read only padding.
+  int64_t depth_row(int64_t q) const { return depth_major_ ? depth_major_row(g_, s_.cin, q) : q; }
+
   // Entry (row, r = c*K + k) of group grp's W (Cout_g x Cin_g*K, in this step's terms); flipped, that W is
   // flipped[g][ci][co*K + k'] = wei[g][co][ci][K-1-k'] (ci < Cout_g, co < Cin_g here).
   float weight(const float* wei, int64_t grp, int64_t row, int64_t r) const {
@@ -654,13 +666,14 @@ class GemmForward final : public ConvStep {
       const int64_t grp = t / slivers, ci0 = t % slivers * mr;
       const int64_t rows = std::min(mr, s_.cout - ci0);
       float* sliver = out + grp * group_floats_ + ci0 * s_.rows();  // sliver ci0/mr, mr * rows floats
-      if (!flipped_) {
+      if (!flipped_ && !depth_major_) {
         pack_left(blocking_, rows, s_.rows(), {wei + (grp * s_.cout + ci0) * s_.rows(), s_.rows(), false}, sliver,
                   s_.rows(), 0);
         return;
       }
-      for (int64_t r = 0; r < s_.rows(); ++r) {
-        for (int64_t i = 0; i < mr; ++i) sliver[r * mr + i] = i < rows ? weight(wei, grp, ci0 + i, r) : 0.0f;
+      for (int64_t q = 0; q < s_.rows(); ++q) {
+        const int64_t r = depth_row(q);
+        for (int64_t i = 0; i < mr; ++i) sliver[q * mr + i] = i < rows ? weight(wei, grp, ci0 + i, r) : 0.0f;
       }
     });
   }
@@ -675,6 +688,7 @@ class GemmForward final : public ConvStep {
   DenseFloatOutput output_;
   bool implicit_ = false;                // tasks are bands read from padded windows (plan_padded_windows)
   bool dot_ = false;                     // ... by bf16 pair products (window and weights in pairs of channels)
+  bool depth_major_ = false;             // implicit_ float products in depth-major order (depth_row)
   int64_t depth_ = 0;                    // implicit_ or dot_: the products' depth (in pairs with dot_)
   int64_t ld_ = 0;                       // dot_ of a 1x1 kernel: words between the staged source's channel-pair rows
   WorkspaceLedger::Handle planes_ = -1;  // dot_ of a 1x1 kernel, per thread: two source rows as floats

@@ -71,7 +71,14 @@ class GemmBackwardWeight final : public ConvStep {
     // X: read from padded windows per band, or staged per piece (the channels of a row block, the
     // window of a tile of positions), or from a dense float copy.
     // (A kernel of no taps has no rows, hence no tasks: count it as one tap here.)
-    const int64_t block_channels = std::min(s_.cin, ceil_div(block_, std::max<int64_t>(1, s_.kernel_volume)) + 1);
+    // Transposed products from windows of kernels deeper than one plane may take their rows in
+    // depth-major order (depth_major_row) where the row blocks tile the kernel depths' slabs: a band
+    // next to X's front or back then skips the blocks whose taps read only padding (and stages
+    // only its block's slab). A block then spans more channels.
+    const int64_t slab = s_.cin * g_.kernel[1] * g_.kernel[2];
+    const bool depth_major = g_.kernel[0] > 1 && block_ < s_.rows() && slab % block_ == 0;
+    const int64_t block_taps = depth_major ? g_.kernel[1] * g_.kernel[2] : s_.kernel_volume;
+    const int64_t block_channels = std::min(s_.cin, ceil_div(block_, std::max<int64_t>(1, block_taps)) + 1);
     if (plan_padded_windows(b, block_channels)) {
       x_staged_ = false;
     } else {
@@ -112,6 +119,7 @@ class GemmBackwardWeight final : public ConvStep {
     }
     // A 1x1 kernel's source is its column matrix: its rows are read in place the same way.
     transposed_ = dot_ || ((windows_ || columns_are_source(g_)) && columns_fill && length >= kTransposedMinLength);
+    depth_major_ = depth_major && windows_ && transposed_ && !dot_;
     const int64_t sliver = transposed_ ? right_sliver_columns(blocking_) : mr;
     if (transposed_) group_floats_ = packed_right_floats(blocking_, s_.cout, length);
     if (dot_) group_floats_ = packed_pairs_right_words(s_.cout, length / 2);
@@ -138,8 +146,8 @@ class GemmBackwardWeight final : public ConvStep {
 
   std::string detail() const override {
     return isa_detail(blocking_) + (windows_ ? ":windows" : "") + (transposed_ ? ":transposed" : "") +
-           (dot_ ? ":bf16_dot" : "") + ":chunks=" + std::to_string(chunks_) + ":rows=" + std::to_string(blocks_) + "x" +
-           std::to_string(block_);
+           (depth_major_ ? ":depth_major" : "") + (dot_ ? ":bf16_dot" : "") + ":chunks=" + std::to_string(chunks_) +
+           ":rows=" + std::to_string(blocks_) + "x" + std::to_string(block_);
   }
 
   int run(const Workspace& w, const StepInputs& in) const override {
@@ -249,10 +257,23 @@ class GemmBackwardWeight final : public ConvStep {
   bool sum_bands(const Workspace& w, const StepInputs& in, const float* packed_dy, int64_t grp, int64_t r0, int64_t r1,
                  int64_t chunk, float* sum) const {
     const int thread = thread_index();
-    const int64_t taps = std::max<int64_t>(1, s_.kernel_volume), c0 = r0 / taps, c1 = (r1 - 1) / taps + 1;
+    const int64_t taps = std::max<int64_t>(1, s_.kernel_volume);
     const int64_t units = s_.n * bands_.bands(), window_width = bands_.window_width();
     int64_t* lines = w.at<int64_t>(lines_, thread);
-    bands_.row_offsets(r0, r1, c0, lines);
+    // The block's channels and kernel depths (depth-major: one kernel depth, the block within its slab).
+    int64_t c0 = r0 / taps, c1 = (r1 - 1) / taps + 1;
+    KernelDepths depths{0, g_.kernel[0]};
+    if (depth_major_) {
+      const int64_t taps_hw = g_.kernel[1] * g_.kernel[2], slab = s_.cin * taps_hw;
+      c0 = r0 % slab / taps_hw, c1 = (r1 - 1) % slab / taps_hw + 1;
+      depths = {r0 / slab, r0 / slab + 1};
+      for (int64_t q = r0; q < r1; ++q) {
+        const int64_t r = depth_major_row(g_, s_.cin, q);
+        bands_.row_offsets(r, r + 1, c0, lines + (q - r0));
+      }
+    } else {
+      bands_.row_offsets(r0, r1, c0, lines);
+    }
     float* window = w.at<float>(window_, thread);
     int64_t* positions = transposed_ ? w.at<int64_t>(positions_, thread) : nullptr;  // position p: window column
     int64_t positions_width = 0;                                                     // (for bands this wide)
@@ -277,7 +298,11 @@ class GemmBackwardWeight final : public ConvStep {
         summed = true;
         continue;
       }
-      stage_padded_window(src_, math_, g_, bands_, n, grp * s_.cin + c0, c1 - c0, band, 0, window);
+      if (depth_major_) {  // the block's kernel depth reads only padding here: nothing to add
+        const KernelDepths inside = kernel_depths_inside(g_, band.od);
+        if (depths.begin < inside.begin || depths.begin >= inside.end) continue;
+      }
+      stage_padded_window(src_, math_, g_, bands_, n, grp * s_.cin + c0, c1 - c0, band, depths, 0, window);
       if (transposed_) {
         if (width != positions_width) {  // (the last piece of a row may be narrower)
           for (int64_t p = 0; p < bands_.columns(); ++p) positions[p] = p / width * window_width + p % width;
@@ -400,7 +425,14 @@ class GemmBackwardWeight final : public ConvStep {
             }
           }
         }
-        for (int64_t co = co0; co < co1; ++co) std::copy_n(block[co - co0], r1 - r0, out + co * s_.rows() + r0);
+        for (int64_t co = co0; co < co1; ++co) {
+          if (!depth_major_) {
+            std::copy_n(block[co - co0], r1 - r0, out + co * s_.rows() + r0);
+            continue;
+          }
+          for (int64_t q = r0; q < r1; ++q)
+            out[co * s_.rows() + depth_major_row(g_, s_.cin, q)] = block[co - co0][q - r0];
+        }
       }
     });
   }
@@ -424,9 +456,10 @@ class GemmBackwardWeight final : public ConvStep {
   MathMode math_;
   bool x_staged_;  // each piece stages the X it reads (no dense float copy of X)
   DenseFloatOutput output_;
-  bool windows_ = false;     // X read from padded windows per band (plan_padded_windows)
-  bool transposed_ = false;  // products transposed: windows read in place, dY^T packed once
-  bool dot_ = false;         // ... in bf16 pair products (a BF16 window, dY^T packed in pairs)
+  bool windows_ = false;      // X read from padded windows per band (plan_padded_windows)
+  bool transposed_ = false;   // products transposed: windows read in place, dY^T packed once
+  bool dot_ = false;          // ... in bf16 pair products (a BF16 window, dY^T packed in pairs)
+  bool depth_major_ = false;  // ... float, their rows (dW^T's) in depth-major order (depth_major_row)
   BandTiling bands_;
   int64_t chunks_ = 1, block_ = 1, blocks_ = 1, tile_ = 1, group_floats_ = 0;
   GemmBlocking blocking_;

@@ -102,11 +102,13 @@ namespace {
 // `offset` its place in a channel's window, (id, ih) the source plane and row it copies (inside
 // the source or not), `first` the source column of its entry 0, and [x0, x1) the entries inside
 // the source row (x0 = x1 = width where the line lies outside the source: all padding).
+// (Only the lines of kernel depths [depths.begin, depths.end).)
 template <typename Line>
-void for_each_window_line(const ConvGeometry& g, const BandTiling& tiling, const OutputBand& band, Line line) {
+void for_each_window_line(const ConvGeometry& g, const BandTiling& tiling, const OutputBand& band, KernelDepths depths,
+                          Line line) {
   const int64_t rows = tiling.window_rows(), width = tiling.window_width();
   const int64_t sh = g.stride[1], sw = g.stride[2];
-  for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
+  for (int64_t kd = depths.begin; kd < depths.end; ++kd) {
     const int64_t id = band.od * g.stride[0] - g.pad[0] + kd * g.dilation[0];
     for (int64_t a = 0; a < sh; ++a) {
       for (int64_t b = 0; b < sw; ++b) {
@@ -124,10 +126,22 @@ void for_each_window_line(const ConvGeometry& g, const BandTiling& tiling, const
   }
 }
 
+KernelDepths all_depths(const ConvGeometry& g) { return {0, g.kernel[0]}; }
+
 }  // namespace
 
+KernelDepths kernel_depths_inside(const ConvGeometry& g, int64_t od) {
+  KernelDepths inside{g.kernel[0], 0};
+  for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
+    const int64_t id = od * g.stride[0] - g.pad[0] + kd * g.dilation[0];
+    if (id >= 0 && id < g.src_size[0]) inside = {std::min(inside.begin, kd), kd + 1};
+  }
+  return inside.end > inside.begin ? inside : KernelDepths{};
+}
+
 void stage_padded_window(const View5& view, MathMode math, const ConvGeometry& g, const BandTiling& tiling, int64_t n,
-                         int64_t c0, int64_t channels, const OutputBand& band, int64_t slack, float* out) {
+                         int64_t c0, int64_t channels, const OutputBand& band, KernelDepths depths, int64_t slack,
+                         float* out) {
   const int64_t width = tiling.window_width(), sw = g.stride[2], channel_floats = tiling.channel_floats();
   // Channels nearer in memory than positions (channels last: TBC) are read a position's channels
   // together, all channels of a window line at once; otherwise channel by channel, a run each.
@@ -145,7 +159,7 @@ void stage_padded_window(const View5& view, MathMode math, const ConvGeometry& g
   const bool half_rows = false;
 #endif
   for_each_window_line(
-      g, tiling, band, [&](int64_t offset, int64_t id, int64_t ih, int64_t first, int64_t x0, int64_t x1) {
+      g, tiling, band, depths, [&](int64_t offset, int64_t id, int64_t ih, int64_t first, int64_t x0, int64_t x1) {
         float* line = out + offset;               // channel 0's
         for (int64_t c = 0; c < channels; ++c) {  // the zero borders (the whole line outside the source)
           float* to = line + c * channel_floats;
@@ -184,7 +198,7 @@ void stage_padded_window_pairs(const View5& view, const ConvGeometry& g, const B
   const int64_t width = tiling.window_width(), sw = g.stride[2], channel_words = tiling.channel_floats();
   const int64_t pairs = ceil_div(channels, 2), step = view.stride[4] * sw;
   const auto* data = static_cast<const uint16_t*>(view.data);
-  for_each_window_line(g, tiling, band,
+  for_each_window_line(g, tiling, band, all_depths(g),
                        [&](int64_t offset, int64_t id, int64_t ih, int64_t first, int64_t x0, int64_t x1) {
                          for (int64_t c = 0; c < pairs; ++c) {
                            uint32_t* to = out + c * channel_words + offset;
@@ -213,7 +227,7 @@ void stage_padded_window_bf16(const View5& view, const ConvGeometry& g, const Ba
   const int64_t width = tiling.window_width(), sw = g.stride[2], channel_words = tiling.channel_floats();
   const int64_t step = view.stride[4] * sw;
   const auto* data = static_cast<const uint16_t*>(view.data);
-  for_each_window_line(g, tiling, band,
+  for_each_window_line(g, tiling, band, all_depths(g),
                        [&](int64_t offset, int64_t id, int64_t ih, int64_t first, int64_t x0, int64_t x1) {
                          for (int64_t c = 0; c < channels; ++c) {
                            uint16_t* to = out + c * channel_words + offset;

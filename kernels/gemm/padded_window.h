@@ -70,11 +70,30 @@ class BandTiling {
   bool whole_rows_ = true;
 };
 
+// The kernel depths [kd0, kd1) whose taps read source planes from output plane od (od*sD - pD +
+// kd*dD inside the source: a contiguous range), or {0, 0} where none does. The window slabs of the
+// others are all padding.
+struct KernelDepths {
+  int64_t begin = 0, end = 0;
+};
+KernelDepths kernel_depths_inside(const ConvGeometry& g, int64_t od);
+
+// Products from windows may take their depths (the column-matrix rows r = c*K + k, K = kD*kH*kW) in
+// depth-major order, q = (kd*C + c)*kH*kW + kh*kW + kw for C channels, so that the taps of one
+// kernel depth are one contiguous range of C*kH*kW depths, skipped where they read only padding.
+// The row r at depth q:
+inline int64_t depth_major_row(const ConvGeometry& g, int64_t channels, int64_t q) {
+  const int64_t taps_hw = g.kernel[1] * g.kernel[2], slab = channels * taps_hw;
+  return q % slab / taps_hw * g.kernel_volume() + q / slab * taps_hw + q % taps_hw;
+}
+
 // out = the window of `band` (layout above) for source channels [c0, c0 + channels) of sample n,
 // read from the view (any dtype and strides, cubeMathType rounding, read_row_floats), followed by
-// `slack` zeros.
+// `slack` zeros; only the slabs of kernel depths `depths` (the others are left as they are: the
+// products that read them are skipped).
 void stage_padded_window(const View5& view, MathMode math, const ConvGeometry& g, const BandTiling& tiling, int64_t n,
-                         int64_t c0, int64_t channels, const OutputBand& band, int64_t slack, float* out);
+                         int64_t c0, int64_t channels, const OutputBand& band, KernelDepths depths, int64_t slack,
+                         float* out);
 
 // The window of `band` for BF16 source channels [c0, c0 + channels) as pairs of channels for
 // bf16_dot_rows: word e of channel pair c (c < ceil(channels / 2)) at out[c * channel_floats() + e]
