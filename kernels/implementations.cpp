@@ -9,6 +9,7 @@
 namespace aclnn_cpu {
 
 extern const ConvImpl kDepthwiseInputGrad;      // kernels/direct/depthwise.cpp
+extern const ConvImpl kDirectInputGrad;         // kernels/direct/direct_input.cpp
 extern const ConvImpl kDepthwiseWeightGrad;     // kernels/direct/depthwise.cpp
 extern const ConvImpl kChannelsLastInputGrad;   // kernels/gemm/gemm_channels_last.cpp
 extern const ConvImpl kChannelsLastWeightGrad;  // kernels/gemm/gemm_channels_last.cpp
@@ -22,8 +23,9 @@ extern const ConvImpl kReferenceWeightGrad;     // kernels/ref/conv_ref.cpp
 extern const ConvImpl kReferenceBias;           // kernels/ref/conv_ref.cpp
 
 const std::vector<const ConvImpl*>& implementations(Gradient gradient) {
-  static const std::vector<const ConvImpl*> input_grad = {
-      &kSmallGroupInputGrad, &kDepthwiseInputGrad, &kChannelsLastInputGrad, &kGemmInputGrad, &kReferenceInputGrad};
+  static const std::vector<const ConvImpl*> input_grad = {&kSmallGroupInputGrad,   &kDepthwiseInputGrad,
+                                                          &kChannelsLastInputGrad, &kDirectInputGrad,
+                                                          &kGemmInputGrad,         &kReferenceInputGrad};
   static const std::vector<const ConvImpl*> weight_grad = {
       &kSmallGroupWeightGrad, &kDepthwiseWeightGrad, &kChannelsLastWeightGrad, &kGemmWeightGrad, &kReferenceWeightGrad};
   static const std::vector<const ConvImpl*> bias = {&kLanesBias, &kReferenceBias};

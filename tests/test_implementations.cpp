@@ -116,6 +116,13 @@ std::vector<Case> cases() {
       // blocks of 64 = one kernel depth's slab): the bands of the first two and last two output
       // planes skip the kernel depths that read only padding (dilation 2, padding 2).
       {"depth_major_3d", geometry(2, 1, 16, 32, {6, 20, 20}, {3, 2, 2}, {1, 1, 1}, {2, 1, 0}, {2, 1, 1}), false},
+      // Direct gradInput of dense stride-1 layers (direct_input.cpp): 40 input channels (a task of
+      // 32 and one of 8, a single 16-lane block partly filled), a 7x7 plane in one chunk of positions;
+      // 2 groups of 17 -> 16 channels, rows of 31 positions (chunks of 10-11 or 5-6 positions), padding
+      // narrower than the kernel's reach and a dilated one; a 1-D row padded wider than the kernel.
+      {"direct_small_plane", geometry(3, 1, 40, 20, {7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1}), false},
+      {"direct_wide_rows", geometry(2, 2, 17, 16, {5, 31}, {2, 5}, {1, 1}, {0, 3}, {2, 1}), false},
+      {"direct_wide_pad_1d", geometry(2, 1, 16, 18, {20}, {3}, {1}, {5}, {1}), false},
       // Padded windows (padded_window.h): bands of 2 rows, the last one of 1 (71 rows), with dilation
       // and padding as wide as a tap reaches; and too few rows for the bands, so pieces of rows.
       {"windows_last_band", geometry(2, 1, 6, 4, {71, 40}, {2, 3}, {1, 1}, {0, 2}, {3, 1}), false},
@@ -295,7 +302,7 @@ TEST(Implementations, DepthMajorProductsWherePlanned) {
 }
 
 // The implementations with a kernel per instruction set (chosen by cpuid and ACLNN_CONVBWD_ISA).
-const char* const kPerIsa[] = {"gemm", "small_group", "channels_last"};
+const char* const kPerIsa[] = {"gemm", "small_group", "channels_last", "direct"};
 // Whether implementation `name` may compute a gradient of case `c` (the others: every case).
 bool runs_there(const std::string& name, const Case& c) {
   if (name == "small_group") return c.g.src_channels_per_group <= 16 && c.g.dst_channels_per_group <= 16;
@@ -640,8 +647,9 @@ TEST(Implementations, DefaultChoice) {
 }
 
 TEST(Implementations, BitIdenticalForAnyThreadBudget) {
-  for (const std::string& name : {std::string("ref"), std::string("gemm"), std::string("depthwise"),
-                                  std::string("small_group"), std::string("channels_last"), std::string("lanes")}) {
+  for (const std::string& name :
+       {std::string("ref"), std::string("gemm"), std::string("depthwise"), std::string("small_group"),
+        std::string("channels_last"), std::string("direct"), std::string("lanes")}) {
     for (const Case& c : cases()) {
       if (!runs_there(name, c)) continue;
       for (const Variant& v : variants_for(name)) {

@@ -1,4 +1,5 @@
-// Register-blocked row kernels of the direct small-group convolution (kernels/direct/small_group.cpp),
+// Register-blocked row kernels of the direct small-group convolution (kernels/direct/small_group.cpp)
+// and of dense layers' direct input gradient (kernels/direct/direct_input.cpp),
 // one set per instruction set, each in its own translation unit compiled for that set only
 // (kernels/direct/row_kernels_*.cpp, from the templates of row_kernels_impl.h), as the GEMM
 // micro-kernels are.
@@ -61,6 +62,25 @@ struct WeightRows {
   int64_t lanes_channel_stride;
 };
 
+// Output rows of a dense stride-1 convolution's input gradient, computed directly (direct_input.cpp)
+// in blocks of 16 input channels (the lanes) x positions:
+//   out[(b * width + j) * 16 + l] = sum over t < taps, co < channels (in that order) of
+//       weights[b * weight_block_stride + weight_tap[t] + co * 16 + l]
+//       * dy[dy_tap[t] + co * dy_channel_stride + j]
+// for blocks b < blocks, positions j < width and lanes l < 16: each tap t a kernel tap whose dY row
+// lies inside dY (the caller lists only those), its dY entries read from a staged row padded with
+// zeros wherever the tap reaches past dY's columns.
+struct InputRows {
+  const float* dy;
+  const int64_t* dy_tap;
+  const int64_t* weight_tap;
+  int64_t taps, channels, dy_channel_stride;
+  const float* weights;
+  int64_t weight_block_stride, blocks;
+  float* out;
+  int64_t width;
+};
+
 // The sum of 16 lanes, added pairwise (lane l + lane l+8, then +4, +2, +1): the fixed order every
 // dot product in 16 lanes ends with. Overwrites the lanes. (Defined in row_kernels_generic.cpp, built
 // for the baseline: this header is also read by the AVX translation units.)
@@ -72,6 +92,7 @@ struct RowKernels {
   void (*weight_rows)(const WeightRows& job);
   // The output channels weight_rows takes at a time for `out_channels` of them.
   int64_t (*weight_block)(int64_t out_channels);
+  void (*input_rows)(const InputRows& job);
 };
 
 extern const RowKernels kRowKernelsGeneric;  // row_kernels_generic.cpp

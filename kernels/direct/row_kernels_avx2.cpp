@@ -1,6 +1,7 @@
 // AVX2 + FMA row kernels: a 16-lane vector is two ymm registers. Forward rows in blocks of 4
 // channels x 16 positions (8 accumulator registers), or 1 x 32 for one output channel; weight rows
-// in blocks of 2 channels x 2 taps (8), or 1 x 4 for one. Compiled with -mavx2 -mfma; called only
+// in blocks of 2 channels x 2 taps (8), or 1 x 4 for one; input rows in chunks of 6 positions x 16
+// channels (12). Compiled with -mavx2 -mfma; called only
 // when the CPU has both.
 #include <immintrin.h>
 
@@ -53,8 +54,11 @@ void weight_rows_avx2(const WeightRows& job) {
   weight_rows<avx2_ops, 2, 2>(job);
 }
 
+void input_rows_avx2(const InputRows& job) { input_rows<avx2_ops, 1, 6>(job); }
+
 }  // namespace
 
-extern const RowKernels kRowKernelsAvx2 = {Isa::kAvx2, forward_rows_avx2, weight_rows_avx2, weight_block_avx2};
+extern const RowKernels kRowKernelsAvx2 = {Isa::kAvx2, forward_rows_avx2, weight_rows_avx2, weight_block_avx2,
+                                           input_rows_avx2};
 
 }  // namespace aclnn_cpu

@@ -1,6 +1,7 @@
 // AVX-512 row kernels: a 16-lane vector is one zmm register. Forward rows in blocks of 8 channels x
 // 32 positions (16 accumulators), or 1 x 64 for one output channel; weight rows in blocks of 8
-// channels x 3 taps (24 accumulators), 4 x 3 for fewer channels, or 1 x 9 for one.
+// channels x 3 taps (24 accumulators), 4 x 3 for fewer channels, or 1 x 9 for one; input rows in
+// chunks of 14 positions x 32 channels (28 accumulators).
 // Compiled with -mavx512f -mfma; called only when the CPU has both.
 #include <immintrin.h>
 
@@ -38,9 +39,11 @@ void weight_rows_avx512(const WeightRows& job) {
   weight_rows<avx512_ops, 8, 3>(job);
 }
 
+void input_rows_avx512(const InputRows& job) { input_rows<avx512_ops, 2, 14>(job); }
+
 }  // namespace
 
-extern const RowKernels kRowKernelsAvx512 = {Isa::kAvx512, forward_rows_avx512, weight_rows_avx512,
-                                             weight_block_avx512};
+extern const RowKernels kRowKernelsAvx512 = {Isa::kAvx512, forward_rows_avx512, weight_rows_avx512, weight_block_avx512,
+                                             input_rows_avx512};
 
 }  // namespace aclnn_cpu

@@ -2,7 +2,7 @@
 // vectors (SSE2 on x86-64, NEON on aarch64). On aarch64 every step is a fused multiply-add, as in
 // the x86 AVX kernels; baseline x86-64 has none, so there the product is rounded first. Forward
 // rows in blocks of 2 channels x 16 positions, weight rows in blocks of 2 channels x 1 tap (one
-// output channel: 1 x 16 and 1 x 2).
+// output channel: 1 x 16 and 1 x 2), input rows in chunks of 2 positions x 16 channels.
 #include <cstring>
 
 #include "kernels/direct/row_kernels.h"
@@ -68,10 +68,12 @@ void weight_rows_generic(const WeightRows& job) {
   weight_rows<generic_ops, 2, 1>(job);
 }
 
+void input_rows_generic(const InputRows& job) { input_rows<generic_ops, 1, 2>(job); }
+
 }  // namespace
 
 extern const RowKernels kRowKernelsGeneric = {Isa::kGeneric, forward_rows_generic, weight_rows_generic,
-                                              weight_block_generic};
+                                              weight_block_generic, input_rows_generic};
 
 float sum_lanes(float* lanes) {
   for (int width = kRowLanes / 2; width > 0; width /= 2) {

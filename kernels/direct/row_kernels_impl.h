@@ -157,3 +157,65 @@ void weight_rows(const WeightRows& job) {
     }
   }
 }
+
+// input_rows' blocks [b0, b0 + kBlocks) x positions [j0, j0 + kPos): kPos x kBlocks accumulators, each
+// tap's dY entry splatted once for the kBlocks weight vectors.
+template <class Ops, int kBlocks, int kPos>
+void input_chunk(const InputRows& job, int64_t b0, int64_t j0) {
+  using T = typename Ops::T;
+  T acc[kPos][kBlocks];
+#pragma GCC unroll 16
+  for (int j = 0; j < kPos; ++j) {
+#pragma GCC unroll 2
+    for (int b = 0; b < kBlocks; ++b) acc[j][b] = Ops::zero();
+  }
+  const float* block = job.weights + b0 * job.weight_block_stride;
+  for (int64_t t = 0; t < job.taps; ++t) {
+    const float* w = block + job.weight_tap[t];
+    const float* d = job.dy + job.dy_tap[t] + j0;
+    for (int64_t co = 0; co < job.channels; ++co, w += kRowLanes, d += job.dy_channel_stride) {
+      T wv[kBlocks];
+#pragma GCC unroll 2
+      for (int b = 0; b < kBlocks; ++b) {
+        wv[b] = Ops::load(w + b * job.weight_block_stride);
+        Ops::in_register(wv[b]);  // one load for kPos products
+      }
+#pragma GCC unroll 16
+      for (int j = 0; j < kPos; ++j) {
+        const T x = Ops::splat(d[j]);
+#pragma GCC unroll 2
+        for (int b = 0; b < kBlocks; ++b) acc[j][b] = Ops::madd(x, wv[b], acc[j][b]);
+      }
+    }
+  }
+#pragma GCC unroll 16
+  for (int j = 0; j < kPos; ++j) {
+#pragma GCC unroll 2
+    for (int b = 0; b < kBlocks; ++b) Ops::store(job.out + ((b0 + b) * job.width + j0 + j) * kRowLanes, acc[j][b]);
+  }
+}
+
+// input_chunk for a chunk of n <= kPos positions (a template per count: no position is computed
+// only to be dropped).
+template <class Ops, int kBlocks, int kPos>
+void input_chunk_of(const InputRows& job, int64_t b0, int64_t j0, int64_t n) {
+  if (n == kPos) return input_chunk<Ops, kBlocks, kPos>(job, b0, j0);
+  if constexpr (kPos > 1) input_chunk_of<Ops, kBlocks, kPos - 1>(job, b0, j0, n);
+}
+
+// input_rows in blocks of kBlocks x 16 channels (one at the end where fewer remain) and chunks of at
+// most kPos positions, the row cut into chunks of equal size (within one).
+template <class Ops, int kBlocks, int kPos>
+void input_rows(const InputRows& job) {
+  const int64_t chunks = (job.width + kPos - 1) / kPos;
+  for (int64_t b0 = 0; b0 < job.blocks; b0 += kBlocks) {
+    for (int64_t c = 0; c < chunks; ++c) {
+      const int64_t j0 = job.width * c / chunks, n = job.width * (c + 1) / chunks - j0;
+      if (job.blocks - b0 >= kBlocks) {
+        input_chunk_of<Ops, kBlocks, kPos>(job, b0, j0, n);
+      } else {
+        input_chunk_of<Ops, 1, kPos>(job, b0, j0, n);
+      }
+    }
+  }
+}

@@ -1,0 +1,254 @@
+// gradInput of a dense direct convolution with stride 1, computed directly (no column matrix, no
+// col2im): each input-gradient row (id, ih) of a block of 32 input channels is a sum over the kernel
+// taps whose dY row (od, oh) = (id + pD - kd*dD, ih + pH - kh*dH) lies inside dY, and over the
+// output channels, of a weight vector (16 input channels) times a dY entry:
+//   dX[ci, id, ih, iw] = sum over (kd, kh, kw) inside, co of W[co, ci, kd, kh, kw] * dY[co, od, oh, iw + pW - kw*dW].
+// The taps that read only padding rows are skipped, not multiplied by zeros: on a 7x7 plane with a
+// 3x3 kernel a GEMM over (channel, tap) rows computes 21 tap rows of every 19 that count. Each task
+// (sample, group, 32 input channels, band of rows of one input plane) stages the dY rows its band
+// reads into zero-padded rows (any dtype and strides, straight from the user's view), and the row
+// kernels (row_kernels.h, InputRows) hold a chunk of up to 14 positions x 32 channels in registers.
+// Each output element is one chain of multiply-adds in (tap, co) order inside one task, so results
+// do not depend on the thread count, and AVX-512 and AVX2 agree bit for bit.
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "acl/acl_base.h"
+#include "kernels/common/pack.h"
+#include "kernels/direct/row_kernels.h"
+#include "kernels/gemm/tasks.h"
+#include "kernels/gemm/tiling.h"
+#include "kernels/plan.h"
+
+namespace aclnn_cpu {
+namespace {
+
+constexpr int64_t kBlockChannels = 2 * kRowLanes;     // input channels per task
+constexpr int64_t kStagingBudget = int64_t{4} << 20;  // bytes of a task's staged dY rows, at most
+constexpr int64_t kMaxRowWidth = int64_t{1} << 16;    // input rows at most this wide (the row buffer)
+constexpr int64_t kMaxReach = int64_t{1} << 30;       // padding and kernel spans at most (index sums stay small)
+
+// How a task's dY rows are staged: every row of dY a band of input rows reads, (od, oh) in
+// [od0, od0 + planes) x [oh0, oh0 + rows), channel co at
+//   staged[((od - od0) * rows + (oh - oh0)) * Cout + co) * width + x] = dY[co, od, oh, x - left]
+// (zero where x - left lies outside dY's row). `left` columns before dY's first make every tap of
+// every input position read inside the staged row: tap kw of position iw reads x = iw + pW - kw*dW + left.
+struct RowStaging {
+  int64_t left = 0, width = 0, planes = 1, rows = 1;
+
+  RowStaging(const ConvGeometry& g, int64_t band_rows) {
+    left = std::max<int64_t>(0, (g.kernel[2] - 1) * g.dilation[2] - g.pad[2]);
+    width = g.src_size[2] + g.pad[2] + left;
+    planes = std::min(g.dst_size[0], (g.kernel[0] - 1) * g.dilation[0] + 1);
+    rows = std::min(g.dst_size[1], band_rows + (g.kernel[1] - 1) * g.dilation[1]);
+  }
+  // Floats of a task's staged rows, in double (for the budget check, before the sizes are known to be
+  // reasonable).
+  static double floats(const ConvGeometry& g, int64_t band_rows) {
+    const double left = std::max(0.0, double(g.kernel[2] - 1) * double(g.dilation[2]) - double(g.pad[2]));
+    const double width = double(g.src_size[2]) + double(g.pad[2]) + left;
+    const double planes = std::min(double(g.dst_size[0]), double(g.kernel[0] - 1) * double(g.dilation[0]) + 1);
+    const double rows =
+        std::min(double(g.dst_size[1]), double(band_rows) + double(g.kernel[1] - 1) * double(g.dilation[1]));
+    return planes * rows * double(g.dst_channels_per_group) * width;
+  }
+};
+
+// The first dY index [lo, hi) of an axis that taps of input index i reach: i + p - k*d for k < K,
+// clamped to [0, size). (Stride 1.)
+int64_t first_reach(const ConvGeometry& g, int axis, int64_t i) {
+  return std::clamp<int64_t>(i + g.pad[axis] - (g.kernel[axis] - 1) * g.dilation[axis], 0, g.dst_size[axis]);
+}
+
+class DirectInput final : public ConvStep {
+ public:
+  DirectInput(const ConvProblem& p, PlanBuilder& b)
+      : g_(p.geometry),
+        dst_(p.dst),
+        math_(p.math),
+        threads_(b.threads()),
+        kernels_(row_kernels(selected_isa())),
+        output_(p.grad_input, b, "gradInput.f32", true),
+        staging_(g_, 1) {
+    const int64_t cin = g_.src_channels_per_group, cout = g_.dst_channels_per_group;
+    channel_tasks_ = ceil_div(cin, kBlockChannels);
+    // Bands of rows of one input plane, for kTargetTasks tasks.
+    const int64_t depth = g_.src_size[0], height = g_.src_size[1];
+    const int64_t per_plane =
+        std::clamp<int64_t>(ceil_div(pieces_for_tasks(g_.batch * g_.groups * channel_tasks_), depth), 1, height);
+    band_rows_ = ceil_div(height, per_plane);
+    bands_ = depth * ceil_div(height, band_rows_);
+    staging_ = RowStaging(g_, band_rows_);
+    taps_ = g_.kernel_volume();
+    block_floats_ = taps_ * cout * kRowLanes;
+    weights_ = b.book_scratch("direct.packed_weights", g_.groups * channel_tasks_ * 2 * block_floats_, sizeof(float));
+    staged_ = b.book_scratch("direct.staged_gradOutput", staging_.planes * staging_.rows * cout * staging_.width,
+                             sizeof(float), threads_);
+    // (and one more row: a channel's row for a view not stored as dense floats)
+    tile_ = b.book_scratch("direct.row_result", (kBlockChannels + 1) * g_.src_size[2], sizeof(float), threads_);
+    // (and one more: which (sample, group, band) the thread's staged rows hold)
+    tap_offsets_ = b.book_scratch("direct.tap_offsets", 2 * taps_ + 1, sizeof(int64_t), threads_);
+    b.need_float_inputs(false, true, false);  // dY is staged from the user's view
+  }
+
+  int64_t tasks() const override { return g_.batch * g_.groups * channel_tasks_ * bands_; }
+  std::string detail() const override { return std::string("isa=") + isa_name(kernels_.isa); }
+
+  int run(const Workspace& w, const StepInputs& in) const override {
+    float* weights = w.at<float>(weights_);
+    int status = pack_weights(in.f32.wei, weights);
+    if (status != ACLNN_SUCCESS) return status;
+    float* grad_input = output_.data(w);
+    for (int i = 0; i < threads_; ++i) *staged_key(w, i) = -1;  // nothing staged yet
+    status = run_tasks(tasks(), threads_, "direct gradInput", [&](int64_t t) {
+      // Channel blocks innermost: a thread's next task often reads the dY rows it staged (staging them
+      // again for each block of channels cost r50_s3 1.16 times the time; the blocks of weights stream
+      // from the shared cache as they are read, in order).
+      const int64_t ct = t % channel_tasks_, band = t / channel_tasks_ % bands_;
+      const int64_t n = t / (channel_tasks_ * bands_) % g_.batch, grp = t / (channel_tasks_ * bands_ * g_.batch);
+      run_task(w, weights + (grp * channel_tasks_ + ct) * 2 * block_floats_, grad_input, n, grp, ct, band);
+    });
+    if (status == ACLNN_SUCCESS) output_.finish(w, threads_, true);
+    return status;
+  }
+
+ private:
+  // Each (group, 32 input channels) as two blocks of 16-lane weight vectors: block b's vector of tap
+  // k and output channel co at ((b * K + k) * Cout + co) * 16 (zero past the last input channel).
+  int pack_weights(const float* wei, float* out) const {
+    const int64_t cin = g_.src_channels_per_group, cout = g_.dst_channels_per_group;
+    return run_tasks(g_.groups * channel_tasks_, threads_, "direct gradInput", [&](int64_t t) {
+      const int64_t grp = t / channel_tasks_, ci0 = t % channel_tasks_ * kBlockChannels;
+      float* blocks = out + t * 2 * block_floats_;
+      for (int64_t co = 0; co < cout; ++co) {  // (each 16-lane vector written whole, from one row of W)
+        const float* row = wei + (grp * cout + co) * cin * taps_;
+        for (int64_t b = 0; b < 2; ++b) {
+          const int64_t lanes = std::clamp<int64_t>(cin - ci0 - b * kRowLanes, 0, kRowLanes);
+          for (int64_t k = 0; k < taps_; ++k) {
+            float* to = blocks + b * block_floats_ + (k * cout + co) * kRowLanes;
+            const float* from = row + (ci0 + b * kRowLanes) * taps_ + k;
+            for (int64_t l = 0; l < kRowLanes; ++l) to[l] = l < lanes ? from[l * taps_] : 0.0f;
+          }
+        }
+      }
+    });
+  }
+
+  // One task: input channels [ci0, ci0 + 32) of rows [ih0, ih1) of input plane id, sample n.
+  void run_task(const Workspace& w, const float* weights, float* grad_input, int64_t n, int64_t grp, int64_t ct,
+                int64_t band) const {
+    const int64_t cin = g_.src_channels_per_group, cout = g_.dst_channels_per_group;
+    const int64_t height = g_.src_size[1], width = g_.src_size[2], per_plane = bands_ / g_.src_size[0];
+    const int64_t id = band / per_plane, ih0 = band % per_plane * band_rows_, ih1 = std::min(height, ih0 + band_rows_);
+    const int64_t od0 = first_reach(g_, 0, id), oh0 = first_reach(g_, 1, ih0);
+    float* staged = w.at<float>(staged_, thread_index());
+    int64_t* key = staged_key(w, thread_index());
+    if (*key != (grp * g_.batch + n) * bands_ + band) {  // (else the thread's last task staged them)
+      stage_rows(staged, n, grp, od0, std::min(g_.dst_size[0], id + g_.pad[0] + 1), oh0,
+                 std::min(g_.dst_size[1], ih1 - 1 + g_.pad[1] + 1));
+      *key = (grp * g_.batch + n) * bands_ + band;
+    }
+    int64_t* dy_tap = w.at<int64_t>(tap_offsets_, thread_index());
+    int64_t* weight_tap = dy_tap + taps_;
+    float* tile = w.at<float>(tile_, thread_index());
+    const int64_t ci0 = ct * kBlockChannels, channels = std::min(kBlockChannels, cin - ci0);
+    const int64_t plane = g_.src_size[0] * height * width;
+    for (int64_t ih = ih0; ih < ih1; ++ih) {
+      // The taps whose dY row lies inside dY, in (kd, kh, kw) order.
+      int64_t taps = 0;
+      for (int64_t kd = 0; kd < g_.kernel[0]; ++kd) {
+        const int64_t od = id + g_.pad[0] - kd * g_.dilation[0];
+        if (od < 0 || od >= g_.dst_size[0]) continue;
+        for (int64_t kh = 0; kh < g_.kernel[1]; ++kh) {
+          const int64_t oh = ih + g_.pad[1] - kh * g_.dilation[1];
+          if (oh < 0 || oh >= g_.dst_size[1]) continue;
+          const int64_t row = ((od - od0) * staging_.rows + (oh - oh0)) * cout * staging_.width;
+          for (int64_t kw = 0; kw < g_.kernel[2]; ++kw, ++taps) {
+            dy_tap[taps] = row + g_.pad[2] - kw * g_.dilation[2] + staging_.left;
+            weight_tap[taps] = ((kd * g_.kernel[1] + kh) * g_.kernel[2] + kw) * cout * kRowLanes;
+          }
+        }
+      }
+      // tile (2 blocks x width x 16) = the row's 32 channels, position by position
+      const InputRows job{
+          staged, dy_tap, weight_tap, taps, cout, staging_.width, weights, block_floats_, ceil_div(channels, kRowLanes),
+          tile,   width};
+      kernels_.input_rows(job);
+      const int64_t first = (id * height + ih) * width;
+      for (int64_t i = 0; i < channels; ++i) {
+        const float* lanes = tile + i / kRowLanes * width * kRowLanes + i % kRowLanes;
+        const int64_t c = grp * cin + ci0 + i;
+        float* row = output_.stores_parts() ? tile_row(w) : grad_input + (n * g_.groups * cin + c) * plane + first;
+        for (int64_t iw = 0; iw < width; ++iw) row[iw] = lanes[iw * kRowLanes];
+        if (output_.stores_parts()) output_.store_run(row, n, c, first, width);
+      }
+    }
+  }
+
+  int64_t* staged_key(const Workspace& w, int thread) const { return w.at<int64_t>(tap_offsets_, thread) + 2 * taps_; }
+
+  // A per-thread row of the result, for a view not stored as dense floats (after the row's tile).
+  float* tile_row(const Workspace& w) const {
+    return w.at<float>(tile_, thread_index()) + kBlockChannels * g_.src_size[2];
+  }
+
+  // Stages dY rows [od0, od1) x [oh0, oh1) of sample n, group grp (RowStaging's layout).
+  void stage_rows(float* out, int64_t n, int64_t grp, int64_t od0, int64_t od1, int64_t oh0, int64_t oh1) const {
+    const int64_t cout = g_.dst_channels_per_group, dst_w = g_.dst_size[2], sw = staging_.width;
+    const int64_t x0 = staging_.left, x1 = std::min(sw, staging_.left + dst_w);  // the staged entries inside dY
+    const bool floats = dst_.dtype == ACL_FLOAT && math_ != MathMode::kFp16Inputs && dst_.stride[4] == 1;
+    // Channel by channel (a channel's rows are one run of dY, read in order), row by row.
+    for (int64_t co = 0; co < cout; ++co) {
+      for (int64_t od = od0; od < od1; ++od) {
+        for (int64_t oh = oh0; oh < oh1; ++oh) {
+          float* to = out + (((od - od0) * staging_.rows + (oh - oh0)) * cout + co) * sw;
+          for (int64_t x = 0; x < x0; ++x) to[x] = 0.0f;  // (loops, not calls: rows are often 7 or 14 floats)
+          for (int64_t x = x1; x < sw; ++x) to[x] = 0.0f;
+          if (floats) {
+            const float* from = static_cast<const float*>(dst_.data) + dst_.element(n, grp * cout + co, od, oh, 0) - x0;
+            for (int64_t x = x0; x < x1; ++x) to[x] = from[x];
+          } else {
+            read_row_floats(dst_, math_, n, grp * cout + co, od, oh, 0, 1, x1 - x0, to + x0);
+          }
+        }
+      }
+    }
+  }
+
+  ConvGeometry g_;
+  View5 dst_;  // dY, read straight from the user's view
+  MathMode math_;
+  int threads_;
+  const RowKernels& kernels_;
+  DenseFloatOutput output_;
+  RowStaging staging_;
+  int64_t channel_tasks_ = 1, band_rows_ = 1, bands_ = 1, taps_ = 1, block_floats_ = 0;
+  WorkspaceLedger::Handle weights_ = -1, staged_ = -1, tile_ = -1, tap_offsets_ = -1;  // all but weights: per thread
+};
+
+// Dense layers (at least 16 channels per group in and out) of stride 1, not 1x1 (whose GEMM reads
+// its source in place), with rows and staged dY within their budgets.
+bool supports(const ConvProblem& p) {
+  const ConvGeometry& g = p.geometry;
+  if (p.input_grad != InputGrad::kBackwardData || g.src_channels_per_group < kRowLanes ||
+      g.dst_channels_per_group < kRowLanes || g.batch <= 0 || g.groups <= 0 || columns_are_source(g))
+    return false;
+  for (int a = 0; a < 3; ++a) {
+    if (g.stride[a] != 1 || g.src_size[a] <= 0 || g.dst_size[a] <= 0 || g.pad[a] > kMaxReach ||
+        double(g.kernel[a]) * double(g.dilation[a]) > double(kMaxReach))
+      return false;
+  }
+  return g.src_size[2] <= kMaxRowWidth && RowStaging::floats(g, g.src_size[1]) * 4 <= double(kStagingBudget);
+}
+
+std::unique_ptr<ConvStep> plan(const ConvProblem& p, PlanBuilder& builder) {
+  return std::make_unique<DirectInput>(p, builder);
+}
+
+}  // namespace
+
+extern const ConvImpl kDirectInputGrad = {"direct", Gradient::kInput, supports, plan};
+
+}  // namespace aclnn_cpu
