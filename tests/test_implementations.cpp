@@ -638,6 +638,11 @@ TEST(Implementations, DefaultChoice) {
     EXPECT_EQ(depthwise.chosen[0], c.transposed || flippable(c.g) ? "small_group" : "depthwise") << c.name;
     EXPECT_EQ(depthwise.chosen[1], "small_group") << c.name;
   }
+  for (const Case& c : cases()) {  // dense stride-1 cases: the direct gradInput, but BF16 pairs in the GEMMs
+    if (std::string(c.name).rfind("direct", 0) != 0) continue;
+    EXPECT_EQ(run("", c, kVariants[0], 1, 1).chosen[0], "direct") << c.name;
+    EXPECT_EQ(run("", c, kVariants[4], 1, 1).chosen[0], bf16_dot_available() ? "gemm" : "direct") << c.name;
+  }
   for (const Case& c : cases()) {  // the other small-group cases: the small-group kernels
     if (std::string(c.name).rfind("small_group", 0) != 0) continue;
     const Results small = run("", c, kVariants[0], 1, 1);

@@ -16,8 +16,10 @@
 #include <string>
 
 #include "acl/acl_base.h"
+#include "kernels/common/convert.h"
 #include "kernels/common/pack.h"
 #include "kernels/direct/row_kernels.h"
+#include "kernels/gemm/bf16_dot.h"
 #include "kernels/gemm/tasks.h"
 #include "kernels/gemm/tiling.h"
 #include "kernels/plan.h"
@@ -199,9 +201,29 @@ class DirectInput final : public ConvStep {
     const int64_t cout = g_.dst_channels_per_group, dst_w = g_.dst_size[2], sw = staging_.width;
     const int64_t x0 = staging_.left, x1 = std::min(sw, staging_.left + dst_w);  // the staged entries inside dY
     const bool floats = dst_.dtype == ACL_FLOAT && math_ != MathMode::kFp16Inputs && dst_.stride[4] == 1;
+#ifdef ACLNN_HAVE_X86_KERNELS
+    // FLOAT16/BF16 rows of unit stride, used as they are: a channel's rows of a plane widened in one call.
+    const bool halves = (dst_.dtype == ACL_FLOAT16 || dst_.dtype == ACL_BF16) && math_ == MathMode::kFull &&
+                        dst_.stride[4] == 1 && f16c_conversions();
+#else
+    const bool halves = false;
+#endif
     // Channel by channel (a channel's rows are one run of dY, read in order), row by row.
     for (int64_t co = 0; co < cout; ++co) {
       for (int64_t od = od0; od < od1; ++od) {
+        if (halves && oh1 > oh0) {
+#ifdef ACLNN_HAVE_X86_KERNELS
+          float* to = out + ((od - od0) * staging_.rows * cout + co) * sw;
+          for (int64_t oh = oh0; oh < oh1; ++oh) {
+            float* row = to + (oh - oh0) * cout * sw;
+            for (int64_t x = 0; x < x0; ++x) row[x] = 0.0f;
+            for (int64_t x = x1; x < sw; ++x) row[x] = 0.0f;
+          }
+          const auto* from = static_cast<const uint16_t*>(dst_.data) + dst_.element(n, grp * cout + co, od, oh0, 0);
+          widen_rows_avx2(from, dst_.dtype == ACL_BF16, dst_.stride[3], 1, x1 - x0, oh1 - oh0, to + x0, cout * sw);
+#endif
+          continue;
+        }
         for (int64_t oh = oh0; oh < oh1; ++oh) {
           float* to = out + (((od - od0) * staging_.rows + (oh - oh0)) * cout + co) * sw;
           for (int64_t x = 0; x < x0; ++x) to[x] = 0.0f;  // (loops, not calls: rows are often 7 or 14 floats)
@@ -232,8 +254,10 @@ class DirectInput final : public ConvStep {
 // its source in place), with rows and staged dY within their budgets.
 bool supports(const ConvProblem& p) {
   const ConvGeometry& g = p.geometry;
-  if (p.input_grad != InputGrad::kBackwardData || g.src_channels_per_group < kRowLanes ||
-      g.dst_channels_per_group < kRowLanes || g.batch <= 0 || g.groups <= 0 || columns_are_source(g))
+  // (BF16 operands that the CPU multiplies in pairs take the GEMMs' bf16 dot products instead: twice as fast.)
+  if (p.input_grad != InputGrad::kBackwardData || bf16_pair_products(p.dst, p.wei, p.math) ||
+      g.src_channels_per_group < kRowLanes || g.dst_channels_per_group < kRowLanes || g.batch <= 0 || g.groups <= 0 ||
+      columns_are_source(g))
     return false;
   for (int a = 0; a < 3; ++a) {
     if (g.stride[a] != 1 || g.src_size[a] <= 0 || g.dst_size[a] <= 0 || g.pad[a] > kMaxReach ||
