@@ -123,6 +123,10 @@ std::vector<Case> cases() {
       {"direct_small_plane", geometry(3, 1, 40, 20, {7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1}), false},
       {"direct_wide_rows", geometry(2, 2, 17, 16, {5, 31}, {2, 5}, {1, 1}, {0, 3}, {2, 1}), false},
       {"direct_wide_pad_1d", geometry(2, 1, 16, 18, {20}, {3}, {1}, {5}, {1}), false},
+      // Strided: the rows in column phases (3 here, with dilation 2 and padding 2), and the taps of
+      // each input row and plane whose dY index divides exactly (strides 2 in all three dims).
+      {"direct_strided", geometry(2, 1, 20, 17, {13, 17}, {3, 4}, {2, 3}, {1, 2}, {1, 2}), false},
+      {"direct_strided_3d", geometry(1, 1, 16, 16, {5, 7, 9}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}), false},
       // Padded windows (padded_window.h): bands of 2 rows, the last one of 1 (71 rows), with dilation
       // and padding as wide as a tap reaches; and too few rows for the bands, so pieces of rows.
       {"windows_last_band", geometry(2, 1, 6, 4, {71, 40}, {2, 3}, {1, 1}, {0, 2}, {3, 1}), false},

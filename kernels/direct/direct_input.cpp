@@ -1,15 +1,19 @@
-// gradInput of a dense direct convolution with stride 1, computed directly (no column matrix, no
-// col2im): each input-gradient row (id, ih) of a block of 32 input channels is a sum over the kernel
-// taps whose dY row (od, oh) = (id + pD - kd*dD, ih + pH - kh*dH) lies inside dY, and over the
-// output channels, of a weight vector (16 input channels) times a dY entry:
-//   dX[ci, id, ih, iw] = sum over (kd, kh, kw) inside, co of W[co, ci, kd, kh, kw] * dY[co, od, oh, iw + pW - kw*dW].
-// The taps that read only padding rows are skipped, not multiplied by zeros: on a 7x7 plane with a
-// 3x3 kernel a GEMM over (channel, tap) rows computes 21 tap rows of every 19 that count. Each task
-// (sample, group, 32 input channels, band of rows of one input plane) stages the dY rows its band
-// reads into zero-padded rows (any dtype and strides, straight from the user's view), and the row
-// kernels (row_kernels.h, InputRows) hold a chunk of up to 14 positions x 32 channels in registers.
-// Each output element is one chain of multiply-adds in (tap, co) order inside one task, so results
-// do not depend on the thread count, and AVX-512 and AVX2 agree bit for bit.
+// gradInput of a dense direct convolution, computed directly (no column matrix, no col2im): each
+// input-gradient row (id, ih) of a block of 32 input channels is a sum over the kernel taps that
+// reach a dY entry, and over the output channels, of a weight vector (16 input channels) times a dY
+// entry:
+//   dX[ci, id, ih, iw] = sum over taps (kd, kh, kw) reaching dY, co of W[co, ci, kd, kh, kw] * dY[co, od, oh, ow],
+//   (od, oh, ow) = ((id + pD - kd*dD) / sD, (ih + pH - kh*dH) / sH, (iw + pW - kw*dW) / sW),
+// where each division is exact and its result inside dY. A row is computed in its sW column phases
+// (positions iw = q + sW*j), each with the taps whose columns divide for it. The taps whose dY row
+// lies in the padding are skipped, not multiplied by zeros: on a 7x7 plane with a 3x3 kernel a GEMM
+// over (channel, tap) rows computes 21 tap rows of every 19 that count, and with stride 2 col2im
+// adds every product into place. Each task (sample, group, 32 input channels, band of rows of one
+// input plane) stages the dY rows its band reads into zero-padded rows (any dtype and strides,
+// straight from the user's view), and the row kernels (row_kernels.h, InputRows) hold a chunk of up
+// to 14 positions x 32 channels in registers. Each output element is one chain of multiply-adds in
+// (tap, co) order inside one task, so results do not depend on the thread count, and AVX-512 and
+// AVX2 agree bit for bit.
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -32,37 +36,50 @@ constexpr int64_t kStagingBudget = int64_t{4} << 20;  // bytes of a task's stage
 constexpr int64_t kMaxRowWidth = int64_t{1} << 16;    // input rows at most this wide (the row buffer)
 constexpr int64_t kMaxReach = int64_t{1} << 30;       // padding and kernel spans at most (index sums stay small)
 
+// a / s rounded down and up, for any sign of a (s > 0).
+int64_t floor_div(int64_t a, int64_t s) { return a >= 0 ? a / s : -((-a + s - 1) / s); }
+int64_t ceil_div_any(int64_t a, int64_t s) { return -floor_div(-a, s); }
+
+// Input position i and tap k read dY index (i + p - k*d) / s along an axis where that divides
+// exactly. The dY indices [first_reach, last_reach) the taps of input indices [i0, i1) reach:
+int64_t first_reach(const ConvGeometry& g, int axis, int64_t i0) {
+  const int64_t lowest = i0 + g.pad[axis] - (g.kernel[axis] - 1) * g.dilation[axis];
+  return std::clamp<int64_t>(ceil_div_any(lowest, g.stride[axis]), 0, g.dst_size[axis]);
+}
+int64_t last_reach(const ConvGeometry& g, int axis, int64_t i1) {
+  return std::min(g.dst_size[axis], (i1 - 1 + g.pad[axis]) / g.stride[axis] + 1);
+}
+
 // How a task's dY rows are staged: every row of dY a band of input rows reads, (od, oh) in
 // [od0, od0 + planes) x [oh0, oh0 + rows), channel co at
 //   staged[((od - od0) * rows + (oh - oh0)) * Cout + co) * width + x] = dY[co, od, oh, x - left]
-// (zero where x - left lies outside dY's row). `left` columns before dY's first make every tap of
-// every input position read inside the staged row: tap kw of position iw reads x = iw + pW - kw*dW + left.
+// (zero where x - left lies outside dY's row). An input row is computed in its sW column phases:
+// position iw = q + sW*j of phase q and a tap kw with q + pW - kw*dW = sW*b read x = j + b + left,
+// `left` columns before dY's first making every such x at least 0.
 struct RowStaging {
   int64_t left = 0, width = 0, planes = 1, rows = 1;
 
   RowStaging(const ConvGeometry& g, int64_t band_rows) {
-    left = std::max<int64_t>(0, (g.kernel[2] - 1) * g.dilation[2] - g.pad[2]);
-    width = g.src_size[2] + g.pad[2] + left;
-    planes = std::min(g.dst_size[0], (g.kernel[0] - 1) * g.dilation[0] + 1);
-    rows = std::min(g.dst_size[1], band_rows + (g.kernel[1] - 1) * g.dilation[1]);
+    const int64_t* k = g.kernel;
+    const int64_t* d = g.dilation;
+    const int64_t* s = g.stride;
+    left = std::max<int64_t>(0, ceil_div_any((k[2] - 1) * d[2] - g.pad[2], s[2]));
+    width = ceil_div(g.src_size[2], s[2]) + (s[2] - 1 + g.pad[2]) / s[2] + left;
+    planes = std::min(g.dst_size[0], (k[0] - 1) * d[0] / s[0] + 1);
+    rows = std::min(g.dst_size[1], (band_rows - 1 + (k[1] - 1) * d[1]) / s[1] + 1);
   }
   // Floats of a task's staged rows, in double (for the budget check, before the sizes are known to be
-  // reasonable).
+  // reasonable; rounded up).
   static double floats(const ConvGeometry& g, int64_t band_rows) {
-    const double left = std::max(0.0, double(g.kernel[2] - 1) * double(g.dilation[2]) - double(g.pad[2]));
-    const double width = double(g.src_size[2]) + double(g.pad[2]) + left;
-    const double planes = std::min(double(g.dst_size[0]), double(g.kernel[0] - 1) * double(g.dilation[0]) + 1);
-    const double rows =
-        std::min(double(g.dst_size[1]), double(band_rows) + double(g.kernel[1] - 1) * double(g.dilation[1]));
+    auto span = [&](int a) { return double(g.kernel[a] - 1) * double(g.dilation[a]); };
+    const double s2 = double(g.stride[2]);
+    const double left = std::max(0.0, (span(2) - double(g.pad[2])) / s2 + 1);
+    const double width = double(g.src_size[2]) / s2 + 1 + (s2 + double(g.pad[2])) / s2 + left;
+    const double planes = std::min(double(g.dst_size[0]), span(0) / double(g.stride[0]) + 1);
+    const double rows = std::min(double(g.dst_size[1]), (double(band_rows) + span(1)) / double(g.stride[1]) + 1);
     return planes * rows * double(g.dst_channels_per_group) * width;
   }
 };
-
-// The first dY index [lo, hi) of an axis that taps of input index i reach: i + p - k*d for k < K,
-// clamped to [0, size). (Stride 1.)
-int64_t first_reach(const ConvGeometry& g, int axis, int64_t i) {
-  return std::clamp<int64_t>(i + g.pad[axis] - (g.kernel[axis] - 1) * g.dilation[axis], 0, g.dst_size[axis]);
-}
 
 class DirectInput final : public ConvStep {
  public:
@@ -88,8 +105,8 @@ class DirectInput final : public ConvStep {
     weights_ = b.book_scratch("direct.packed_weights", g_.groups * channel_tasks_ * 2 * block_floats_, sizeof(float));
     staged_ = b.book_scratch("direct.staged_gradOutput", staging_.planes * staging_.rows * cout * staging_.width,
                              sizeof(float), threads_);
-    // (and one more row: a channel's row for a view not stored as dense floats)
-    tile_ = b.book_scratch("direct.row_result", (kBlockChannels + 1) * g_.src_size[2], sizeof(float), threads_);
+    // (and as many rows again: the rows of a view not stored as dense floats)
+    tile_ = b.book_scratch("direct.row_result", 2 * kBlockChannels * g_.src_size[2], sizeof(float), threads_);
     // (and one more: which (sample, group, band) the thread's staged rows hold)
     tap_offsets_ = b.book_scratch("direct.tap_offsets", 2 * taps_ + 1, sizeof(int64_t), threads_);
     b.need_float_inputs(false, true, false);  // dY is staged from the user's view
@@ -145,56 +162,61 @@ class DirectInput final : public ConvStep {
     const int64_t height = g_.src_size[1], width = g_.src_size[2], per_plane = bands_ / g_.src_size[0];
     const int64_t id = band / per_plane, ih0 = band % per_plane * band_rows_, ih1 = std::min(height, ih0 + band_rows_);
     const int64_t od0 = first_reach(g_, 0, id), oh0 = first_reach(g_, 1, ih0);
-    float* staged = w.at<float>(staged_, thread_index());
-    int64_t* key = staged_key(w, thread_index());
+    const int thread = thread_index();
+    float* staged = w.at<float>(staged_, thread);
+    int64_t* key = staged_key(w, thread);
     if (*key != (grp * g_.batch + n) * bands_ + band) {  // (else the thread's last task staged them)
-      stage_rows(staged, n, grp, od0, std::min(g_.dst_size[0], id + g_.pad[0] + 1), oh0,
-                 std::min(g_.dst_size[1], ih1 - 1 + g_.pad[1] + 1));
+      stage_rows(staged, n, grp, od0, last_reach(g_, 0, id + 1), oh0, last_reach(g_, 1, ih1));
       *key = (grp * g_.batch + n) * bands_ + band;
     }
-    int64_t* dy_tap = w.at<int64_t>(tap_offsets_, thread_index());
+    int64_t* dy_tap = w.at<int64_t>(tap_offsets_, thread);
     int64_t* weight_tap = dy_tap + taps_;
-    float* tile = w.at<float>(tile_, thread_index());
+    float* tile = w.at<float>(tile_, thread);
+    float* rows = tile + kBlockChannels * width;  // the rows of a view not stored as dense floats
     const int64_t ci0 = ct * kBlockChannels, channels = std::min(kBlockChannels, cin - ci0);
-    const int64_t plane = g_.src_size[0] * height * width;
+    const int64_t plane = g_.src_size[0] * height * width, sd = g_.stride[0], sh = g_.stride[1], sw = g_.stride[2];
     for (int64_t ih = ih0; ih < ih1; ++ih) {
-      // The taps whose dY row lies inside dY, in (kd, kh, kw) order.
-      int64_t taps = 0;
-      for (int64_t kd = 0; kd < g_.kernel[0]; ++kd) {
-        const int64_t od = id + g_.pad[0] - kd * g_.dilation[0];
-        if (od < 0 || od >= g_.dst_size[0]) continue;
-        for (int64_t kh = 0; kh < g_.kernel[1]; ++kh) {
-          const int64_t oh = ih + g_.pad[1] - kh * g_.dilation[1];
-          if (oh < 0 || oh >= g_.dst_size[1]) continue;
-          const int64_t row = ((od - od0) * staging_.rows + (oh - oh0)) * cout * staging_.width;
-          for (int64_t kw = 0; kw < g_.kernel[2]; ++kw, ++taps) {
-            dy_tap[taps] = row + g_.pad[2] - kw * g_.dilation[2] + staging_.left;
-            weight_tap[taps] = ((kd * g_.kernel[1] + kh) * g_.kernel[2] + kw) * cout * kRowLanes;
+      const int64_t first = (id * height + ih) * width;
+      for (int64_t q = 0; q < std::min(sw, width); ++q) {  // column phase q: positions q + sW*j
+        // The taps whose dY row lies inside dY and whose column is one of dY's for this phase, in
+        // (kd, kh, kw) order.
+        int64_t taps = 0;
+        for (int64_t kd = 0; kd < g_.kernel[0]; ++kd) {
+          const int64_t zd = id + g_.pad[0] - kd * g_.dilation[0];
+          if (zd < 0 || zd % sd != 0 || zd / sd >= g_.dst_size[0]) continue;
+          for (int64_t kh = 0; kh < g_.kernel[1]; ++kh) {
+            const int64_t zh = ih + g_.pad[1] - kh * g_.dilation[1];
+            if (zh < 0 || zh % sh != 0 || zh / sh >= g_.dst_size[1]) continue;
+            const int64_t row = ((zd / sd - od0) * staging_.rows + (zh / sh - oh0)) * cout * staging_.width;
+            for (int64_t kw = 0; kw < g_.kernel[2]; ++kw) {
+              const int64_t zw = q + g_.pad[2] - kw * g_.dilation[2];
+              if (zw % sw != 0) continue;
+              dy_tap[taps] = row + zw / sw + staging_.left;
+              weight_tap[taps++] = ((kd * g_.kernel[1] + kh) * g_.kernel[2] + kw) * cout * kRowLanes;
+            }
           }
         }
+        // tile (blocks x positions x 16) = the phase's positions of the row's 32 channels
+        const int64_t positions = ceil_div(width - q, sw);
+        const InputRows job{staged,  dy_tap,        weight_tap,
+                            taps,    cout,          staging_.width,
+                            weights, block_floats_, ceil_div(channels, kRowLanes),
+                            tile,    positions};
+        kernels_.input_rows(job);
+        for (int64_t i = 0; i < channels; ++i) {
+          const float* lanes = tile + i / kRowLanes * positions * kRowLanes + i % kRowLanes;
+          float* row = output_.stores_parts()
+                           ? rows + i * width
+                           : grad_input + (n * g_.groups * cin + grp * cin + ci0 + i) * plane + first;
+          for (int64_t j = 0; j < positions; ++j) row[q + sw * j] = lanes[j * kRowLanes];
+        }
       }
-      // tile (2 blocks x width x 16) = the row's 32 channels, position by position
-      const InputRows job{
-          staged, dy_tap, weight_tap, taps, cout, staging_.width, weights, block_floats_, ceil_div(channels, kRowLanes),
-          tile,   width};
-      kernels_.input_rows(job);
-      const int64_t first = (id * height + ih) * width;
-      for (int64_t i = 0; i < channels; ++i) {
-        const float* lanes = tile + i / kRowLanes * width * kRowLanes + i % kRowLanes;
-        const int64_t c = grp * cin + ci0 + i;
-        float* row = output_.stores_parts() ? tile_row(w) : grad_input + (n * g_.groups * cin + c) * plane + first;
-        for (int64_t iw = 0; iw < width; ++iw) row[iw] = lanes[iw * kRowLanes];
-        if (output_.stores_parts()) output_.store_run(row, n, c, first, width);
-      }
+      for (int64_t i = 0; i < channels && output_.stores_parts(); ++i)
+        output_.store_run(rows + i * width, n, grp * cin + ci0 + i, first, width);
     }
   }
 
   int64_t* staged_key(const Workspace& w, int thread) const { return w.at<int64_t>(tap_offsets_, thread) + 2 * taps_; }
-
-  // A per-thread row of the result, for a view not stored as dense floats (after the row's tile).
-  float* tile_row(const Workspace& w) const {
-    return w.at<float>(tile_, thread_index()) + kBlockChannels * g_.src_size[2];
-  }
 
   // Stages dY rows [od0, od1) x [oh0, oh1) of sample n, group grp (RowStaging's layout).
   void stage_rows(float* out, int64_t n, int64_t grp, int64_t od0, int64_t od1, int64_t oh0, int64_t oh1) const {
@@ -250,18 +272,19 @@ class DirectInput final : public ConvStep {
   WorkspaceLedger::Handle weights_ = -1, staged_ = -1, tile_ = -1, tap_offsets_ = -1;  // all but weights: per thread
 };
 
-// Dense layers (at least 16 channels per group in and out) of stride 1, not 1x1 (whose GEMM reads
-// its source in place), with rows and staged dY within their budgets.
+// Dense layers (at least 16 channels per group in and out), not 1x1 (whose GEMMs read their source
+// in place, or for a stride past 1 compute only the positions it reaches), with rows and staged dY
+// within their budgets.
 bool supports(const ConvProblem& p) {
   const ConvGeometry& g = p.geometry;
   // (BF16 operands that the CPU multiplies in pairs take the GEMMs' bf16 dot products instead: twice as fast.)
   if (p.input_grad != InputGrad::kBackwardData || bf16_pair_products(p.dst, p.wei, p.math) ||
       g.src_channels_per_group < kRowLanes || g.dst_channels_per_group < kRowLanes || g.batch <= 0 || g.groups <= 0 ||
-      columns_are_source(g))
+      g.kernel_volume() == 1)
     return false;
   for (int a = 0; a < 3; ++a) {
-    if (g.stride[a] != 1 || g.src_size[a] <= 0 || g.dst_size[a] <= 0 || g.pad[a] > kMaxReach ||
-        double(g.kernel[a]) * double(g.dilation[a]) > double(kMaxReach))
+    if (g.stride[a] < 1 || g.stride[a] > kMaxReach || g.src_size[a] <= 0 || g.dst_size[a] <= 0 ||
+        g.pad[a] > kMaxReach || double(g.kernel[a]) * double(g.dilation[a]) > double(kMaxReach))
       return false;
   }
   return g.src_size[2] <= kMaxRowWidth && RowStaging::floats(g, g.src_size[1]) * 4 <= double(kStagingBudget);
