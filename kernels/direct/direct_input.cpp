@@ -22,6 +22,7 @@
 #include "acl/acl_base.h"
 #include "kernels/common/convert.h"
 #include "kernels/common/pack.h"
+#include "kernels/common/runs.h"
 #include "kernels/direct/row_kernels.h"
 #include "kernels/gemm/bf16_dot.h"
 #include "kernels/gemm/tasks.h"
@@ -36,15 +37,11 @@ constexpr int64_t kStagingBudget = int64_t{4} << 20;  // bytes of a task's stage
 constexpr int64_t kMaxRowWidth = int64_t{1} << 16;    // input rows at most this wide (the row buffer)
 constexpr int64_t kMaxReach = int64_t{1} << 30;       // padding and kernel spans at most (index sums stay small)
 
-// a / s rounded down and up, for any sign of a (s > 0).
-int64_t floor_div(int64_t a, int64_t s) { return a >= 0 ? a / s : -((-a + s - 1) / s); }
-int64_t ceil_div_any(int64_t a, int64_t s) { return -floor_div(-a, s); }
-
 // Input position i and tap k read dY index (i + p - k*d) / s along an axis where that divides
 // exactly. The dY indices [first_reach, last_reach) the taps of input indices [i0, i1) reach:
 int64_t first_reach(const ConvGeometry& g, int axis, int64_t i0) {
   const int64_t lowest = i0 + g.pad[axis] - (g.kernel[axis] - 1) * g.dilation[axis];
-  return std::clamp<int64_t>(ceil_div_any(lowest, g.stride[axis]), 0, g.dst_size[axis]);
+  return lowest <= 0 ? 0 : std::min(g.dst_size[axis], ceil_div(lowest, g.stride[axis]));
 }
 int64_t last_reach(const ConvGeometry& g, int axis, int64_t i1) {
   return std::min(g.dst_size[axis], (i1 - 1 + g.pad[axis]) / g.stride[axis] + 1);
@@ -63,7 +60,8 @@ struct RowStaging {
     const int64_t* k = g.kernel;
     const int64_t* d = g.dilation;
     const int64_t* s = g.stride;
-    left = std::max<int64_t>(0, ceil_div_any((k[2] - 1) * d[2] - g.pad[2], s[2]));
+    const int64_t reach_left = (k[2] - 1) * d[2] - g.pad[2];  // how far the last tap reaches left of column 0
+    left = reach_left <= 0 ? 0 : ceil_div(reach_left, s[2]);
     width = ceil_div(g.src_size[2], s[2]) + (s[2] - 1 + g.pad[2]) / s[2] + left;
     planes = std::min(g.dst_size[0], (k[0] - 1) * d[0] / s[0] + 1);
     rows = std::min(g.dst_size[1], (band_rows - 1 + (k[1] - 1) * d[1]) / s[1] + 1);
@@ -233,30 +231,22 @@ class DirectInput final : public ConvStep {
     // Channel by channel (a channel's rows are one run of dY, read in order), row by row.
     for (int64_t co = 0; co < cout; ++co) {
       for (int64_t od = od0; od < od1; ++od) {
-        if (halves && oh1 > oh0) {
-#ifdef ACLNN_HAVE_X86_KERNELS
-          float* to = out + ((od - od0) * staging_.rows * cout + co) * sw;
-          for (int64_t oh = oh0; oh < oh1; ++oh) {
-            float* row = to + (oh - oh0) * cout * sw;
-            for (int64_t x = 0; x < x0; ++x) row[x] = 0.0f;
-            for (int64_t x = x1; x < sw; ++x) row[x] = 0.0f;
-          }
-          const auto* from = static_cast<const uint16_t*>(dst_.data) + dst_.element(n, grp * cout + co, od, oh0, 0);
-          widen_rows_avx2(from, dst_.dtype == ACL_BF16, dst_.stride[3], 1, x1 - x0, oh1 - oh0, to + x0, cout * sw);
-#endif
-          continue;
-        }
+        float* rows = out + ((od - od0) * staging_.rows * cout + co) * sw;  // row oh0's; rows cout * sw apart
         for (int64_t oh = oh0; oh < oh1; ++oh) {
-          float* to = out + (((od - od0) * staging_.rows + (oh - oh0)) * cout + co) * sw;
-          for (int64_t x = 0; x < x0; ++x) to[x] = 0.0f;  // (loops, not calls: rows are often 7 or 14 floats)
-          for (int64_t x = x1; x < sw; ++x) to[x] = 0.0f;
-          if (floats) {
-            const float* from = static_cast<const float*>(dst_.data) + dst_.element(n, grp * cout + co, od, oh, 0) - x0;
-            for (int64_t x = x0; x < x1; ++x) to[x] = from[x];
-          } else {
-            read_row_floats(dst_, math_, n, grp * cout + co, od, oh, 0, 1, x1 - x0, to + x0);
-          }
+          float* row = rows + (oh - oh0) * cout * sw;
+          zero_run(row, x0);
+          zero_run(row + x1, sw - x1);
+          if (floats)
+            copy_run(static_cast<const float*>(dst_.data) + dst_.element(n, grp * cout + co, od, oh, 0), x1 - x0,
+                     row + x0);
+          if (!floats && !halves) read_row_floats(dst_, math_, n, grp * cout + co, od, oh, 0, 1, x1 - x0, row + x0);
         }
+#ifdef ACLNN_HAVE_X86_KERNELS
+        if (halves && oh1 > oh0) {  // the plane's rows in one call
+          const auto* from = static_cast<const uint16_t*>(dst_.data) + dst_.element(n, grp * cout + co, od, oh0, 0);
+          widen_rows_avx2(from, dst_.dtype == ACL_BF16, dst_.stride[3], 1, x1 - x0, oh1 - oh0, rows + x0, cout * sw);
+        }
+#endif
       }
     }
   }

@@ -500,8 +500,8 @@ class GemmForward final : public ConvStep {
         // the taps in the padding, and their window slabs); none: the result is zeros.
         const KernelDepths inside = depth_major_ ? kernel_depths_inside(g_, band.od) : KernelDepths{0, g_.kernel[0]};
         stage_padded_window(source_, math_, g_, bands_, n, grp * s_.cin, s_.cin, band, inside, nr, window);
-        const int64_t slab = depth_major_ ? depth_ / g_.kernel[0] : 0;  // depths per kernel depth
-        const int64_t q0 = depth_major_ ? inside.begin * slab : 0, q1 = depth_major_ ? inside.end * slab : depth_;
+        const int64_t slab = depth_ / g_.kernel[0];  // depths per kernel depth (in depth-major order)
+        const int64_t q0 = inside.begin * slab, q1 = inside.end * slab;
         const PackedLeft wg{weights + grp * group_floats_, s_.rows(), q0};
         sgemm_rows(blocking_, w.at<float>(pack_, thread_index()), s_.cout, bands_.columns(), q1 - q0, wg, window,
                    offsets + q0, result, result_columns_);
