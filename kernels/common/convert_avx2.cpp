@@ -109,7 +109,11 @@ void copy_rows_avx2(const float* in, int64_t in_stride, int64_t n, int64_t rows,
       _mm256_storeu_ps(out + i, _mm256_loadu_ps(in + i));
       i += 8;
     }
-    if (i < n) _mm256_maskstore_ps(out + i, last, _mm256_maskload_ps(in + i, last));
+    if (i < n && n >= 8) {  // the last 1-7 as part of the last 8 (a few copied twice, the same values)
+      _mm256_storeu_ps(out + n - 8, _mm256_loadu_ps(in + n - 8));
+    } else if (i < n) {  // (a masked store is microcoded on AMD's cores: only for rows of 1-7)
+      _mm256_maskstore_ps(out + i, last, _mm256_maskload_ps(in + i, last));
+    }
   }
 }
 
