@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 
 #include "aclnn/opdev/op_errno.h"
 #include "common/log.h"
@@ -70,11 +71,23 @@ std::unique_ptr<ConvPlan> ConvPlan::build(const ConvProblem& problem, const std:
   } gradients[] = {{Gradient::kInput, p.input_grad != InputGrad::kNone},
                    {Gradient::kWeight, p.want_weight_grad},
                    {Gradient::kBias, p.want_bias_grad}};
+  const ConvImpl* chosen[3] = {nullptr, nullptr, nullptr};
+  for (const auto& wanted : gradients) {
+    if (wanted.requested) chosen[static_cast<int>(wanted.gradient)] = choose(wanted.gradient, p, only);
+  }
+  // gradInput and gradWeight in one step where the implementation chosen for both has one for both.
+  const ConvImpl* input = chosen[0];
+  const bool joint = input != nullptr && chosen[1] != nullptr && input->plan_joint != nullptr &&
+                     std::strcmp(input->name, chosen[1]->name) == 0 && input->supports_joint(p);
   for (const auto& wanted : gradients) {
     if (!wanted.requested) continue;
-    const ConvImpl* impl = choose(wanted.gradient, p, only);
+    const ConvImpl* impl = chosen[static_cast<int>(wanted.gradient)];
     plan->ledger_.begin_step();
-    plan->steps_.push_back({impl, impl->plan(p, builder)});
+    if (!joint || wanted.gradient == Gradient::kBias) {
+      plan->steps_.push_back({impl, impl->plan(p, builder)});
+    } else {  // the joint step, as gradInput's; nothing more for gradWeight
+      plan->steps_.push_back({impl, wanted.gradient == Gradient::kInput ? impl->plan_joint(p, builder) : nullptr});
+    }
   }
   static const char* const kNames[3][2] = {{"src.f32", "src.f64"}, {"wei.f32", "wei.f64"}, {"dst.f32", "dst.f64"}};
   for (int i = 0; i < 3; ++i) {
@@ -116,7 +129,7 @@ int ConvPlan::execute(void* buffer) const {
     }
   }
   for (const Chosen& chosen : steps_) {
-    const int status = chosen.step->run(workspace, inputs);
+    const int status = chosen.step ? chosen.step->run(workspace, inputs) : ACLNN_SUCCESS;
     if (status != ACLNN_SUCCESS) return status;
   }
   return ACLNN_SUCCESS;
@@ -126,6 +139,10 @@ std::string ConvPlan::describe() const {
   std::string text;
   for (const Chosen& chosen : steps_) {
     if (!text.empty()) text += ' ';
+    if (!chosen.step) {  // computed by the gradInput step
+      text += format("%s=%s:joint", gradient_name(chosen.impl->gradient), chosen.impl->name);
+      continue;
+    }
     text += format("%s=%s:tasks=%lld", gradient_name(chosen.impl->gradient), chosen.impl->name,
                    static_cast<long long>(chosen.step->tasks()));
     const std::string detail = chosen.step->detail();

@@ -76,6 +76,11 @@ struct ConvImpl {
   bool (*supports)(const ConvProblem& problem);
   // Books its workspace and fixes its tiling; called only when supports() said yes.
   std::unique_ptr<ConvStep> (*plan)(const ConvProblem& problem, PlanBuilder& builder);
+  // Optional, on a gradInput entry: one step that computes gradInput and gradWeight together (the
+  // inputs read once for both), planned where this entry's name was chosen for both gradients and
+  // supports_joint() accepts the problem. Its results are those of the two steps, bit for bit.
+  bool (*supports_joint)(const ConvProblem& problem) = nullptr;
+  std::unique_ptr<ConvStep> (*plan_joint)(const ConvProblem& problem, PlanBuilder& builder) = nullptr;
 };
 
 // The ordered list for one gradient (kernels/implementations.cpp).
@@ -101,7 +106,7 @@ class ConvPlan {
  private:
   struct Chosen {
     const ConvImpl* impl;
-    std::unique_ptr<ConvStep> step;
+    std::unique_ptr<ConvStep> step;  // null for gradWeight when the gradInput step computes it too
   };
   // Where one input comes from at phase 2.
   struct Staging {

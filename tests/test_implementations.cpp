@@ -190,11 +190,11 @@ struct Results {
   std::string described;  // the plan's verbose description
 };
 
-// Runs every gradient of case `c` with implementations `only` (ACLNN_CONVBWD_KERNELS syntax) on a
-// workspace starting `misalign` bytes past a 64-byte boundary; `inf_at_row_ends` puts an infinity
-// at the end of every row of src.
+// Runs the gradients of case `c` (`gradients`: 1 input, 2 weight, 4 bias; all by default) with
+// implementations `only` (ACLNN_CONVBWD_KERNELS syntax) on a workspace starting `misalign` bytes
+// past a 64-byte boundary; `inf_at_row_ends` puts an infinity at the end of every row of src.
 Results run(const std::string& only, const Case& c, const Variant& v, unsigned seed, int threads, int misalign = 0,
-            bool inf_at_row_ends = false) {
+            bool inf_at_row_ends = false, unsigned gradients = 7) {
   const ConvGeometry& g = c.g;
   const int64_t csrc = g.groups * g.src_channels_per_group, cdst = g.groups * g.dst_channels_per_group;
   Tensor x(g.batch, csrc, g.src_size, v.dtype, v.layout),
@@ -216,9 +216,12 @@ Results run(const std::string& only, const Case& c, const Variant& v, unsigned s
   ConvProblem p;
   p.geometry = g;
   p.src = x.view, p.wei = w.view, p.dst = dy.view;
-  p.input_grad = c.transposed ? InputGrad::kForward : InputGrad::kBackwardData;
+  p.input_grad = (gradients & 1) == 0 ? InputGrad::kNone
+                 : c.transposed       ? InputGrad::kForward
+                                      : InputGrad::kBackwardData;
   p.grad_input = gx.view;
-  p.want_weight_grad = p.want_bias_grad = true;
+  p.want_weight_grad = (gradients & 2) != 0;
+  p.want_bias_grad = (gradients & 4) != 0;
   p.grad_weight = gw.view, p.grad_bias = gb.view, p.bias_source = dy.view;
   p.math = v.math;
   p.max_threads = threads;
@@ -229,7 +232,7 @@ Results run(const std::string& only, const Case& c, const Variant& v, unsigned s
   EXPECT_EQ(plan->execute(plan->workspace_bytes() == 0 ? nullptr : workspace), 0);
   Results r{gx.values(), gw.values(), gb.values(), {}, plan->describe()};
   for (Gradient gradient : {Gradient::kInput, Gradient::kWeight, Gradient::kBias}) {
-    r.chosen[static_cast<int>(gradient)] = plan->chosen(gradient)->name;
+    if (plan->chosen(gradient) != nullptr) r.chosen[static_cast<int>(gradient)] = plan->chosen(gradient)->name;
   }
   return r;
 }
@@ -596,7 +599,12 @@ TEST(Implementations, SuiteLayersOfferEnoughTasksWithinTheWorkspaceBound) {
     ASSERT_NE(plan, nullptr) << c.name;
     const std::string text = plan->describe();
     for (const char* gradient : {"gradInput=", "gradWeight="}) {  // "gradInput=<entry>:tasks=<count>"
-      const size_t at = text.find(":tasks=", text.find(gradient));
+      const size_t from = text.find(gradient);
+      if (text.compare(from, text.find(' ', from) - from, std::string(gradient) + "small_group:joint") == 0) {
+        EXPECT_NE(text.find(":joint gradWeight=small_group:joint"), std::string::npos) << text;
+        continue;  // computed by the gradInput step, whose tasks are counted there
+      }
+      const size_t at = text.find(":tasks=", from);
       ASSERT_NE(at, std::string::npos) << c.name << " " << text;
       const long long tasks = std::stoll(text.substr(at + std::strlen(":tasks=")));
       const bool exception =
@@ -653,6 +661,28 @@ TEST(Implementations, DefaultChoice) {
     EXPECT_EQ(small.chosen[0], "small_group") << c.name;
     EXPECT_EQ(small.chosen[1], "small_group") << c.name;
   }
+}
+
+// Where small_group computes both gradInput and gradWeight, one step computes them together
+// (`:joint`); its results are the bits of the two steps planned alone, for every dtype, layout and
+// cubeMathType (and, in the tests above, the reference's values and any thread count's bits).
+TEST(Implementations, JointStepGivesTheSeparateStepsBits) {
+  size_t joint = 0;
+  for (const Case& c : cases()) {
+    if (!runs_there("small_group", c)) continue;
+    for (const Variant& v : variants_for("small_group")) {
+      const Results both = run("small_group", c, v, 9, 2);
+      if (both.chosen[0] != "small_group" || both.chosen[1] != "small_group") continue;
+      EXPECT_NE(both.described.find(":joint gradWeight=small_group:joint"), std::string::npos) << both.described;
+      const Results input = run("small_group", c, v, 9, 3, 0, false, 1);
+      const Results weight = run("small_group", c, v, 9, 1, 0, false, 2);
+      EXPECT_EQ(input.described.find(":joint"), std::string::npos) << input.described;
+      EXPECT_EQ(both.grad_input, input.grad_input) << c.name << " " << v.name;
+      EXPECT_EQ(both.grad_weight, weight.grad_weight) << c.name << " " << v.name;
+      ++joint;
+    }
+  }
+  EXPECT_GE(joint, 20u);
 }
 
 TEST(Implementations, BitIdenticalForAnyThreadBudget) {

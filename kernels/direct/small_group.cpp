@@ -202,46 +202,54 @@ class SmallGroupInput final : public ConvStep {
   }
 
   int run(const Workspace& w, const StepInputs& in) const override {
-    float* out = output_.data(w);
-    float* weights = w.at<float>(weights_);
-    pack_weights(in.f32.wei, weights);
-    const int64_t cin = g_.src_channels_per_group, cout = g_.dst_channels_per_group, taps = g_.kernel_volume();
-    int status = run_tasks(threads_, threads_, "small-group gradInput",
-                           [&](int64_t i) { staging_.clear(w.at<float>(staged_, i), cin); });
+    int status = prepare(w, in);
     if (status != ACLNN_SUCCESS) return status;
-    status = run_tasks(tasks(), threads_, "small-group gradInput", [&](int64_t t) {  // t = (n, group)
-      float* staged = w.at<float>(staged_, thread_index());
-      staging_.stage(g_, source_, math_, t / g_.groups, t % g_.groups * cin, cin, staged);
-      // The slice's result where it belongs, or for a result that is not a dense float tensor in a
-      // buffer of this thread's, rounded into the user's view from there (no float copy of it all).
-      float* y = buffered_ ? w.at<float>(slice_, thread_index()) : out + t * cout * g_.dst_plane();
-      const float* group_weights = weights + t % g_.groups * group_floats_;
-      for (int64_t blk = 0; blk < blocks_; ++blk) {
-        const ForwardRows rows{staged,
-                               staging_.row_base.data(),
-                               staging_.out_rows,
-                               staging_.channel_stride,
-                               cin,
-                               staging_.tap.data(),
-                               taps,
-                               group_weights + blk * cin * taps * kForwardBlock,
-                               std::min<int64_t>(kForwardBlock, cout - blk * kForwardBlock),
-                               y + blk * kForwardBlock * g_.dst_plane(),
-                               g_.dst_plane(),
-                               staging_.width};
-        kernels_.forward_rows(rows);
-      }
-      if (buffered_) {
-        for (int64_t c = 0; c < cout; ++c) {
-          output_.store_run(y + c * g_.dst_plane(), t / g_.groups, t % g_.groups * cout + c, 0, g_.dst_plane());
-        }
-      } else {
-        output_.store_part(w, t / g_.groups, t % g_.groups * cout, (t % g_.groups + 1) * cout, 0, g_.dst_plane());
-      }
-    });
-    if (status == ACLNN_SUCCESS) output_.finish(w, threads_, true);
+    status = run_tasks(tasks(), threads_, "small-group gradInput",
+                       [&](int64_t t) { slice(w, t / g_.groups, t % g_.groups); });  // t = (n, group)
+    if (status == ACLNN_SUCCESS) finish(w);
     return status;
   }
+
+  // The three parts of run(), for a step that computes this gradient's slices among its own work
+  // (SmallGroupJoint): the weights packed and each thread's staging buffer cleared; one slice
+  // computed and stored (any thread, in any order); the result stored where it was not in parts.
+  int prepare(const Workspace& w, const StepInputs& in) const {
+    pack_weights(in.f32.wei, w.at<float>(weights_));
+    return run_tasks(threads_, threads_, "small-group gradInput",
+                     [&](int64_t i) { staging_.clear(w.at<float>(staged_, i), g_.src_channels_per_group); });
+  }
+  void slice(const Workspace& w, int64_t n, int64_t grp) const {
+    const int64_t cin = g_.src_channels_per_group, cout = g_.dst_channels_per_group, taps = g_.kernel_volume();
+    float* staged = w.at<float>(staged_, thread_index());
+    staging_.stage(g_, source_, math_, n, grp * cin, cin, staged);
+    // The slice's result where it belongs, or for a result that is not a dense float tensor in a
+    // buffer of this thread's, rounded into the user's view from there (no float copy of it all).
+    float* y = buffered_ ? w.at<float>(slice_, thread_index())
+                         : output_.data(w) + (n * g_.groups + grp) * cout * g_.dst_plane();
+    const float* group_weights = w.at<float>(weights_) + grp * group_floats_;
+    for (int64_t blk = 0; blk < blocks_; ++blk) {
+      const ForwardRows rows{staged,
+                             staging_.row_base.data(),
+                             staging_.out_rows,
+                             staging_.channel_stride,
+                             cin,
+                             staging_.tap.data(),
+                             taps,
+                             group_weights + blk * cin * taps * kForwardBlock,
+                             std::min<int64_t>(kForwardBlock, cout - blk * kForwardBlock),
+                             y + blk * kForwardBlock * g_.dst_plane(),
+                             g_.dst_plane(),
+                             staging_.width};
+      kernels_.forward_rows(rows);
+    }
+    if (buffered_) {
+      for (int64_t c = 0; c < cout; ++c)
+        output_.store_run(y + c * g_.dst_plane(), n, grp * cout + c, 0, g_.dst_plane());
+    } else {
+      output_.store_part(w, n, grp * cout, (grp + 1) * cout, 0, g_.dst_plane());
+    }
+  }
+  void finish(const Workspace& w) const { output_.finish(w, threads_, true); }
 
  private:
   // packed[group][block][c][t][co] = W(block*8 + co, c, t) of the forward geometry (zero past its
@@ -315,50 +323,64 @@ class SmallGroupWeight final : public ConvStep {
   std::string detail() const override { return std::string("isa=") + isa_name(kernels_.isa); }
 
   int run(const Workspace& w, const StepInputs&) const override {
-    const int64_t cin = g_.src_channels_per_group, cout = g_.dst_channels_per_group, taps = g_.kernel_volume();
-    float* all_lanes = w.at<float>(lanes_);
-    int status = run_tasks(threads_, threads_, "small-group gradWeight", [&](int64_t i) {
+    int status = prepare(w);
+    if (status != ACLNN_SUCCESS) return status;
+    status = run_tasks(tasks(), threads_, "small-group gradWeight",
+                       [&](int64_t t) { chunk(w, t / g_.groups, t % g_.groups, [](int64_t) {}); });
+    return status == ACLNN_SUCCESS ? finish(w) : status;
+  }
+
+  // The three parts of run(), for a step that does more in the same tasks (SmallGroupJoint): each
+  // thread's staging buffers cleared; task (chunk, group), calling before(n) before each sample's
+  // products; the chunks' lanes reduced into the result.
+  int prepare(const Workspace& w) const {
+    const int64_t cin = g_.src_channels_per_group;
+    return run_tasks(threads_, threads_, "small-group gradWeight", [&](int64_t i) {
       staging_.clear(w.at<float>(staged_, i), cin);
       std::fill_n(w.at<float>(staged_dy_, i), staging_.out_rows * dy_row_, 0.0f);
     });
-    if (status != ACLNN_SUCCESS) return status;
-    // t = (chunk, group): consecutive tasks read neighbouring slices of the same samples.
-    status = run_tasks(tasks(), threads_, "small-group gradWeight", [&](int64_t t) {
-      const int64_t chunk = t / g_.groups, grp = t % g_.groups;
-      float* lanes = all_lanes + (grp * chunks_ + chunk) * group_lanes_;
-      std::fill_n(lanes, group_lanes_, 0.0f);
-      float* staged = w.at<float>(staged_, thread_index());
-      float* dy = w.at<float>(staged_dy_, thread_index());
-      const int64_t n1 = g_.batch * (chunk + 1) / chunks_;
-      for (int64_t n = g_.batch * chunk / chunks_; n < n1; ++n) {
-        staging_.stage(g_, src_, math_, n, grp * cin, cin, staged);
-        stage_rows(n, grp * cout, cout, dy);
-        // The slices staged next (this group's in the next sample, or the next task's), read while
-        // this one is computed.
-        const int64_t next_n = n + 1 < n1 ? n + 1 : grp + 1 < g_.groups ? g_.batch * chunk / chunks_ : n1;
-        const int64_t next_grp = n + 1 < n1 ? grp : grp + 1 < g_.groups ? grp + 1 : 0;
-        prefetch_planes(src_, next_n, next_grp * cin, cin);
-        prefetch_planes(dst_, next_n, next_grp * cout, cout);
-        for (int64_t c = 0; c < cin; ++c) {
-          const WeightRows rows{staged + c * staging_.channel_stride,
-                                staging_.row_base.data(),
-                                staging_.out_rows,
-                                staging_.width,
-                                staging_.tap.data(),
-                                taps,
-                                dy,
-                                dy_row_,
-                                dy_channels_,
-                                cout,
-                                lanes + c * taps * kRowLanes,
-                                cin * taps * kRowLanes};
-          kernels_.weight_rows(rows);
-        }
+  }
+  // Consecutive tasks (chunk, group) read neighbouring slices of the same samples.
+  template <class Before>
+  void chunk(const Workspace& w, int64_t chunk, int64_t grp, Before before) const {
+    const int64_t cin = g_.src_channels_per_group, cout = g_.dst_channels_per_group, taps = g_.kernel_volume();
+    float* lanes = w.at<float>(lanes_) + (grp * chunks_ + chunk) * group_lanes_;
+    std::fill_n(lanes, group_lanes_, 0.0f);
+    float* staged = w.at<float>(staged_, thread_index());
+    float* dy = w.at<float>(staged_dy_, thread_index());
+    const int64_t n1 = g_.batch * (chunk + 1) / chunks_;
+    for (int64_t n = g_.batch * chunk / chunks_; n < n1; ++n) {
+      before(n);
+      staging_.stage(g_, src_, math_, n, grp * cin, cin, staged);
+      stage_rows(n, grp * cout, cout, dy);
+      // The slices staged next (this group's in the next sample, or the next task's), read while
+      // this one is computed.
+      const int64_t next_n = n + 1 < n1 ? n + 1 : grp + 1 < g_.groups ? g_.batch * chunk / chunks_ : n1;
+      const int64_t next_grp = n + 1 < n1 ? grp : grp + 1 < g_.groups ? grp + 1 : 0;
+      prefetch_planes(src_, next_n, next_grp * cin, cin);
+      prefetch_planes(dst_, next_n, next_grp * cout, cout);
+      for (int64_t c = 0; c < cin; ++c) {
+        const WeightRows rows{staged + c * staging_.channel_stride,
+                              staging_.row_base.data(),
+                              staging_.out_rows,
+                              staging_.width,
+                              staging_.tap.data(),
+                              taps,
+                              dy,
+                              dy_row_,
+                              dy_channels_,
+                              cout,
+                              lanes + c * taps * kRowLanes,
+                              cin * taps * kRowLanes};
+        kernels_.weight_rows(rows);
       }
-    });
-    if (status != ACLNN_SUCCESS) return status;
+    }
+  }
+  int finish(const Workspace& w) const {
+    const int64_t cin = g_.src_channels_per_group, cout = g_.dst_channels_per_group, taps = g_.kernel_volume();
+    float* all_lanes = w.at<float>(lanes_);
     float* grad_weight = output_.data(w);
-    status = run_tasks(g_.groups, threads_, "small-group gradWeight", [&](int64_t grp) {
+    const int status = run_tasks(g_.groups, threads_, "small-group gradWeight", [&](int64_t grp) {
       float* sum = all_lanes + grp * chunks_ * group_lanes_;  // chunk 0's lanes
       for (int64_t chunk = 1; chunk < chunks_; ++chunk) {
         const float* more = sum + chunk * group_lanes_;
@@ -420,6 +442,38 @@ class SmallGroupWeight final : public ConvStep {
   WorkspaceLedger::Handle lanes_ = -1, staged_ = -1, staged_dy_ = -1;  // staged: per thread
 };
 
+// gradInput and gradWeight in one pass: task (chunk of samples, group) computes, for each sample,
+// its gradInput slice, then its weight products. dY, the source of a direct layer's gradInput, is
+// staged again for the weights right after, from the cache instead of memory, and the output slice
+// is written while the sample's inputs are at hand. Every value is computed as the two steps compute
+// it (each output element inside one task, in the same order): the same bits.
+class SmallGroupJoint final : public ConvStep {
+ public:
+  SmallGroupJoint(const ConvProblem& p, PlanBuilder& b)
+      : input_(p, b), weight_(p, b), groups_(p.geometry.groups), threads_(b.threads()) {}
+  int64_t tasks() const override { return weight_.tasks(); }
+  std::string detail() const override { return input_.detail() + ":joint"; }
+
+  int run(const Workspace& w, const StepInputs& in) const override {
+    int status = input_.prepare(w, in);
+    if (status == ACLNN_SUCCESS) status = weight_.prepare(w);
+    if (status != ACLNN_SUCCESS) return status;
+    status = run_tasks(tasks(), threads_, "small-group gradients", [&](int64_t t) {
+      const int64_t grp = t % groups_;
+      weight_.chunk(w, t / groups_, grp, [&](int64_t n) { input_.slice(w, n, grp); });
+    });
+    if (status != ACLNN_SUCCESS) return status;
+    input_.finish(w);
+    return weight_.finish(w);
+  }
+
+ private:
+  SmallGroupInput input_;
+  SmallGroupWeight weight_;
+  int64_t groups_;
+  int threads_;
+};
+
 // gradInput: a transposed layer's forward convolution, or a stride-1 direct layer's flipped one.
 bool supports_input(const ConvProblem& p) {
   if (p.input_grad == InputGrad::kForward) return small_enough(p.geometry, p.geometry.src_channels_per_group);
@@ -444,10 +498,15 @@ std::unique_ptr<ConvStep> plan_input(const ConvProblem& p, PlanBuilder& builder)
 std::unique_ptr<ConvStep> plan_weight(const ConvProblem& p, PlanBuilder& builder) {
   return std::make_unique<SmallGroupWeight>(p, builder);
 }
+bool supports_joint(const ConvProblem& p) { return supports_input(p) && supports_weight(p); }
+std::unique_ptr<ConvStep> plan_joint(const ConvProblem& p, PlanBuilder& builder) {
+  return std::make_unique<SmallGroupJoint>(p, builder);
+}
 
 }  // namespace
 
-extern const ConvImpl kSmallGroupInputGrad = {"small_group", Gradient::kInput, supports_input, plan_input};
+extern const ConvImpl kSmallGroupInputGrad = {"small_group", Gradient::kInput, supports_input,
+                                              plan_input,    supports_joint,   plan_joint};
 extern const ConvImpl kSmallGroupWeightGrad = {"small_group", Gradient::kWeight, supports_weight, plan_weight};
 
 }  // namespace aclnn_cpu
