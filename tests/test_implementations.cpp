@@ -150,6 +150,12 @@ std::vector<Case> cases() {
       {"depthwise_strided_3d", geometry(2, 4, 1, 1, {5, 9, 37}, {3, 3, 2}, {1, 2, 2}, {1, 1, 0}, {1, 1, 3}), false},
       {"depthwise_transposed", geometry(2, 3, 1, 1, {7, 40}, {3, 5}, {2, 3}, {1, 2}, {1, 2}), true},
       {"depthwise_wide_pad", geometry(1, 2, 1, 1, {4, 5}, {3, 3}, {2, 2}, {3, 3}, {1, 1}), false},
+      // Stride 1 (small_group's one-channel 3x3 weight rows in bands of 8 rows sharing their source
+      // rows): 15 rows (a band and 7 rows left) of 70 (4 vectors and a partial one); a 5x5 kernel (no
+      // bands); planes of 8 rows in 3-D (a band within each plane).
+      {"depthwise_bands", geometry(2, 3, 1, 1, {15, 70}, {3, 3}, {1, 1}, {1, 1}, {1, 1}), false},
+      {"depthwise_bands_5x5", geometry(1, 2, 1, 1, {13, 33}, {5, 5}, {1, 1}, {2, 2}, {1, 1}), false},
+      {"depthwise_band_planes", geometry(1, 2, 1, 1, {3, 8, 20}, {1, 3, 3}, {1, 1, 1}, {0, 1, 1}, {1, 1, 1}), false},
       // Few channels per group (the small-group kernels): rows of 37 (two 16-lane vectors and a partial
       // one), 11 and 16 channels (forward blocks of 8, weight blocks of 4 and 2, with remainders), 5 taps
       // (blocks of 3 and 2), a transposed layer with strides 2 and 3 (phase-split rows), 3-D, and a

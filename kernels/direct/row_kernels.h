@@ -60,6 +60,11 @@ struct WeightRows {
   int64_t dy_row_stride, dy_channels, out_channels;
   float* lanes;
   int64_t lanes_channel_stride;
+  // Optional (grid_rows 0 when absent): the rows in planes of plane_rows, consecutive rows of a plane
+  // row_step apart (row_base[r + 1] = row_base[r] + row_step), and the taps a grid of grid_rows kernel
+  // rows as far apart: tap[b * (taps / grid_rows) + k] = b * row_step + tap[k]. Then a source row
+  // serves several output rows (the one-channel 3 x 3 kernels use it).
+  int64_t plane_rows = 0, row_step = 0, grid_rows = 0;
 };
 
 // Output rows of a dense stride-1 convolution's input gradient, computed directly (direct_input.cpp)

@@ -34,6 +34,7 @@ void forward_rows_avx512(const ForwardRows& job) {
 }
 int64_t weight_block_avx512(int64_t out_channels) { return out_channels == 1 ? 1 : out_channels < 8 ? 4 : 8; }
 void weight_rows_avx512(const WeightRows& job) {
+  if (job.out_channels == 1 && job.grid_rows == 3 && job.taps == 9) return weight_band_rows<avx512_ops, 8, 3, 3>(job);
   if (job.out_channels == 1) return weight_rows<avx512_ops, 1, 9>(job);
   if (job.out_channels < 8) return weight_rows<avx512_ops, 4, 3>(job);
   weight_rows<avx512_ops, 8, 3>(job);

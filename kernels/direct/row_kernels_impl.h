@@ -158,6 +158,64 @@ void weight_rows(const WeightRows& job) {
   }
 }
 
+// Rows [r0, r0 + kBand) of one plane at column vector `at`, for one output channel whose taps are a
+// kKh x kKw grid over rows a staged row apart (WeightRows' grid structure): the band's dY vectors
+// loaded once, each staged source row once per kernel column for every band row it reaches (every
+// loop unrolled: the reach of each load is known when compiled). A tap's lanes take the band's rows
+// in order (kernel row b meets row i at source row i + b), as weight_pass takes them: the same sums.
+template <class Ops, int kBand, int kKh, int kKw>
+inline __attribute__((always_inline)) void weight_band(const WeightRows& job, const float* dy, int64_t r0, int64_t at,
+                                                       typename Ops::Mask mask, typename Ops::T (&sums)[kKh * kKw]) {
+  using T = typename Ops::T;
+  T acc[kKh * kKw];
+#pragma GCC unroll 25
+  for (int t = 0; t < kKh * kKw; ++t) acc[t] = sums[t];
+  T d[kBand];
+#pragma GCC unroll 16
+  for (int i = 0; i < kBand; ++i) {
+    d[i] = Ops::load(dy + (r0 + i) * job.dy_row_stride);
+    Ops::in_register(d[i]);
+  }
+  const float* src = job.src + job.row_base[r0] + at;
+#pragma GCC unroll 32
+  for (int j = 0; j < kBand + kKh - 1; ++j) {
+#pragma GCC unroll 5
+    for (int k = 0; k < kKw; ++k) {
+      const T x = Ops::load_masked(src + j * job.row_step + job.tap[k], mask);
+#pragma GCC unroll 5
+      for (int b = 0; b < kKh; ++b) {
+        if (j - b >= 0 && j - b < kBand) acc[b * kKw + k] = Ops::madd(d[j - b], x, acc[b * kKw + k]);
+      }
+    }
+  }
+#pragma GCC unroll 25
+  for (int t = 0; t < kKh * kKw; ++t) sums[t] = acc[t];
+}
+
+// weight_rows for one output channel whose taps are a kKh x kKw grid (WeightRows), on a set with
+// cheap masks: each column vector's rows in bands of kBand within a plane (weight_band), the rows
+// left over one at a time.
+template <class Ops, int kBand, int kKh, int kKw>
+void weight_band_rows(const WeightRows& job) {
+  using T = typename Ops::T;
+  static_assert(Ops::kCheapMasks, "every vector is loaded under a mask");
+  T acc[kKh * kKw];
+  for (int t = 0; t < kKh * kKw; ++t) acc[t] = Ops::zero();
+  for (int64_t at = 0; at < job.width; at += kRowLanes) {
+    const auto mask = Ops::mask_first(lesser(kRowLanes, job.width - at));
+    const float* dy = job.dy + at * job.dy_channels;
+    for (int64_t p0 = 0; p0 < job.rows; p0 += job.plane_rows) {
+      const int64_t p1 = lesser(job.rows, p0 + job.plane_rows);
+      int64_t r = p0;
+      for (; r + kBand <= p1; r += kBand) weight_band<Ops, kBand, kKh, kKw>(job, dy, r, at, mask, acc);
+      for (; r < p1; ++r) weight_band<Ops, 1, kKh, kKw>(job, dy, r, at, mask, acc);
+    }
+  }
+  for (int t = 0; t < kKh * kKw; ++t) {
+    Ops::store(job.lanes + t * kRowLanes, Ops::add(Ops::load(job.lanes + t * kRowLanes), acc[t]));
+  }
+}
+
 // input_rows' blocks [b0, b0 + kBlocks) x positions [j0, j0 + kPos): kPos x kBlocks accumulators, each
 // tap's dY entry splatted once for the kBlocks weight vectors.
 template <class Ops, int kBlocks, int kPos>

@@ -91,6 +91,15 @@ struct Staging {
     return double(std::max<int64_t>(1, channels)) * z * h * w * double(g.stride[2]);  // (sizes even with none)
   }
 
+  // WeightRows' grid structure, where the rows have one: a kernel of one plane's depth, stride and
+  // dilation 1 along H (consecutive output rows and kernel rows a staged row apart).
+  void describe_grid(const ConvGeometry& g, WeightRows& rows) const {
+    if (g.kernel[0] != 1 || g.stride[1] != 1 || g.dilation[1] != 1) return;
+    rows.plane_rows = g.dst_size[1];
+    rows.row_step = row_stride;
+    rows.grid_rows = g.kernel[1];
+  }
+
   // Zeroes a buffer of `channels` staged channels. stage() writes only the entries that lie inside
   // the source, so a buffer cleared once keeps the zero padding of every slice staged into it.
   void clear(float* out, int64_t channels) const { std::fill_n(out, channels * channel_stride, 0.0f); }
@@ -360,18 +369,19 @@ class SmallGroupWeight final : public ConvStep {
       prefetch_planes(src_, next_n, next_grp * cin, cin);
       prefetch_planes(dst_, next_n, next_grp * cout, cout);
       for (int64_t c = 0; c < cin; ++c) {
-        const WeightRows rows{staged + c * staging_.channel_stride,
-                              staging_.row_base.data(),
-                              staging_.out_rows,
-                              staging_.width,
-                              staging_.tap.data(),
-                              taps,
-                              dy,
-                              dy_row_,
-                              dy_channels_,
-                              cout,
-                              lanes + c * taps * kRowLanes,
-                              cin * taps * kRowLanes};
+        WeightRows rows{staged + c * staging_.channel_stride,
+                        staging_.row_base.data(),
+                        staging_.out_rows,
+                        staging_.width,
+                        staging_.tap.data(),
+                        taps,
+                        dy,
+                        dy_row_,
+                        dy_channels_,
+                        cout,
+                        lanes + c * taps * kRowLanes,
+                        cin * taps * kRowLanes};
+        staging_.describe_grid(g_, rows);
         kernels_.weight_rows(rows);
       }
     }
