@@ -83,10 +83,13 @@ std::unique_ptr<ConvPlan> ConvPlan::build(const ConvProblem& problem, const std:
     if (!wanted.requested) continue;
     const ConvImpl* impl = chosen[static_cast<int>(wanted.gradient)];
     plan->ledger_.begin_step();
-    if (!joint || wanted.gradient == Gradient::kBias) {
+    if (!joint || (wanted.gradient == Gradient::kBias && !builder.joint_bias_taken)) {
       plan->steps_.push_back({impl, impl->plan(p, builder)});
-    } else {  // the joint step, as gradInput's; nothing more for gradWeight
-      plan->steps_.push_back({impl, wanted.gradient == Gradient::kInput ? impl->plan_joint(p, builder) : nullptr});
+    } else if (wanted.gradient == Gradient::kInput) {  // the joint step, as gradInput's
+      builder.joint_bias_offered = chosen[2] != nullptr && std::strcmp(chosen[2]->name, "lanes") == 0;
+      plan->steps_.push_back({impl, impl->plan_joint(p, builder)});
+    } else {  // computed by the joint step
+      plan->steps_.push_back({impl, nullptr});
     }
   }
   static const char* const kNames[3][2] = {{"src.f32", "src.f64"}, {"wei.f32", "wei.f64"}, {"dst.f32", "dst.f64"}};

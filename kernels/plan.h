@@ -62,6 +62,9 @@ class PlanBuilder {
 
   bool float_wanted[3] = {false, false, false};  // src, wei, dst
   bool double_wanted[3] = {false, false, false};
+  // For a joint step (ConvImpl::plan_joint): whether gradBias is wanted as `lanes` computes it
+  // (reduce_bias), so that the step may compute it too, and whether it did (then no bias step).
+  bool joint_bias_offered = false, joint_bias_taken = false;
 
  private:
   const ConvProblem& problem_;
@@ -78,7 +81,8 @@ struct ConvImpl {
   std::unique_ptr<ConvStep> (*plan)(const ConvProblem& problem, PlanBuilder& builder);
   // Optional, on a gradInput entry: one step that computes gradInput and gradWeight together (the
   // inputs read once for both), planned where this entry's name was chosen for both gradients and
-  // supports_joint() accepts the problem. Its results are those of the two steps, bit for bit.
+  // supports_joint() accepts the problem; it may take gradBias too (PlanBuilder::joint_bias_*). Its
+  // results are those of the separate steps, bit for bit.
   bool (*supports_joint)(const ConvProblem& problem) = nullptr;
   std::unique_ptr<ConvStep> (*plan_joint)(const ConvProblem& problem, PlanBuilder& builder) = nullptr;
 };
@@ -106,7 +110,7 @@ class ConvPlan {
  private:
   struct Chosen {
     const ConvImpl* impl;
-    std::unique_ptr<ConvStep> step;  // null for gradWeight when the gradInput step computes it too
+    std::unique_ptr<ConvStep> step;  // null where the gradInput step computes this gradient too
   };
   // Where one input comes from at phase 2.
   struct Staging {

@@ -607,7 +607,7 @@ TEST(Implementations, SuiteLayersOfferEnoughTasksWithinTheWorkspaceBound) {
     for (const char* gradient : {"gradInput=", "gradWeight="}) {  // "gradInput=<entry>:tasks=<count>"
       const size_t from = text.find(gradient);
       if (text.compare(from, text.find(' ', from) - from, std::string(gradient) + "small_group:joint") == 0) {
-        EXPECT_NE(text.find(":joint gradWeight=small_group:joint"), std::string::npos) << text;
+        EXPECT_NE(text.find("gradInput=small_group:tasks="), std::string::npos) << text;
         continue;  // computed by the gradInput step, whose tasks are counted there
       }
       const size_t at = text.find(":tasks=", from);
@@ -670,25 +670,33 @@ TEST(Implementations, DefaultChoice) {
 }
 
 // Where small_group computes both gradInput and gradWeight, one step computes them together
-// (`:joint`); its results are the bits of the two steps planned alone, for every dtype, layout and
+// (`:joint`), and for a direct layer whose dY it stages as the user's values gradBias too
+// (`:joint:bias`); its results are the bits of the steps planned alone, for every dtype, layout and
 // cubeMathType (and, in the tests above, the reference's values and any thread count's bits).
 TEST(Implementations, JointStepGivesTheSeparateStepsBits) {
-  size_t joint = 0;
+  size_t joint = 0, with_bias = 0;
   for (const Case& c : cases()) {
     if (!runs_there("small_group", c)) continue;
     for (const Variant& v : variants_for("small_group")) {
-      const Results both = run("small_group", c, v, 9, 2);
-      if (both.chosen[0] != "small_group" || both.chosen[1] != "small_group") continue;
-      EXPECT_NE(both.described.find(":joint gradWeight=small_group:joint"), std::string::npos) << both.described;
+      const Results all = run("small_group", c, v, 9, 2);
+      if (all.chosen[0] != "small_group" || all.chosen[1] != "small_group") continue;
+      EXPECT_NE(all.described.find(" gradWeight=small_group:joint"), std::string::npos) << all.described;
+      const bool bias = !c.transposed && v.math == MathMode::kFull;
+      EXPECT_EQ(all.described.find(":joint:bias") != std::string::npos, bias) << all.described;
+      EXPECT_EQ(all.described.find("gradBias=lanes:joint") != std::string::npos, bias) << all.described;
       const Results input = run("small_group", c, v, 9, 3, 0, false, 1);
       const Results weight = run("small_group", c, v, 9, 1, 0, false, 2);
+      const Results alone = run("small_group", c, v, 9, 2, 0, false, 4);
       EXPECT_EQ(input.described.find(":joint"), std::string::npos) << input.described;
-      EXPECT_EQ(both.grad_input, input.grad_input) << c.name << " " << v.name;
-      EXPECT_EQ(both.grad_weight, weight.grad_weight) << c.name << " " << v.name;
+      EXPECT_EQ(all.grad_input, input.grad_input) << c.name << " " << v.name;
+      EXPECT_EQ(all.grad_weight, weight.grad_weight) << c.name << " " << v.name;
+      EXPECT_EQ(all.grad_bias, alone.grad_bias) << c.name << " " << v.name;
       ++joint;
+      with_bias += bias;
     }
   }
   EXPECT_GE(joint, 20u);
+  EXPECT_GE(with_bias, 10u);
 }
 
 TEST(Implementations, BitIdenticalForAnyThreadBudget) {

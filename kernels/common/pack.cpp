@@ -350,7 +350,59 @@ void widen_run(const Half* in, int64_t count, float* out) {
   for (int64_t i = 0; i < count; ++i) out[i] = static_cast<float>(in[i]);
 }
 
+// lanes[w % 8] += plane (n, c) of dy's element (d, h, w), over d, h and w in that order (the lanes
+// of one sample's channel; `avx2`: contiguous rows through the AVX2 lane sums, the same order).
+template <typename T>
+void add_plane_lanes(const View5& dy, const T* base, int64_t n, int64_t c, bool avx2, double* lanes) {
+  const int64_t width = dy.shape[4], rows = width == 0 ? 0 : dy.shape[2] * dy.shape[3];
+#ifdef ACLNN_HAVE_X86_KERNELS
+  if constexpr (std::is_same_v<T, float>) {
+    if (avx2) {  // a plane's rows with the lanes in registers
+      for (int64_t d = 0; rows > 0 && d < dy.shape[2]; ++d) {
+        add_to_double_lanes_avx2(base + dy.element(n, c, d, 0, 0), dy.shape[3], dy.stride[3], width, lanes);
+      }
+      return;
+    }
+  }
+  if constexpr (sizeof(T) == 2) {
+    if (avx2) {  // a plane's rows (FLOAT16, BF16) widened in registers, the lanes in registers
+      for (int64_t d = 0; rows > 0 && d < dy.shape[2]; ++d) {
+        add_halves_to_double_lanes_avx2(reinterpret_cast<const uint16_t*>(base + dy.element(n, c, d, 0, 0)),
+                                        dy.dtype == ACL_BF16, dy.shape[3], dy.stride[3], width, lanes);
+      }
+      return;
+    }
+  }
+#else
+  (void)avx2;
+#endif
+  for (int64_t r = 0; r < rows; ++r) {
+    const T* in = base + dy.element(n, c, r / dy.shape[3], r % dy.shape[3], 0);
+    const int64_t step = dy.stride[4];
+    int64_t w = 0;
+    for (; w + 8 <= width; w += 8) {
+      for (int j = 0; j < 8; ++j) lanes[j] += widen(in[(w + j) * step]);
+    }
+    for (; w < width; ++w) lanes[w % 8] += widen(in[w * step]);
+  }
+}
+
 }  // namespace
+
+void add_float_plane_lanes(const View5& plane, const float* data, double* lanes) {
+  add_plane_lanes(plane, data, 0, 0, f16c_conversions() && plane.stride[4] == 1, lanes);
+}
+
+void store_bias_lanes(const double* lanes, int64_t samples, const View5& out) {
+  const int64_t channels = out.shape[1];
+  for (int64_t c = 0; c < channels; ++c) {
+    double sum[8] = {};
+    for (int64_t n = 0; n < samples; ++n) {
+      for (int l = 0; l < 8; ++l) sum[l] += lanes[(n * channels + c) * 8 + l];
+    }
+    store_lane_sum(out, c, sum, 1);
+  }
+}
 
 void reduce_bias(const View5& dy, const View5& out, int threads) {
   if (may_overlap(out)) threads = 1;  // one thread writes the channels in order
@@ -365,6 +417,7 @@ void reduce_bias(const View5& dy, const View5& out, int threads) {
         double lanes[8][kMaxBiasBlock] = {};  // lane-major: a position's channels add side by side
         float converted[kMaxBiasBlock];       // a FLOAT16/BF16 position's channels, widened exactly
         for (int64_t n = 0; n < dy.shape[0]; ++n) {
+          double sample[8][kMaxBiasBlock] = {};  // this sample's lanes, added to the sum of the ones before
           for (int64_t r = 0; r < rows; ++r) {
             const auto* row = base + dy.element(n, c0, r / dy.shape[3], r % dy.shape[3], 0);
             for (int64_t w = 0; w < width; ++w) {
@@ -375,7 +428,7 @@ void reduce_bias(const View5& dy, const View5& out, int threads) {
                 const char* ahead = reinterpret_cast<const char*>(in + 16 * dy.stride[4]);
                 for (int64_t b = 0; b < count * int64_t(sizeof(*in)); b += 64) __builtin_prefetch(ahead + b);
               }
-              double* lane = lanes[w % 8];
+              double* lane = sample[w % 8];
               if constexpr (sizeof(*in) == 2) {  // converted as a run (F16C/AVX2 where it may), then added
                 widen_run(in, count, converted);
                 for (int64_t c = 0; c < count; ++c) lane[c] += converted[c];
@@ -384,17 +437,18 @@ void reduce_bias(const View5& dy, const View5& out, int threads) {
               }
             }
           }
+          for (int l = 0; l < 8; ++l) {
+            for (int64_t c = 0; c < count; ++c) lanes[l][c] += sample[l][c];
+          }
         }
         for (int64_t c = 0; c < count; ++c) store_lane_sum(out, c0 + c, &lanes[0][c], kMaxBiasBlock);
       }
     });
     return;
   }
-#ifdef ACLNN_HAVE_X86_KERNELS
   // Contiguous rows through AVX2 (FLOAT16 and BF16 converted first, exactly): the same lanes, the same order.
   const bool avx2 = dy.stride[4] == 1 && f16c_conversions() &&
                     (dy.dtype == ACL_FLOAT || dy.dtype == ACL_FLOAT16 || dy.dtype == ACL_BF16);
-#endif
   // Blocks of channels, each block's planes read sample by sample (memory order: one stream), each
   // channel's sum over its own lanes: the blocking changes no bit.
   const int64_t channels = dy.shape[1];
@@ -408,37 +462,9 @@ void reduce_bias(const View5& dy, const View5& out, int threads) {
       double all_lanes[kMaxBiasBlock * 8] = {};
       for (int64_t n = 0; n < dy.shape[0]; ++n) {
         for (int64_t c = c0; c < c1; ++c) {
-          double* lanes = all_lanes + (c - c0) * 8;
-#ifdef ACLNN_HAVE_X86_KERNELS
-          if constexpr (std::is_same_v<std::remove_pointer_t<decltype(base)>, float>) {
-            if (avx2) {  // a plane's rows with the lanes in registers
-              for (int64_t d = 0; rows > 0 && d < dy.shape[2]; ++d) {
-                add_to_double_lanes_avx2(base + dy.element(n, c, d, 0, 0), dy.shape[3], dy.stride[3], width, lanes);
-              }
-              continue;
-            }
-          }
-#endif
-#ifdef ACLNN_HAVE_X86_KERNELS
-          if constexpr (sizeof(*base) == 2) {
-            if (avx2) {  // a plane's rows (FLOAT16, BF16) widened in registers, the lanes in registers
-              for (int64_t d = 0; rows > 0 && d < dy.shape[2]; ++d) {
-                add_halves_to_double_lanes_avx2(reinterpret_cast<const uint16_t*>(base + dy.element(n, c, d, 0, 0)),
-                                                dy.dtype == ACL_BF16, dy.shape[3], dy.stride[3], width, lanes);
-              }
-              continue;
-            }
-          }
-#endif
-          for (int64_t r = 0; r < rows; ++r) {
-            const auto* in = base + dy.element(n, c, r / dy.shape[3], r % dy.shape[3], 0);
-            const int64_t step = dy.stride[4];
-            int64_t w = 0;
-            for (; w + 8 <= width; w += 8) {
-              for (int j = 0; j < 8; ++j) lanes[j] += widen(in[(w + j) * step]);
-            }
-            for (; w < width; ++w) lanes[w % 8] += widen(in[w * step]);
-          }
+          double lanes[8] = {};  // this sample's, added to the sum of the ones before
+          add_plane_lanes(dy, base, n, c, avx2, lanes);
+          for (int l = 0; l < 8; ++l) all_lanes[(c - c0) * 8 + l] += lanes[l];
         }
       }
       for (int64_t c = c0; c < c1; ++c) store_lane_sum(out, c, all_lanes + (c - c0) * 8, 1);

@@ -56,8 +56,16 @@ void read_row_channels(const View5& view, MathMode math, int64_t n, int64_t c0, 
                        int64_t w0, int64_t step, int64_t count, float* out, int64_t channel_stride);
 
 // out[c] = sum over n and space of dy[n, c, ...] in double, rounded once into out's dtype.
-// (A vector reduction: cubeMathType does not apply to it.)
+// (A vector reduction: cubeMathType does not apply to it.) Each channel's sum is formed in eight
+// lanes (element w of a row to lane w % 8, in memory order), each sample's lanes from zero and then
+// added to the previous samples' in sample order, the lanes added in order at the end; so a step
+// that has the samples' lanes by other means gives the same bits (store_bias_lanes).
 void reduce_bias(const View5& dy, const View5& out, int threads);
+// Adds the lanes of one plane of floats (the view's shape[2..4] and strides, its sample and channel
+// ignored; its data `data`) as reduce_bias forms them.
+void add_float_plane_lanes(const View5& plane, const float* data, double* lanes);
+// reduce_bias from its samples' lanes: lanes[(n * C + c) * 8 + l] for n < samples, C = out's channels.
+void store_bias_lanes(const double* lanes, int64_t samples, const View5& out);
 
 // Stores values[i] into position first + i of plane (n, c) of the view for i < count, rounding once
 // as store_dense does (one thread; the view must not overlap itself).

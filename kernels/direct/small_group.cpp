@@ -260,6 +260,22 @@ class SmallGroupInput final : public ConvStep {
   }
   void finish(const Workspace& w) const { output_.finish(w, threads_, true); }
 
+  // For a direct layer (the source is dY): adds the lanes of gradBias (reduce_bias) of the channels
+  // of the slice this thread staged last, sample n's of group grp, into lanes[c * 8], exactly as
+  // reduce_bias forms them (the staged values are the user's, widened exactly where cubeMathType
+  // rounds nothing).
+  void add_source_lanes(const Workspace& w, double* lanes) const {
+    const float* staged = w.at<float>(staged_, thread_index());
+    View5 plane;  // one staged channel's dY plane, without its padding
+    plane.shape[2] = g_.src_size[0], plane.shape[3] = g_.src_size[1], plane.shape[4] = g_.src_size[2];
+    plane.stride[2] = staging_.rows_h * staging_.row_stride, plane.stride[3] = staging_.row_stride, plane.stride[4] = 1;
+    const int64_t inside = (g_.pad[0] * staging_.rows_h + g_.pad[1]) * staging_.row_stride + g_.pad[2];
+    for (int64_t c = 0; c < g_.src_channels_per_group; ++c) {
+      add_float_plane_lanes(plane, staged + c * staging_.channel_stride + inside, lanes + c * 8);
+    }
+  }
+  bool flipped() const { return flipped_; }
+
  private:
   // packed[group][block][c][t][co] = W(block*8 + co, c, t) of the forward geometry (zero past its
   // output channels). Flipped, that W(co, c, t) is wei[c][co][K-1-t] (channel roles swapped).
@@ -460,28 +476,58 @@ class SmallGroupWeight final : public ConvStep {
 class SmallGroupJoint final : public ConvStep {
  public:
   SmallGroupJoint(const ConvProblem& p, PlanBuilder& b)
-      : input_(p, b), weight_(p, b), groups_(p.geometry.groups), threads_(b.threads()) {}
+      : input_(p, b), weight_(p, b), groups_(p.geometry.groups), threads_(b.threads()), grad_bias_(p.grad_bias) {
+    // gradBias too where dY is the gradInput's source (a direct layer) staged as the user's values:
+    // each sample's lanes from the staged slice, into N x C x 8 doubles.
+    const int64_t samples = p.geometry.batch, channels = p.geometry.groups * p.geometry.dst_channels_per_group;
+    if (b.joint_bias_offered && input_.flipped() && p.math == MathMode::kFull && same_view(p.bias_source, p.dst) &&
+        double(samples) * double(channels) * 8 * 8 <= double(kLanesBudget)) {
+      bias_lanes_ = b.book_scratch("small_group.bias_lanes", samples * channels * 8, sizeof(double));
+      samples_ = samples;
+      b.joint_bias_taken = true;
+    }
+  }
   int64_t tasks() const override { return weight_.tasks(); }
-  std::string detail() const override { return input_.detail() + ":joint"; }
+  std::string detail() const override { return input_.detail() + (bias_lanes_ >= 0 ? ":joint:bias" : ":joint"); }
 
   int run(const Workspace& w, const StepInputs& in) const override {
     int status = input_.prepare(w, in);
     if (status == ACLNN_SUCCESS) status = weight_.prepare(w);
     if (status != ACLNN_SUCCESS) return status;
+    double* bias_lanes = w.at<double>(bias_lanes_);
+    const int64_t cout = grad_bias_.shape[1] / groups_;
     status = run_tasks(tasks(), threads_, "small-group gradients", [&](int64_t t) {
       const int64_t grp = t % groups_;
-      weight_.chunk(w, t / groups_, grp, [&](int64_t n) { input_.slice(w, n, grp); });
+      weight_.chunk(w, t / groups_, grp, [&](int64_t n) {
+        input_.slice(w, n, grp);
+        if (bias_lanes != nullptr) {
+          double* lanes = bias_lanes + (n * groups_ + grp) * cout * 8;
+          std::fill_n(lanes, cout * 8, 0.0);
+          input_.add_source_lanes(w, lanes);
+        }
+      });
     });
     if (status != ACLNN_SUCCESS) return status;
     input_.finish(w);
+    if (bias_lanes != nullptr) store_bias_lanes(bias_lanes, samples_, grad_bias_);
     return weight_.finish(w);
   }
 
  private:
+  static bool same_view(const View5& a, const View5& b) {
+    for (int i = 0; i < 5; ++i) {
+      if (a.shape[i] != b.shape[i] || a.stride[i] != b.stride[i]) return false;
+    }
+    return a.data == b.data && a.dtype == b.dtype && a.offset == b.offset;
+  }
+
   SmallGroupInput input_;
   SmallGroupWeight weight_;
   int64_t groups_;
   int threads_;
+  View5 grad_bias_;
+  int64_t samples_ = 0;
+  WorkspaceLedger::Handle bias_lanes_ = -1;  // each sample's gradBias lanes, N x C x 8
 };
 
 // gradInput: a transposed layer's forward convolution, or a stride-1 direct layer's flipped one.
