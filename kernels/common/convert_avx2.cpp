@@ -51,6 +51,10 @@ void widen_run(const uint16_t* in, int64_t n, float* out) {
   };
   if constexpr (kStep == 1) {
     for (; i + 8 <= n; i += 8) _mm256_storeu_ps(out + i, widen8(in + i));
+    if (i < n && n >= 8) {  // the last 1-7 as part of the last 8 (a few written twice, the same values)
+      _mm256_storeu_ps(out + n - 8, widen8(in + n - 8));
+      return;
+    }
   } else {
     for (; i + 8 < n; i += 8) {  // (reads in[2i .. 2i+15]: never past in[2(n-1)])
       const __m256 low = widen8(in + 2 * i), high = widen8(in + 2 * i + 8);
@@ -132,9 +136,16 @@ void rows_to_vectors(const In* in, int64_t in_stride, int64_t n, int64_t rows, f
     }
   };
   auto one = [](In value) { return kKind == 0 ? float(value) : widen_one<kKind == 2>(uint16_t(value)); };
+  // The last 1-7 of a row as part of its last 8 where those lie in one vector of 16 (a few written
+  // twice, the same values), else one at a time.
+  const bool overlap = n % 8 != 0 && n >= 8 && (n - 8) / 16 == (n - 1) / 16;
   for (int64_t r = 0; r < rows; ++r, in += in_stride, out += out_stride) {
     int64_t i = 0;
     for (; i + 8 <= n; i += 8) _mm256_storeu_ps(out + i / 16 * vector_stride + i % 16, eight(in + i));
+    if (overlap) {
+      _mm256_storeu_ps(out + (n - 8) / 16 * vector_stride + (n - 8) % 16, eight(in + n - 8));
+      continue;
+    }
     float* to = out + i / 16 * vector_stride + i % 16;
     for (; i < n; ++i, ++to) *to = one(in[i]);  // the last 1-7
   }
