@@ -260,10 +260,9 @@ class SmallGroupInput final : public ConvStep {
   }
   void finish(const Workspace& w) const { output_.finish(w, threads_, true); }
 
-  // For a direct layer (the source is dY): adds the lanes of gradBias (reduce_bias) of the channels
-  // of the slice this thread staged last, sample n's of group grp, into lanes[c * 8], exactly as
-  // reduce_bias forms them (the staged values are the user's, widened exactly where cubeMathType
-  // rounds nothing).
+  // For a direct layer (the source is dY): adds the gradBias lanes of each channel c of the slice this
+  // thread staged last into lanes[c * 8], exactly as reduce_bias forms them (the staged values are
+  // the user's, widened exactly, where cubeMathType rounds nothing).
   void add_source_lanes(const Workspace& w, double* lanes) const {
     const float* staged = w.at<float>(staged_, thread_index());
     View5 plane;  // one staged channel's dY plane, without its padding
@@ -471,8 +470,9 @@ class SmallGroupWeight final : public ConvStep {
 // gradInput and gradWeight in one pass: task (chunk of samples, group) computes, for each sample,
 // its gradInput slice, then its weight products. dY, the source of a direct layer's gradInput, is
 // staged again for the weights right after, from the cache instead of memory, and the output slice
-// is written while the sample's inputs are at hand. Every value is computed as the two steps compute
-// it (each output element inside one task, in the same order): the same bits.
+// is written while the sample's inputs are at hand; the sample's gradBias lanes are taken from the
+// staged dY too where they can be (below). Every value is computed as the separate steps compute it
+// (each output element inside one task, in the same order): the same bits.
 class SmallGroupJoint final : public ConvStep {
  public:
   SmallGroupJoint(const ConvProblem& p, PlanBuilder& b)
