@@ -373,7 +373,8 @@ constexpr int64_t kFlipMinTile = 128, kFlipMinBand = 64;
 bool flip_pays(const ConvGeometry& g) {
   if (!flippable(g)) return false;
   const int64_t slices = g.batch * g.groups;
-  if (g.src_plane() * slices >= kFlipMinTile * kTargetTasks) return true;
+  // (saturated: a plane whose positions times the slices pass 64 bits has enough of them)
+  if (saturating_product(g.src_plane(), slices) >= kFlipMinTile * kTargetTasks) return true;
   const ConvGeometry flipped = flipped_geometry(g);
   return padded_windows_apply(flipped) && !columns_are_source(flipped) &&
          ceil_div(g.src_plane(), pieces_for_tasks(slices)) >= kFlipMinBand;
