@@ -687,6 +687,11 @@ TEST(Implementations, JointStepGivesTheSeparateStepsBits) {
       const Results input = run("small_group", c, v, 9, 3, 0, false, 1);
       const Results weight = run("small_group", c, v, 9, 1, 0, false, 2);
       const Results alone = run("small_group", c, v, 9, 2, 0, false, 4);
+      // gradBias from another implementation than `lanes`: its own step, not offered to the joint one.
+      const Results ref_bias = run("small_group,ref", c, v, 9, 2);
+      EXPECT_EQ(ref_bias.chosen[2], "ref") << c.name;
+      EXPECT_NE(ref_bias.described.find(" gradWeight=small_group:joint gradBias=ref:tasks="), std::string::npos)
+          << ref_bias.described;
       EXPECT_EQ(input.described.find(":joint"), std::string::npos) << input.described;
       EXPECT_EQ(all.grad_input, input.grad_input) << c.name << " " << v.name;
       EXPECT_EQ(all.grad_weight, weight.grad_weight) << c.name << " " << v.name;

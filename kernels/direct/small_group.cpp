@@ -476,7 +476,12 @@ class SmallGroupWeight final : public ConvStep {
 class SmallGroupJoint final : public ConvStep {
  public:
   SmallGroupJoint(const ConvProblem& p, PlanBuilder& b)
-      : input_(p, b), weight_(p, b), groups_(p.geometry.groups), threads_(b.threads()), grad_bias_(p.grad_bias) {
+      : input_(p, b),
+        weight_(p, b),
+        groups_(p.geometry.groups),
+        channels_(p.geometry.dst_channels_per_group),
+        threads_(b.threads()),
+        grad_bias_(p.grad_bias) {
     // gradBias too where dY is the gradInput's source (a direct layer) staged as the user's values:
     // each sample's lanes from the staged slice, into N x C x 8 doubles.
     const int64_t samples = p.geometry.batch, channels = p.geometry.groups * p.geometry.dst_channels_per_group;
@@ -495,14 +500,13 @@ class SmallGroupJoint final : public ConvStep {
     if (status == ACLNN_SUCCESS) status = weight_.prepare(w);
     if (status != ACLNN_SUCCESS) return status;
     double* bias_lanes = w.at<double>(bias_lanes_);
-    const int64_t cout = grad_bias_.shape[1] / groups_;
     status = run_tasks(tasks(), threads_, "small-group gradients", [&](int64_t t) {
       const int64_t grp = t % groups_;
       weight_.chunk(w, t / groups_, grp, [&](int64_t n) {
         input_.slice(w, n, grp);
         if (bias_lanes != nullptr) {
-          double* lanes = bias_lanes + (n * groups_ + grp) * cout * 8;
-          std::fill_n(lanes, cout * 8, 0.0);
+          double* lanes = bias_lanes + (n * groups_ + grp) * channels_ * 8;
+          std::fill_n(lanes, channels_ * 8, 0.0);
           input_.add_source_lanes(w, lanes);
         }
       });
@@ -523,7 +527,7 @@ class SmallGroupJoint final : public ConvStep {
 
   SmallGroupInput input_;
   SmallGroupWeight weight_;
-  int64_t groups_;
+  int64_t groups_, channels_;  // dY's channels per group
   int threads_;
   View5 grad_bias_;
   int64_t samples_ = 0;
