@@ -39,6 +39,21 @@ Isa detected_isa() {
 #endif
 }
 
+bool cpu_is_amd() {
+#if defined(__x86_64__)
+  static const bool amd = [] {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (__get_cpuid(0, &a, &b, &c, &d) == 0) return false;
+    char vendor[13] = {};
+    std::memcpy(vendor, &b, 4), std::memcpy(vendor + 4, &d, 4), std::memcpy(vendor + 8, &c, 4);
+    return std::strcmp(vendor, "AuthenticAMD") == 0;
+  }();
+  return amd;
+#else
+  return false;
+#endif
+}
+
 namespace {
 std::atomic<int> g_f16c_conversions{-1};  // -1: not decided yet
 }  // namespace

@@ -18,6 +18,10 @@ Isa detected_isa();
 // a path this CPU runs (a faster one than the CPU has is refused with a warning, and ignored).
 Isa selected_isa();
 
+// Whether the CPU's vendor is AMD (cpuid leaf 0), for the few choices measured to go opposite ways on
+// AMD's and Intel's cores; false off x86-64.
+bool cpu_is_amd();
+
 // Per-core data cache sizes in bytes (L3: the whole cache divided among the cores sharing it),
 // from the operating system, or conservative defaults where it does not say.
 struct CacheSizes {
