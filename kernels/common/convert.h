@@ -27,8 +27,9 @@ void widen_rows_avx2(const uint16_t* in, bool bf16, int64_t in_stride, int64_t s
 void widen_strided_avx2(const uint16_t* in, bool bf16, int64_t step, int64_t n, float* out);
 // out[r * out_stride + i] = in[r * in_stride + i] for r < rows, i < n (reading nothing past each
 // row's last entry): short float rows of several channels in one call, without a call per row.
-// Where the rows are one run of memory (in_stride == n: a plane's rows), what lies 8 KiB ahead in it
-// is prefetched as it is copied (past the run too: the next plane, which the next task reads).
+// What lies ahead is prefetched as it is copied: 8 KiB ahead where the rows are one run of memory
+// (in_stride == n: a plane's rows; past the run too: the next plane, which the next task reads),
+// else 448 floats ahead of each row (in its plane: that channel's rows to come).
 void copy_rows_avx2(const float* in, int64_t in_stride, int64_t n, int64_t rows, float* out, int64_t out_stride);
 // out[r * out_stride + i / 16 * vector_stride + i % 16] = in[r * in_stride + i] for r < rows, i < n:
 // rows cut into vectors of 16 that land `vector_stride` floats apart (several channels' vectors side
