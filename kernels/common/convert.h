@@ -19,7 +19,7 @@ void halves_to_floats_avx2(const uint16_t* in, float* out, int64_t n);
 void floats_to_halves_avx2(const float* in, uint16_t* out, int64_t n);
 // out[r * out_stride + i] = in[r * in_stride + i * step] widened, FLOAT16 (or, `bf16`, BF16), for
 // r < rows, i < n, step 1 or 2 (reading nothing past each row's last entry): window lines of
-// several channels in one call.
+// several channels in one call. Prefetches ahead as copy_rows_avx2 does.
 void widen_rows_avx2(const uint16_t* in, bool bf16, int64_t in_stride, int64_t step, int64_t n, int64_t rows,
                      float* out, int64_t out_stride);
 // out[i] = in[i * step] widened, FLOAT16 (or, `bf16`, BF16), for i < n and any step > 0: the entries
