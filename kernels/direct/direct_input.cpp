@@ -144,10 +144,18 @@ class DirectInput final : public ConvStep {
         const float* row = wei + (grp * cout + co) * cin * taps_;
         for (int64_t b = 0; b < 2; ++b) {
           const int64_t lanes = std::clamp<int64_t>(cin - ci0 - b * kRowLanes, 0, kRowLanes);
-          for (int64_t k = 0; k < taps_; ++k) {
-            float* to = blocks + b * block_floats_ + (k * cout + co) * kRowLanes;
-            const float* from = row + (ci0 + b * kRowLanes) * taps_ + k;
-            for (int64_t l = 0; l < kRowLanes; ++l) to[l] = l < lanes ? from[l * taps_] : 0.0f;
+          // A whole block's (16 channels x taps) rows transposed 4 x 4 at a time (a gather of every
+          // 9th float had been 10% of r50_s4's gradInput), the last taps % 4 and partial blocks one by one.
+          const int64_t whole = lanes == kRowLanes ? taps_ / 4 * 4 : 0;
+          const float* from = row + (ci0 + b * kRowLanes) * taps_;
+          float* to = blocks + b * block_floats_ + co * kRowLanes;
+          for (int64_t l = 0; l < kRowLanes && whole > 0; l += 4) {
+            for (int64_t k = 0; k < whole; k += 4)
+              transpose_4x4(from + l * taps_ + k, taps_, to + k * cout * kRowLanes + l, cout * kRowLanes);
+          }
+          for (int64_t k = whole; k < taps_; ++k) {
+            for (int64_t l = 0; l < kRowLanes; ++l)
+              to[k * cout * kRowLanes + l] = l < lanes ? from[l * taps_ + k] : 0.0f;
           }
         }
       }
