@@ -34,7 +34,7 @@ TEST(Bf16Dot, Bf16BitsRoundToNearestEven) {
 }
 
 TEST(Bf16Dot, RowsFollowTheirChainsBitForBit) {
-  if (!bf16_dot_available()) GTEST_SKIP() << "the CPU has no AVX512_BF16";
+  if (!bf16_dot_supported()) GTEST_SKIP() << "the CPU has no AVX512_BF16";
   struct Size {
     int64_t m, n, pairs, kc;
   };
@@ -88,7 +88,7 @@ TEST(Bf16Dot, RowsFollowTheirChainsBitForBit) {
 // A read in place (rows at odd offsets in reverse order, pair columns with gaps), B packed by
 // pack_pairs_right at a pair offset, accumulating or not, partial tiles in both directions.
 TEST(Bf16Dot, LeftRowsInPlaceFollowTheirChainsBitForBit) {
-  if (!bf16_dot_available()) GTEST_SKIP() << "the CPU has no AVX512_BF16";
+  if (!bf16_dot_supported()) GTEST_SKIP() << "the CPU has no AVX512_BF16";
   for (const bool accumulate : {false, true}) {
     for (const int64_t m : {13, 16}) {
       const int64_t n = accumulate ? 45 : 32, pairs = 37, offset = 3, depth = pairs + 5, line = 3 * pairs + 7;

@@ -380,7 +380,9 @@ TEST(Implementations, FusedInstructionSetsGiveIdenticalBits) {
 // (bf16_dot.h): against the reference within float accumulation plus one BF16 rounding, the same
 // bits for any thread budget, and not under USE_FP16 (the inputs are then FLOAT16 values).
 TEST(Implementations, BF16PairProducts) {
-  if (!bf16_dot_available()) GTEST_SKIP() << "the CPU has no AVX512_BF16";
+  if (!bf16_dot_supported()) GTEST_SKIP() << "the CPU has no AVX512_BF16";
+  setenv("ACLNN_CONVBWD_BF16_DOT", "1", 1);  // wherever the CPU runs them (by default on AMD's cores only)
+  ASSERT_TRUE(bf16_dot_available());
   const Variant fp16_math{"bf16_dense_fp16_math", ACL_BF16, Layout::kDense, MathMode::kFp16Inputs};
   // Cases whose gradInput, gradWeight took the pair products, per implementation.
   std::map<std::string, int> paired_input, paired_weight;
@@ -410,10 +412,23 @@ TEST(Implementations, BF16PairProducts) {
       }
     }
   }
+  unsetenv("ACLNN_CONVBWD_BF16_DOT");
   EXPECT_GE(paired_input["gemm"], 10);
   EXPECT_GE(paired_weight["gemm"], 5);
   EXPECT_GE(paired_input["channels_last"], 1);
   EXPECT_GE(paired_weight["channels_last"], 2);
+}
+
+// The pair products are taken by default only where they were measured faster (AMD's cores), on
+// request ("1") wherever the CPU runs them, and never with "0".
+TEST(Implementations, BF16PairProductsWhereAsked) {
+  unsetenv("ACLNN_CONVBWD_BF16_DOT");
+  EXPECT_EQ(bf16_dot_available(), bf16_dot_supported() && cpu_is_amd());
+  setenv("ACLNN_CONVBWD_BF16_DOT", "1", 1);
+  EXPECT_EQ(bf16_dot_available(), bf16_dot_supported());
+  setenv("ACLNN_CONVBWD_BF16_DOT", "0", 1);
+  EXPECT_FALSE(bf16_dot_available());
+  unsetenv("ACLNN_CONVBWD_BF16_DOT");
 }
 
 // Whether a forward convolution's strides let it read padded windows: in H and W stride 1, or at

@@ -14,17 +14,22 @@
 
 namespace aclnn_cpu {
 
-bool bf16_dot_available() {
+bool bf16_dot_supported() {
 #if defined(__x86_64__) && defined(ACLNN_HAVE_X86_KERNELS)
   static const bool cpu = [] {  // cpuid leaf 7, sub-leaf 1: EAX bit 5
     unsigned a = 0, b = 0, c = 0, d = 0;
     return __get_cpuid_count(7, 1, &a, &b, &c, &d) != 0 && (a & (1u << 5)) != 0;
   }();
-  const char* value = std::getenv("ACLNN_CONVBWD_BF16_DOT");
-  return cpu && selected_isa() == Isa::kAvx512 && !(value != nullptr && std::strcmp(value, "0") == 0);
+  return cpu && selected_isa() == Isa::kAvx512;
 #else
   return false;
 #endif
+}
+
+bool bf16_dot_available() {
+  const char* value = std::getenv("ACLNN_CONVBWD_BF16_DOT");
+  const bool asked = value != nullptr && *value != '\0';
+  return bf16_dot_supported() && (asked ? std::strcmp(value, "0") != 0 : cpu_is_amd());
 }
 
 bool bf16_pair_products(const View5& a, const View5& b, MathMode math) {
