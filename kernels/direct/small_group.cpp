@@ -469,7 +469,7 @@ class SmallGroupWeight final : public ConvStep {
   int64_t dy_channels_ = 1, dy_row_ = 0;  // staged dY: channel slots per vector, floats per row (WeightRows)
   // Whether the next slices are prefetched, a line at a time, while this one is computed: on AMD's
   // cores mbv2's gradWeight took 0.86 of the time without; on Intel's the burst of prefetches stalls
-  // the core (every fill buffer taken) and mbv2's backward took 1.12 of the time without.
+  // the core (every fill buffer taken) and mbv2's backward took 1.12 times as long as without.
   bool prefetch_next_ = cpu_is_amd();
   WorkspaceLedger::Handle lanes_ = -1, staged_ = -1, staged_dy_ = -1;  // staged: per thread
 };
