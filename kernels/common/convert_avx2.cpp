@@ -44,7 +44,7 @@ inline float widen_one(uint16_t bits) {
 // out[i] = in[i * kStep] widened (FLOAT16, or BF16 when kBf16) for i < n, reading nothing past
 // in[(n - 1) * kStep].
 template <bool kBf16, int kStep>
-void widen_run(const uint16_t* in, int64_t n, float* out) {
+void avx2_widen_run(const uint16_t* in, int64_t n, float* out) {
   int64_t i = 0;
   auto widen8 = [](const uint16_t* at) {
     const __m128i bits = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at));
@@ -78,12 +78,12 @@ void prefetch_ahead(const void* row, int64_t bytes, int64_t ahead) {
 int64_t entries_ahead(bool one_run) { return one_run ? 2048 : 448; }
 
 template <bool kBf16>
-void widen_rows(const uint16_t* in, int64_t in_stride, int64_t step, int64_t n, int64_t rows, float* out,
-                int64_t out_stride) {
+void avx2_widen_rows(const uint16_t* in, int64_t in_stride, int64_t step, int64_t n, int64_t rows, float* out,
+                     int64_t out_stride) {
   const int64_t ahead = 2 * entries_ahead(in_stride == n * step);
   for (int64_t r = 0; r < rows; ++r, in += in_stride, out += out_stride) {
     prefetch_ahead(in, 2 * n * step, ahead);
-    step == 1 ? widen_run<kBf16, 1>(in, n, out) : widen_run<kBf16, 2>(in, n, out);
+    step == 1 ? avx2_widen_run<kBf16, 1>(in, n, out) : avx2_widen_run<kBf16, 2>(in, n, out);
   }
 }
 
@@ -91,8 +91,8 @@ void widen_rows(const uint16_t* in, int64_t in_stride, int64_t step, int64_t n, 
 
 void widen_rows_avx2(const uint16_t* in, bool bf16, int64_t in_stride, int64_t step, int64_t n, int64_t rows,
                      float* out, int64_t out_stride) {
-  bf16 ? widen_rows<true>(in, in_stride, step, n, rows, out, out_stride)
-       : widen_rows<false>(in, in_stride, step, n, rows, out, out_stride);
+  bf16 ? avx2_widen_rows<true>(in, in_stride, step, n, rows, out, out_stride)
+       : avx2_widen_rows<false>(in, in_stride, step, n, rows, out, out_stride);
 }
 
 void widen_strided_avx2(const uint16_t* in, bool bf16, int64_t step, int64_t n, float* out) {
@@ -145,8 +145,8 @@ void copy_rows_avx2(const float* in, int64_t in_stride, int64_t n, int64_t rows,
 namespace {
 
 template <int kKind, typename In>
-void rows_to_vectors(const In* in, int64_t in_stride, int64_t n, int64_t rows, float* out, int64_t out_stride,
-                     int64_t vector_stride) {
+void avx2_rows_to_vectors(const In* in, int64_t in_stride, int64_t n, int64_t rows, float* out, int64_t out_stride,
+                          int64_t vector_stride) {
   auto eight = [](const In* at) {  // 8 values as floats
     if constexpr (kKind == 0) {
       return _mm256_loadu_ps(at);
@@ -182,10 +182,10 @@ void rows_to_vectors_avx2(const void* in, int kind, int64_t in_stride, int64_t n
                : widen_rows_avx2(static_cast<const uint16_t*>(in), kind == 2, in_stride, 1, n, rows, out, out_stride);
   }
   if (kind == 0)
-    return rows_to_vectors<0>(static_cast<const float*>(in), in_stride, n, rows, out, out_stride, vector_stride);
+    return avx2_rows_to_vectors<0>(static_cast<const float*>(in), in_stride, n, rows, out, out_stride, vector_stride);
   const auto* halves = static_cast<const uint16_t*>(in);
-  kind == 2 ? rows_to_vectors<2>(halves, in_stride, n, rows, out, out_stride, vector_stride)
-            : rows_to_vectors<1>(halves, in_stride, n, rows, out, out_stride, vector_stride);
+  kind == 2 ? avx2_rows_to_vectors<2>(halves, in_stride, n, rows, out, out_stride, vector_stride)
+            : avx2_rows_to_vectors<1>(halves, in_stride, n, rows, out, out_stride, vector_stride);
 }
 
 void floats_to_halves_avx2(const float* in, uint16_t* out, int64_t n) {
@@ -224,7 +224,7 @@ namespace {
 
 // BF16 bits of 8 floats: rounded to nearest even; a NaN becomes the quiet NaN 0x7FC0 with its sign
 // (as Eigen::bfloat16's conversion does).
-inline __m256i bf16_bits(__m256i bits) {
+inline __m256i avx2_bf16_bits(__m256i bits) {
   const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(bits, 16), _mm256_set1_epi32(1));
   const __m256i rounded =
       _mm256_srli_epi32(_mm256_add_epi32(bits, _mm256_add_epi32(lsb, _mm256_set1_epi32(0x7FFF))), 16);
@@ -240,7 +240,7 @@ inline __m256i bf16_bits(__m256i bits) {
 void floats_to_bf16_avx2(const float* in, uint16_t* out, int64_t n) {
   int64_t i = 0;
   const auto eight = [&](int64_t at) {
-    const __m256i narrow = bf16_bits(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + at)));
+    const __m256i narrow = avx2_bf16_bits(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + at)));
     // 32 -> 16 bits (values fit): pack within lanes, then bring the two low quarters together.
     const __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi32(narrow, narrow), 0x08);
     _mm_storeu_si128(reinterpret_cast<__m128i*>(out + at), _mm256_castsi256_si128(packed));
@@ -253,7 +253,7 @@ void floats_to_bf16_avx2(const float* in, uint16_t* out, int64_t n) {
     alignas(32) uint32_t narrow[8];
     for (int64_t j = 0; j < n - i; ++j) last[j] = in[i + j];
     _mm256_store_si256(reinterpret_cast<__m256i*>(narrow),
-                       bf16_bits(_mm256_load_si256(reinterpret_cast<const __m256i*>(last))));
+                       avx2_bf16_bits(_mm256_load_si256(reinterpret_cast<const __m256i*>(last))));
     for (int64_t j = 0; j < n - i; ++j) out[i + j] = static_cast<uint16_t>(narrow[j]);
   }
 }
@@ -262,13 +262,13 @@ namespace {
 
 // 8 FLOAT16 or BF16 values widened to floats (exact).
 template <bool kBf16>
-inline __m256 widen8(const uint16_t* in) {
+inline __m256 avx2_widen8(const uint16_t* in) {
   const __m128i bits = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in));
   return kBf16 ? _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(bits), 16)) : _mm256_cvtph_ps(bits);
 }
 
 template <bool kBf16>
-void add_16bit_lanes(const uint16_t* in, int64_t rows, int64_t row_stride, int64_t width, double* lanes) {
+void avx2_add_16bit_lanes(const uint16_t* in, int64_t rows, int64_t row_stride, int64_t width, double* lanes) {
   __m256d low = _mm256_loadu_pd(lanes), high = _mm256_loadu_pd(lanes + 4);  // lanes 0-3, 4-7
   const int64_t whole = width / 8 * 8;
   // The last 1-7 of a row go into lanes 0..; the other lanes add -0 (x + -0 is x, signed zeros too).
@@ -281,17 +281,17 @@ void add_16bit_lanes(const uint16_t* in, int64_t rows, int64_t row_stride, int64
   uint16_t tail[8];
   for (int64_t r = 0; r < rows; ++r, in += row_stride) {
     for (int64_t w = 0; w < whole; w += 8) {
-      const __m256 values = widen8<kBf16>(in + w);
+      const __m256 values = avx2_widen8<kBf16>(in + w);
       low = _mm256_add_pd(low, _mm256_cvtps_pd(_mm256_castps256_ps128(values)));
       high = _mm256_add_pd(high, _mm256_cvtps_pd(_mm256_extractf128_ps(values, 1)));
     }
     if (whole < width) {
       __m256 values;
       if (whole > 0) {
-        values = _mm256_blendv_ps(minus_zero, _mm256_permutevar8x32_ps(widen8<kBf16>(in + width - 8), down), keep);
+        values = _mm256_blendv_ps(minus_zero, _mm256_permutevar8x32_ps(avx2_widen8<kBf16>(in + width - 8), down), keep);
       } else {
         for (int l = 0; l < 8; ++l) tail[l] = l < width ? in[l] : uint16_t{0x8000};
-        values = widen8<kBf16>(tail);
+        values = avx2_widen8<kBf16>(tail);
       }
       low = _mm256_add_pd(low, _mm256_cvtps_pd(_mm256_castps256_ps128(values)));
       high = _mm256_add_pd(high, _mm256_cvtps_pd(_mm256_extractf128_ps(values, 1)));
@@ -305,8 +305,8 @@ void add_16bit_lanes(const uint16_t* in, int64_t rows, int64_t row_stride, int64
 
 void add_halves_to_double_lanes_avx2(const uint16_t* in, bool bf16, int64_t rows, int64_t row_stride, int64_t width,
                                      double* lanes) {
-  bf16 ? add_16bit_lanes<true>(in, rows, row_stride, width, lanes)
-       : add_16bit_lanes<false>(in, rows, row_stride, width, lanes);
+  bf16 ? avx2_add_16bit_lanes<true>(in, rows, row_stride, width, lanes)
+       : avx2_add_16bit_lanes<false>(in, rows, row_stride, width, lanes);
 }
 
 void add_to_double_lanes_avx2(const float* in, int64_t rows, int64_t row_stride, int64_t width, double* lanes) {
