@@ -421,13 +421,24 @@ TEST(Implementations, BF16PairProducts) {
 
 // The pair products are taken by default only where they were measured faster (AMD's cores), on
 // request ("1") wherever the CPU runs them, and never with "0".
+// Checked on what a plan does: a dense BF16 layer's default plan says `:bf16_dot` exactly then.
 TEST(Implementations, BF16PairProductsWhereAsked) {
-  unsetenv("ACLNN_CONVBWD_BF16_DOT");
-  EXPECT_EQ(bf16_dot_available(), bf16_dot_supported() && cpu_is_amd());
-  setenv("ACLNN_CONVBWD_BF16_DOT", "1", 1);
-  EXPECT_EQ(bf16_dot_available(), bf16_dot_supported());
-  setenv("ACLNN_CONVBWD_BF16_DOT", "0", 1);
-  EXPECT_FALSE(bf16_dot_available());
+  const std::vector<Case> all = cases();
+  const auto dense =
+      std::find_if(all.begin(), all.end(), [](const Case& c) { return std::string(c.name) == "direct_small_plane"; });
+  ASSERT_NE(dense, all.end());
+  const char* settings[] = {nullptr, "1", "0"};
+  const bool expected[] = {bf16_dot_supported() && cpu_is_amd(), bf16_dot_supported(), false};
+  for (int i = 0; i < 3; ++i) {
+    if (settings[i] == nullptr) {
+      unsetenv("ACLNN_CONVBWD_BF16_DOT");
+    } else {
+      setenv("ACLNN_CONVBWD_BF16_DOT", settings[i], 1);
+    }
+    EXPECT_EQ(bf16_dot_available(), expected[i]) << i;
+    const Results planned = run("", *dense, kVariants[4], 1, 1);
+    EXPECT_EQ(planned.described.find(":bf16_dot") != std::string::npos, expected[i]) << planned.described;
+  }
   unsetenv("ACLNN_CONVBWD_BF16_DOT");
 }
 
