@@ -131,6 +131,9 @@ std::vector<Case> cases() {
       // and padding as wide as a tap reaches; and too few rows for the bands, so pieces of rows.
       {"windows_last_band", geometry(2, 1, 6, 4, {71, 40}, {2, 3}, {1, 1}, {0, 2}, {3, 1}), false},
       {"windows_row_pieces", geometry(1, 2, 3, 5, {6, 500}, {3, 3}, {1, 1}, {1, 1}, {1, 1}), false},
+      // gradWeight's products over several consecutive bands (whole 5 x 6 planes of 7 samples), their
+      // windows side by side: a product of 5 bands, then one of the 2 left.
+      {"band_batches", geometry(7, 1, 12, 20, {5, 6}, {3, 3}, {1, 1}, {1, 1}, {1, 1}), false},
       // gradInput through col2im on small planes (144 positions): GEMMs over the columns of 3 samples,
       // then of the last 2.
       {"sample_groups", geometry(5, 2, 6, 5, {20, 10}, {3, 3}, {1, 1}, {0, 0}, {1, 1}), false},
@@ -312,6 +315,20 @@ TEST(Implementations, DepthMajorProductsWherePlanned) {
     return;
   }
   FAIL() << "no depth_major_3d case";
+}
+
+// The band_batches case multiplies 5 consecutive bands per gradWeight product (its values are
+// checked against the reference above, and across instruction sets and thread counts below).
+TEST(Implementations, WeightProductsSpanConsecutiveBands) {
+  for (const Case& c : cases()) {
+    if (std::string(c.name) != "band_batches") continue;
+    const Results got = run("gemm", c, kVariants[0], 11, 2);
+    const size_t weight_at = got.described.find("gradWeight=gemm");
+    ASSERT_NE(weight_at, std::string::npos) << got.described;
+    EXPECT_NE(got.described.find(":windows:bands=5:", weight_at), std::string::npos) << got.described;
+    return;
+  }
+  FAIL() << "no band_batches case";
 }
 
 // The implementations with a kernel per instruction set (chosen by cpuid and ACLNN_CONVBWD_ISA).

@@ -29,6 +29,7 @@ constexpr int64_t kMinRowBlock = 64;                 // column-matrix rows per t
 constexpr int64_t kRowBlockUnit = 16;                // row blocks are multiples of it (AVX-512: half a micro-tile)
 constexpr int64_t kPackedBudget = int64_t{8} << 20;  // bytes of dY packed once for all tasks
 constexpr int64_t kTransposedMinLength = 4096;       // (sample, position) pairs per group for transposed products
+constexpr int64_t kMaxBatch = 16;                    // bands per such product, at most
 
 class GemmBackwardWeight final : public ConvStep {
  public:
@@ -124,6 +125,18 @@ class GemmBackwardWeight final : public ConvStep {
     if (transposed_) group_floats_ = packed_right_floats(blocking_, s_.cout, length);
     if (dot_) group_floats_ = packed_pairs_right_words(s_.cout, length / 2);
     if (pack_once) packed_dy_ = b.book_scratch("gemm.packed_gradOutput", s_.groups * group_floats_, sizeof(float));
+    // Float products from windows, not transposed: consecutive bands whose positions follow each other
+    // in the packed dY are multiplied as one product up to the depth of the GEMM's packed blocks (its
+    // kc for a long reduction), their windows staged side by side, so that each load and store of the
+    // sums' tiles serves chains that long (r50_s4's bands are single 7 x 7 planes: 49 positions, its
+    // gradWeight 0.83-0.86 of the time with one band per product). The same chains, so the same sums.
+    if (windows_ && !transposed_ && !dot_ && pack_once) {
+      const int64_t depth_block = plan_gemm_blocking(s_.cout, block_, length).kc;
+      batch_ = std::clamp<int64_t>(depth_block / bands_.columns(), 1, kMaxBatch);
+      while (batch_ > 1 && !product_within(batch_, window_floats_, kStagingBudget)) --batch_;
+      blocking_ = plan_gemm_blocking(s_.cout, block_, std::min(batch_ * bands_.columns(), ceil_div(length, chunks_)));
+    }
+    if (windows_) window_ = b.book_scratch("gemm.padded_window", batch_ * window_floats_, sizeof(float), threads_);
     if (pack_once && !dy_dense) {  // one sliver of dY rows per thread, read from the view
       // (saturated: a size past 64 bits is too large for the ledger)
       dy_rows_ = b.book_scratch("gemm.gradOutput_rows", uint64_t(saturating_product(sliver, s_.dst_plane)),
@@ -146,7 +159,8 @@ class GemmBackwardWeight final : public ConvStep {
 
   std::string detail() const override {
     return isa_detail(blocking_) + (windows_ ? ":windows" : "") + (transposed_ ? ":transposed" : "") +
-           (depth_major_ ? ":depth_major" : "") + (dot_ ? ":bf16_dot" : "") + ":chunks=" + std::to_string(chunks_) +
+           (depth_major_ ? ":depth_major" : "") + (dot_ ? ":bf16_dot" : "") +
+           (batch_ > 1 ? ":bands=" + std::to_string(batch_) : "") + ":chunks=" + std::to_string(chunks_) +
            ":rows=" + std::to_string(blocks_) + "x" + std::to_string(block_);
   }
 
@@ -245,7 +259,7 @@ class GemmBackwardWeight final : public ConvStep {
     if (!product_within(s_.n, bands_.bands(), int64_t{1} << 40) || s_.n * bands_.bands() < chunks_) return false;
     if (!product_within(block_channels, bands_.channel_floats(), kStagingBudget)) return false;
     windows_ = true;
-    window_ = b.book_scratch("gemm.padded_window", block_channels * bands_.channel_floats(), sizeof(float), threads_);
+    window_floats_ = block_channels * bands_.channel_floats();  // (booked once the batch is known)
     lines_ = b.book_scratch("gemm.line_offsets", block_, sizeof(int64_t), threads_);
     return true;
   }
@@ -278,11 +292,12 @@ class GemmBackwardWeight final : public ConvStep {
     int64_t* positions = transposed_ ? w.at<int64_t>(positions_, thread) : nullptr;  // position p: window column
     int64_t positions_width = 0;                                                     // (for bands this wide)
     bool summed = false;
-    for (int64_t u = units * chunk / chunks_; u < units * (chunk + 1) / chunks_; ++u) {
+    const int64_t u_end = units * (chunk + 1) / chunks_;
+    for (int64_t u = units * chunk / chunks_, next = u + 1; u < u_end; u = next, next = u + 1) {
       const int64_t n = u / bands_.bands();
       const OutputBand band = bands_.band(u % bands_.bands());
       const int64_t width = band.w1 - band.w0, count = (band.h1 - band.h0) * width;
-      const int64_t o0 = (band.od * g_.dst_size[1] + band.h0) * g_.dst_size[2] + band.w0;
+      const int64_t o0 = band_origin(band);
       if (dot_) {  // sum (rows x Cout_g) (+)= cols * dY^T over the band's positions in pairs
         auto* window16 = reinterpret_cast<uint16_t*>(window);
         stage_padded_window_bf16(src_, g_, bands_, n, grp * s_.cin + c0, c1 - c0, band, window16);
@@ -311,14 +326,32 @@ class GemmBackwardWeight final : public ConvStep {
         const PackedRight dy_t{packed_dy + grp * group_floats_, s_.n * s_.dst_plane, n * s_.dst_plane + o0};
         sgemm_a_rows(blocking_, w.at<float>(pack_, thread), r1 - r0, s_.cout, count, window, lines, positions, dy_t,
                      summed, sum, s_.cout);
-      } else {
-        const WindowColumns columns{window, lines, r1 - r0, width, window_width};
-        multiply_grad_output(w, in, packed_dy, grp, n, o0, count, r1 - r0, PanelWriter{WindowColumns::write, &columns},
+      } else {  // this band and the next ones that follow it in dY, up to batch_, in one product
+        WindowColumns columns{window, window_floats_, lines, window_width};
+        const int64_t start = n * s_.dst_plane + o0;
+        int64_t total = 0;
+        for (int64_t v = u; v < u_end && columns.bands < batch_; ++v, ++columns.bands) {
+          const int64_t nv = v / bands_.bands();
+          const OutputBand piece = bands_.band(v % bands_.bands());
+          if (nv * s_.dst_plane + band_origin(piece) != start + total) break;
+          stage_padded_window(src_, math_, g_, bands_, nv, grp * s_.cin + c0, c1 - c0, piece, depths, 0,
+                              window + columns.bands * window_floats_);
+          columns.widths[columns.bands] = piece.w1 - piece.w0;
+          columns.counts[columns.bands] = (piece.h1 - piece.h0) * (piece.w1 - piece.w0);
+          total += columns.counts[columns.bands];
+        }
+        next = u + columns.bands;
+        multiply_grad_output(w, in, packed_dy, grp, n, o0, total, r1 - r0, PanelWriter{WindowColumns::write, &columns},
                              summed, sum);
       }
       summed = true;
     }
     return summed;
+  }
+
+  // The first position of `band` in its output plane (its positions follow on from there).
+  int64_t band_origin(const OutputBand& band) const {
+    return (band.od * g_.dst_size[1] + band.h0) * g_.dst_size[2] + band.w0;
   }
 
   // The same for a 1x1 kernel: sum (rows r0..r1 x Cout_g) (+)= X[r0:r1, positions] * dY^T over the
@@ -363,14 +396,23 @@ class GemmBackwardWeight final : public ConvStep {
     return summed;
   }
 
-  // cols^T of a band from its window, for sgemm's PanelWriter.
+  // cols^T of consecutive bands from their windows (`window_floats` apart), their positions one after
+  // the other, for sgemm's PanelWriter.
   struct WindowColumns {
     const float* window;
+    int64_t window_floats;
     const int64_t* lines;  // the window offsets of the row block's column-matrix rows
-    int64_t count, band_width, window_width;
+    int64_t window_width;
+    int64_t bands = 0, widths[kMaxBatch] = {}, counts[kMaxBatch] = {};  // each band's width and positions
     static void write(const void* context, int64_t p0, int64_t depth, int64_t j0, int64_t cols, int width, float* out) {
       const auto* self = static_cast<const WindowColumns*>(context);
-      window_panels(self->window, self->lines + j0, cols, self->band_width, self->window_width, p0, depth, width, out);
+      int64_t first = 0;  // band i's positions are [first, first + counts[i]) of the product
+      for (int64_t i = 0; i < self->bands && first < p0 + depth; first += self->counts[i++]) {
+        const int64_t begin = std::max(p0, first), end = std::min(p0 + depth, first + self->counts[i]);
+        if (begin >= end) continue;
+        window_panels(self->window + i * self->window_floats, self->lines + j0, cols, self->widths[i],
+                      self->window_width, begin - first, end - begin, width, depth, out + (begin - p0) * width);
+      }
     }
   };
 
@@ -462,6 +504,8 @@ class GemmBackwardWeight final : public ConvStep {
   bool depth_major_ = false;  // ... float, their rows (dW^T's) in depth-major order (depth_major_row)
   BandTiling bands_;
   int64_t chunks_ = 1, block_ = 1, blocks_ = 1, tile_ = 1, group_floats_ = 0;
+  int64_t window_floats_ = 0;  // windows_: floats of one band's window
+  int64_t batch_ = 1;          // windows_: bands per product, at most (consecutive ones, float, not transposed)
   GemmBlocking blocking_;
   WorkspaceLedger::Handle cols_ = -1, pack_ = -1;  // per thread
   WorkspaceLedger::Handle partials_ = -1;          // per chunk after the first

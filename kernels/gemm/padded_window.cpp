@@ -245,8 +245,8 @@ void stage_padded_window_bf16(const View5& view, const ConvGeometry& g, const Ba
 }
 
 void window_panels(const float* window, const int64_t* line_offsets, int64_t lines, int64_t band_width,
-                   int64_t window_width, int64_t p0, int64_t depth, int width, float* out) {
-  for (int64_t j0 = 0; j0 < lines; j0 += width, out += width * depth) {
+                   int64_t window_width, int64_t p0, int64_t depth, int width, int64_t panel_depth, float* out) {
+  for (int64_t j0 = 0; j0 < lines; j0 += width, out += width * panel_depth) {
     const int64_t valid = std::min<int64_t>(width, lines - j0);
     for (int64_t p = p0; p < p0 + depth;) {  // runs of positions within one output row
       const int64_t run = std::min(band_width - p % band_width, p0 + depth - p);

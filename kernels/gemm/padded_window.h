@@ -112,8 +112,10 @@ void stage_padded_window_bf16(const View5& view, const ConvGeometry& g, const Ba
 // of a band read from its window: B(p, j) = window[line_offsets[j] + q(p)], rows [p0, p0 + depth)
 // x columns [0, lines), where p counts the band's positions row by row (band_width of them per
 // output row) and q(p) = (p / band_width) * window_width + p % band_width. Only the band's valid
-// positions are read (gradWeight's reduction never sees the window's spill columns).
+// positions are read (gradWeight's reduction never sees the window's spill columns). The slivers
+// are `width * panel_depth` floats apart (panel_depth >= depth: the band's rows may be part of a
+// deeper panel, out then pointing at the first of them).
 void window_panels(const float* window, const int64_t* line_offsets, int64_t lines, int64_t band_width,
-                   int64_t window_width, int64_t p0, int64_t depth, int width, float* out);
+                   int64_t window_width, int64_t p0, int64_t depth, int width, int64_t panel_depth, float* out);
 
 }  // namespace aclnn_cpu
