@@ -408,9 +408,7 @@ class GemmForward final : public ConvStep {
     blocking_ = plan_gemm_blocking(s_.cout, tile_, s_.rows());
     if (plan_pointwise_pairs(p, b)) return;
     pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(true), sizeof(float), threads_);
-    if (columns_are_source(g_) && !staged_) {
-      offsets_ = b.book_scratch("gemm.row_offsets", s_.rows(), sizeof(int64_t));
-    }
+    if (columns_are_source(g_)) offsets_ = b.book_scratch("gemm.row_offsets", s_.rows(), sizeof(int64_t));
     // A result not stored as dense floats: each tile computed into a per-thread buffer and rounded
     // into the user's view from there (never through a whole float copy in memory).
     if (output_.stores_parts())
@@ -576,9 +574,9 @@ class GemmForward final : public ConvStep {
 
   int run_tiles(const Workspace& w, const float* weights, const float* source, float* grad_input) const {
     if (dot_) return run_pointwise_pairs(w, reinterpret_cast<const uint32_t*>(weights), grad_input);
-    if (offsets_ >= 0) {
+    if (offsets_ >= 0) {  // a 1x1 source's rows: the plane's, or a staged whole tile's
       int64_t* offsets = w.at<int64_t>(offsets_);
-      for (int64_t r = 0; r < s_.rows(); ++r) offsets[r] = r * s_.src_plane;
+      for (int64_t r = 0; r < s_.rows(); ++r) offsets[r] = r * (staged_ ? tile_ : s_.src_plane);
     }
     return run_tasks(tasks(), threads_, "gemm gradInput", [&](int64_t t) {
       const int64_t n = t / (s_.groups * tiles_), grp = t / tiles_ % s_.groups, o0 = t % tiles_ * tile_;
@@ -601,9 +599,11 @@ class GemmForward final : public ConvStep {
       }
       // Y[:, o0:o1] (Cout_g x tile) = W_g (Cout_g x Cin_g*K) * cols (Cin_g*K x tile)
       const int nr = right_sliver_columns(blocking_);
-      if (offsets_ >= 0 && !staged_ && (o1 - o0) % nr == 0 && s_.cout % left_sliver_rows(blocking_) == 0) {
-        // 1x1, whole tiles: the source's rows read in place (sgemm_rows), nothing packed
-        sgemm_rows(blocking_, pack, s_.cout, o1 - o0, s_.rows(), wg, x.data + o0, w.at<int64_t>(offsets_), y, ldy);
+      const bool whole = (o1 - o0) % nr == 0 && (!staged_ || o1 - o0 == tile_);
+      if (offsets_ >= 0 && whole && s_.cout % left_sliver_rows(blocking_) == 0) {
+        // 1x1, whole tiles: the source's rows (or the staged tile's) read in place (sgemm_rows), nothing packed
+        sgemm_rows(blocking_, pack, s_.cout, o1 - o0, s_.rows(), wg, x.data + (o0 - x.first), w.at<int64_t>(offsets_),
+                   y, ldy);
       } else if (columns_are_source(g_)) {  // 1x1: the source (staged or not) is the column matrix
         sgemm(blocking_, pack, s_.cout, o1 - o0, s_.rows(), wg,
               MatrixRef{x.data + (o0 - x.first), x.channel_stride, false}, false, y, ldy);
