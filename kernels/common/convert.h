@@ -12,6 +12,9 @@ namespace aclnn_cpu {
 // phase 1 (the first call decides when no plan did): phase 2 reads no environment.
 bool f16c_conversions();
 bool refresh_f16c_conversions();
+// Whether the AVX-512 conversions may run too: f16c_conversions() and ACLNN_CONVBWD_ISA's path
+// (selected_isa()) is avx512, decided with it.
+bool avx512_conversions();
 
 #ifdef ACLNN_HAVE_X86_KERNELS
 // convert_avx2.cpp (-mavx2 -mf16c): out[i] = in[i] for i < n.
@@ -39,6 +42,8 @@ void rows_to_vectors_avx2(const void* in, int kind, int64_t in_stride, int64_t n
 // The same for BF16 (to BF16: nearest even, NaNs quiet with their sign, as Eigen::bfloat16).
 void bf16_to_floats_avx2(const uint16_t* in, float* out, int64_t n);
 void floats_to_bf16_avx2(const float* in, uint16_t* out, int64_t n);
+// convert_avx512.cpp (-mavx512f): the same narrowing, the same bits, 16 values at a time.
+void floats_to_bf16_avx512(const float* in, uint16_t* out, int64_t n);
 // lanes[w % 8] += in[r * row_stride + w] (widened to double) for r < rows, w < width, in that
 // order: the gradBias lanes, held in registers over the rows.
 void add_to_double_lanes_avx2(const float* in, int64_t rows, int64_t row_stride, int64_t width, double* lanes);

@@ -237,7 +237,7 @@ void read_row_channels(const View5& view, MathMode math, int64_t n, int64_t c0, 
 namespace {
 
 // to[i * step] = in[i] for i < count, rounded once to nearest even (F16C/AVX2 for contiguous runs
-// of FLOAT16 and BF16 when `f16c`).
+// of FLOAT16 and BF16 when `f16c`; BF16 with AVX-512 where avx512_conversions()).
 template <typename E>
 void store_floats(const float* in, int64_t count, E* to, int64_t step, bool f16c) {
 #ifdef ACLNN_HAVE_X86_KERNELS
@@ -246,7 +246,8 @@ void store_floats(const float* in, int64_t count, E* to, int64_t step, bool f16c
       floats_to_halves_avx2(in, reinterpret_cast<uint16_t*>(to), count);
       return;
     } else if constexpr (std::is_same_v<E, Eigen::bfloat16>) {
-      floats_to_bf16_avx2(in, reinterpret_cast<uint16_t*>(to), count);
+      auto* bits = reinterpret_cast<uint16_t*>(to);
+      avx512_conversions() ? floats_to_bf16_avx512(in, bits, count) : floats_to_bf16_avx2(in, bits, count);
       return;
     }
   }

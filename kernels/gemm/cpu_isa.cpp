@@ -55,7 +55,12 @@ bool cpu_is_amd() {
 }
 
 namespace {
-std::atomic<int> g_f16c_conversions{-1};  // -1: not decided yet
+std::atomic<int> g_f16c_conversions{-1};  // -1: not decided yet; 0 none, 1 F16C/AVX2, 2 AVX-512 too
+int conversions_level() {
+  const int decided = g_f16c_conversions.load(std::memory_order_relaxed);
+  if (decided < 0) refresh_f16c_conversions();
+  return g_f16c_conversions.load(std::memory_order_relaxed);
+}
 }  // namespace
 
 bool refresh_f16c_conversions() {
@@ -64,18 +69,17 @@ bool refresh_f16c_conversions() {
     unsigned a = 0, b = 0, c = 0, d = 0;
     return __get_cpuid(1, &a, &b, &c, &d) != 0 && (c & bit_F16C) != 0;
   }();
-  const bool allowed = f16c && selected_isa() >= Isa::kAvx2;
+  const Isa isa = selected_isa();
+  const int level = !f16c || isa < Isa::kAvx2 ? 0 : isa == Isa::kAvx512 ? 2 : 1;
 #else
-  const bool allowed = false;
+  const int level = 0;
 #endif
-  g_f16c_conversions.store(allowed ? 1 : 0, std::memory_order_relaxed);
-  return allowed;
+  g_f16c_conversions.store(level, std::memory_order_relaxed);
+  return level > 0;
 }
 
-bool f16c_conversions() {
-  const int decided = g_f16c_conversions.load(std::memory_order_relaxed);
-  return decided < 0 ? refresh_f16c_conversions() : decided == 1;
-}
+bool f16c_conversions() { return conversions_level() > 0; }
+bool avx512_conversions() { return conversions_level() == 2; }
 
 Isa selected_isa() {
   const Isa cpu = detected_isa();
