@@ -24,12 +24,12 @@
 namespace aclnn_cpu {
 namespace {
 
-constexpr int64_t kMinChunkPositions = 512;          // reduction length per chunk, at least
-constexpr int64_t kMinRowBlock = 64;                 // column-matrix rows per task when row blocks come first
-constexpr int64_t kRowBlockUnit = 16;                // row blocks are multiples of it (AVX-512: half a micro-tile)
-constexpr int64_t kPackedBudget = int64_t{8} << 20;  // bytes of dY packed once for all tasks
-constexpr int64_t kTransposedMinLength = 4096;       // (sample, position) pairs per group for transposed products
-constexpr int64_t kMaxBatch = 16;                    // bands per such product, at most
+constexpr int64_t kMinChunkPositions = 512;           // reduction length per chunk, at least
+constexpr int64_t kMinRowBlock = 64;                  // column-matrix rows per task when row blocks come first
+constexpr int64_t kRowBlockUnit = 16;                 // row blocks are multiples of it (AVX-512: half a micro-tile)
+constexpr int64_t kPackedBudget = int64_t{32} << 20;  // bytes of dY packed once for all tasks
+constexpr int64_t kTransposedMinLength = 4096;        // (sample, position) pairs per group for transposed products
+constexpr int64_t kMaxBatch = 16;                     // bands per such product, at most
 
 class GemmBackwardWeight final : public ConvStep {
  public:
