@@ -26,7 +26,8 @@
 namespace aclnn_cpu {
 namespace {
 
-enum class Layout { kDense, kChannelsLast, kGapped };
+// kTimeMajor: channels innermost, then samples, then positions (ConvTbc's T x B x C for a 1-D layer).
+enum class Layout { kDense, kChannelsLast, kGapped, kTimeMajor };
 
 // A tensor of `dtype` in `layout`, seen as a View5 (N, C, D, H, W).
 struct Tensor {
@@ -35,8 +36,10 @@ struct Tensor {
   Tensor(int64_t n, int64_t c, const int64_t (&spatial)[3], int32_t dtype, Layout layout) {
     const int64_t shape[5] = {n, c, spatial[0], spatial[1], spatial[2]};
     // Fastest to slowest dim: NCDHW order reversed, or channels moved innermost.
-    const int order_dense[5] = {4, 3, 2, 1, 0}, order_last[5] = {1, 4, 3, 2, 0};
-    const int* order = layout == Layout::kChannelsLast ? order_last : order_dense;
+    const int order_dense[5] = {4, 3, 2, 1, 0}, order_last[5] = {1, 4, 3, 2, 0}, order_time[5] = {1, 0, 4, 3, 2};
+    const int* order = layout == Layout::kChannelsLast ? order_last
+                       : layout == Layout::kTimeMajor  ? order_time
+                                                       : order_dense;
     int64_t stride = 1;
     for (int i = 0; i < 5; ++i) {
       view.shape[order[i]] = shape[order[i]];
@@ -762,6 +765,27 @@ TEST(Implementations, BitIdenticalForAnyThreadBudget) {
           EXPECT_EQ(one.grad_bias, more.grad_bias) << name << " " << c.name << " " << v.name;
         }
       }
+    }
+  }
+}
+
+// Float 1-D layers in time-major views (ConvTbc's layout) take the channels-last gradInput over every
+// sample's rows as one matrix (`:interleaved`): against the reference, and the same bits for any
+// thread count (the tiles of rows change with it).
+TEST(Implementations, TimeMajorRowsAsOneMatrix) {
+  const Variant time_major{"float_time_major", ACL_FLOAT, Layout::kTimeMajor, MathMode::kFull};
+  for (const Case& c : cases()) {
+    if (std::string(c.name).rfind("channels_last", 0) != 0) continue;
+    const Results want = run("ref", c, time_major, 3, 2);
+    const Results one = run("channels_last", c, time_major, 3, 1);
+    EXPECT_NE(one.described.find("gradInput=channels_last:"), std::string::npos) << c.name << " " << one.described;
+    EXPECT_NE(one.described.find(":interleaved"), std::string::npos) << c.name << " " << one.described;
+    EXPECT_LT(relative_error(one.grad_input, want.grad_input), tolerance(ACL_FLOAT)) << c.name;
+    EXPECT_LT(relative_error(one.grad_weight, want.grad_weight), tolerance(ACL_FLOAT)) << c.name;
+    for (int threads : {2, 3}) {
+      const Results more = run("channels_last", c, time_major, 3, threads);
+      EXPECT_EQ(one.grad_input, more.grad_input) << c.name << " " << threads;
+      EXPECT_EQ(one.grad_weight, more.grad_weight) << c.name << " " << threads;
     }
   }
 }

@@ -196,9 +196,20 @@ bool input_pairs_apply(const ConvProblem& p) {
   return bf16_pair_products(p.dst, p.wei, p.math) && p.dst.stride[1] == 1 && p.geometry.dst_channels_per_group % 2 == 0;
 }
 
+// Whether float dY and dX hold their rows (position t, sample n) evenly spaced in t-major order,
+// row t * N + n one sample stride after the one before it (ConvTbc's T x B x C tensors): then a tap's
+// rows of every sample are one matrix, shifted by whole positions of N rows.
+bool interleaved_rows(const View5& v) {
+  return v.dtype == ACL_FLOAT && v.shape[0] > 1 && v.stride[4] == v.shape[0] * v.stride[0];
+}
+
 // Per (sample, tile of positions): the tile's dX rows zeroed, then each tap's product added. Each
 // tap's W_k is packed once per execution (every task multiplies by it). With bf16 pair products,
 // dY's rows are read in place from the user's BF16 tensor, each tap's W_k packed in pairs.
+// Interleaved float rows (interleaved_rows: ConvTbc's) are tiled as one matrix of N x T rows
+// instead, each tap's product over every sample's rows at once: the packed operand's slivers are then
+// 8 neighbouring rows, not 8 positions of one sample N rows apart (32 KiB with fairseq's B 16 x C 512).
+// Each entry's chain (taps in order, output channels in order) is the same: so are the bits.
 class ChannelsLastInput final : public ConvStep {
  public:
   ChannelsLastInput(const ConvProblem& p, PlanBuilder& b)
@@ -211,9 +222,15 @@ class ChannelsLastInput final : public ConvStep {
     if (p.wei.dtype != ACL_FLOAT) {
       weights_ = b.book_scratch("channels_last.weights", static_cast<uint64_t>(p.wei.numel()), sizeof(float));
     }
-    tile_ = std::max<int64_t>(
-        1, ceil_div(g.src_size[2], ceil_div(kTasksPerThread * threads_, std::max<int64_t>(1, g.batch))));
-    tiles_ = ceil_div(g.src_size[2], tile_);
+    flat_ = !dot_ && interleaved_rows(p.dst) && interleaved_rows(p.grad_input);
+    if (flat_) {  // tiles of the N x T rows
+      tile_ = std::max<int64_t>(1, ceil_div(g.batch * g.src_size[2], kTasksPerThread * threads_));
+      tiles_ = ceil_div(g.batch * g.src_size[2], tile_);
+    } else {
+      tile_ = std::max<int64_t>(
+          1, ceil_div(g.src_size[2], ceil_div(kTasksPerThread * threads_, std::max<int64_t>(1, g.batch))));
+      tiles_ = ceil_div(g.src_size[2], tile_);
+    }
     blocking_ = plan_gemm_blocking(tile_, g.src_channels_per_group, g.dst_channels_per_group);
     pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(), sizeof(float), threads_);
     tap_floats_ = packed_right_floats(blocking_, g.src_channels_per_group, g.dst_channels_per_group);
@@ -227,8 +244,10 @@ class ChannelsLastInput final : public ConvStep {
                              product_within(taps, tap_floats_, huge) ? uint64_t(taps * tap_floats_) : UINT64_MAX,
                              sizeof(float));
   }
-  int64_t tasks() const override { return p_.geometry.batch * tiles_; }
-  std::string detail() const override { return isa_detail(blocking_) + (dot_ ? ":bf16_dot" : ""); }
+  int64_t tasks() const override { return flat_ ? tiles_ : p_.geometry.batch * tiles_; }
+  std::string detail() const override {
+    return isa_detail(blocking_) + (dot_ ? ":bf16_dot" : "") + (flat_ ? ":interleaved" : "");
+  }
 
   int run(const Workspace& w, const StepInputs&) const override {
     const ConvGeometry& g = p_.geometry;
@@ -250,6 +269,7 @@ class ChannelsLastInput final : public ConvStep {
       }
     });
     if (status != ACLNN_SUCCESS) return status;
+    if (flat_) return run_interleaved(w, dy_view, dx, packed);
     int64_t* pair_offsets = dot_ ? w.at<int64_t>(pair_offsets_) : nullptr;
     for (int64_t q = 0; q < (dot_ ? pairs : 0); ++q) pair_offsets[q] = 2 * q;
     return run_tasks(tasks(), threads_, "channels-last gradInput", [&](int64_t t) {
@@ -279,9 +299,34 @@ class ChannelsLastInput final : public ConvStep {
   }
 
  private:
+  // flat_'s tasks: rows [r0, r1) of dX's N x T (row r: position r / N of sample r % N), zeroed, then
+  // each tap's product added over the rows whose dY row r + shift * N lies inside dY.
+  int run_interleaved(const Workspace& w, const View5& dy_view, const Rows& dx, const void* packed) const {
+    const ConvGeometry& g = p_.geometry;
+    const Rows dy(dy_view);
+    const int64_t cin = g.src_channels_per_group, cout = g.dst_channels_per_group, samples = g.batch;
+    const int64_t rows = samples * g.src_size[2], dy_rows = samples * g.dst_size[2];
+    return run_tasks(tasks(), threads_, "channels-last gradInput", [&](int64_t t) {
+      const int64_t r0 = t * tile_, r1 = std::min(rows, r0 + tile_);
+      for (int64_t r = r0; r < r1; ++r) std::fill_n(dx.data + r * dx.sample, cin, 0.0f);
+      float* pack = w.at<float>(pack_, thread_index());
+      for (int64_t k = 0; k < g.kernel[2]; ++k) {
+        const int64_t shift = (g.pad[2] - k * g.dilation[2]) * samples;  // dY row of dX row r: r + shift
+        const int64_t first = std::max(r0, -shift), last = std::min(r1, dy_rows - shift);
+        if (first >= last) continue;
+        // dX[first:last, :] (rows x Cin) += dY[first+shift : last+shift, :] (rows x Cout) * W_k (Cout x Cin)
+        sgemm(blocking_, pack, last - first, cin, cout,
+              MatrixRef{dy.data + (first + shift) * dy.sample, dy.sample, false},
+              PackedRight{static_cast<const float*>(packed) + k * tap_floats_, cout}, true, dx.data + first * dx.sample,
+              dx.sample);
+      }
+    });
+  }
+
   ConvProblem p_;
   int threads_;
-  bool dot_;  // bf16 pair products (input_pairs_apply): dY read in place, W_k packed in pairs
+  bool dot_;           // bf16 pair products (input_pairs_apply): dY read in place, W_k packed in pairs
+  bool flat_ = false;  // interleaved float rows (interleaved_rows), tiled as one matrix
   FloatRows dy_, dx_;
   WorkspaceLedger::Handle weights_ = -1;  // FLOAT16/BF16 weights as floats (tbc_weight_view)
   int64_t tile_ = 1, tiles_ = 1, tap_floats_ = 0;
