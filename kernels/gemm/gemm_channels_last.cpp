@@ -4,6 +4,7 @@
 // written in place: no dense copies, no column matrix. Stride 1, one group, any padding and dilation:
 //   gradInput:  dX[s, :] = sum over taps k (in order) of dY[s + p - k*d, :] * W_k   (rows inside dY only)
 //   gradWeight: W_k's gradient = sum over samples (in order) of dY^T * X[t - p + k*d, :]
+//               (time-major float rows: over positions, each position's samples in order)
 // with W_k = W[:, :, k] (Cout x Cin). Every entry is one chain of fused multiply-adds in a fixed
 // order inside one task, so results do not depend on the thread count.
 //
@@ -199,8 +200,10 @@ bool input_pairs_apply(const ConvProblem& p) {
 // Whether float dY and dX hold their rows (position t, sample n) evenly spaced in t-major order,
 // row t * N + n one sample stride after the one before it (ConvTbc's T x B x C tensors): then a tap's
 // rows of every sample are one matrix, shifted by whole positions of N rows.
+// (Rows of at least one channel, and N x T far within 64 bits: the view's elements are in memory.)
 bool interleaved_rows(const View5& v) {
-  return v.dtype == ACL_FLOAT && v.shape[0] > 1 && v.stride[4] == v.shape[0] * v.stride[0];
+  return v.dtype == ACL_FLOAT && v.shape[0] > 1 && v.stride[0] > 0 &&
+         product_within(v.shape[0], v.shape[4], int64_t{1} << 58) && v.stride[4] == v.shape[0] * v.stride[0];
 }
 
 // Per (sample, tile of positions): the tile's dX rows zeroed, then each tap's product added. Each
@@ -336,7 +339,9 @@ class ChannelsLastInput final : public ConvStep {
   WorkspaceLedger::Handle row_offsets_ = -1, pair_offsets_ = -1;  // dot_: per thread; shared
 };
 
-// Per (tap, block of result rows): the block's products over every sample, in sample order. The
+// Per (tap, block of result rows): the block's products over every sample, in sample order (time-major
+// float rows, interleaved_rows: one product over the N x T rows, positions in order, each position's
+// samples in order, every operand's packed sliver from neighbouring rows). The
 // result is W_k's gradient (Cout x Cin) or its transpose (Cin x Cout), whichever grad_weight's
 // strides store row-major. The right operand (dY, or X) of each sample is packed once per execution
 // when it fits kPackedBudget (every tap and block multiplies by a depth range of it).
@@ -369,20 +374,24 @@ class ChannelsLastWeight final : public ConvStep {
     const int64_t wanted = ceil_div(kTasksPerThread * threads_, std::max<int64_t>(1, g.kernel[2]));
     block_ = std::max<int64_t>(1, std::min(rows_, std::max(kMinWeightRows, ceil_div(rows_, wanted))));
     blocks_ = ceil_div(rows_, block_);
-    blocking_ = plan_gemm_blocking(block_, cols_, g.dst_size[2]);
+    // Time-major float rows: every sample's rows as one matrix, a tap's product over all of them.
+    flat_ = !dot_ && interleaved_rows(p.src) && interleaved_rows(p.dst);
+    units_ = flat_ ? 1 : g.batch, scale_ = flat_ ? g.batch : 1;
+    blocking_ = plan_gemm_blocking(block_, cols_, saturating_product(g.dst_size[2], scale_));
     pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(), sizeof(float), threads_);
-    depth_ = transposed_ ? g.dst_size[2] : g.src_size[2];  // positions of the packed operand
+    depth_ = (transposed_ ? g.dst_size[2] : g.src_size[2]) * scale_;  // rows of the packed operand, per unit
     sample_floats_ = packed_right_floats(blocking_, cols_, depth_);
     if (dot_) {
       plan_pairs(b);
-    } else if (product_within(g.batch, sample_floats_, kPackedBudget / 4)) {
-      packed_ = b.book_scratch("channels_last.packed_operand", g.batch * sample_floats_, sizeof(float));
+    } else if (product_within(units_, sample_floats_, kPackedBudget / 4)) {
+      packed_ = b.book_scratch("channels_last.packed_operand", units_ * sample_floats_, sizeof(float));
       plan_packed_left(b);
     }
   }
   int64_t tasks() const override { return p_.geometry.kernel[2] * blocks_; }
   std::string detail() const override {
-    return isa_detail(blocking_) + (transposed_ ? ":transposed" : "") + (dot_ ? ":bf16_dot" : "");
+    return isa_detail(blocking_) + (transposed_ ? ":transposed" : "") + (dot_ ? ":bf16_dot" : "") +
+           (flat_ ? ":interleaved" : "");
   }
 
   int run(const Workspace& w, const StepInputs&) const override {
@@ -398,14 +407,25 @@ class ChannelsLastWeight final : public ConvStep {
     const int64_t ldc = transposed_ ? out.stride[1] : out.stride[0];
     float* packed = packed_ >= 0 ? w.at<float>(packed_) : nullptr;
     float* packed_left = w.at<float>(packed_left_);
-    if (packed != nullptr) {  // each sample's dY (T' x Cout) or X (T x Cin); and the other's transpose
-      status = run_tasks(g.batch, threads_, "channels-last gradWeight", [&](int64_t n) {
+    // Row `pos` of sample n's matrix, and the rows' stride (flat_: row pos of the one matrix).
+    auto row = [&](const Rows& m, int64_t n, int64_t pos) { return flat_ ? m.data + pos * m.sample : m.at(n, pos); };
+    auto row_stride = [&](const Rows& m) { return flat_ ? m.sample : m.position; };
+    if (packed != nullptr) {  // each unit's dY (T' x Cout) or X (T x Cin); and the other's transpose
+      // (flat_: the one unit in pieces of rows, a task each)
+      const int64_t pieces = flat_ ? kTargetTasks : 1;
+      status = run_tasks(units_ * pieces, threads_, "channels-last gradWeight", [&](int64_t t) {
+        const int64_t n = t / pieces, piece = t % pieces;
         const Rows& m = transposed_ ? dy : x;
-        pack_right(blocking_, depth_, cols_, MatrixRef{m.at(n, 0), m.position, false}, packed + n * sample_floats_);
+        const int64_t step = ceil_div(depth_, pieces), p0 = std::min(depth_, piece * step);
+        const int64_t p1 = std::min(depth_, p0 + step);
+        pack_right(blocking_, p1 - p0, cols_, MatrixRef{row(m, n, p0), row_stride(m), false},
+                   packed + n * sample_floats_, depth_, p0);
         if (packed_left != nullptr) {
           const Rows& l = transposed_ ? x : dy;
-          pack_left(blocking_, rows_, left_depth_, MatrixRef{l.at(n, 0), l.position, true},
-                    packed_left + n * left_floats_, left_depth_, 0);
+          const int64_t left_step = ceil_div(left_depth_, pieces), q0 = std::min(left_depth_, piece * left_step);
+          const int64_t q1 = std::min(left_depth_, q0 + left_step);
+          pack_left(blocking_, rows_, q1 - q0, MatrixRef{row(l, n, q0), row_stride(l), true},
+                    packed_left + n * left_floats_, left_depth_, q0);
         }
       });
       if (status != ACLNN_SUCCESS) return status;
@@ -417,23 +437,24 @@ class ChannelsLastWeight final : public ConvStep {
       const int64_t shift = k * g.dilation[2] - g.pad[2];  // source row of dY row t: t + shift
       const int64_t first = std::max<int64_t>(0, -shift), last = std::min(g.dst_size[2], g.src_size[2] - shift);
       bool written = false;
-      for (int64_t n = 0; n < g.batch && first < last; ++n, written = true) {
+      for (int64_t n = 0; n < units_ && first < last; ++n, written = true) {
         // transposed: C (rows x Cout) += X[first+shift : last+shift, r0:r1]^T (rows x T') * dY[first:last, :] (T' x
         // Cout) else:       C (rows x Cin)  += dY[first:last, r0:r1]^T (rows x T') * X[first+shift : last+shift, :] (T'
         // x Cin)
-        const MatrixRef xs{x.at(n, first + shift), x.position, transposed_};
-        const MatrixRef ds{dy.at(n, first), dy.position, !transposed_};
+        // (flat_: positions of all samples, scale_ rows each)
+        const int64_t x0 = (first + shift) * scale_, d0 = first * scale_, count = (last - first) * scale_;
+        const MatrixRef xs{row(x, n, x0), row_stride(x), transposed_};
+        const MatrixRef ds{row(dy, n, d0), row_stride(dy), !transposed_};
         const MatrixRef a = transposed_ ? xs : ds, bm = transposed_ ? ds : xs;
         const MatrixRef rows{a.data + r0, a.ld, true};
-        const PackedRight right{packed + n * sample_floats_, depth_, transposed_ ? first : first + shift};
+        const PackedRight right{packed + n * sample_floats_, depth_, transposed_ ? d0 : x0};
         if (packed_left != nullptr) {  // rows r0.. start a sliver (block_ is a multiple of MR)
-          const PackedLeft left{packed_left + n * left_floats_ + r0 * left_depth_, left_depth_,
-                                transposed_ ? first + shift : first};
-          sgemm(blocking_, r1 - r0, cols_, last - first, left, right, written, c, ldc);
+          const PackedLeft left{packed_left + n * left_floats_ + r0 * left_depth_, left_depth_, transposed_ ? x0 : d0};
+          sgemm(blocking_, r1 - r0, cols_, count, left, right, written, c, ldc);
         } else if (packed != nullptr) {
-          sgemm(blocking_, pack, r1 - r0, cols_, last - first, rows, right, written, c, ldc);
+          sgemm(blocking_, pack, r1 - r0, cols_, count, rows, right, written, c, ldc);
         } else {
-          sgemm(blocking_, pack, r1 - r0, cols_, last - first, rows, bm, written, c, ldc);
+          sgemm(blocking_, pack, r1 - r0, cols_, count, rows, bm, written, c, ldc);
         }
       }
       if (!written) {  // no sample, or the tap never meets the source
@@ -470,14 +491,14 @@ class ChannelsLastWeight final : public ConvStep {
   // rows then start slivers: block_ a multiple of MR (the blocking changes no bit).
   void plan_packed_left(PlanBuilder& b) {
     const ConvGeometry& g = p_.geometry;
-    left_depth_ = transposed_ ? g.src_size[2] : g.dst_size[2];
+    left_depth_ = (transposed_ ? g.src_size[2] : g.dst_size[2]) * scale_;
     left_floats_ = packed_left_floats(blocking_, rows_, left_depth_);
-    const int64_t budget = kPackedBudget / 4 - g.batch * sample_floats_;
-    if (g.kernel[2] < 2 || !product_within(g.batch, left_floats_, budget)) return;
+    const int64_t budget = kPackedBudget / 4 - units_ * sample_floats_;
+    if (g.kernel[2] < 2 || !product_within(units_, left_floats_, budget)) return;
     const int64_t mr = left_sliver_rows(blocking_);
     block_ = std::max(mr, block_ / mr * mr);  // (rounded down: no fewer tasks)
     blocks_ = ceil_div(rows_, block_);
-    packed_left_ = b.book_scratch("channels_last.packed_left", g.batch * left_floats_, sizeof(float));
+    packed_left_ = b.book_scratch("channels_last.packed_left", units_ * left_floats_, sizeof(float));
   }
 
   // dot_'s workspace: X's pairs of rows (both parities) and dY's PackedPairsRight for every sample,
@@ -593,6 +614,10 @@ class ChannelsLastWeight final : public ConvStep {
   WorkspaceLedger::Handle packed_x_ = -1, pair_columns_ = -1, block_rows_ = -1, single_x_ = -1, single_dy_ = -1;
   bool transposed_ = false;
   int64_t rows_ = 0, cols_ = 0, block_ = 1, blocks_ = 1, depth_ = 0, sample_floats_ = 0;
+  // flat_ (time-major float rows, interleaved_rows): one unit of N x T rows, scale_ = N rows per
+  // position; else a unit per sample, a row per position.
+  bool flat_ = false;
+  int64_t units_ = 1, scale_ = 1;
   GemmBlocking blocking_;
   WorkspaceLedger::Handle pack_ = -1;         // per thread
   WorkspaceLedger::Handle packed_ = -1;       // each sample's right operand as a PackedRight, or none
