@@ -135,28 +135,30 @@ class DirectInput final : public ConvStep {
  private:
   // Each (group, 32 input channels) as two blocks of 16-lane weight vectors: block b's vector of tap
   // k and output channel co at ((b * K + k) * Cout + co) * 16 (zero past the last input channel).
+  // A task per block, its taps four at a time over every output channel: each pass writes four runs
+  // (tap k's vectors are Cout x 16 floats apart, 32 KiB in r50_s4: one L1 set for all of a block's
+  // taps at once, which thrashed it) and reads the block's rows of W again from L2.
   int pack_weights(const float* wei, float* out) const {
     const int64_t cin = g_.src_channels_per_group, cout = g_.dst_channels_per_group;
-    return run_tasks(g_.groups * channel_tasks_, threads_, "direct gradInput", [&](int64_t t) {
-      const int64_t grp = t / channel_tasks_, ci0 = t % channel_tasks_ * kBlockChannels;
-      float* blocks = out + t * 2 * block_floats_;
-      for (int64_t co = 0; co < cout; ++co) {  // (each 16-lane vector written whole, from one row of W)
-        const float* row = wei + (grp * cout + co) * cin * taps_;
-        for (int64_t b = 0; b < 2; ++b) {
-          const int64_t lanes = std::clamp<int64_t>(cin - ci0 - b * kRowLanes, 0, kRowLanes);
-          // A whole block's (16 channels x taps) rows transposed 4 x 4 at a time (a gather of every
-          // 9th float had been 10% of r50_s4's gradInput), the last taps % 4 and partial blocks one by one.
-          const int64_t whole = lanes == kRowLanes ? taps_ / 4 * 4 : 0;
-          const float* from = row + (ci0 + b * kRowLanes) * taps_;
-          float* to = blocks + b * block_floats_ + co * kRowLanes;
-          for (int64_t l = 0; l < kRowLanes && whole > 0; l += 4) {
-            for (int64_t k = 0; k < whole; k += 4)
-              transpose_4x4(from + l * taps_ + k, taps_, to + k * cout * kRowLanes + l, cout * kRowLanes);
-          }
-          for (int64_t k = whole; k < taps_; ++k) {
-            for (int64_t l = 0; l < kRowLanes; ++l)
-              to[k * cout * kRowLanes + l] = l < lanes ? from[l * taps_ + k] : 0.0f;
-          }
+    return run_tasks(g_.groups * channel_tasks_ * 2, threads_, "direct gradInput", [&](int64_t t) {
+      const int64_t grp = t / 2 / channel_tasks_, c0 = t / 2 % channel_tasks_ * kBlockChannels + t % 2 * kRowLanes;
+      float* block = out + t * block_floats_;
+      const int64_t lanes = std::clamp<int64_t>(cin - c0, 0, kRowLanes), row_floats = cin * taps_;
+      const float* first = wei + grp * cout * row_floats + c0 * taps_;  // output channel co's run: + co * row_floats
+      // A whole block's (16 channels x taps) rows transposed 4 x 4 at a time (a gather of every 9th
+      // float had been 10% of r50_s4's gradInput), the last taps % 4 and partial blocks one by one.
+      const int64_t whole = lanes == kRowLanes ? taps_ / 4 * 4 : 0;
+      for (int64_t k = 0; k < whole; k += 4) {
+        for (int64_t co = 0; co < cout; ++co) {  // (each 16-lane vector written whole)
+          for (int64_t l = 0; l < kRowLanes; l += 4)
+            transpose_4x4(first + co * row_floats + l * taps_ + k, taps_, block + (k * cout + co) * kRowLanes + l,
+                          cout * kRowLanes);
+        }
+      }
+      for (int64_t k = whole; k < taps_; ++k) {
+        for (int64_t co = 0; co < cout; ++co) {
+          for (int64_t l = 0; l < kRowLanes; ++l)
+            block[(k * cout + co) * kRowLanes + l] = l < lanes ? first[co * row_floats + l * taps_ + k] : 0.0f;
         }
       }
     });
