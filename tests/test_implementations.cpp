@@ -305,33 +305,32 @@ TEST(Implementations, EachMatchesTheReference) {
   }
 }
 
+// The verbose description of the gemm plan of case `name` (float, dense, 2 threads), or "" where
+// there is no such case.
+std::string gemm_plan_of(const std::string& name) {
+  for (const Case& c : cases()) {
+    if (c.name == name) return run("gemm", c, kVariants[0], 11, 2).described;
+  }
+  return "";
+}
+
 // The depth_major_3d case takes depth-major products in both gradients (its values are checked
 // against the reference above, and across instruction sets and thread counts below).
 TEST(Implementations, DepthMajorProductsWherePlanned) {
-  for (const Case& c : cases()) {
-    if (std::string(c.name) != "depth_major_3d") continue;
-    const Results got = run("gemm", c, kVariants[0], 11, 2);
-    const size_t weight_at = got.described.find("gradWeight=");
-    ASSERT_NE(weight_at, std::string::npos) << got.described;
-    EXPECT_LT(got.described.find(":depth_major"), weight_at) << got.described;
-    EXPECT_NE(got.described.find(":depth_major", weight_at), std::string::npos) << got.described;
-    return;
-  }
-  FAIL() << "no depth_major_3d case";
+  const std::string described = gemm_plan_of("depth_major_3d");
+  const size_t weight_at = described.find("gradWeight=");
+  ASSERT_NE(weight_at, std::string::npos) << described;
+  EXPECT_LT(described.find(":depth_major"), weight_at) << described;
+  EXPECT_NE(described.find(":depth_major", weight_at), std::string::npos) << described;
 }
 
 // The band_batches case multiplies 5 consecutive bands per gradWeight product (its values are
 // checked against the reference above, and across instruction sets and thread counts below).
 TEST(Implementations, WeightProductsSpanConsecutiveBands) {
-  for (const Case& c : cases()) {
-    if (std::string(c.name) != "band_batches") continue;
-    const Results got = run("gemm", c, kVariants[0], 11, 2);
-    const size_t weight_at = got.described.find("gradWeight=gemm");
-    ASSERT_NE(weight_at, std::string::npos) << got.described;
-    EXPECT_NE(got.described.find(":windows:bands=5:", weight_at), std::string::npos) << got.described;
-    return;
-  }
-  FAIL() << "no band_batches case";
+  const std::string described = gemm_plan_of("band_batches");
+  const size_t weight_at = described.find("gradWeight=gemm");
+  ASSERT_NE(weight_at, std::string::npos) << described;
+  EXPECT_NE(described.find(":windows:bands=5:", weight_at), std::string::npos) << described;
 }
 
 // The implementations with a kernel per instruction set (chosen by cpuid and ACLNN_CONVBWD_ISA).
