@@ -317,8 +317,8 @@ class GemmBackwardWeight final : public ConvStep {
         const KernelDepths inside = kernel_depths_inside(g_, band.od);
         if (depths.begin < inside.begin || depths.begin >= inside.end) continue;
       }
-      stage_padded_window(src_, math_, g_, bands_, n, grp * s_.cin + c0, c1 - c0, band, depths, 0, window);
       if (transposed_) {
+        stage_padded_window(src_, math_, g_, bands_, n, grp * s_.cin + c0, c1 - c0, band, depths, 0, window);
         if (width != positions_width) {  // (the last piece of a row may be narrower)
           window_columns(width, window_width, bands_.columns(), 1, positions);
           positions_width = width;
