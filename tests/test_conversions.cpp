@@ -80,13 +80,17 @@ TEST(Conversions, VectorisedNarrowingMatchesEigen) {
   std::vector<uint16_t> half(in.size()), bf16(in.size());
   floats_to_halves_avx2(in.data(), half.data(), static_cast<int64_t>(in.size()));
   floats_to_bf16_avx2(in.data(), bf16.data(), static_cast<int64_t>(in.size()));
-  std::vector<uint16_t> bf16_avx512(in.size());  // (where the CPU has AVX-512F)
+  std::vector<uint16_t> bf16_avx512(in.size()), bf16_dq(in.size());  // (where the CPU has AVX-512F, AVX512_BF16)
   if (avx512_conversions()) floats_to_bf16_avx512(in.data(), bf16_avx512.data(), static_cast<int64_t>(in.size()));
+  if (avx512_bf16_conversions()) floats_to_bf16_avx512bf16(in.data(), bf16_dq.data(), static_cast<int64_t>(in.size()));
   for (size_t i = 0; i < in.size(); ++i) {
     const uint16_t want_bf16 = Eigen::numext::bit_cast<uint16_t>(Eigen::bfloat16(in[i]));
     EXPECT_EQ(bf16[i], want_bf16) << std::hex << bits_of(in[i]);
     if (avx512_conversions()) {
       EXPECT_EQ(bf16_avx512[i], want_bf16) << std::hex << bits_of(in[i]);
+    }
+    if (avx512_bf16_conversions()) {
+      EXPECT_EQ(bf16_dq[i], want_bf16) << std::hex << bits_of(in[i]);
     }
     if (!std::isnan(in[i])) {  // (NaN payloads: any NaN will do for FLOAT16)
       const uint16_t want_half = Eigen::numext::bit_cast<uint16_t>(Eigen::half(in[i]));
@@ -121,10 +125,15 @@ TEST(Conversions, ShortRunsMatchTheLongOnesAndStopAtTheirEnds) {
       floats_to_bf16_avx2(&floats[first], to_bf16.data(), n);
       std::vector<uint16_t> to_bf16_avx512(n + 8, kSentinelBits);  // (masked tails, where the CPU has AVX-512F)
       if (avx512_conversions()) floats_to_bf16_avx512(&floats[first], to_bf16_avx512.data(), n);
+      std::vector<uint16_t> to_bf16_dq(n + 8, kSentinelBits);  // (where the CPU has AVX512_BF16)
+      if (avx512_bf16_conversions()) floats_to_bf16_avx512bf16(&floats[first], to_bf16_dq.data(), n);
       for (int64_t i = 0; i < n + 8; ++i) {
         const bool inside = i < n;
         if (avx512_conversions()) {
           EXPECT_EQ(to_bf16_avx512[i], inside ? to_bf16_want[first + i] : kSentinelBits) << n << " " << i;
+        }
+        if (avx512_bf16_conversions()) {
+          EXPECT_EQ(to_bf16_dq[i], inside ? to_bf16_want[first + i] : kSentinelBits) << n << " " << i;
         }
         EXPECT_EQ(bits_of(half[i]), bits_of(inside ? half_want[first + i] : kSentinel)) << n << " " << i;
         EXPECT_EQ(bits_of(bf16[i]), bits_of(inside ? bf16_want[first + i] : kSentinel)) << n << " " << i;

@@ -15,6 +15,9 @@ bool refresh_f16c_conversions();
 // Whether the AVX-512 conversions may run too: f16c_conversions() and ACLNN_CONVBWD_ISA's path
 // (selected_isa()) is avx512, decided with it.
 bool avx512_conversions();
+// Whether BF16 narrowing may take AVX512_BF16's instruction too: avx512_conversions() and the CPU
+// has AVX512_BF16 and AVX512DQ, decided with it.
+bool avx512_bf16_conversions();
 
 #ifdef ACLNN_HAVE_X86_KERNELS
 // convert_avx2.cpp (-mavx2 -mf16c): out[i] = in[i] for i < n.
@@ -44,6 +47,9 @@ void bf16_to_floats_avx2(const uint16_t* in, float* out, int64_t n);
 void floats_to_bf16_avx2(const float* in, uint16_t* out, int64_t n);
 // convert_avx512.cpp (-mavx512f): the same narrowing, the same bits, 16 values at a time.
 void floats_to_bf16_avx512(const float* in, uint16_t* out, int64_t n);
+// convert_avx512_bf16.cpp (-mavx512f -mavx512dq -mavx512bf16): the same bits again, with VCVTNEPS2BF16
+// (a block of 16 holding a NaN or a denormal through floats_to_bf16_avx512).
+void floats_to_bf16_avx512bf16(const float* in, uint16_t* out, int64_t n);
 // lanes[w % 8] += in[r * row_stride + w] (widened to double) for r < rows, w < width, in that
 // order: the gradBias lanes, held in registers over the rows.
 void add_to_double_lanes_avx2(const float* in, int64_t rows, int64_t row_stride, int64_t width, double* lanes);

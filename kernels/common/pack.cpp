@@ -237,7 +237,8 @@ void read_row_channels(const View5& view, MathMode math, int64_t n, int64_t c0, 
 namespace {
 
 // to[i * step] = in[i] for i < count, rounded once to nearest even (F16C/AVX2 for contiguous runs
-// of FLOAT16 and BF16 when `f16c`; BF16 with AVX-512 where avx512_conversions()).
+// of FLOAT16 and BF16 when `f16c`; BF16 with AVX-512 where avx512_conversions(), with AVX512_BF16's
+// instruction where avx512_bf16_conversions()).
 template <typename E>
 void store_floats(const float* in, int64_t count, E* to, int64_t step, bool f16c) {
 #ifdef ACLNN_HAVE_X86_KERNELS
@@ -249,7 +250,11 @@ void store_floats(const float* in, int64_t count, E* to, int64_t step, bool f16c
       return;
     } else if constexpr (std::is_same_v<E, Eigen::bfloat16>) {
       auto* bits = reinterpret_cast<uint16_t*>(to);
-      avx512_conversions() ? floats_to_bf16_avx512(in, bits, count) : floats_to_bf16_avx2(in, bits, count);
+      if (avx512_bf16_conversions()) {
+        floats_to_bf16_avx512bf16(in, bits, count);
+      } else {
+        avx512_conversions() ? floats_to_bf16_avx512(in, bits, count) : floats_to_bf16_avx2(in, bits, count);
+      }
       return;
     }
   }

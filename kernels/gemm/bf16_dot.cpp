@@ -1,9 +1,5 @@
 #include "kernels/gemm/bf16_dot.h"
 
-#if defined(__x86_64__)
-#include <cpuid.h>
-#endif
-
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -16,11 +12,7 @@ namespace aclnn_cpu {
 
 bool bf16_dot_supported() {
 #if defined(__x86_64__) && defined(ACLNN_HAVE_X86_KERNELS)
-  static const bool cpu = [] {  // cpuid leaf 7, sub-leaf 1: EAX bit 5
-    unsigned a = 0, b = 0, c = 0, d = 0;
-    return __get_cpuid_count(7, 1, &a, &b, &c, &d) != 0 && (a & (1u << 5)) != 0;
-  }();
-  return cpu && selected_isa() == Isa::kAvx512;
+  return cpu_has_avx512_bf16() && selected_isa() == Isa::kAvx512;
 #else
   return false;
 #endif

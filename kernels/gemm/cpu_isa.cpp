@@ -54,8 +54,22 @@ bool cpu_is_amd() {
 #endif
 }
 
+bool cpu_has_avx512_bf16() {
+#if defined(__x86_64__)
+  static const bool bf16 = [] {  // cpuid leaf 7: sub-leaf 1 EAX bit 5 (AVX512_BF16), sub-leaf 0 EBX bit 17 (AVX512DQ)
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (__get_cpuid_count(7, 0, &a, &b, &c, &d) == 0 || (b & (1u << 17)) == 0) return false;
+    return __get_cpuid_count(7, 1, &a, &b, &c, &d) != 0 && (a & (1u << 5)) != 0;
+  }();
+  return bf16 && detected_isa() == Isa::kAvx512;
+#else
+  return false;
+#endif
+}
+
 namespace {
-std::atomic<int> g_f16c_conversions{-1};  // -1: not decided yet; 0 none, 1 F16C/AVX2, 2 AVX-512 too
+// -1: not decided yet; 0 none, 1 F16C/AVX2, 2 AVX-512 too, 3 AVX512_BF16's narrowing too
+std::atomic<int> g_f16c_conversions{-1};
 int conversions_level() {
   const int decided = g_f16c_conversions.load(std::memory_order_relaxed);
   if (decided < 0) refresh_f16c_conversions();
@@ -70,7 +84,7 @@ bool refresh_f16c_conversions() {
     return __get_cpuid(1, &a, &b, &c, &d) != 0 && (c & bit_F16C) != 0;
   }();
   const Isa isa = selected_isa();
-  const int level = !f16c || isa < Isa::kAvx2 ? 0 : isa == Isa::kAvx512 ? 2 : 1;
+  const int level = !f16c || isa < Isa::kAvx2 ? 0 : isa < Isa::kAvx512 ? 1 : cpu_has_avx512_bf16() ? 3 : 2;
 #else
   const int level = 0;
 #endif
@@ -79,7 +93,8 @@ bool refresh_f16c_conversions() {
 }
 
 bool f16c_conversions() { return conversions_level() > 0; }
-bool avx512_conversions() { return conversions_level() == 2; }
+bool avx512_conversions() { return conversions_level() >= 2; }
+bool avx512_bf16_conversions() { return conversions_level() == 3; }
 
 Isa selected_isa() {
   const Isa cpu = detected_isa();

@@ -22,6 +22,9 @@ Isa selected_isa();
 // AMD's and Intel's cores; false off x86-64.
 bool cpu_is_amd();
 
+// Whether the CPU has AVX512_BF16 (and AVX512DQ), with AVX-512 usable (detected_isa()); false off x86-64.
+bool cpu_has_avx512_bf16();
+
 // Per-core data cache sizes in bytes (L3: the whole cache divided among the cores sharing it),
 // from the operating system, or conservative defaults where it does not say.
 struct CacheSizes {
