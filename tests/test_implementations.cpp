@@ -126,6 +126,10 @@ std::vector<Case> cases() {
       {"direct_small_plane", geometry(3, 1, 40, 20, {7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1}), false},
       {"direct_wide_rows", geometry(2, 2, 17, 16, {5, 31}, {2, 5}, {1, 1}, {0, 3}, {2, 1}), false},
       {"direct_wide_pad_1d", geometry(2, 1, 16, 18, {20}, {3}, {1}, {5}, {1}), false},
+      // Row ends: taps whose first or last 1-3 positions of a chunk read only padding (a 5-wide kernel
+      // padded by 1 along rows of 12, one chunk or two: each (first, last) pair of 0-2 left out, 3 multiplied as
+      // zeros).
+      {"direct_row_ends", geometry(2, 1, 20, 17, {5, 12}, {3, 5}, {1, 1}, {1, 1}, {1, 1}), false},
       // Strided: the rows in column phases (3 here, with dilation 2 and padding 2), and the taps of
       // each input row and plane whose dY index divides exactly (strides 2 in all three dims).
       {"direct_strided", geometry(2, 1, 20, 17, {13, 17}, {3, 4}, {2, 3}, {1, 2}, {1, 2}), false},

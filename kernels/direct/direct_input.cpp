@@ -106,8 +106,9 @@ class DirectInput final : public ConvStep {
                              sizeof(float), threads_);
     // (and as many rows again: the rows of a view not stored as dense floats)
     tile_ = b.book_scratch("direct.row_result", 2 * kBlockChannels * g_.src_size[2], sizeof(float), threads_);
-    // (and one more: which (sample, group, band) the thread's staged rows hold)
-    tap_offsets_ = b.book_scratch("direct.tap_offsets", 2 * taps_ + 1, sizeof(int64_t), threads_);
+    // (per tap: dY's offset, the weights', the first and the end of the positions inside dY's columns; and
+    // one more: which (sample, group, band) the thread's staged rows hold)
+    tap_offsets_ = b.book_scratch("direct.tap_offsets", 4 * taps_ + 1, sizeof(int64_t), threads_);
     b.need_float_inputs(false, true, false);  // dY is staged from the user's view
   }
 
@@ -180,6 +181,8 @@ class DirectInput final : public ConvStep {
     }
     int64_t* dy_tap = w.at<int64_t>(tap_offsets_, thread);
     int64_t* weight_tap = dy_tap + taps_;
+    int64_t* tap_first = dy_tap + 2 * taps_;
+    int64_t* tap_end = dy_tap + 3 * taps_;
     float* tile = w.at<float>(tile_, thread);
     float* rows = tile + kBlockChannels * width;  // the rows of a view not stored as dense floats
     const int64_t ci0 = ct * kBlockChannels, channels = std::min(kBlockChannels, cin - ci0);
@@ -201,16 +204,28 @@ class DirectInput final : public ConvStep {
               const int64_t zw = q + g_.pad[2] - kw * g_.dilation[2];
               if (zw % sw != 0) continue;
               dy_tap[taps] = row + zw / sw + staging_.left;
+              // position j reads dY's column j + zw / sw
+              tap_first[taps] = std::max<int64_t>(0, -(zw / sw));
+              tap_end[taps] = g_.dst_size[2] - zw / sw;
               weight_tap[taps++] = ((kd * g_.kernel[1] + kh) * g_.kernel[2] + kw) * cout * kRowLanes;
             }
           }
         }
         // tile (blocks x positions x 16) = the phase's positions of the row's 32 channels
         const int64_t positions = ceil_div(width - q, sw);
-        const InputRows job{staged,  dy_tap,        weight_tap,
-                            taps,    cout,          staging_.width,
-                            weights, block_floats_, ceil_div(channels, kRowLanes),
-                            tile,    positions};
+        const InputRows job{staged,
+                            dy_tap,
+                            weight_tap,
+                            tap_first,
+                            tap_end,
+                            taps,
+                            cout,
+                            staging_.width,
+                            weights,
+                            block_floats_,
+                            ceil_div(channels, kRowLanes),
+                            tile,
+                            positions};
         kernels_.input_rows(job);
         // Channel i's row: from the parts buffer, or dX's row in place; the channels' rows equally apart.
         float* row0 =
@@ -244,7 +259,7 @@ class DirectInput final : public ConvStep {
     }
   }
 
-  int64_t* staged_key(const Workspace& w, int thread) const { return w.at<int64_t>(tap_offsets_, thread) + 2 * taps_; }
+  int64_t* staged_key(const Workspace& w, int thread) const { return w.at<int64_t>(tap_offsets_, thread) + 4 * taps_; }
 
   // Stages dY rows [od0, od1) x [oh0, oh1) of sample n, group grp (RowStaging's layout).
   void stage_rows(float* out, int64_t n, int64_t grp, int64_t od0, int64_t od1, int64_t oh0, int64_t oh1) const {

@@ -14,6 +14,7 @@
 // product first, as the generic GEMM kernel does).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "kernels/gemm/cpu_isa.h"
@@ -74,11 +75,15 @@ struct WeightRows {
 //       * dy[dy_tap[t] + co * dy_channel_stride + j]
 // for blocks b < blocks, positions j < width and lanes l < 16: each tap t a kernel tap whose dY row
 // lies inside dY (the caller lists only those), its dY entries read from a staged row padded with
-// zeros wherever the tap reaches past dY's columns.
+// zeros wherever the tap reaches past dY's columns. Tap t reads dY's columns at positions
+// [tap_first[t], tap_end[t]) only: the kernels leave out (up to two at each end of a chunk of
+// positions) the products of the padding's zeros, and sum the others in the order above.
 struct InputRows {
   const float* dy;
   const int64_t* dy_tap;
   const int64_t* weight_tap;
+  const int64_t* tap_first;
+  const int64_t* tap_end;
   int64_t taps, channels, dy_channel_stride;
   const float* weights;
   int64_t weight_block_stride, blocks;

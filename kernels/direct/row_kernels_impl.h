@@ -223,8 +223,35 @@ inline void prefetch_floats_ahead(const float* p, int64_t ahead) {
       reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(p) + static_cast<uintptr_t>(ahead) * sizeof(float)));
 }
 
-// input_rows' blocks [b0, b0 + kBlocks) x positions [j0, j0 + kPos): kPos x kBlocks accumulators, each
-// tap's dY entry splatted once for the kBlocks weight vectors.
+// One tap of input_chunk, over every output channel: positions [kLo, kPos - kHi) of the chunk (the
+// others read the padding's zeros there), each dY entry splatted once for the kBlocks weight vectors.
+template <class Ops, int kBlocks, int kPos, int kLo, int kHi>
+__attribute__((always_inline)) inline void input_tap(const InputRows& job, const float* w, const float* d,
+                                                     typename Ops::T (&acc)[kPos][kBlocks]) {
+  using T = typename Ops::T;
+  for (int64_t co = 0; co < job.channels; ++co, w += kRowLanes, d += job.dy_channel_stride) {
+    // The dY entries of the output channel 8 ahead (both lines the chunk may span): the staged rows
+    // of a 1-D layer are channels 4 KiB apart, a stride the hardware prefetchers do not follow
+    // (conv1d_k5_c256's gradInput 0.83-0.87 of the time; the 2-D layers' short rows: no change).
+    prefetch_floats_ahead(d, 8 * job.dy_channel_stride);
+    prefetch_floats_ahead(d, 8 * job.dy_channel_stride + kPos - 1);
+    // (one load for kPos products: the vectors held in registers, not folded into each multiply-add)
+    T w0 = Ops::load(w), w1 = kBlocks > 1 ? Ops::load(w + job.weight_block_stride) : w0;
+    Ops::in_register(w0);
+    Ops::in_register(w1);
+    const T wv[2] = {w0, w1};
+#pragma GCC unroll 16
+    for (int j = kLo; j < kPos - kHi; ++j) {
+      const T x = Ops::splat(d[j]);
+#pragma GCC unroll 2
+      for (int b = 0; b < kBlocks; ++b) acc[j][b] = Ops::madd(x, wv[b], acc[j][b]);
+    }
+  }
+}
+
+// input_rows' blocks [b0, b0 + kBlocks) x positions [j0, j0 + kPos): kPos x kBlocks accumulators. A
+// tap whose first or last one or two positions of the chunk read only padding leaves them out (r50_s4's
+// 7-position rows: 2 of every 21 products); more than that (a wide dilation), its zeros are multiplied.
 template <class Ops, int kBlocks, int kPos>
 void input_chunk(const InputRows& job, int64_t b0, int64_t j0) {
   using T = typename Ops::T;
@@ -238,25 +265,23 @@ void input_chunk(const InputRows& job, int64_t b0, int64_t j0) {
   for (int64_t t = 0; t < job.taps; ++t) {
     const float* w = block + job.weight_tap[t];
     const float* d = job.dy + job.dy_tap[t] + j0;
-    for (int64_t co = 0; co < job.channels; ++co, w += kRowLanes, d += job.dy_channel_stride) {
-      // The dY entries of the output channel 8 ahead (both lines the chunk may span): the staged rows
-      // of a 1-D layer are channels 4 KiB apart, a stride the hardware prefetchers do not follow
-      // (conv1d_k5_c256's gradInput 0.83-0.87 of the time; the 2-D layers' short rows: no change).
-      prefetch_floats_ahead(d, 8 * job.dy_channel_stride);
-      prefetch_floats_ahead(d, 8 * job.dy_channel_stride + kPos - 1);
-      T wv[kBlocks];
-#pragma GCC unroll 2
-      for (int b = 0; b < kBlocks; ++b) {
-        wv[b] = Ops::load(w + b * job.weight_block_stride);
-        Ops::in_register(wv[b]);  // one load for kPos products
-      }
-#pragma GCC unroll 16
-      for (int j = 0; j < kPos; ++j) {
-        const T x = Ops::splat(d[j]);
-#pragma GCC unroll 2
-        for (int b = 0; b < kBlocks; ++b) acc[j][b] = Ops::madd(x, wv[b], acc[j][b]);
+    const int64_t lo = std::clamp<int64_t>(job.tap_first[t] - j0, 0, kPos);
+    const int64_t hi = std::clamp<int64_t>(j0 + kPos - job.tap_end[t], 0, kPos);
+    if (lo + hi >= kPos) continue;  // the chunk's positions all read padding for this tap
+    if constexpr (kPos > 4) {
+      const int64_t edges = lo * 3 + hi;  // (lo, hi) with each at most 2
+      if (lo <= 2 && hi <= 2 && edges != 0) {
+        switch (edges) {
+          case 1: input_tap<Ops, kBlocks, kPos, 0, 1>(job, w, d, acc); continue;
+          case 2: input_tap<Ops, kBlocks, kPos, 0, 2>(job, w, d, acc); continue;
+          case 3: input_tap<Ops, kBlocks, kPos, 1, 0>(job, w, d, acc); continue;
+          case 4: input_tap<Ops, kBlocks, kPos, 1, 1>(job, w, d, acc); continue;
+          case 6: input_tap<Ops, kBlocks, kPos, 2, 0>(job, w, d, acc); continue;
+          default: break;  // (1, 2), (2, 1), (2, 2): all positions, zeros included
+        }
       }
     }
+    input_tap<Ops, kBlocks, kPos, 0, 0>(job, w, d, acc);
   }
 #pragma GCC unroll 16
   for (int j = 0; j < kPos; ++j) {
