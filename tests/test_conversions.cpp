@@ -206,23 +206,28 @@ TEST(Conversions, StridedWideningMatchesTheRunConversions) {
 }
 
 TEST(Conversions, CopiedRowsAreExactAndStopAtTheirEnds) {
-  // copy_rows_avx2 (short float rows of several channels): every bit pattern kept (NaNs, negative
-  // zeros, denormals), counts around the blocks of 8 and 16, nothing written past a row's n entries,
-  // and the last row ending the buffer (under AddressSanitizer a read past it fails).
+  // copy_rows_avx2 (short float rows of several channels) and copy_rows_even_avx2 (their even entries:
+  // a stride-2 window's phase): every bit pattern kept (NaNs, negative zeros, denormals), counts around
+  // the blocks of 8 and 16, nothing written past a row's n entries, and the last row ending the buffer
+  // at its last entry read (under AddressSanitizer a read past it fails).
   if (!f16c_conversions()) GTEST_SKIP() << "no F16C/AVX2 on this CPU (or ACLNN_CONVBWD_ISA=generic)";
 #ifdef ACLNN_HAVE_X86_KERNELS
   std::mt19937 rng(11);
-  for (const int64_t n : {1, 7, 8, 9, 15, 16, 17, 23, 24, 25, 56}) {
-    const int64_t rows = 3, in_stride = n + 5, out_stride = n + 3;
-    std::vector<uint32_t> bits(static_cast<size_t>((rows - 1) * in_stride + n));
-    for (uint32_t& b : bits) b = static_cast<uint32_t>(rng());
-    std::vector<float> in(bits.size()), got(rows * out_stride, -1.0f), want(got);
-    std::memcpy(in.data(), bits.data(), bits.size() * sizeof(float));
-    copy_rows_avx2(in.data(), in_stride, n, rows, got.data(), out_stride);
-    for (int64_t r = 0; r < rows; ++r) {
-      std::memcpy(&want[r * out_stride], &in[r * in_stride], static_cast<size_t>(n) * sizeof(float));
+  for (const int64_t step : {1, 2}) {
+    for (const int64_t n : {1, 7, 8, 9, 15, 16, 17, 23, 24, 25, 28, 56}) {
+      const int64_t rows = 3, in_stride = step * n + 5, out_stride = n + 3;
+      std::vector<uint32_t> bits(static_cast<size_t>((rows - 1) * in_stride + step * (n - 1) + 1));
+      for (uint32_t& b : bits) b = static_cast<uint32_t>(rng());
+      std::vector<float> in(bits.size()), got(rows * out_stride, -1.0f), want(got);
+      std::memcpy(in.data(), bits.data(), bits.size() * sizeof(float));
+      step == 1 ? copy_rows_avx2(in.data(), in_stride, n, rows, got.data(), out_stride)
+                : copy_rows_even_avx2(in.data(), in_stride, n, rows, got.data(), out_stride);
+      for (int64_t r = 0; r < rows; ++r) {
+        for (int64_t i = 0; i < n; ++i)
+          std::memcpy(&want[r * out_stride + i], &in[r * in_stride + step * i], sizeof(float));
+      }
+      ASSERT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)), 0) << "step " << step << " n " << n;
     }
-    ASSERT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)), 0) << "n " << n;
   }
 #endif
 }

@@ -37,6 +37,10 @@ void widen_strided_avx2(const uint16_t* in, bool bf16, int64_t step, int64_t n, 
 // (in_stride == n: a plane's rows; past the run too: the next plane, which the next task reads),
 // else 448 floats ahead of each row (in its plane: that channel's rows to come).
 void copy_rows_avx2(const float* in, int64_t in_stride, int64_t n, int64_t rows, float* out, int64_t out_stride);
+// out[r * out_stride + i] = in[r * in_stride + 2 * i] for r < rows, i < n (reading nothing past each row's
+// entry 2(n - 1)): the even entries of rows (a stride-2 window's phase), 8 per shuffle, prefetched as
+// copy_rows_avx2 does.
+void copy_rows_even_avx2(const float* in, int64_t in_stride, int64_t n, int64_t rows, float* out, int64_t out_stride);
 // out[r * out_stride + i / 16 * vector_stride + i % 16] = in[r * in_stride + i] for r < rows, i < n:
 // rows cut into vectors of 16 that land `vector_stride` floats apart (several channels' vectors side
 // by side), row by row in memory order; FLOAT (`kind` 0), FLOAT16 (1) or BF16 (2) values widened.

@@ -142,6 +142,29 @@ void copy_rows_avx2(const float* in, int64_t in_stride, int64_t n, int64_t rows,
   }
 }
 
+void copy_rows_even_avx2(const float* in, int64_t in_stride, int64_t n, int64_t rows, float* out, int64_t out_stride) {
+  // Entry 2n - 1 is past the row's last (2n - 2): the last vector reads it under a mask.
+  const __m256i all_but_last = _mm256_setr_epi32(-1, -1, -1, -1, -1, -1, -1, 0);
+  // The evens of a (8) and b (8): [a0 a2 b0 b2 | a4 a6 b4 b6] by shuffle, then the 64-bit pairs in order.
+  auto evens = [](__m256 a, __m256 b) {
+    const __m256 mixed = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));
+    return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(mixed), _MM_SHUFFLE(3, 1, 2, 0)));
+  };
+  const int64_t ahead = 4 * entries_ahead(in_stride == 2 * n);
+  for (int64_t r = 0; r < rows; ++r, in += in_stride, out += out_stride) {
+    prefetch_ahead(in, 8 * n, ahead);
+    if (n < 8) {
+      for (int64_t i = 0; i < n; ++i) out[i] = in[2 * i];
+      continue;
+    }
+    for (int64_t i = 0; i + 8 < n; i += 8)
+      _mm256_storeu_ps(out + i, evens(_mm256_loadu_ps(in + 2 * i), _mm256_loadu_ps(in + 2 * i + 8)));
+    // the last 8 (a few written twice, the same values)
+    const float* last = in + 2 * (n - 8);
+    _mm256_storeu_ps(out + n - 8, evens(_mm256_loadu_ps(last), _mm256_maskload_ps(last + 8, all_but_last)));
+  }
+}
+
 namespace {
 
 template <int kKind, typename In>

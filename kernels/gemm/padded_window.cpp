@@ -167,8 +167,15 @@ void stage_padded_window(const View5& view, MathMode math, const ConvGeometry& g
           zero_run(to + x1, width - x1);
         }
         if (x0 == x1) return;
-        if (float_rows) {  // the common case: copies, inline (a window line is often only 28 floats)
+        if (float_rows) {  // the common case: copies (a window line is often only 28 floats)
           const float* from = static_cast<const float*>(view.data) + view.element(n, c0, id, ih, first + x0 * sw);
+#ifdef ACLNN_HAVE_X86_KERNELS
+          if (f16c_conversions()) {  // every channel's line in one call, prefetched ahead in each plane
+            step == 1 ? copy_rows_avx2(from, view.stride[1], x1 - x0, channels, line + x0, channel_floats)
+                      : copy_rows_even_avx2(from, view.stride[1], x1 - x0, channels, line + x0, channel_floats);
+            return;
+          }
+#endif
           for (int64_t c = 0; c < channels; ++c) {
             float* to = line + c * channel_floats + x0;
             step == 1 ? copy_run(from + c * view.stride[1], x1 - x0, to)
