@@ -69,13 +69,25 @@ class GemmBackwardData final : public ConvStep {
     if (pack_dy_ && samples_ == 1) tile_ = sliver_tile(tile_);
     blocking_ = plan_gemm_blocking(max_rows, tile_, s_.cout);
     if (plan_pair_products(p, b, units, max_rows)) return;
+    // A dY that is not a dense float array, to be packed once per sample (a stem's FLOAT16 dY): converted
+    // once into plain float rows instead and read in place as a float dY is (as panels it cost the
+    // stem's FLOAT16 gradInput 11%: the same floats written, with a transpose more). Booked with a
+    // micro-kernel tile of slack: the last row's last tile reads whole tiles past its end.
+    const uint64_t copied_floats =
+        uint64_t(saturating_product(saturating_product(s_.n, s_.groups), saturating_product(s_.cout, s_.dst_plane)));
+    if (pack_dy_ && samples_ == 1 && dy_from_view_ && s_.n > 0 && s_.groups > 0 && s_.cout > 0 && s_.dst_plane > 0 &&
+        copied_floats < (uint64_t{1} << 58)) {
+      pack_dy_ = false;
+      dy_rows_copy_ =
+          b.book_scratch("gemm.gradOutput_rows", copied_floats + right_sliver_columns(blocking_), sizeof(float));
+    }
     // A dense float dY's rows are read in place by the micro-kernel (sgemm_rows) rather than packed
     // for every task (each block of channels would pack the sample's dY again): the stem's 3 input
     // channels are 3 tasks of 49 rows per sample, where packing dY was a quarter of gradInput. Its
     // tiles are whole micro-kernel tiles (rows and columns rounded up in cols).
     // (Only for a dY with elements: its sizes then multiply within its memory.)
-    rows_dy_ = !pack_dy_ && !dy_from_view_ && !columns_are_source(g_) && s_.n > 0 && s_.groups > 0 && s_.cout > 0 &&
-               s_.dst_plane > 0;
+    rows_dy_ = !pack_dy_ && (!dy_from_view_ || dy_rows_copy_ >= 0) && !columns_are_source(g_) && s_.n > 0 &&
+               s_.groups > 0 && s_.cout > 0 && s_.dst_plane > 0;
     if (rows_dy_) {
       tile_ = sliver_tile(tile_);
       cols_ld_ = round_up(tile_, right_sliver_columns(blocking_));
@@ -107,6 +119,15 @@ class GemmBackwardData final : public ConvStep {
     b.need_float_inputs(false, true, !dy_from_view_);
   }
 
+  // dy_rows_copy_: dY converted from the user's view into plain float rows, a task per (sample, group, channel).
+  int copy_grad_output(float* out) const {
+    const int64_t slices = s_.n * s_.groups;
+    return run_tasks(slices * s_.cout, threads_, "gemm gradInput", [&](int64_t t) {
+      const int64_t n = t / s_.cout / s_.groups, grp = t / s_.cout % s_.groups, co = t % s_.cout;
+      read_plane_floats(dst_, math_, n, grp * s_.cout + co, 0, s_.dst_plane, out + t * s_.dst_plane);
+    });
+  }
+
   int64_t tasks() const override { return ceil_div(s_.n, samples_) * s_.groups * blocks_; }
   std::string detail() const override { return isa_detail(blocking_) + (dot_ ? ":bf16_dot" : ""); }
 
@@ -116,10 +137,16 @@ class GemmBackwardData final : public ConvStep {
     float* weights = w.at<float>(weights_);
     int status = pack_weights(in.f32.wei, weights);
     if (status == ACLNN_SUCCESS && pack_dy_) status = pack_grad_output(w.at<float>(packed_dy_));
+    const float* dy_copy = dy_rows_copy_ >= 0 ? w.at<float>(dy_rows_copy_) : nullptr;
+    if (status == ACLNN_SUCCESS && dy_copy != nullptr) status = copy_grad_output(w.at<float>(dy_rows_copy_));
     if (status != ACLNN_SUCCESS) return status;
     int64_t* dy_rows = w.at<int64_t>(dy_rows_);  // rows_dy_: row co of a slice's dY at co * plane
     for (int64_t co = 0; co < (rows_dy_ ? s_.cout : 0); ++co) dy_rows[co] = co * s_.dst_plane;
-    const int64_t dy_floats = rows_dy_ ? s_.n * s_.groups * s_.cout * s_.dst_plane : 0;  // (dense, not empty)
+    // (dense, not empty; a copy's slack read too)
+    const int64_t dy_floats = rows_dy_ ? s_.n * s_.groups * s_.cout * s_.dst_plane +
+                                             (dy_copy != nullptr ? right_sliver_columns(blocking_) : 0)
+                                       : 0;
+    const float* dy_dense = dy_copy != nullptr ? dy_copy : in.f32.dst;
     status = run_tasks(tasks(), threads_, "gemm gradInput", [&](int64_t t) {
       const int64_t n0 = t / (s_.groups * blocks_) * samples_, n1 = std::min(s_.n, n0 + samples_);
       const int64_t grp = t / blocks_ % s_.groups, c0 = t % blocks_ * block_, c1 = std::min(s_.cin, c0 + block_);
@@ -143,7 +170,8 @@ class GemmBackwardData final : public ConvStep {
       }
       const int64_t n = n0;
       float* dx = task_result(w, grad_input, n, n0, grp, c0);  // channel c0's plane
-      const float* dy = dy_from_view_ ? nullptr : in.f32.dst + (n * s_.groups + grp) * s_.cout * s_.dst_plane;
+      const float* dy =
+          dy_from_view_ && dy_copy == nullptr ? nullptr : dy_dense + (n * s_.groups + grp) * s_.cout * s_.dst_plane;
       const float* packed_dy = pack_dy_ ? w.at<float>(packed_dy_) + (n * s_.groups + grp) * dy_floats_ : nullptr;
       const bool in_place = cols_ < 0;  // col2im is the identity: the GEMM writes dx
       if (!in_place) std::memset(dx, 0, static_cast<size_t>((c1 - c0) * s_.src_plane) * sizeof(float));
@@ -357,6 +385,7 @@ class GemmBackwardData final : public ConvStep {
   GemmBlocking blocking_;
   WorkspaceLedger::Handle cols_ = -1, pack_ = -1;  // per thread
   bool pack_dy_ = false;                           // dY packed once per (samples, group) unit
+  WorkspaceLedger::Handle dy_rows_copy_ = -1;      // dY converted into plain float rows (rows_dy_ reads them)
   WorkspaceLedger::Handle packed_dy_ = -1;         // pack_dy_: those units
   int64_t dy_floats_ = 0;                          // floats of one unit's packed dY
   bool dot_ = false;                               // bf16 pair products (plan_pair_products)
