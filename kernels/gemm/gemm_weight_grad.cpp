@@ -31,6 +31,7 @@ constexpr int64_t kRowBlockUnit = 16;                 // row blocks are multiple
 constexpr int64_t kPackedBudget = int64_t{32} << 20;  // bytes of dY packed once for all tasks
 constexpr int64_t kTransposedMinLength = 4096;        // (sample, position) pairs per group for transposed products
 constexpr int64_t kMaxBatch = 16;                     // bands per such product, at most
+constexpr int64_t kDyPiece = 1024;                    // positions of dY read from a view per packing step
 
 class GemmBackwardWeight final : public ConvStep {
  public:
@@ -140,8 +141,9 @@ class GemmBackwardWeight final : public ConvStep {
     if (windows_) window_ = b.book_scratch("gemm.padded_window", batch_ * window_floats_, sizeof(float), threads_);
     if (pack_once && !dy_dense) {  // one sliver of dY rows per thread, read from the view
       // (saturated: a size past 64 bits is too large for the ledger)
-      dy_rows_ = b.book_scratch("gemm.gradOutput_rows", uint64_t(saturating_product(sliver, s_.dst_plane)),
-                                sizeof(float), threads_);
+      dy_rows_ =
+          b.book_scratch("gemm.gradOutput_rows", uint64_t(saturating_product(sliver, std::min(s_.dst_plane, kDyPiece))),
+                         sizeof(float), threads_);
     }
     if (transposed_) {  // every chunk sums into its own dW^T, added in chunk order into dW at the end
       partials_ = b.book_scratch("gemm.partials", weight_floats, sizeof(float), chunks_);
@@ -435,25 +437,32 @@ class GemmBackwardWeight final : public ConvStep {
     return run_tasks(s_.groups * s_.n * slivers, threads_, "gemm gradWeight", [&](int64_t t) {
       const int64_t grp = t / (s_.n * slivers), n = t / slivers % s_.n, c0 = t % slivers * mr;
       const int64_t count = std::min(mr, s_.cout - c0);
-      const float* slice = nullptr;
-      if (dy_rows_ >= 0) {
-        float* rows = w.at<float>(dy_rows_, thread_index());
-        for (int64_t c = 0; c < count; ++c) {
-          read_plane_floats(dst_, math_, n, grp * s_.cout + c0 + c, 0, s_.dst_plane, rows + c * s_.dst_plane);
+      // The sliver's positions [p0, p0 + span) at a time: from the dense float dY in one piece, or read
+      // from the view kDyPiece positions at a time (each piece's rows still in cache when packed: the
+      // stem's 32 whole planes, 1.6 MB, had been converted and then read back from memory).
+      const int64_t piece = dy_rows_ >= 0 ? std::min(s_.dst_plane, kDyPiece) : s_.dst_plane;
+      for (int64_t p0 = 0; p0 < s_.dst_plane; p0 += piece) {
+        const int64_t span = std::min(piece, s_.dst_plane - p0), at = n * s_.dst_plane + p0;
+        const float* slice = nullptr;
+        int64_t ld = s_.dst_plane;
+        if (dy_rows_ >= 0) {
+          float* rows = w.at<float>(dy_rows_, thread_index());
+          for (int64_t c = 0; c < count; ++c)
+            read_plane_floats(dst_, math_, n, grp * s_.cout + c0 + c, p0, span, rows + c * span);
+          slice = rows, ld = span;
+        } else {
+          slice = dy + ((n * s_.groups + grp) * s_.cout + c0) * s_.dst_plane + p0;
         }
-        slice = rows;
-      } else {
-        slice = dy + ((n * s_.groups + grp) * s_.cout + c0) * s_.dst_plane;
-      }
-      if (dot_) {  // dY^T in pairs of positions: a PackedPairsRight
-        pack_pairs_right(slice, s_.dst_plane, count, s_.dst_plane / 2,
-                         reinterpret_cast<uint32_t*>(out) + grp * group_floats_, length / 2, c0, n * s_.dst_plane / 2);
-      } else if (transposed_) {  // dY^T (positions x Cout_g): a PackedRight
-        pack_right(blocking_, s_.dst_plane, count, MatrixRef{slice, s_.dst_plane, true},
-                   out + grp * group_floats_ + c0 * length, length, n * s_.dst_plane);
-      } else {
-        pack_left(blocking_, count, s_.dst_plane, MatrixRef{slice, s_.dst_plane, false},
-                  out + grp * group_floats_ + c0 * length, length, n * s_.dst_plane);
+        if (dot_) {  // dY^T in pairs of positions: a PackedPairsRight
+          pack_pairs_right(slice, ld, count, span / 2, reinterpret_cast<uint32_t*>(out) + grp * group_floats_,
+                           length / 2, c0, at / 2);
+        } else if (transposed_) {  // dY^T (positions x Cout_g): a PackedRight
+          pack_right(blocking_, span, count, MatrixRef{slice, ld, true}, out + grp * group_floats_ + c0 * length,
+                     length, at);
+        } else {
+          pack_left(blocking_, count, span, MatrixRef{slice, ld, false}, out + grp * group_floats_ + c0 * length,
+                    length, at);
+        }
       }
     });
   }
