@@ -399,6 +399,30 @@ TEST(Implementations, FusedInstructionSetsGiveIdenticalBits) {
   unsetenv("ACLNN_CONVBWD_BF16_DOT");
 }
 
+// A FLOAT16/BF16 1x1 gradInput with dense planes is narrowed by the AVX-512 micro-kernel as it computes
+// it (sgemm_rows' NarrowedRows); the AVX2 kernel stores float tiles that are narrowed afterwards: the
+// same bits, and the reference's values. (The dense FLOAT16 layout is in no other variant list.)
+TEST(Implementations, NarrowedResultsMatchTheStoredOnes) {
+  if (detected_isa() < Isa::kAvx512) GTEST_SKIP() << "needs AVX-512 and AVX2 to compare";
+  setenv("ACLNN_CONVBWD_BF16_DOT", "0", 1);  // the float kernels
+  const Variant half_dense{"float16_dense", ACL_FLOAT16, Layout::kDense, MathMode::kFull};
+  for (const Case& c : cases()) {
+    if (std::string(c.name) != "flipped_pointwise") continue;
+    for (const Variant& v : {half_dense, kVariants[4]}) {
+      const Results want = run("ref", c, v, 19, 2);
+      setenv("ACLNN_CONVBWD_ISA", "avx2", 1);
+      const Results avx2 = run("gemm", c, v, 19, 2);
+      setenv("ACLNN_CONVBWD_ISA", "avx512", 1);
+      const Results avx512 = run("gemm", c, v, 19, 3);
+      unsetenv("ACLNN_CONVBWD_ISA");
+      EXPECT_NE(avx512.described.find(":flipped"), std::string::npos) << avx512.described;
+      EXPECT_EQ(avx2.grad_input, avx512.grad_input) << v.name;
+      EXPECT_LT(relative_error(avx512.grad_input, want.grad_input), tolerance(v.dtype)) << v.name;
+    }
+  }
+  unsetenv("ACLNN_CONVBWD_BF16_DOT");
+}
+
 // Where the CPU has AVX512_BF16, the GEMMs multiply BF16 inputs (used as they are) in bf16 pairs
 // (bf16_dot.h): against the reference within float accumulation plus one BF16 rounding, the same
 // bits for any thread budget, and not under USE_FP16 (the inputs are then FLOAT16 values).

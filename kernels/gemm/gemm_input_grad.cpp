@@ -630,9 +630,18 @@ class GemmForward final : public ConvStep {
       const int nr = right_sliver_columns(blocking_);
       const bool whole = (o1 - o0) % nr == 0 && (!staged_ || o1 - o0 == tile_);
       if (offsets_ >= 0 && whole && s_.cout % left_sliver_rows(blocking_) == 0) {
-        // 1x1, whole tiles: the source's rows (or the staged tile's) read in place (sgemm_rows), nothing packed
-        sgemm_rows(blocking_, pack, s_.cout, o1 - o0, s_.rows(), wg, x.data + (o0 - x.first), w.at<int64_t>(offsets_),
-                   y, ldy);
+        // 1x1, whole tiles: the source's rows (or the staged tile's) read in place (sgemm_rows), nothing packed.
+        // A FLOAT16/BF16 result is narrowed by the micro-kernel as it computes it, where it can: stored
+        // after the tile, its stores to memory had been a fifth of the pass, not overlapped with the products.
+        const NarrowedRows narrowed = buffered && narrows_rows(blocking_) && s_.rows() > 0
+                                          ? output_.narrowed_rows(n, grp * s_.cout, o0)
+                                          : NarrowedRows{nullptr, 0, false};
+        const float* rows = x.data + (o0 - x.first);
+        if (narrowed.out != nullptr) {
+          sgemm_rows(blocking_, pack, s_.cout, o1 - o0, s_.rows(), wg, rows, w.at<int64_t>(offsets_), y, ldy, narrowed);
+          return;
+        }
+        sgemm_rows(blocking_, pack, s_.cout, o1 - o0, s_.rows(), wg, rows, w.at<int64_t>(offsets_), y, ldy);
       } else if (columns_are_source(g_)) {  // 1x1: the source (staged or not) is the column matrix
         sgemm(blocking_, pack, s_.cout, o1 - o0, s_.rows(), wg,
               MatrixRef{x.data + (o0 - x.first), x.channel_stride, false}, false, y, ldy);

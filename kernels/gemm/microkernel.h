@@ -40,6 +40,11 @@ struct MicroKernel {
   // same chains; or nullptr (the caller then packs the sliver and calls run()).
   void (*run_a_rows)(int64_t kc, const float* a_base, const int64_t* a_rows, const int64_t* a_columns, const float* b,
                      float* c, int64_t ldc, bool load_c) = nullptr;
+  // run_rows for a whole tile whose results go out narrowed: out[i * ldo + j] = C[i][j] rounded once to
+  // nearest even as FLOAT16 bits (or, `bf16`, BF16), c only read (when load_c); or nullptr. The last depth
+  // block of a product whose results are FLOAT16/BF16 (each result rounded once, as it is computed).
+  void (*run_rows_narrow)(int64_t kc, const float* a, const float* b_base, const int64_t* b_rows, const float* c,
+                          int64_t ldc, bool load_c, uint16_t* out, int64_t ldo, bool bf16) = nullptr;
 };
 
 extern const MicroKernel kMicroKernelGeneric;  // microkernel_generic.cpp

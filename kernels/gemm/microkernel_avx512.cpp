@@ -3,6 +3,7 @@
 // columns. Compiled with -mavx512f -mfma; called only when the CPU has AVX-512F.
 #include <immintrin.h>
 
+#include "kernels/common/narrow_avx512.h"
 #include "kernels/gemm/microkernel.h"
 #include "kernels/gemm/transpose_avx.h"
 
@@ -18,12 +19,20 @@ struct ARows {
   const int64_t* columns;
 };
 
+// Where a tile's results go narrowed (kNarrow): row i's at out + i * ld, as BF16 (bf16) or FLOAT16.
+struct Narrowed {
+  uint16_t* out;
+  int64_t ld;
+  bool bf16;
+};
+
 // The first 16 * V columns of the tile (B slivers are kNr wide whatever V is). B row p at
 // b + p * kNr, or, with kRows, at b + rows[p] (read in place); A entry (p, i) at a[p * kMr + i], or,
-// with kARows, read in place through `in_place`.
-template <int V, bool kRows = false, bool kARows = false>
+// with kARows, read in place through `in_place`. With kNarrow the results are stored narrowed
+// (`narrowed`), not into c (read only when load_c).
+template <int V, bool kRows = false, bool kARows = false, bool kNarrow = false>
 void run_avx512_columns(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool load_c,
-                        const int64_t* rows = nullptr, ARows in_place = {}) {
+                        const int64_t* rows = nullptr, ARows in_place = {}, Narrowed narrowed = {}) {
   __m512 acc[kMr][V];
   const float* a_row[kMr];
 #pragma GCC unroll 8
@@ -50,7 +59,13 @@ void run_avx512_columns(int64_t kc, const float* a, const float* b, float* c, in
 #pragma GCC unroll 8
   for (int i = 0; i < kMr; ++i) {
 #pragma GCC unroll 2
-    for (int v = 0; v < V; ++v) _mm512_storeu_ps(c + i * ldc + 16 * v, acc[i][v]);
+    for (int v = 0; v < V; ++v) {
+      if constexpr (kNarrow) {
+        narrow_avx512::store16(narrowed.out + i * narrowed.ld + 16 * v, acc[i][v], narrowed.bf16);
+      } else {
+        _mm512_storeu_ps(c + i * ldc + 16 * v, acc[i][v]);
+      }
+    }
   }
 }
 
@@ -69,6 +84,12 @@ void run_avx512_half(int64_t kc, const float* a, const float* b, float* c, int64
 void run_rows_avx512(int64_t kc, const float* a, const float* b_base, const int64_t* b_rows, float* c, int64_t ldc,
                      bool load_c) {
   run_avx512_columns<2, true>(kc, a, b_base, c, ldc, load_c, b_rows);
+}
+void run_rows_narrow_avx512(int64_t kc, const float* a, const float* b_base, const int64_t* b_rows, const float* c,
+                            int64_t ldc, bool load_c, uint16_t* out, int64_t ldo, bool bf16) {
+  // (c is only read: with load_c, the earlier depth blocks' sums)
+  run_avx512_columns<2, true, false, true>(kc, a, b_base, const_cast<float*>(c), ldc, load_c, b_rows, {},
+                                           Narrowed{out, ldo, bf16});
 }
 void run_rows_half_avx512(int64_t kc, const float* a, const float* b_base, const int64_t* b_rows, float* c, int64_t ldc,
                           bool load_c) {
@@ -93,6 +114,7 @@ extern const MicroKernel kMicroKernelAvx512 = {Isa::kAvx512,
                                                interleave_nr_avx512,
                                                run_rows_avx512,
                                                run_rows_half_avx512,
-                                               run_a_rows_avx512};
+                                               run_a_rows_avx512,
+                                               run_rows_narrow_avx512};
 
 }  // namespace aclnn_cpu

@@ -382,7 +382,17 @@ int64_t packed_right_floats(const GemmBlocking& blocking, int64_t n, int64_t dep
 
 void sgemm_rows(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, int64_t k, const PackedLeft& a,
                 const float* b_base, const int64_t* b_rows, float* c, int64_t ldc) {
+  sgemm_rows(blocking, scratch, m, n, k, a, b_base, b_rows, c, ldc, NarrowedRows{nullptr, 0, false});
+}
+
+bool narrows_rows(const GemmBlocking& blocking) { return micro_kernel(blocking.isa).run_rows_narrow != nullptr; }
+
+void sgemm_rows(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, int64_t k, const PackedLeft& a,
+                const float* b_base, const int64_t* b_rows, float* c, int64_t ldc, const NarrowedRows& narrowed) {
   const MicroKernel& kernel = micro_kernel(blocking.isa);
+  // (narrowed: whole tiles, a micro-kernel that narrows, and a last depth block to narrow in)
+  const bool narrow =
+      narrowed.out != nullptr && kernel.run_rows_narrow != nullptr && m % kernel.mr == 0 && n % kernel.nr == 0 && k > 0;
   const LeftPrepacked left{a};
   for (int64_t ic = 0; ic < m; ic += blocking.mc) {
     const int64_t rows = std::min(blocking.mc, m - ic);
@@ -400,7 +410,10 @@ void sgemm_rows(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t
         for (int64_t ir = 0; ir < rows; ir += kernel.mr) {
           float* c_tile = c + (ic + ir) * ldc + jr;
           const float* a_sliver = a_block + ir / kernel.mr * a_stride;
-          if (kernel.run_rows_half != nullptr && n - jr <= kernel.nr / 2) {
+          if (narrow && pc + depth == k) {
+            kernel.run_rows_narrow(depth, a_sliver, b_tile, b_rows + pc, c_tile, ldc, load_c,
+                                   narrowed.out + (ic + ir) * narrowed.ld + jr, narrowed.ld, narrowed.bf16);
+          } else if (kernel.run_rows_half != nullptr && n - jr <= kernel.nr / 2) {
             kernel.run_rows_half(depth, a_sliver, b_tile, b_rows + pc, c_tile, ldc, load_c);
           } else if (kernel.run_rows != nullptr) {
             kernel.run_rows(depth, a_sliver, b_tile, b_rows + pc, c_tile, ldc, load_c);

@@ -130,8 +130,21 @@ void sgemm(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, i
 // were; a last tile of at most NR/2 columns may run a half-width kernel).
 // The same chains as the other sgemm, so the same bits as packing op(B) from a matrix.
 // `scratch` holds rows_scratch_floats() floats (for a micro-kernel that only reads packed slivers).
+// Where sgemm_rows may store its results narrowed instead: row i of C at out + i * ld, FLOAT16 bits (or,
+// `bf16`, BF16), each rounded once to nearest even as it is computed.
+struct NarrowedRows {
+  uint16_t* out;
+  int64_t ld;
+  bool bf16;
+};
 void sgemm_rows(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, int64_t k, const PackedLeft& a,
                 const float* b_base, const int64_t* b_rows, float* c, int64_t ldc);
+// The same with the results narrowed into `narrowed` (C only holds the earlier depth blocks' sums, where
+// k is deeper than one): for m and n in whole micro-kernel tiles, where narrows_rows(blocking).
+void sgemm_rows(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, int64_t k, const PackedLeft& a,
+                const float* b_base, const int64_t* b_rows, float* c, int64_t ldc, const NarrowedRows& narrowed);
+// Whether the micro-kernel of `blocking` stores narrowed results (sgemm_rows with NarrowedRows).
+bool narrows_rows(const GemmBlocking& blocking);
 int64_t rows_scratch_floats(const GemmBlocking& blocking);
 // The micro-kernel's NR: the column multiple sgemm_rows computes in.
 int right_sliver_columns(const GemmBlocking& blocking);

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "acl/acl_base.h"
 #include "kernels/common/pack.h"
 #include "kernels/conv_problem.h"
+#include "kernels/gemm/sgemm.h"
 #include "kernels/plan.h"
 #include "kernels/workspace.h"
 
@@ -110,6 +112,16 @@ class DenseFloatOutput {
   bool stores_parts() const { return !in_place_ && by_parts_; }
   void store_run(const float* values, int64_t n, int64_t c, int64_t first, int64_t count) const {
     store_plane_floats(values, view_, n, c, first, count);
+  }
+  // Where a GEMM may store positions [first, ..) of channels c, c + 1, .. of sample n narrowed as it
+  // computes them (sgemm_rows' NarrowedRows): a FLOAT16/BF16 view stored by parts whose planes are
+  // contiguous (channels a row stride apart); else none (out null: store_run the float results).
+  NarrowedRows narrowed_rows(int64_t n, int64_t c, int64_t first) const {
+    if (!stores_parts() || view_.data == nullptr || !planes_contiguous(view_) ||
+        (view_.dtype != ACL_FLOAT16 && view_.dtype != ACL_BF16))
+      return {nullptr, 0, false};
+    return {static_cast<uint16_t*>(view_.data) + view_.element(n, c, 0, 0, first), view_.stride[1],
+            view_.dtype == ACL_BF16};
   }
   // Stores a staged result into the user's view: nothing to do when written in place, or when the
   // step stored every part of it (`parts_stored`) and it could.
