@@ -800,24 +800,31 @@ TEST(Implementations, BitIdenticalForAnyThreadBudget) {
 // sample's rows as one matrix (`:interleaved`): against the reference, and the same bits for any
 // thread count (the tiles of rows, and the pieces packed, change with it).
 TEST(Implementations, TimeMajorRowsAsOneMatrix) {
-  const Variant time_major{"float_time_major", ACL_FLOAT, Layout::kTimeMajor, MathMode::kFull};
-  for (const Case& c : cases()) {
-    if (std::string(c.name).rfind("channels_last", 0) != 0) continue;
-    const Results want = run("ref", c, time_major, 3, 2);
-    const Results one = run("channels_last", c, time_major, 3, 1);
-    const size_t weight_at = one.described.find("gradWeight=channels_last:");
-    ASSERT_NE(weight_at, std::string::npos) << c.name << " " << one.described;
-    EXPECT_NE(one.described.find("gradInput=channels_last:"), std::string::npos) << c.name << " " << one.described;
-    EXPECT_LT(one.described.find(":interleaved"), weight_at) << c.name << " " << one.described;
-    EXPECT_NE(one.described.find(":interleaved", weight_at), std::string::npos) << c.name << " " << one.described;
-    EXPECT_LT(relative_error(one.grad_input, want.grad_input), tolerance(ACL_FLOAT)) << c.name;
-    EXPECT_LT(relative_error(one.grad_weight, want.grad_weight), tolerance(ACL_FLOAT)) << c.name;
-    for (int threads : {2, 3}) {
-      const Results more = run("channels_last", c, time_major, 3, threads);
-      EXPECT_EQ(one.grad_input, more.grad_input) << c.name << " " << threads;
-      EXPECT_EQ(one.grad_weight, more.grad_weight) << c.name << " " << threads;
+  // FLOAT rows read in place; FLOAT16/BF16 ones through float copies in the same time-major order (the
+  // float kernels: BF16 pair products read the user's BF16 rows per sample instead).
+  setenv("ACLNN_CONVBWD_BF16_DOT", "0", 1);
+  for (const int32_t dtype : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}) {
+    const Variant time_major{"time_major", dtype, Layout::kTimeMajor, MathMode::kFull};
+    for (const Case& c : cases()) {
+      if (std::string(c.name).rfind("channels_last", 0) != 0) continue;
+      const std::string where = std::string(c.name) + " dtype " + std::to_string(dtype);
+      const Results want = run("ref", c, time_major, 3, 2);
+      const Results one = run("channels_last", c, time_major, 3, 1);
+      const size_t weight_at = one.described.find("gradWeight=channels_last:");
+      ASSERT_NE(weight_at, std::string::npos) << where << " " << one.described;
+      EXPECT_NE(one.described.find("gradInput=channels_last:"), std::string::npos) << where << " " << one.described;
+      EXPECT_LT(one.described.find(":interleaved"), weight_at) << where << " " << one.described;
+      EXPECT_NE(one.described.find(":interleaved", weight_at), std::string::npos) << where << " " << one.described;
+      EXPECT_LT(relative_error(one.grad_input, want.grad_input), tolerance(dtype)) << where;
+      EXPECT_LT(relative_error(one.grad_weight, want.grad_weight), tolerance(dtype)) << where;
+      for (int threads : {2, 3}) {
+        const Results more = run("channels_last", c, time_major, 3, threads);
+        EXPECT_EQ(one.grad_input, more.grad_input) << where << " " << threads;
+        EXPECT_EQ(one.grad_weight, more.grad_weight) << where << " " << threads;
+      }
     }
   }
+  unsetenv("ACLNN_CONVBWD_BF16_DOT");
 }
 
 // A source entry that only some taps reach changes only their results: an infinity at the end of

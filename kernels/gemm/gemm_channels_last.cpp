@@ -59,7 +59,9 @@ View5 positions_as_planes(const View5& v) {
   return s;
 }
 
-// A FLOAT16/BF16 (N, C, 1, 1, T) tensor's float copy, [n][t][c]; a FLOAT tensor is used as it is.
+// A FLOAT16/BF16 (N, C, 1, 1, T) tensor's float copy, time-major [t][n][c] (ConvTbc's own order: a
+// straight conversion of a T x B x C tensor, and all samples' rows one matrix, interleaved_rows); a
+// FLOAT tensor is used as it is.
 class FloatRows {
  public:
   // (`wanted` false: the tensor is never read as floats, no copy.)
@@ -67,25 +69,32 @@ class FloatRows {
     if (v.dtype != ACL_FLOAT && wanted) copy_ = b.book_scratch(name, static_cast<uint64_t>(v.numel()), sizeof(float));
   }
   bool copied() const { return copy_ >= 0; }
-  // The float view the GEMMs read or write: the tensor's own, or its copy.
-  View5 view(const Workspace& w) const {
+  // The float view's layout (no data): the tensor's own, or its copy's.
+  View5 layout() const {
     if (!copied()) return view_;
     View5 f = view_;
-    f.data = w.at<float>(copy_), f.dtype = ACL_FLOAT, f.offset = 0;
-    f.stride[1] = 1, f.stride[4] = view_.shape[1], f.stride[0] = view_.shape[1] * view_.shape[4];
+    f.data = nullptr, f.dtype = ACL_FLOAT, f.offset = 0;
+    f.stride[1] = 1, f.stride[0] = view_.shape[1], f.stride[4] = view_.shape[0] * view_.shape[1];
     f.stride[2] = f.stride[3] = 0;
     return f;
   }
-  // The tensor converted into its copy.
+  // The float view the GEMMs read or write: the tensor's own, or its copy.
+  View5 view(const Workspace& w) const {
+    if (!copied()) return view_;
+    View5 f = layout();
+    f.data = w.at<float>(copy_);
+    return f;
+  }
+  // The tensor converted into its copy, row r = (position r / N, sample r % N) after row r - 1.
   int convert(const Workspace& w, int threads, const char* what) const {
     if (!copied()) return ACLNN_SUCCESS;
     const View5 from = positions_as_planes(view_);
     float* to = w.at<float>(copy_);
-    const int64_t channels = view_.shape[1], positions = view_.shape[4], rows = view_.shape[0] * positions;
+    const int64_t channels = view_.shape[1], samples = view_.shape[0], rows = samples * view_.shape[4];
     const int64_t per_task = ceil_div(rows, kTargetTasks);
     return run_tasks(ceil_div(rows, per_task), threads, what, [&](int64_t t) {
       for (int64_t i = t * per_task; i < std::min(rows, (t + 1) * per_task); ++i) {
-        read_row_floats(from, MathMode::kFull, i / positions, i % positions, 0, 0, 0, 1, channels, to + i * channels);
+        read_row_floats(from, MathMode::kFull, i % samples, i / samples, 0, 0, 0, 1, channels, to + i * channels);
       }
     });
   }
@@ -93,9 +102,18 @@ class FloatRows {
   void store(const Workspace& w, int64_t n, int64_t t0, int64_t t1) const {
     if (!copied()) return;
     const View5 to = positions_as_planes(view_);
-    const int64_t channels = view_.shape[1];
-    const float* from = w.at<float>(copy_) + n * view_.shape[4] * channels;
-    for (int64_t t = t0; t < t1; ++t) store_plane_floats(from + t * channels, to, n, t, 0, channels);
+    const int64_t channels = view_.shape[1], samples = view_.shape[0];
+    const float* from = w.at<float>(copy_);
+    for (int64_t t = t0; t < t1; ++t) store_plane_floats(from + (t * samples + n) * channels, to, n, t, 0, channels);
+  }
+  // Rows [r0, r1) of the copy (row r: position r / N of sample r % N) rounded into the tensor.
+  void store_rows(const Workspace& w, int64_t r0, int64_t r1) const {
+    if (!copied()) return;
+    const View5 to = positions_as_planes(view_);
+    const int64_t channels = view_.shape[1], samples = view_.shape[0];
+    const float* from = w.at<float>(copy_);
+    for (int64_t r = r0; r < r1; ++r)
+      store_plane_floats(from + r * channels, to, r % samples, r / samples, 0, channels);
   }
 
  private:
@@ -225,7 +243,7 @@ class ChannelsLastInput final : public ConvStep {
     if (p.wei.dtype != ACL_FLOAT) {
       weights_ = b.book_scratch("channels_last.weights", static_cast<uint64_t>(p.wei.numel()), sizeof(float));
     }
-    flat_ = !dot_ && interleaved_rows(p.dst) && interleaved_rows(p.grad_input);
+    flat_ = !dot_ && interleaved_rows(dy_.layout()) && interleaved_rows(dx_.layout());
     if (flat_) {  // tiles of the N x T rows
       tile_ = std::max<int64_t>(1, ceil_div(g.batch * g.src_size[2], kTasksPerThread * threads_));
       tiles_ = ceil_div(g.batch * g.src_size[2], tile_);
@@ -323,6 +341,7 @@ class ChannelsLastInput final : public ConvStep {
               PackedRight{static_cast<const float*>(packed) + k * tap_floats_, cout}, true, dx.data + first * dx.sample,
               dx.sample);
       }
+      dx_.store_rows(w, r0, r1);
     });
   }
 
@@ -375,7 +394,7 @@ class ChannelsLastWeight final : public ConvStep {
     block_ = std::max<int64_t>(1, std::min(rows_, std::max(kMinWeightRows, ceil_div(rows_, wanted))));
     blocks_ = ceil_div(rows_, block_);
     // Time-major float rows: every sample's rows as one matrix, a tap's product over all of them.
-    flat_ = !dot_ && interleaved_rows(p.src) && interleaved_rows(p.dst);
+    flat_ = !dot_ && interleaved_rows(x_.layout()) && interleaved_rows(dy_.layout());
     units_ = flat_ ? 1 : g.batch, scale_ = flat_ ? g.batch : 1;
     blocking_ = plan_gemm_blocking(block_, cols_, saturating_product(g.dst_size[2], scale_));
     pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(), sizeof(float), threads_);
