@@ -134,6 +134,9 @@ std::vector<Case> cases() {
       // each input row and plane whose dY index divides exactly (strides 2 in all three dims).
       {"direct_strided", geometry(2, 1, 20, 17, {13, 17}, {3, 4}, {2, 3}, {1, 2}, {1, 2}), false},
       {"direct_strided_3d", geometry(1, 1, 16, 16, {5, 7, 9}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}), false},
+      // Stride 2 along rows of 23: both phases stored together (12 even and 11 odd positions: pairs of 4 x 4
+      // blocks, then the last ones one by one), 18 channels (groups of 4, then 2 alone).
+      {"direct_stride2_rows", geometry(1, 1, 18, 16, {6, 23}, {3, 3}, {2, 2}, {1, 1}, {1, 1}), false},
       // Padded windows (padded_window.h): bands of 2 rows, the last one of 1 (71 rows), with dilation
       // and padding as wide as a tap reaches; and too few rows for the bands, so pieces of rows.
       {"windows_last_band", geometry(2, 1, 6, 4, {71, 40}, {2, 3}, {1, 1}, {0, 2}, {3, 1}), false},

@@ -187,8 +187,17 @@ class DirectInput final : public ConvStep {
     float* rows = tile + kBlockChannels * width;  // the rows of a view not stored as dense floats
     const int64_t ci0 = ct * kBlockChannels, channels = std::min(kBlockChannels, cin - ci0);
     const int64_t plane = g_.src_size[0] * height * width, sd = g_.stride[0], sh = g_.stride[1], sw = g_.stride[2];
+    // Stride 2: both column phases computed into the tile (phase 1's after phase 0's positions), then
+    // stored together, interleaved (storing each phase with step 2, one entry at a time, had been a fifth
+    // of r50_3x3s2's gradInput).
+    const bool pairs = sw == 2 && width >= 2;
+    const int64_t even_positions = ceil_div(width, int64_t{2});
     for (int64_t ih = ih0; ih < ih1; ++ih) {
       const int64_t first = (id * height + ih) * width;
+      // Channel i's row: from the parts buffer, or dX's row in place; the channels' rows equally apart.
+      float* row0 =
+          output_.stores_parts() ? rows : grad_input + (n * g_.groups * cin + grp * cin + ci0) * plane + first;
+      const int64_t row_stride = output_.stores_parts() ? width : plane;
       for (int64_t q = 0; q < std::min(sw, width); ++q) {  // column phase q: positions q + sW*j
         // The taps whose dY row lies inside dY and whose column is one of dY's for this phase, in
         // (kd, kh, kw) order.
@@ -213,6 +222,7 @@ class DirectInput final : public ConvStep {
         }
         // tile (blocks x positions x 16) = the phase's positions of the row's 32 channels
         const int64_t positions = ceil_div(width - q, sw);
+        float* phase_tile = pairs && q == 1 ? tile + kBlockChannels * even_positions : tile;
         const InputRows job{staged,
                             dy_tap,
                             weight_tap,
@@ -224,15 +234,14 @@ class DirectInput final : public ConvStep {
                             weights,
                             block_floats_,
                             ceil_div(channels, kRowLanes),
-                            tile,
+                            phase_tile,
                             positions};
         kernels_.input_rows(job);
-        // Channel i's row: from the parts buffer, or dX's row in place; the channels' rows equally apart.
-        float* row0 =
-            output_.stores_parts() ? rows : grad_input + (n * g_.groups * cin + grp * cin + ci0) * plane + first;
-        const int64_t row_stride = output_.stores_parts() ? width : plane;
-        store_tile(tile, positions, channels, sw, row0 + q, row_stride);
+        if (!pairs) store_tile(tile, positions, channels, sw, row0 + q, row_stride);
       }
+      if (pairs)
+        store_tile_pairs(tile, even_positions, tile + kBlockChannels * even_positions, width / 2, channels, row0,
+                         row_stride);
       for (int64_t i = 0; i < channels && output_.stores_parts(); ++i)
         output_.store_run(rows + i * width, n, grp * cin + ci0 + i, first, width);
     }
@@ -256,6 +265,31 @@ class DirectInput final : public ConvStep {
         continue;
       }
       for (int64_t j = 0; j < positions; ++j) row[step * j] = lanes[j * kRowLanes];
+    }
+  }
+
+  // Both phases of a stride-2 row: tile0 (blocks x positions0 x 16 lanes) at the even positions, tile1
+  // (positions1 = positions0 or one fewer) at the odd ones, into the channels' rows (rows[i * row_stride
+  // + w]): 4 channels x 4 pairs of positions through two 4 x 4 transposes, the rest one at a time.
+  static void store_tile_pairs(const float* tile0, int64_t positions0, const float* tile1, int64_t positions1,
+                               int64_t channels, float* rows, int64_t row_stride) {
+    const int64_t whole = positions1 / 4 * 4;
+    for (int64_t i = 0; i < channels; ++i) {
+      const float* even = tile0 + i / kRowLanes * positions0 * kRowLanes + i % kRowLanes;
+      const float* odd = tile1 + i / kRowLanes * positions1 * kRowLanes + i % kRowLanes;
+      float* row = rows + i * row_stride;
+      const int64_t group = i % 4 == 0 && i + 4 <= channels ? 4 : 1;  // channels i .. i + group - 1
+      if (group == 4) {
+        for (int64_t j = 0; j < whole; j += 4)
+          transpose_4x4_pairs(even + j * kRowLanes, odd + j * kRowLanes, kRowLanes, row + 2 * j, row_stride);
+      }
+      for (int64_t c = 0; c < group; ++c) {
+        for (int64_t j = group == 4 ? whole : 0; j < positions0; ++j) {
+          row[c * row_stride + 2 * j] = even[c + j * kRowLanes];
+          if (j < positions1) row[c * row_stride + 2 * j + 1] = odd[c + j * kRowLanes];
+        }
+      }
+      i += group - 1;
     }
   }
 

@@ -38,4 +38,29 @@ inline void transpose_4x4(const float* src, int64_t src_stride, float* dst, int6
   transpose_4x4_rows(rows, dst, dst_stride);
 }
 
+// Two 4 x 4 blocks transposed into interleaved columns: dst[j * dst_stride + 2i] = a[i * src_stride + j]
+// and dst[j * dst_stride + 2i + 1] = b[i * src_stride + j] for i, j < 4 (a stride-2 row's two phases).
+inline void transpose_4x4_pairs(const float* a, const float* b, int64_t src_stride, float* dst, int64_t dst_stride) {
+#if defined(__SSE2__)
+  __m128 a0 = _mm_loadu_ps(a), a1 = _mm_loadu_ps(a + src_stride);
+  __m128 a2 = _mm_loadu_ps(a + 2 * src_stride), a3 = _mm_loadu_ps(a + 3 * src_stride);
+  __m128 b0 = _mm_loadu_ps(b), b1 = _mm_loadu_ps(b + src_stride);
+  __m128 b2 = _mm_loadu_ps(b + 2 * src_stride), b3 = _mm_loadu_ps(b + 3 * src_stride);
+  _MM_TRANSPOSE4_PS(a0, a1, a2, a3);
+  _MM_TRANSPOSE4_PS(b0, b1, b2, b3);
+  const __m128 as[4] = {a0, a1, a2, a3}, bs[4] = {b0, b1, b2, b3};
+  for (int j = 0; j < 4; ++j) {
+    _mm_storeu_ps(dst + j * dst_stride, _mm_unpacklo_ps(as[j], bs[j]));
+    _mm_storeu_ps(dst + j * dst_stride + 4, _mm_unpackhi_ps(as[j], bs[j]));
+  }
+#else
+  for (int i = 0; i < 4; ++i) {
+    for (int j = 0; j < 4; ++j) {
+      dst[j * dst_stride + 2 * i] = a[i * src_stride + j];
+      dst[j * dst_stride + 2 * i + 1] = b[i * src_stride + j];
+    }
+  }
+#endif
+}
+
 }  // namespace aclnn_cpu
