@@ -137,6 +137,9 @@ std::vector<Case> cases() {
       // Stride 2 along rows of 23: both phases stored together (12 even and 11 odd positions: pairs of 4 x 4
       // blocks, then the last ones one by one), 18 channels (groups of 4, then 2 alone).
       {"direct_stride2_rows", geometry(1, 1, 18, 16, {6, 23}, {3, 3}, {2, 2}, {1, 1}, {1, 1}), false},
+      // Weights other than dense floats converted as they are packed, 20 output channels at a time for a
+      // 7x7 kernel (45: chunks of 20, 20 and 5), 20 input channels (a block of 16 and one of 4 lanes).
+      {"direct_weight_chunks", geometry(1, 1, 20, 45, {9, 10}, {7, 7}, {1, 1}, {3, 3}, {1, 1}), false},
       // Padded windows (padded_window.h): bands of 2 rows, the last one of 1 (71 rows), with dilation
       // and padding as wide as a tap reaches; and too few rows for the bands, so pieces of rows.
       {"windows_last_band", geometry(2, 1, 6, 4, {71, 40}, {2, 3}, {1, 1}, {0, 2}, {3, 1}), false},

@@ -149,14 +149,10 @@ void pack_dense(const View5& view, MathMode math, T* out, int threads) {
   if (view.numel() == 0) return;  // (its data may be null: no element address is formed)
   if constexpr (std::is_same_v<T, float>) {
     if (is_dense(view)) {  // one run (e.g. a 3x3 kernel's weights: not runs of 9), in chunks
-      View5 flat = view;   // the same elements as one W row
       const int64_t total = view.numel();
-      for (int i = 0; i < 4; ++i) flat.shape[i] = 1, flat.stride[i] = 0;
-      flat.shape[4] = total, flat.stride[4] = 1;
 #pragma omp parallel for schedule(static) num_threads(threads)
-      for (int64_t i = 0; i < total; i += kDenseChunk) {
-        read_row_floats(flat, math, 0, 0, 0, 0, i, 1, std::min(kDenseChunk, total - i), out + i);
-      }
+      for (int64_t i = 0; i < total; i += kDenseChunk)
+        read_dense_floats(view, math, i, std::min(kDenseChunk, total - i), out + i);
       return;
     }
   }
@@ -165,6 +161,13 @@ void pack_dense(const View5& view, MathMode math, T* out, int threads) {
   for (int64_t n = 0; n < view.shape[0]; ++n) {
     for (int64_t c = 0; c < view.shape[1]; ++c) pack_plane(view, math, n, c, out + (n * view.shape[1] + c) * plane);
   }
+}
+
+void read_dense_floats(const View5& view, MathMode math, int64_t first, int64_t count, float* out) {
+  View5 flat = view;  // the same elements as one W row
+  for (int i = 0; i < 4; ++i) flat.shape[i] = 1, flat.stride[i] = 0;
+  flat.shape[4] = view.numel(), flat.stride[4] = 1;
+  read_row_floats(flat, math, 0, 0, 0, 0, first, 1, count, out);
 }
 
 void read_plane_floats(const View5& view, MathMode math, int64_t n, int64_t c, int64_t first, int64_t count,

@@ -44,6 +44,11 @@ bool is_dense(const View5& view);
 void read_plane_floats(const View5& view, MathMode math, int64_t n, int64_t c, int64_t first, int64_t count,
                        float* out);
 
+// out[i] = element first + i of a dense view (is_dense: elements in (N, C, D, H, W) order, any dtype) for
+// i < count, as read_row_floats reads them (one run: e.g. a block of a kernel's weights across taps and
+// channels, converted as it is packed instead of through a whole-tensor copy).
+void read_dense_floats(const View5& view, MathMode math, int64_t first, int64_t count, float* out);
+
 // out[i] = element (n, c, d, h, w0 + i*step) of the view for i < count, as float (widened exactly,
 // then rounded to FLOAT16 when `math` asks for it: the values pack_dense<float> would give).
 void read_row_floats(const View5& view, MathMode math, int64_t n, int64_t c, int64_t d, int64_t h, int64_t w0,

@@ -33,10 +33,11 @@
 namespace aclnn_cpu {
 namespace {
 
-constexpr int64_t kBlockChannels = 2 * kRowLanes;     // input channels per task
-constexpr int64_t kStagingBudget = int64_t{4} << 20;  // bytes of a task's staged dY rows, at most
-constexpr int64_t kMaxRowWidth = int64_t{1} << 16;    // input rows at most this wide (the row buffer)
-constexpr int64_t kMaxReach = int64_t{1} << 30;       // padding and kernel spans at most (index sums stay small)
+constexpr int64_t kBlockChannels = 2 * kRowLanes;       // input channels per task
+constexpr int64_t kStagingBudget = int64_t{4} << 20;    // bytes of a task's staged dY rows, at most
+constexpr int64_t kMaxRowWidth = int64_t{1} << 16;      // input rows at most this wide (the row buffer)
+constexpr int64_t kMaxReach = int64_t{1} << 30;         // padding and kernel spans at most (index sums stay small)
+constexpr int64_t kWeightRowFloats = int64_t{1} << 14;  // converted weights a task holds at once, at most
 
 // Input position i and tap k read dY index (i + p - k*d) / s along an axis where that divides
 // exactly. The dY indices [first_reach, last_reach) the taps of input indices [i0, i1) reach:
@@ -85,6 +86,7 @@ class DirectInput final : public ConvStep {
   DirectInput(const ConvProblem& p, PlanBuilder& b)
       : g_(p.geometry),
         dst_(p.dst),
+        wei_(p.wei),
         math_(p.math),
         threads_(b.threads()),
         kernels_(row_kernels(selected_isa())),
@@ -102,6 +104,15 @@ class DirectInput final : public ConvStep {
     taps_ = g_.kernel_volume();
     block_floats_ = taps_ * cout * kRowLanes;
     weights_ = b.book_scratch("direct.packed_weights", g_.groups * channel_tasks_ * 2 * block_floats_, sizeof(float));
+    // Weights other than dense floats, where dense, are converted as they are packed: each output
+    // channel's run of a block's 16 channels x taps, `weight_chunk_` output channels at a time (a
+    // whole-tensor float copy, written and read back once more, had made r50_s4's FLOAT16/BF16
+    // gradInput 1.15 times its fp32 time).
+    const bool weights_in_place = math_ == MathMode::kFull && is_dense_float(wei_);
+    if (!weights_in_place && is_dense(wei_)) {
+      weight_chunk_ = std::clamp<int64_t>(kWeightRowFloats / (kRowLanes * taps_), 1, cout);
+      weight_rows_ = b.book_scratch("direct.weight_rows", weight_chunk_ * kRowLanes * taps_, sizeof(float), threads_);
+    }
     staged_ = b.book_scratch("direct.staged_gradOutput", staging_.planes * staging_.rows * cout * staging_.width,
                              sizeof(float), threads_);
     // (and as many rows again: the rows of a view not stored as dense floats)
@@ -109,7 +120,7 @@ class DirectInput final : public ConvStep {
     // (per tap: dY's offset, the weights', the first and the end of the positions inside dY's columns; and
     // one more: which (sample, group, band) the thread's staged rows hold)
     tap_offsets_ = b.book_scratch("direct.tap_offsets", 4 * taps_ + 1, sizeof(int64_t), threads_);
-    b.need_float_inputs(false, true, false);  // dY is staged from the user's view
+    b.need_float_inputs(false, weight_rows_ < 0, false);  // dY is staged from the user's view
   }
 
   int64_t tasks() const override { return g_.batch * g_.groups * channel_tasks_ * bands_; }
@@ -117,7 +128,7 @@ class DirectInput final : public ConvStep {
 
   int run(const Workspace& w, const StepInputs& in) const override {
     float* weights = w.at<float>(weights_);
-    int status = pack_weights(in.f32.wei, weights);
+    int status = pack_weights(w, in.f32.wei, weights);
     if (status != ACLNN_SUCCESS) return status;
     float* grad_input = output_.data(w);
     for (int i = 0; i < threads_; ++i) *staged_key(w, i) = -1;  // nothing staged yet
@@ -139,30 +150,48 @@ class DirectInput final : public ConvStep {
   // A task per block, its taps four at a time over every output channel: each pass writes four runs
   // (tap k's vectors are Cout x 16 floats apart, 32 KiB in r50_s4: one L1 set for all of a block's
   // taps at once, which thrashed it) and reads the block's rows of W again from L2.
-  int pack_weights(const float* wei, float* out) const {
+  int pack_weights(const Workspace& w, const float* wei, float* out) const {
     const int64_t cin = g_.src_channels_per_group, cout = g_.dst_channels_per_group;
     return run_tasks(g_.groups * channel_tasks_ * 2, threads_, "direct gradInput", [&](int64_t t) {
       const int64_t grp = t / 2 / channel_tasks_, c0 = t / 2 % channel_tasks_ * kBlockChannels + t % 2 * kRowLanes;
       float* block = out + t * block_floats_;
-      const int64_t lanes = std::clamp<int64_t>(cin - c0, 0, kRowLanes), row_floats = cin * taps_;
-      const float* first = wei + grp * cout * row_floats + c0 * taps_;  // output channel co's run: + co * row_floats
-      // A whole block's (16 channels x taps) rows transposed 4 x 4 at a time (a gather of every 9th
-      // float had been 10% of r50_s4's gradInput), the last taps % 4 and partial blocks one by one.
-      const int64_t whole = lanes == kRowLanes ? taps_ / 4 * 4 : 0;
-      for (int64_t k = 0; k < whole; k += 4) {
-        for (int64_t co = 0; co < cout; ++co) {  // (each 16-lane vector written whole)
-          for (int64_t l = 0; l < kRowLanes; l += 4)
-            transpose_4x4(first + co * row_floats + l * taps_ + k, taps_, block + (k * cout + co) * kRowLanes + l,
-                          cout * kRowLanes);
-        }
-      }
-      for (int64_t k = whole; k < taps_; ++k) {
-        for (int64_t co = 0; co < cout; ++co) {
-          for (int64_t l = 0; l < kRowLanes; ++l)
-            block[(k * cout + co) * kRowLanes + l] = l < lanes ? first[co * row_floats + l * taps_ + k] : 0.0f;
-        }
+      const int64_t lanes = std::clamp<int64_t>(cin - c0, 0, kRowLanes);
+      // Output channel co's run of the block (lanes x taps) at rows + (co - co0) * row_floats: in place
+      // in the dense float weights, or converted from the user's view into the thread's rows.
+      const int64_t first = (grp * cout * cin + c0) * taps_;  // (its first in the weights: + co * cin * taps)
+      float* converted = weight_rows_ >= 0 ? w.at<float>(weight_rows_, thread_index()) : nullptr;
+      const int64_t chunk = converted != nullptr ? weight_chunk_ : cout;
+      const int64_t row_floats = converted != nullptr ? lanes * taps_ : cin * taps_;
+      for (int64_t co0 = 0; co0 < cout; co0 += chunk) {
+        const int64_t co1 = std::min(cout, co0 + chunk);
+        for (int64_t co = co0; co < (converted != nullptr ? co1 : co0); ++co)
+          read_dense_floats(wei_, math_, first + co * cin * taps_, lanes * taps_, converted + (co - co0) * row_floats);
+        pack_weight_block(converted != nullptr ? converted : wei + first + co0 * cin * taps_, row_floats, co0, co1,
+                          lanes, block);
       }
     });
+  }
+
+  // Output channels [co0, co1) of a block: channel co's run (lanes x taps) at rows + (co - co0) * row_floats.
+  // A whole block's (16 channels x taps) rows transposed 4 x 4 at a time (a gather of every 9th float had
+  // been 10% of r50_s4's gradInput), the last taps % 4 and partial blocks one by one.
+  void pack_weight_block(const float* rows, int64_t row_floats, int64_t co0, int64_t co1, int64_t lanes,
+                         float* block) const {
+    const int64_t cout = g_.dst_channels_per_group;
+    const int64_t whole = lanes == kRowLanes ? taps_ / 4 * 4 : 0;
+    for (int64_t k = 0; k < whole; k += 4) {
+      for (int64_t co = co0; co < co1; ++co) {  // (each 16-lane vector written whole)
+        for (int64_t l = 0; l < kRowLanes; l += 4)
+          transpose_4x4(rows + (co - co0) * row_floats + l * taps_ + k, taps_, block + (k * cout + co) * kRowLanes + l,
+                        cout * kRowLanes);
+      }
+    }
+    for (int64_t k = whole; k < taps_; ++k) {
+      for (int64_t co = co0; co < co1; ++co) {
+        for (int64_t l = 0; l < kRowLanes; ++l)
+          block[(k * cout + co) * kRowLanes + l] = l < lanes ? rows[(co - co0) * row_floats + l * taps_ + k] : 0.0f;
+      }
+    }
   }
 
   // One task: input channels [ci0, ci0 + 32) of rows [ih0, ih1) of input plane id, sample n.
@@ -332,13 +361,15 @@ class DirectInput final : public ConvStep {
 
   ConvGeometry g_;
   View5 dst_;  // dY, read straight from the user's view
+  View5 wei_;  // W: read from the user's view where weight_rows_ is booked
   MathMode math_;
   int threads_;
   const RowKernels& kernels_;
   DenseFloatOutput output_;
   RowStaging staging_;
-  int64_t channel_tasks_ = 1, band_rows_ = 1, bands_ = 1, taps_ = 1, block_floats_ = 0;
+  int64_t channel_tasks_ = 1, band_rows_ = 1, bands_ = 1, taps_ = 1, block_floats_ = 0, weight_chunk_ = 0;
   WorkspaceLedger::Handle weights_ = -1, staged_ = -1, tile_ = -1, tap_offsets_ = -1;  // all but weights: per thread
+  WorkspaceLedger::Handle weight_rows_ = -1;                                           // per thread
 };
 
 // Dense layers (at least 16 channels per group in and out), not 1x1 (whose GEMMs read their source
