@@ -51,6 +51,11 @@ void bf16_to_floats_avx2(const uint16_t* in, float* out, int64_t n);
 void floats_to_bf16_avx2(const float* in, uint16_t* out, int64_t n);
 // convert_avx512.cpp (-mavx512f): the same narrowing, the same bits, 16 values at a time.
 void floats_to_bf16_avx512(const float* in, uint16_t* out, int64_t n);
+// out[r * out_stride + i] = in[r * in_stride + i] narrowed to FLOAT16 (or, `bf16`, BF16) for r < rows,
+// i < n, the same bits as floats_to_halves_avx2 / floats_to_bf16_avx2 (masked past each row's last
+// entry): a block of channels' result rows in one call.
+void narrow_rows_avx512(const float* in, int64_t in_stride, int64_t n, int64_t rows, uint16_t* out, int64_t out_stride,
+                        bool bf16);
 // convert_avx512_bf16.cpp (-mavx512f -mavx512dq -mavx512bf16): the same bits again, with VCVTNEPS2BF16
 // (a block of 16 holding a NaN or a denormal through floats_to_bf16_avx512).
 void floats_to_bf16_avx512bf16(const float* in, uint16_t* out, int64_t n);

@@ -284,6 +284,20 @@ void store_plane_floats(const float* values, const View5& out, int64_t n, int64_
   });
 }
 
+void store_rows_floats(const float* values, int64_t value_stride, int64_t channels, const View5& out, int64_t n,
+                       int64_t c, int64_t first, int64_t count) {
+#ifdef ACLNN_HAVE_X86_KERNELS
+  if ((out.dtype == ACL_FLOAT16 || out.dtype == ACL_BF16) && planes_contiguous(out) && avx512_conversions() &&
+      channels > 0 && count > 0) {
+    narrow_rows_avx512(values, value_stride, count, channels,
+                       static_cast<uint16_t*>(out.data) + out.element(n, c, 0, 0, first), out.stride[1],
+                       out.dtype == ACL_BF16);
+    return;
+  }
+#endif
+  for (int64_t i = 0; i < channels; ++i) store_plane_floats(values + i * value_stride, out, n, c + i, first, count);
+}
+
 template <typename T>
 void store_dense(const T* values, const View5& out, int threads) {
   (void)threads;

@@ -271,8 +271,7 @@ class DirectInput final : public ConvStep {
       if (pairs)
         store_tile_pairs(tile, even_positions, tile + kBlockChannels * even_positions, width / 2, channels, row0,
                          row_stride);
-      for (int64_t i = 0; i < channels && output_.stores_parts(); ++i)
-        output_.store_run(rows + i * width, n, grp * cin + ci0 + i, first, width);
+      if (output_.stores_parts()) output_.store_rows(rows, width, channels, n, grp * cin + ci0, first, width);
     }
   }
 

@@ -253,8 +253,7 @@ class SmallGroupInput final : public ConvStep {
       kernels_.forward_rows(rows);
     }
     if (buffered_) {
-      for (int64_t c = 0; c < cout; ++c)
-        output_.store_run(y + c * g_.dst_plane(), n, grp * cout + c, 0, g_.dst_plane());
+      output_.store_rows(y, g_.dst_plane(), cout, n, grp * cout, 0, g_.dst_plane());
     } else {
       output_.store_part(w, n, grp * cout, (grp + 1) * cout, 0, g_.dst_plane());
     }

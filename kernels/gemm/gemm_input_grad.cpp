@@ -230,9 +230,7 @@ class GemmBackwardData final : public ConvStep {
         continue;
       }
       const float* planes = task_result(w, grad_input, n, n0, grp, c0);
-      for (int64_t c = c0; c < c1; ++c) {
-        output_.store_run(planes + (c - c0) * s_.src_plane, n, grp * s_.cin + c, 0, s_.src_plane);
-      }
+      output_.store_rows(planes, s_.src_plane, c1 - c0, n, grp * s_.cin + c0, 0, s_.src_plane);
     }
   }
 
@@ -537,16 +535,13 @@ class GemmForward final : public ConvStep {
       // The band's rows into Y, or, for a result not stored as dense floats, straight into the user's view.
       float* y = output_.stores_parts() ? nullptr : grad_input + (n * s_.groups + grp) * s_.cout * s_.dst_plane;
       const int64_t line = g_.dst_size[2], lines_per_plane = g_.dst_size[1], count = band.w1 - band.w0;
-      for (int64_t c = 0; c < s_.cout; ++c) {
-        for (int64_t oh = band.h0; oh < band.h1; ++oh) {
-          const int64_t first = (band.od * lines_per_plane + oh) * line + band.w0;
-          const float* row = result + c * result_columns_ + (oh - band.h0) * width;
-          if (output_.stores_parts()) {
-            output_.store_run(row, n, grp * s_.cout + c, first, count);
-          } else {
-            std::memcpy(y + c * s_.dst_plane + first, row, static_cast<size_t>(count) * sizeof(float));
-          }
-        }
+      for (int64_t oh = band.h0; oh < band.h1; ++oh) {
+        const int64_t first = (band.od * lines_per_plane + oh) * line + band.w0;
+        const float* rows = result + (oh - band.h0) * width;  // channel c's row at + c * result_columns_
+        if (output_.stores_parts()) output_.store_rows(rows, result_columns_, s_.cout, n, grp * s_.cout, first, count);
+        for (int64_t c = 0; c < (output_.stores_parts() ? 0 : s_.cout); ++c)
+          std::memcpy(y + c * s_.dst_plane + first, rows + c * result_columns_,
+                      static_cast<size_t>(count) * sizeof(float));
       }
     });
   }
@@ -591,13 +586,9 @@ class GemmForward final : public ConvStep {
       const PackedPairs wg{weights + grp * group_floats_, depth_};
       bf16_dot_rows(blocking_, s_.cout, count, depth_, wg, pairs, offsets, result, ld_);
       float* y = output_.stores_parts() ? nullptr : grad_input + (n * s_.groups + grp) * s_.cout * s_.dst_plane + o0;
-      for (int64_t c = 0; c < s_.cout; ++c) {
-        if (output_.stores_parts()) {
-          output_.store_run(result + c * ld_, n, grp * s_.cout + c, o0, count);
-        } else {
-          std::memcpy(y + c * s_.dst_plane, result + c * ld_, static_cast<size_t>(count) * sizeof(float));
-        }
-      }
+      if (output_.stores_parts()) output_.store_rows(result, ld_, s_.cout, n, grp * s_.cout, o0, count);
+      for (int64_t c = 0; c < (output_.stores_parts() ? 0 : s_.cout); ++c)
+        std::memcpy(y + c * s_.dst_plane, result + c * ld_, static_cast<size_t>(count) * sizeof(float));
     });
   }
 
@@ -650,7 +641,7 @@ class GemmForward final : public ConvStep {
         sgemm(blocking_, pack, s_.cout, o1 - o0, s_.rows(), wg, PanelWriter{Columns::write, &columns}, false, y, ldy);
       }
       if (tile_result_ >= 0) {  // the tile rounded into the user's view
-        for (int64_t c = 0; c < s_.cout; ++c) output_.store_run(y + c * ldy, n, grp * s_.cout + c, o0, o1 - o0);
+        output_.store_rows(y, ldy, s_.cout, n, grp * s_.cout, o0, o1 - o0);
       }
     });
   }

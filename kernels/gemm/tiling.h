@@ -113,6 +113,11 @@ class DenseFloatOutput {
   void store_run(const float* values, int64_t n, int64_t c, int64_t first, int64_t count) const {
     store_plane_floats(values, view_, n, c, first, count);
   }
+  // store_run for channels c .. c + channels - 1, channel c + i's values at values + i * value_stride.
+  void store_rows(const float* values, int64_t value_stride, int64_t channels, int64_t n, int64_t c, int64_t first,
+                  int64_t count) const {
+    store_rows_floats(values, value_stride, channels, view_, n, c, first, count);
+  }
   // Where a GEMM may store positions [first, ..) of channels c, c + 1, .. of sample n narrowed as it
   // computes them (sgemm_rows' NarrowedRows): a FLOAT16/BF16 view stored by parts whose planes are
   // contiguous (channels a row stride apart); else none (out null: store_run the float results).
