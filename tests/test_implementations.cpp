@@ -95,6 +95,9 @@ std::vector<Case> cases() {
       {"grouped_strided", geometry(3, 2, 5, 7, {17, 19}, {3, 2}, {2, 1}, {1, 0}, {1, 2}), false},
       {"depthwise", geometry(2, 6, 1, 2, {13, 11}, {3, 3}, {1, 2}, {1, 1}, {2, 1}), true},
       {"depthwise_single", geometry(2, 5, 1, 1, {9, 10}, {3, 3}, {1, 1}, {1, 1}, {1, 1}), false},
+      // One channel per group along rows of 75 (a block of 64 positions, then one of 16 masked), 5 rows:
+      // the forward rows two at a time, the last alone.
+      {"depthwise_wide_rows", geometry(1, 3, 1, 1, {5, 75}, {3, 3}, {1, 1}, {1, 1}, {1, 1}), false},
       {"conv1d_long", geometry(2, 1, 70, 3, {3000}, {5}, {1}, {2}, {1}), true},
       {"pointwise", geometry(2, 2, 70, 5, {40, 41}, {1, 1}, {1, 1}, {0, 0}, {1, 1}), false},
       {"pointwise_transposed", geometry(1, 1, 9, 4, {3000}, {1}, {1}, {0}, {1}), true},

@@ -45,7 +45,7 @@ struct avx2_ops {
 #include "kernels/direct/row_kernels_impl.h"
 
 void forward_rows_avx2(const ForwardRows& job) {
-  if (job.out_channels == 1) return forward_rows<avx2_ops, 1, 2>(job);
+  if (job.out_channels == 1) return forward_rows<avx2_ops, 1, 2, 2>(job);
   forward_rows<avx2_ops, 4, 1>(job);
 }
 int64_t weight_block_avx2(int64_t out_channels) { return out_channels == 1 ? 1 : 2; }

@@ -29,7 +29,7 @@ struct avx512_ops {
 #include "kernels/direct/row_kernels_impl.h"
 
 void forward_rows_avx512(const ForwardRows& job) {
-  if (job.out_channels == 1) return forward_rows<avx512_ops, 1, 4>(job);
+  if (job.out_channels == 1) return forward_rows<avx512_ops, 1, 4, 2>(job);
   forward_rows<avx512_ops, 8, 2>(job);
 }
 int64_t weight_block_avx512(int64_t out_channels) { return out_channels == 1 ? 1 : out_channels < 8 ? 4 : 8; }

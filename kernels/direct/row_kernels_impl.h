@@ -13,70 +13,92 @@
 
 inline int64_t lesser(int64_t a, int64_t b) { return a < b ? a : b; }
 
-// Output positions [w0, w0 + 16 * kVec) of channels [co0, co0 + kCo) of one forward row (its staged
-// source row at `src`, its channel 0's output at `out`).
-template <class Ops, int kCo, int kVec>
-void forward_chunk(const ForwardRows& job, const float* src_row, float* out_row, int64_t co0, int64_t w0) {
+// Output positions [w0, w0 + 16 * kVec) of channels [co0, co0 + kCo) of kRows forward rows (row i's
+// staged source row at src_rows[i], its channel 0's output at out_rows[i]). Rows side by side give a
+// one-channel (depthwise) chunk independent chains enough to keep the FMA units busy: one row's four
+// accumulators, each a chain over the taps, had left them half idle (the chains' latency). Each entry's
+// chain is the same whatever kRows is.
+template <class Ops, int kCo, int kVec, int kRows>
+void forward_chunk(const ForwardRows& job, const float* const (&src_rows)[kRows], float* const (&out_rows)[kRows],
+                   int64_t co0, int64_t w0) {
   using T = typename Ops::T;
-  // (Every loop over kCo and kVec unrolled, so that the accumulators stay in registers: GCC kept
+  // (Every loop over kRows, kCo and kVec unrolled, so that the accumulators stay in registers: GCC kept
   // them in a stack array, each multiply-add a load and a store, 7 times slower.)
-  T acc[kCo][kVec];
+  T acc[kRows][kCo][kVec];
+#pragma GCC unroll 2
+  for (int i = 0; i < kRows; ++i) {
 #pragma GCC unroll 8
-  for (int co = 0; co < kCo; ++co) {
+    for (int co = 0; co < kCo; ++co) {
 #pragma GCC unroll 4
-    for (int v = 0; v < kVec; ++v) acc[co][v] = Ops::zero();
+      for (int v = 0; v < kVec; ++v) acc[i][co][v] = Ops::zero();
+    }
   }
   for (int64_t c = 0; c < job.channels; ++c) {
-    const float* src = src_row + c * job.channel_stride + w0;
     const float* weights = job.weights + c * job.taps * kForwardBlock + co0;
     for (int64_t t = 0; t < job.taps; ++t, weights += kForwardBlock) {
-      T x[kVec];
+      const int64_t at = c * job.channel_stride + w0 + job.tap[t];
+#pragma GCC unroll 2
+      for (int i = 0; i < kRows; ++i) {
+        T x[kVec];
 #pragma GCC unroll 4
-      for (int v = 0; v < kVec; ++v) x[v] = Ops::load(src + job.tap[t] + kRowLanes * v);
+        for (int v = 0; v < kVec; ++v) x[v] = Ops::load(src_rows[i] + at + kRowLanes * v);
 #pragma GCC unroll 8
-      for (int co = 0; co < kCo; ++co) {
-        const T w = Ops::splat(weights[co]);
+        for (int co = 0; co < kCo; ++co) {
+          const T w = Ops::splat(weights[co]);
 #pragma GCC unroll 4
-        for (int v = 0; v < kVec; ++v) acc[co][v] = Ops::madd(w, x[v], acc[co][v]);
+          for (int v = 0; v < kVec; ++v) acc[i][co][v] = Ops::madd(w, x[v], acc[i][co][v]);
+        }
       }
     }
   }
   const int64_t channels = lesser(kCo, job.out_channels - co0);
+#pragma GCC unroll 2
+  for (int i = 0; i < kRows; ++i) {
 #pragma GCC unroll 8
-  for (int co = 0; co < channels; ++co) {
-    float* out = out_row + (co0 + co) * job.out_channel_stride + w0;
+    for (int co = 0; co < channels; ++co) {
+      float* out = out_rows[i] + (co0 + co) * job.out_channel_stride + w0;
 #pragma GCC unroll 4
-    for (int v = 0; v < kVec; ++v) {
-      const int64_t count = lesser(kRowLanes, job.width - w0 - kRowLanes * v);
-      if (count == kRowLanes) {
-        Ops::store(out + kRowLanes * v, acc[co][v]);
-      } else if (count > 0) {
-        Ops::store_masked(out + kRowLanes * v, acc[co][v], Ops::mask_first(count));
+      for (int v = 0; v < kVec; ++v) {
+        const int64_t count = lesser(kRowLanes, job.width - w0 - kRowLanes * v);
+        if (count == kRowLanes) {
+          Ops::store(out + kRowLanes * v, acc[i][co][v]);
+        } else if (count > 0) {
+          Ops::store_masked(out + kRowLanes * v, acc[i][co][v], Ops::mask_first(count));
+        }
       }
     }
   }
 }
 
-// forward_rows row by row, in blocks of kCo channels x 16 * kVec positions (16 at a time at the end
-// of a row that needs fewer). One call for all the rows of a slice: with a call per row (a depthwise
-// row is 4 blocks), the calls cost a fifth of the time.
-template <class Ops, int kCo, int kVec>
-void forward_rows(const ForwardRows& job) {
-  for (int64_t r = 0; r < job.rows; ++r) {
-    const float* src_row = job.src + job.row_base[r];
-    float* out_row = job.out + r * job.width;
-    for (int64_t co0 = 0; co0 < job.out_channels; co0 += kCo) {
-      for (int64_t w0 = 0; w0 < job.width;) {
-        if (job.width - w0 > kRowLanes * (kVec - 1)) {
-          forward_chunk<Ops, kCo, kVec>(job, src_row, out_row, co0, w0);
-          w0 += kRowLanes * kVec;
-        } else {
-          forward_chunk<Ops, kCo, 1>(job, src_row, out_row, co0, w0);
-          w0 += kRowLanes;
-        }
+// Rows [r, r + kRows) of forward_rows, in blocks of kCo channels x 16 * kVec positions (16 at a time at
+// the end of a row that needs fewer).
+template <class Ops, int kCo, int kVec, int kRows>
+void forward_row_group(const ForwardRows& job, int64_t r) {
+  const float* src_rows[kRows];
+  float* out_rows[kRows];
+#pragma GCC unroll 2
+  for (int i = 0; i < kRows; ++i)
+    src_rows[i] = job.src + job.row_base[r + i], out_rows[i] = job.out + (r + i) * job.width;
+  for (int64_t co0 = 0; co0 < job.out_channels; co0 += kCo) {
+    for (int64_t w0 = 0; w0 < job.width;) {
+      if (job.width - w0 > kRowLanes * (kVec - 1)) {
+        forward_chunk<Ops, kCo, kVec, kRows>(job, src_rows, out_rows, co0, w0);
+        w0 += kRowLanes * kVec;
+      } else {
+        forward_chunk<Ops, kCo, 1, kRows>(job, src_rows, out_rows, co0, w0);
+        w0 += kRowLanes;
       }
     }
   }
+}
+
+// forward_rows, kRows rows at a time (the last ones alone). One call for all the rows of a slice: with
+// a call per row (a depthwise row is 4 blocks), the calls cost a fifth of the time.
+template <class Ops, int kCo, int kVec, int kRows = 1>
+void forward_rows(const ForwardRows& job) {
+  int64_t r = 0;
+  for (; r + kRows <= job.rows; r += kRows) forward_row_group<Ops, kCo, kVec, kRows>(job, r);
+  for (; r < job.rows; ++r) forward_row_group<Ops, kCo, kVec, 1>(job, r);
 }
 
 // One pass of weight_rows over the slice's rows at column vector `at`: for each row, the kTb taps'
