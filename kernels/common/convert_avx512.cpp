@@ -12,19 +12,6 @@ namespace aclnn_cpu {
 using narrow_avx512::bf16_bits;
 using narrow_avx512::kAll;
 
-void floats_to_bf16_avx512(const float* in, uint16_t* out, int64_t n) {
-  int64_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    const __m512i narrow = bf16_bits(_mm512_loadu_si512(in + i));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm512_maskz_cvtepi32_epi16(kAll, narrow));
-  }
-  if (i < n) {  // the last 1-15: masked (nothing past the run is read or written)
-    const __mmask16 tail = static_cast<__mmask16>((1u << (n - i)) - 1);
-    const __m512i narrow = bf16_bits(_mm512_maskz_loadu_epi32(tail, in + i));
-    _mm512_mask_cvtepi32_storeu_epi16(out + i, tail, narrow);
-  }
-}
-
 void narrow_rows_avx512(const float* in, int64_t in_stride, int64_t n, int64_t rows, uint16_t* out, int64_t out_stride,
                         bool bf16) {
   const int64_t whole = n / 16 * 16;
@@ -40,5 +27,7 @@ void narrow_rows_avx512(const float* in, int64_t in_stride, int64_t n, int64_t r
     _mm512_mask_cvtepi32_storeu_epi16(out + whole, tail, bits);
   }
 }
+
+void floats_to_bf16_avx512(const float* in, uint16_t* out, int64_t n) { narrow_rows_avx512(in, n, n, 1, out, n, true); }
 
 }  // namespace aclnn_cpu

@@ -164,10 +164,13 @@ class DirectInput final : public ConvStep {
       const int64_t row_floats = converted != nullptr ? lanes * taps_ : cin * taps_;
       for (int64_t co0 = 0; co0 < cout; co0 += chunk) {
         const int64_t co1 = std::min(cout, co0 + chunk);
-        for (int64_t co = co0; co < (converted != nullptr ? co1 : co0); ++co)
+        if (converted == nullptr) {
+          pack_weight_block(wei + first + co0 * cin * taps_, row_floats, co0, co1, lanes, block);
+          continue;
+        }
+        for (int64_t co = co0; co < co1; ++co)
           read_dense_floats(wei_, math_, first + co * cin * taps_, lanes * taps_, converted + (co - co0) * row_floats);
-        pack_weight_block(converted != nullptr ? converted : wei + first + co0 * cin * taps_, row_floats, co0, co1,
-                          lanes, block);
+        pack_weight_block(converted, row_floats, co0, co1, lanes, block);
       }
     });
   }

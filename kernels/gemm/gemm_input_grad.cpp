@@ -538,10 +538,13 @@ class GemmForward final : public ConvStep {
       for (int64_t oh = band.h0; oh < band.h1; ++oh) {
         const int64_t first = (band.od * lines_per_plane + oh) * line + band.w0;
         const float* rows = result + (oh - band.h0) * width;  // channel c's row at + c * result_columns_
-        if (output_.stores_parts()) output_.store_rows(rows, result_columns_, s_.cout, n, grp * s_.cout, first, count);
-        for (int64_t c = 0; c < (output_.stores_parts() ? 0 : s_.cout); ++c)
-          std::memcpy(y + c * s_.dst_plane + first, rows + c * result_columns_,
-                      static_cast<size_t>(count) * sizeof(float));
+        if (output_.stores_parts()) {
+          output_.store_rows(rows, result_columns_, s_.cout, n, grp * s_.cout, first, count);
+        } else {
+          for (int64_t c = 0; c < s_.cout; ++c)
+            std::memcpy(y + c * s_.dst_plane + first, rows + c * result_columns_,
+                        static_cast<size_t>(count) * sizeof(float));
+        }
       }
     });
   }
@@ -586,9 +589,12 @@ class GemmForward final : public ConvStep {
       const PackedPairs wg{weights + grp * group_floats_, depth_};
       bf16_dot_rows(blocking_, s_.cout, count, depth_, wg, pairs, offsets, result, ld_);
       float* y = output_.stores_parts() ? nullptr : grad_input + (n * s_.groups + grp) * s_.cout * s_.dst_plane + o0;
-      if (output_.stores_parts()) output_.store_rows(result, ld_, s_.cout, n, grp * s_.cout, o0, count);
-      for (int64_t c = 0; c < (output_.stores_parts() ? 0 : s_.cout); ++c)
-        std::memcpy(y + c * s_.dst_plane, result + c * ld_, static_cast<size_t>(count) * sizeof(float));
+      if (output_.stores_parts()) {
+        output_.store_rows(result, ld_, s_.cout, n, grp * s_.cout, o0, count);
+      } else {
+        for (int64_t c = 0; c < s_.cout; ++c)
+          std::memcpy(y + c * s_.dst_plane, result + c * ld_, static_cast<size_t>(count) * sizeof(float));
+      }
     });
   }
 

@@ -79,7 +79,7 @@ constexpr int64_t kStagingBudget = int64_t{4} << 20;
 class DenseFloatOutput {
  public:
   // `parts_from_buffers`: the step stores every part of a result that stores_parts() from buffers
-  // of its own (store_run), never through data(): no float region is booked for it then.
+  // of its own (store_rows), never through data(): no float region is booked for it then.
   DenseFloatOutput(const View5& view, PlanBuilder& builder, const char* region_name, bool parts_from_buffers = false)
       : view_(view) {
     if (is_dense_float(view)) {
@@ -108,19 +108,17 @@ class DenseFloatOutput {
     }
   }
   // Whether store_part stores (a step may then store its values straight from where it computed
-  // them, with store_run, instead of into data()).
+  // them, with store_rows, instead of into data()).
   bool stores_parts() const { return !in_place_ && by_parts_; }
-  void store_run(const float* values, int64_t n, int64_t c, int64_t first, int64_t count) const {
-    store_plane_floats(values, view_, n, c, first, count);
-  }
-  // store_run for channels c .. c + channels - 1, channel c + i's values at values + i * value_stride.
+  // Stores positions [first, first + count) of channels c .. c + channels - 1 of sample n, channel c + i's
+  // values at values + i * value_stride, into the user's view (store_rows_floats).
   void store_rows(const float* values, int64_t value_stride, int64_t channels, int64_t n, int64_t c, int64_t first,
                   int64_t count) const {
     store_rows_floats(values, value_stride, channels, view_, n, c, first, count);
   }
   // Where a GEMM may store positions [first, ..) of channels c, c + 1, .. of sample n narrowed as it
   // computes them (sgemm_rows' NarrowedRows): a FLOAT16/BF16 view stored by parts whose planes are
-  // contiguous (channels a row stride apart); else none (out null: store_run the float results).
+  // contiguous (channels a row stride apart); else none (out null: store_rows the float results).
   NarrowedRows narrowed_rows(int64_t n, int64_t c, int64_t first) const {
     if (!stores_parts() || view_.data == nullptr || !planes_contiguous(view_) ||
         (view_.dtype != ACL_FLOAT16 && view_.dtype != ACL_BF16))
