@@ -535,16 +535,16 @@ class GemmForward final : public ConvStep {
       // The band's rows into Y, or, for a result not stored as dense floats, straight into the user's view.
       float* y = output_.stores_parts() ? nullptr : grad_input + (n * s_.groups + grp) * s_.cout * s_.dst_plane;
       const int64_t line = g_.dst_size[2], lines_per_plane = g_.dst_size[1], count = band.w1 - band.w0;
-      for (int64_t oh = band.h0; oh < band.h1; ++oh) {
-        const int64_t first = (band.od * lines_per_plane + oh) * line + band.w0;
-        const float* rows = result + (oh - band.h0) * width;  // channel c's row at + c * result_columns_
-        if (output_.stores_parts()) {
-          output_.store_rows(rows, result_columns_, s_.cout, n, grp * s_.cout, first, count);
-        } else {
-          for (int64_t c = 0; c < s_.cout; ++c)
-            std::memcpy(y + c * s_.dst_plane + first, rows + c * result_columns_,
+      const auto first = [&](int64_t oh) { return (band.od * lines_per_plane + oh) * line + band.w0; };
+      if (output_.stores_parts()) {  // all channels' row oh per call (channel c's at + c * result_columns_)
+        for (int64_t oh = band.h0; oh < band.h1; ++oh)
+          output_.store_rows(result + (oh - band.h0) * width, result_columns_, s_.cout, n, grp * s_.cout, first(oh),
+                             count);
+      } else {  // a channel's rows one after another: its plane written in order
+        for (int64_t c = 0; c < s_.cout; ++c)
+          for (int64_t oh = band.h0; oh < band.h1; ++oh)
+            std::memcpy(y + c * s_.dst_plane + first(oh), result + c * result_columns_ + (oh - band.h0) * width,
                         static_cast<size_t>(count) * sizeof(float));
-        }
       }
     });
   }
