@@ -98,7 +98,7 @@ std::unique_ptr<ConvPlan> ConvPlan::build(const ConvProblem& problem, const std:
     Staging& staging = plan->staging_[i];
     const auto count = static_cast<uint64_t>(view.numel());
     if (builder.float_wanted[i]) {
-      if (p.math == MathMode::kFull && is_dense_float(view)) {
+      if (float_in_place(view, p.math)) {
         staging.f32_in_place = dense_float_data(view);
       } else {
         staging.f32 = plan->ledger_.book(kNames[i][0], count, sizeof(float));

@@ -37,6 +37,12 @@ double widen(double value) {
 
 bool is_dense_float(const View5& view) { return view.dtype == ACL_FLOAT && is_dense(view); }
 
+bool narrowable_rows(const View5& view) {
+  return (view.dtype == ACL_FLOAT16 || view.dtype == ACL_BF16) && planes_contiguous(view);
+}
+
+bool float_in_place(const View5& view, MathMode math) { return math == MathMode::kFull && is_dense_float(view); }
+
 namespace {
 constexpr int64_t kDenseChunk = int64_t{1} << 16;  // elements per task of a whole-tensor conversion
 }  // namespace
@@ -287,8 +293,7 @@ void store_plane_floats(const float* values, const View5& out, int64_t n, int64_
 void store_rows_floats(const float* values, int64_t value_stride, int64_t channels, const View5& out, int64_t n,
                        int64_t c, int64_t first, int64_t count) {
 #ifdef ACLNN_HAVE_X86_KERNELS
-  if ((out.dtype == ACL_FLOAT16 || out.dtype == ACL_BF16) && planes_contiguous(out) && avx512_conversions() &&
-      channels > 0 && count > 0) {
+  if (narrowable_rows(out) && avx512_conversions() && channels > 0 && count > 0) {
     narrow_rows_avx512(values, value_stride, count, channels,
                        static_cast<uint16_t*>(out.data) + out.element(n, c, 0, 0, first), out.stride[1],
                        out.dtype == ACL_BF16);

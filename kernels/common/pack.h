@@ -11,6 +11,11 @@ namespace aclnn_cpu {
 // stride): kernels can then read or write it in place.
 bool is_dense_float(const View5& view);
 
+// True when kernels read the view's values as they lie: a dense FLOAT array (is_dense_float) read
+// without cubeMathType rounding (kFull). The plan then gives its data as the float input
+// (StepInputs::f32), and steps read it in place rather than converting it.
+bool float_in_place(const View5& view, MathMode math);
+
 // The view's first element, as float (valid when is_dense_float; nullptr for a view without
 // data, which phase 1 may plan but phase 2 never runs).
 float* dense_float_data(const View5& view);
@@ -76,11 +81,16 @@ void store_bias_lanes(const double* lanes, int64_t samples, const View5& out);
 // as store_dense does (one thread; the view must not overlap itself).
 void store_plane_floats(const float* values, const View5& out, int64_t n, int64_t c, int64_t first, int64_t count);
 
-// The same for channels c .. c + channels - 1, channel c + i's values at values + i * value_stride: FLOAT16
-// and BF16 planes that are contiguous narrowed in one call (a block's rows stored one call each had
-// been 8% of r50_s1's BF16 gradInput), the rest channel by channel.
+// store_plane_floats for channels c .. c + channels - 1, channel c + i's values at values + i * value_stride:
+// narrowable_rows views narrowed in one call (a block's rows stored one call each had been 8% of r50_s1's
+// BF16 gradInput), the rest channel by channel.
 void store_rows_floats(const float* values, int64_t value_stride, int64_t channels, const View5& out, int64_t n,
                        int64_t c, int64_t first, int64_t count);
+
+// Whether a block of channels' rows of the view can be narrowed in one call (store_rows_floats,
+// and the micro-kernel's NarrowedRows): FLOAT16 or BF16 with contiguous planes, so that channel
+// c + i's row lies i channel strides after channel c's.
+bool narrowable_rows(const View5& view);
 
 // Stores a dense (N, C, D, H, W) array shaped like `out` into the strided view, rounding once.
 // A view that may overlap itself is written by one thread in the user's dim order.

@@ -108,7 +108,7 @@ class DirectInput final : public ConvStep {
     // channel's run of a block's 16 channels x taps, `weight_chunk_` output channels at a time (a
     // whole-tensor float copy, written and read back once more, had made r50_s4's FLOAT16/BF16
     // gradInput 1.15 times its fp32 time).
-    const bool weights_in_place = math_ == MathMode::kFull && is_dense_float(wei_);
+    const bool weights_in_place = float_in_place(wei_, math_);
     if (!weights_in_place && is_dense(wei_)) {
       weight_chunk_ = std::clamp<int64_t>(kWeightRowFloats / (kRowLanes * taps_), 1, cout);
       weight_rows_ = b.book_scratch("direct.weight_rows", weight_chunk_ * kRowLanes * taps_, sizeof(float), threads_);

@@ -94,7 +94,7 @@ class GemmBackwardWeight final : public ConvStep {
     // once (when it is more than one row per group, and within budget or else copied anyway),
     // reading it from the user's view when it is not a dense float array.
     group_floats_ = packed_left_floats(blocking_, s_.cout, length);
-    const bool dy_dense = p.math == MathMode::kFull && is_dense_float(p.dst);
+    const bool dy_dense = float_in_place(p.dst, p.math);
     // (Sizes that would not fit in 2^60 bytes take the dense copy, whose booking reports them.)
     const int64_t mr = left_sliver_rows(blocking_), huge = int64_t{1} << 58;
     const bool pack_once =

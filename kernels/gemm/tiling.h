@@ -69,7 +69,7 @@ inline bool columns_are_source(const ConvGeometry& g) {
 // array already (another dtype, cubeMathType 2 rounding, strides), and its rows are contiguous (a
 // gather along W, as in ConvTbc's T x B x C, is cheaper copied once).
 inline bool stage_from_view(const View5& view, MathMode math) {
-  return !(math == MathMode::kFull && is_dense_float(view)) && view.stride[4] == 1;
+  return !float_in_place(view, math) && view.stride[4] == 1;
 }
 // Floats of staged source per thread, at most (else the step asks for a dense copy).
 constexpr int64_t kStagingBudget = int64_t{4} << 20;
@@ -120,9 +120,7 @@ class DenseFloatOutput {
   // computes them (sgemm_rows' NarrowedRows): a FLOAT16/BF16 view stored by parts whose planes are
   // contiguous (channels a row stride apart); else none (out null: store_rows the float results).
   NarrowedRows narrowed_rows(int64_t n, int64_t c, int64_t first) const {
-    if (!stores_parts() || view_.data == nullptr || !planes_contiguous(view_) ||
-        (view_.dtype != ACL_FLOAT16 && view_.dtype != ACL_BF16))
-      return {nullptr, 0, false};
+    if (!stores_parts() || view_.data == nullptr || !narrowable_rows(view_)) return {nullptr, 0, false};
     return {static_cast<uint16_t*>(view_.data) + view_.element(n, c, 0, 0, first), view_.stride[1],
             view_.dtype == ACL_BF16};
   }
