@@ -98,6 +98,11 @@ std::vector<Case> cases() {
       // One channel per group along rows of 75 (a block of 64 positions, then one of 16 masked), 5 rows:
       // the forward rows two at a time, the last alone.
       {"depthwise_wide_rows", geometry(1, 3, 1, 1, {5, 75}, {3, 3}, {1, 1}, {1, 1}, {1, 1}), false},
+      // gradInput results too large for a task's buffer (256 KiB: a 300 x 300 plane is 352 KiB): stored
+      // from the staged float result by parts (DenseFloatOutput::store_part), for FLOAT16/BF16 a block of
+      // channels' rows per call. Strided (the GEMM gradInput with col2im), and one channel per group.
+      {"unbuffered_planes", geometry(1, 1, 3, 2, {300, 300}, {3, 3}, {2, 2}, {1, 1}, {1, 1}), false},
+      {"unbuffered_depthwise", geometry(1, 2, 1, 1, {300, 300}, {3, 3}, {1, 1}, {1, 1}, {1, 1}), false},
       {"conv1d_long", geometry(2, 1, 70, 3, {3000}, {5}, {1}, {2}, {1}), true},
       {"pointwise", geometry(2, 2, 70, 5, {40, 41}, {1, 1}, {1, 1}, {0, 0}, {1, 1}), false},
       {"pointwise_transposed", geometry(1, 1, 9, 4, {3000}, {1}, {1}, {0}, {1}), true},

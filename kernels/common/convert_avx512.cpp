@@ -9,8 +9,6 @@
 #include "kernels/common/narrow_avx512.h"
 
 namespace aclnn_cpu {
-using narrow_avx512::bf16_bits;
-using narrow_avx512::kAll;
 
 void narrow_rows_avx512(const float* in, int64_t in_stride, int64_t n, int64_t rows, uint16_t* out, int64_t out_stride,
                         bool bf16) {
@@ -18,13 +16,7 @@ void narrow_rows_avx512(const float* in, int64_t in_stride, int64_t n, int64_t r
   const __mmask16 tail = static_cast<__mmask16>((1u << (n - whole)) - 1);
   for (int64_t r = 0; r < rows; ++r, in += in_stride, out += out_stride) {
     for (int64_t i = 0; i < whole; i += 16) narrow_avx512::store16(out + i, _mm512_loadu_ps(in + i), bf16);
-    if (tail == 0) continue;
-    const __m512 values = _mm512_maskz_loadu_ps(tail, in + whole);  // (the bits in 32-bit lanes, stored masked)
-    const __m512i bits =
-        bf16 ? bf16_bits(_mm512_castps_si512(values))
-             : _mm512_maskz_cvtepu16_epi32(
-                   kAll, _mm512_maskz_cvtps_ph(kAll, values, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-    _mm512_mask_cvtepi32_storeu_epi16(out + whole, tail, bits);
+    if (tail != 0) narrow_avx512::store16_masked(out + whole, _mm512_maskz_loadu_ps(tail, in + whole), bf16, tail);
   }
 }
 

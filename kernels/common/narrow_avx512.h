@@ -34,5 +34,15 @@ inline void store16(uint16_t* out, __m512 values, bool bf16) {
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), narrow);
 }
 
+// Stores the first lanes of 16 floats (those set in `lanes`) at `out` as BF16 (`bf16`) or FLOAT16 values,
+// writing nothing past them (the same bits as store16).
+inline void store16_masked(uint16_t* out, __m512 values, bool bf16, __mmask16 lanes) {
+  const __m512i bits =
+      bf16 ? bf16_bits(_mm512_castps_si512(values))
+           : _mm512_maskz_cvtepu16_epi32(
+                 kAll, _mm512_maskz_cvtps_ph(kAll, values, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+  _mm512_mask_cvtepi32_storeu_epi16(out, lanes, bits);  // (the bits in 32-bit lanes, stored masked)
+}
+
 }  // namespace narrow_avx512
 }  // namespace aclnn_cpu

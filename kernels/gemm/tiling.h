@@ -102,10 +102,8 @@ class DenseFloatOutput {
   void store_part(const Workspace& workspace, int64_t n, int64_t c0, int64_t c1, int64_t first, int64_t count) const {
     if (!stores_parts()) return;
     const int64_t plane = view_.shape[2] * view_.shape[3] * view_.shape[4];
-    const float* values = workspace.at<float>(staged_);
-    for (int64_t c = c0; c < c1; ++c) {
-      store_plane_floats(values + (n * view_.shape[1] + c) * plane + first, view_, n, c, first, count);
-    }
+    const float* values = workspace.at<float>(staged_) + (n * view_.shape[1] + c0) * plane + first;
+    store_rows_floats(values, plane, c1 - c0, view_, n, c0, first, count);
   }
   // Whether store_part stores (a step may then store its values straight from where it computed
   // them, with store_rows, instead of into data()).
