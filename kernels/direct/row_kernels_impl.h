@@ -101,6 +101,27 @@ void forward_rows(const ForwardRows& job) {
   for (; r < job.rows; ++r) forward_row_group<Ops, kCo, kVec, 1>(job, r);
 }
 
+// WeightRows' prefetch runs, spread evenly over `steps` steps (addresses as integers: nothing is
+// dereferenced).
+struct LinePrefetch {
+  uintptr_t next[2];
+  int64_t left[2], per_step[2];
+  LinePrefetch(const WeightRows& job, int64_t steps) {
+    for (int i = 0; i < 2; ++i) {
+      next[i] = reinterpret_cast<uintptr_t>(job.prefetch_from[i]);
+      left[i] = job.prefetch_lines[i];
+      per_step[i] = steps > 0 ? (left[i] + steps - 1) / steps : 0;
+    }
+  }
+  void step() {
+#pragma GCC unroll 2
+    for (int i = 0; i < 2; ++i) {
+      for (int64_t j = 0; j < per_step[i] && left[i] > 0; ++j, --left[i], next[i] += 64)
+        __builtin_prefetch(reinterpret_cast<const void*>(next[i]));
+    }
+  }
+};
+
 // One pass of weight_rows over the slice's rows at column vector `at`: for each row, the kTb taps'
 // source vectors (masked to the first lanes when kMasked: no source entry past the row's width is
 // read), then each output channel's dY vector (at fixed offsets from `dy`, the block's first at row
@@ -109,7 +130,7 @@ void forward_rows(const ForwardRows& job) {
 template <class Ops, int kCb, int kTb, bool kMasked>
 inline __attribute__((always_inline)) void weight_pass(const WeightRows& job, const float* dy, const int64_t* tap,
                                                        int64_t at, typename Ops::Mask mask,
-                                                       typename Ops::T (&sums)[kCb][kTb]) {
+                                                       typename Ops::T (&sums)[kCb][kTb], LinePrefetch& prefetch) {
   using T = typename Ops::T;
   T acc[kCb][kTb];
 #pragma GCC unroll 8
@@ -118,6 +139,7 @@ inline __attribute__((always_inline)) void weight_pass(const WeightRows& job, co
     for (int k = 0; k < kTb; ++k) acc[b][k] = sums[b][k];
   }
   for (int64_t r = 0; r < job.rows; ++r) {
+    prefetch.step();
     const float* src = job.src + job.row_base[r] + at;
     T x[kTb];
 #pragma GCC unroll 9
@@ -144,6 +166,9 @@ inline __attribute__((always_inline)) void weight_pass(const WeightRows& job, co
 template <class Ops, int kCb, int kTb>
 void weight_rows(const WeightRows& job) {
   using T = typename Ops::T;
+  // (a step per row of each pass)
+  LinePrefetch prefetch(job, (job.out_channels + kCb - 1) / kCb * ((job.taps + kTb - 1) / kTb) *
+                                 ((job.width + kRowLanes - 1) / kRowLanes) * job.rows);
   for (int64_t co0 = 0; co0 < job.out_channels; co0 += kCb) {
     for (int64_t t0 = 0; t0 < job.taps; t0 += kTb) {
       const float* dy = job.dy + co0 * kRowLanes;  // the block's first vector, at row 0 and column 0
@@ -157,16 +182,16 @@ void weight_rows(const WeightRows& job) {
       if constexpr (Ops::kCheapMasks) {  // one pass body, every vector masked (to all lanes but the last)
         for (int64_t at = 0; at < job.width; at += kRowLanes) {
           weight_pass<Ops, kCb, kTb, true>(job, dy + at * job.dy_channels, tap, at,
-                                           Ops::mask_first(lesser(kRowLanes, job.width - at)), acc);
+                                           Ops::mask_first(lesser(kRowLanes, job.width - at)), acc, prefetch);
         }
       } else {
         int64_t at = 0;
         for (; at + kRowLanes <= job.width; at += kRowLanes) {
-          weight_pass<Ops, kCb, kTb, false>(job, dy + at * job.dy_channels, tap, at, Ops::mask_first(0), acc);
+          weight_pass<Ops, kCb, kTb, false>(job, dy + at * job.dy_channels, tap, at, Ops::mask_first(0), acc, prefetch);
         }
         if (at < job.width) {
           weight_pass<Ops, kCb, kTb, true>(job, dy + at * job.dy_channels, tap, at, Ops::mask_first(job.width - at),
-                                           acc);
+                                           acc, prefetch);
         }
       }
       const int64_t channels = lesser(kCb, job.out_channels - co0), taps = lesser(kTb, job.taps - t0);
@@ -223,13 +248,18 @@ void weight_band_rows(const WeightRows& job) {
   static_assert(Ops::kCheapMasks, "every vector is loaded under a mask");
   T acc[kKh * kKw];
   for (int t = 0; t < kKh * kKw; ++t) acc[t] = Ops::zero();
+  // (a step per band, about)
+  LinePrefetch prefetch(job, (job.width + kRowLanes - 1) / kRowLanes * ((job.rows + kBand - 1) / kBand));
   for (int64_t at = 0; at < job.width; at += kRowLanes) {
     const auto mask = Ops::mask_first(lesser(kRowLanes, job.width - at));
     const float* dy = job.dy + at * job.dy_channels;
     for (int64_t p0 = 0; p0 < job.rows; p0 += job.plane_rows) {
       const int64_t p1 = lesser(job.rows, p0 + job.plane_rows);
       int64_t r = p0;
-      for (; r + kBand <= p1; r += kBand) weight_band<Ops, kBand, kKh, kKw>(job, dy, r, at, mask, acc);
+      for (; r + kBand <= p1; r += kBand) {
+        prefetch.step();
+        weight_band<Ops, kBand, kKh, kKw>(job, dy, r, at, mask, acc);
+      }
       for (; r < p1; ++r) weight_band<Ops, 1, kKh, kKw>(job, dy, r, at, mask, acc);
     }
   }

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "acl/acl_base.h"
+#include "common/dtype.h"
 #include "kernels/common/convert.h"
 #include "kernels/common/pack.h"
 #include "kernels/direct/row_kernels.h"
@@ -314,6 +315,21 @@ class SmallGroupInput final : public ConvStep {
   WorkspaceLedger::Handle weights_ = -1, staged_ = -1, slice_ = -1;  // staged_, slice_: per thread
 };
 
+// Channels [c0, c0 + channels) of sample n of a view: their first byte and their bytes where their
+// planes lie one after another in memory, else no run (at null).
+struct PlanesRun {
+  const char* at = nullptr;
+  int64_t bytes = 0;
+};
+PlanesRun planes_run(const View5& v, int64_t n, int64_t c0, int64_t channels) {
+  const int64_t plane = v.shape[2] * v.shape[3] * v.shape[4];
+  if (v.data == nullptr || !planes_contiguous(v) || n < 0 || n >= v.shape[0] || c0 < 0 || channels <= 0 ||
+      channels > v.shape[1] - c0 || (channels > 1 && v.stride[1] != plane))
+    return {};
+  const int64_t size = static_cast<int64_t>(dtype_size(v.dtype));
+  return {static_cast<const char*>(v.data) + v.element(n, c0, 0, 0, 0) * size, channels * plane * size};
+}
+
 // gradWeight per (group, chunk of samples): for each sample, stage its source slice and its dY rows
 // (zero-padded to whole vectors), then each source channel's dot products into the chunk's lanes.
 // Then per group: the chunks' lanes added in order, and each entry's 16 lanes pairwise.
@@ -378,12 +394,19 @@ class SmallGroupWeight final : public ConvStep {
       staging_.stage(g_, src_, math_, n, grp * cin, cin, staged);
       stage_rows(n, grp * cout, cout, dy);
       // The slices staged next (this group's in the next sample, or the next task's), read while
-      // this one is computed.
+      // this one is computed: where each is one run of memory, a part of each run spread over each
+      // source channel's products (a burst of prefetches before them, each waiting for a free miss
+      // buffer, had left rnx50's staging a quarter of its gradWeight); else in a burst.
+      PlanesRun next_x, next_dy;
       if (prefetch_next_) {
         const int64_t next_n = n + 1 < n1 ? n + 1 : grp + 1 < g_.groups ? g_.batch * chunk / chunks_ : n1;
         const int64_t next_grp = n + 1 < n1 ? grp : grp + 1 < g_.groups ? grp + 1 : 0;
-        prefetch_planes(src_, next_n, next_grp * cin, cin);
-        prefetch_planes(dst_, next_n, next_grp * cout, cout);
+        next_x = planes_run(src_, next_n, next_grp * cin, cin);
+        next_dy = planes_run(dst_, next_n, next_grp * cout, cout);
+        if (next_x.at == nullptr || next_dy.at == nullptr) {
+          prefetch_planes(src_, next_n, next_grp * cin, cin);
+          prefetch_planes(dst_, next_n, next_grp * cout, cout);
+        }
       }
       for (int64_t c = 0; c < cin; ++c) {
         WeightRows rows{staged + c * staging_.channel_stride,
@@ -399,6 +422,14 @@ class SmallGroupWeight final : public ConvStep {
                         lanes + c * taps * kRowLanes,
                         cin * taps * kRowLanes};
         staging_.describe_grid(g_, rows);
+        if (next_x.at != nullptr && next_dy.at != nullptr) {  // part c of cin of each run
+          const PlanesRun* runs[2] = {&next_x, &next_dy};
+          for (int i = 0; i < 2; ++i) {
+            const int64_t from = runs[i]->bytes * c / cin, to = runs[i]->bytes * (c + 1) / cin;
+            rows.prefetch_from[i] = runs[i]->at + from;
+            rows.prefetch_lines[i] = ceil_div(to - from, 64);
+          }
+        }
         kernels_.weight_rows(rows);
       }
     }
