@@ -335,8 +335,11 @@ class DirectInput final : public ConvStep {
     // FLOAT16/BF16 rows of unit stride, used as they are: a channel's rows of a plane widened in one call.
     const bool halves = (dst_.dtype == ACL_FLOAT16 || dst_.dtype == ACL_BF16) && math_ == MathMode::kFull &&
                         dst_.stride[4] == 1 && f16c_conversions();
+    // Float rows likewise, copied by the AVX2 copy that prefetches ahead in them (the staging had waited
+    // on dY's first read from memory: 5% of r50_s1_3x3's gradInput).
+    const bool float_rows = floats && f16c_conversions();
 #else
-    const bool halves = false;
+    const bool halves = false, float_rows = false;
 #endif
     // Channel by channel (a channel's rows are one run of dY, read in order), row by row.
     for (int64_t co = 0; co < cout; ++co) {
@@ -346,7 +349,7 @@ class DirectInput final : public ConvStep {
           float* row = rows + (oh - oh0) * cout * sw;
           zero_run(row, x0);
           zero_run(row + x1, sw - x1);
-          if (floats)
+          if (floats && !float_rows)
             copy_run(static_cast<const float*>(dst_.data) + dst_.element(n, grp * cout + co, od, oh, 0), x1 - x0,
                      row + x0);
           if (!floats && !halves) read_row_floats(dst_, math_, n, grp * cout + co, od, oh, 0, 1, x1 - x0, row + x0);
@@ -355,6 +358,10 @@ class DirectInput final : public ConvStep {
         if (halves && oh1 > oh0) {  // the plane's rows in one call
           const auto* from = static_cast<const uint16_t*>(dst_.data) + dst_.element(n, grp * cout + co, od, oh0, 0);
           widen_rows_avx2(from, dst_.dtype == ACL_BF16, dst_.stride[3], 1, x1 - x0, oh1 - oh0, rows + x0, cout * sw);
+        }
+        if (float_rows && oh1 > oh0) {
+          const auto* from = static_cast<const float*>(dst_.data) + dst_.element(n, grp * cout + co, od, oh0, 0);
+          copy_rows_avx2(from, dst_.stride[3], x1 - x0, oh1 - oh0, rows + x0, cout * sw);
         }
 #endif
       }
