@@ -291,6 +291,47 @@ TEST(ConvEmpty, TransposedZeroBatch) {
   EXPECT_EQ(r.grads.grad_bias, std::vector<double>(6, 0.0));
 }
 
+TEST(ConvEmpty, ZeroInputChannelsWithAHugePlane) {
+  // The fuzzer's problem: input (1, 0, 2^62 - 1), empty (its data null) with a plane far too large for
+  // a pointer offset; the empty path checks no output size, so a 4-wide gradOutput is accepted. The
+  // flipped forward gradInput had cut that plane into tiles and formed a pointer per tile from the null
+  // result (undefined behaviour, an abort under the sanitizer presets); it now has no task.
+  const int64_t width = (int64_t{1} << 62) - 1, empty = 0, gy_storage = 8;
+  const std::vector<int64_t> x_shape = {1, 0, width}, x_strides = {0, width, 1};
+  const std::vector<int64_t> w_shape = {2, 0, 1}, w_strides = {0, 1, 1};
+  const std::vector<int64_t> gy_shape = {1, 2, 4}, gy_strides = {8, 4, 1};
+  std::vector<float> gy_data = {1, 2, 3, 4, 5, 6, 7, 8};
+  auto tensor = [](const std::vector<int64_t>& shape, const std::vector<int64_t>& strides, const int64_t* storage,
+                   void* data) {
+    return aclCreateTensor(shape.data(), shape.size(), ACL_FLOAT, strides.data(), 0, ACL_FORMAT_NCL, storage, 1, data);
+  };
+  aclTensor* x = tensor(x_shape, x_strides, &empty, nullptr);
+  aclTensor* gx = tensor(x_shape, x_strides, &empty, nullptr);
+  aclTensor* w = tensor(w_shape, w_strides, &empty, nullptr);
+  aclTensor* gw = tensor(w_shape, w_strides, &empty, nullptr);
+  aclTensor* gy = tensor(gy_shape, gy_strides, &gy_storage, gy_data.data());
+  const int64_t stride = 1, pad = 0, dilation = 2, output_padding = 0;
+  aclIntArray* stride_array = aclCreateIntArray(&stride, 1);
+  aclIntArray* pad_array = aclCreateIntArray(&pad, 1);
+  aclIntArray* dilation_array = aclCreateIntArray(&dilation, 1);
+  aclIntArray* output_padding_array = aclCreateIntArray(&output_padding, 1);
+  const bool mask[] = {true, true, false};
+  aclBoolArray* mask_array = aclCreateBoolArray(mask, 3);
+  uint64_t size = 0;
+  aclOpExecutor* executor = nullptr;
+  ASSERT_EQ(aclnnConvolutionBackwardGetWorkspaceSize(gy, x, w, nullptr, stride_array, pad_array, dilation_array, false,
+                                                     output_padding_array, 2, mask_array, 0, gx, gw, nullptr, &size,
+                                                     &executor),
+            0)
+      << aclGetRecentErrMsg();
+  std::vector<unsigned char> workspace(static_cast<size_t>(size) + 1);
+  EXPECT_EQ(aclnnConvolutionBackward(workspace.data(), size, executor, nullptr), 0);
+  EXPECT_EQ(aclrtSynchronizeStream(nullptr), 0);
+  for (aclTensor* t : {x, gx, w, gw, gy}) aclDestroyTensor(t);
+  for (aclIntArray* a : {stride_array, pad_array, dilation_array, output_padding_array}) aclDestroyIntArray(a);
+  aclDestroyBoolArray(mask_array);
+}
+
 }  // namespace
 }  // namespace testing_support
 
