@@ -310,25 +310,31 @@ TEST(ConvEmpty, ZeroInputChannelsWithAHugePlane) {
   aclTensor* w = tensor(w_shape, w_strides, &empty, nullptr);
   aclTensor* gw = tensor(w_shape, w_strides, &empty, nullptr);
   aclTensor* gy = tensor(gy_shape, gy_strides, &gy_storage, gy_data.data());
+  std::vector<float> gb_data = {-1, -1};  // gradBias: each channel's sum of gradOutput
+  const int64_t bias_size = 2, one = 1;
+  aclTensor* gb = aclCreateTensor(&bias_size, 1, ACL_FLOAT, &one, 0, ACL_FORMAT_ND, &bias_size, 1, gb_data.data());
+  aclIntArray* bias_sizes = aclCreateIntArray(&bias_size, 1);
   const int64_t stride = 1, pad = 0, dilation = 2, output_padding = 0;
   aclIntArray* stride_array = aclCreateIntArray(&stride, 1);
   aclIntArray* pad_array = aclCreateIntArray(&pad, 1);
   aclIntArray* dilation_array = aclCreateIntArray(&dilation, 1);
   aclIntArray* output_padding_array = aclCreateIntArray(&output_padding, 1);
-  const bool mask[] = {true, true, false};
+  const bool mask[] = {true, true, true};
   aclBoolArray* mask_array = aclCreateBoolArray(mask, 3);
   uint64_t size = 0;
   aclOpExecutor* executor = nullptr;
-  ASSERT_EQ(aclnnConvolutionBackwardGetWorkspaceSize(gy, x, w, nullptr, stride_array, pad_array, dilation_array, false,
-                                                     output_padding_array, 2, mask_array, 0, gx, gw, nullptr, &size,
-                                                     &executor),
-            0)
+  ASSERT_EQ(
+      aclnnConvolutionBackwardGetWorkspaceSize(gy, x, w, bias_sizes, stride_array, pad_array, dilation_array, false,
+                                               output_padding_array, 2, mask_array, 0, gx, gw, gb, &size, &executor),
+      0)
       << aclGetRecentErrMsg();
   std::vector<unsigned char> workspace(static_cast<size_t>(size) + 1);
   EXPECT_EQ(aclnnConvolutionBackward(workspace.data(), size, executor, nullptr), 0);
   EXPECT_EQ(aclrtSynchronizeStream(nullptr), 0);
-  for (aclTensor* t : {x, gx, w, gw, gy}) aclDestroyTensor(t);
-  for (aclIntArray* a : {stride_array, pad_array, dilation_array, output_padding_array}) aclDestroyIntArray(a);
+  EXPECT_EQ(gb_data, (std::vector<float>{1 + 2 + 3 + 4, 5 + 6 + 7 + 8}));
+  for (aclTensor* t : {x, gx, w, gw, gy, gb}) aclDestroyTensor(t);
+  for (aclIntArray* a : {stride_array, pad_array, dilation_array, output_padding_array, bias_sizes})
+    aclDestroyIntArray(a);
   aclDestroyBoolArray(mask_array);
 }
 
