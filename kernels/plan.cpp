@@ -65,12 +65,14 @@ std::unique_ptr<ConvPlan> ConvPlan::build(const ConvProblem& problem, const std:
   plan->problem_ = problem;
   const ConvProblem& p = plan->problem_;
   PlanBuilder builder(p, plan->ledger_);
+  // A gradient with an empty result has nothing to write and gets no step: no kernel sees the sizes
+  // and strides of an empty tensor, which no check bounds (a plane of 2^62 entries, a stride of 2^62).
   const struct {
     Gradient gradient;
     bool requested;
-  } gradients[] = {{Gradient::kInput, p.input_grad != InputGrad::kNone},
-                   {Gradient::kWeight, p.want_weight_grad},
-                   {Gradient::kBias, p.want_bias_grad}};
+  } gradients[] = {{Gradient::kInput, p.input_grad != InputGrad::kNone && p.grad_input.numel() > 0},
+                   {Gradient::kWeight, p.want_weight_grad && p.grad_weight.numel() > 0},
+                   {Gradient::kBias, p.want_bias_grad && p.grad_bias.numel() > 0}};
   const ConvImpl* chosen[3] = {nullptr, nullptr, nullptr};
   for (const auto& wanted : gradients) {
     if (wanted.requested) chosen[static_cast<int>(wanted.gradient)] = choose(wanted.gradient, p, only);

@@ -291,13 +291,12 @@ TEST(ConvEmpty, TransposedZeroBatch) {
   EXPECT_EQ(r.grads.grad_bias, std::vector<double>(6, 0.0));
 }
 
-TEST(ConvEmpty, ZeroInputChannelsWithAHugePlane) {
-  // The fuzzer's problem: input (1, 0, 2^62 - 1), empty (its data null) with a plane far too large for
-  // a pointer offset; the empty path checks no output size, so a 4-wide gradOutput is accepted. The
-  // flipped forward gradInput had cut that plane into tiles and formed a pointer per tile from the null
-  // result (undefined behaviour, an abort under the sanitizer presets); it now has no task.
+// A direct conv1d, 2 groups, whose input (1, 0, 2^62 - 1) is empty (its data null) with a plane far
+// too large for a pointer offset; the empty path checks no output size, so a 4-wide gradOutput is
+// accepted. gradInput and gradWeight are empty (nothing to write); gradBias is each channel's sum.
+void run_zero_input_channels_with_a_huge_plane(int64_t stride, const std::vector<int64_t>& x_strides) {
   const int64_t width = (int64_t{1} << 62) - 1, empty = 0, gy_storage = 8;
-  const std::vector<int64_t> x_shape = {1, 0, width}, x_strides = {0, width, 1};
+  const std::vector<int64_t> x_shape = {1, 0, width};
   const std::vector<int64_t> w_shape = {2, 0, 1}, w_strides = {0, 1, 1};
   const std::vector<int64_t> gy_shape = {1, 2, 4}, gy_strides = {8, 4, 1};
   std::vector<float> gy_data = {1, 2, 3, 4, 5, 6, 7, 8};
@@ -314,7 +313,7 @@ TEST(ConvEmpty, ZeroInputChannelsWithAHugePlane) {
   const int64_t bias_size = 2, one = 1;
   aclTensor* gb = aclCreateTensor(&bias_size, 1, ACL_FLOAT, &one, 0, ACL_FORMAT_ND, &bias_size, 1, gb_data.data());
   aclIntArray* bias_sizes = aclCreateIntArray(&bias_size, 1);
-  const int64_t stride = 1, pad = 0, dilation = 2, output_padding = 0;
+  const int64_t pad = 0, dilation = 2, output_padding = 0;
   aclIntArray* stride_array = aclCreateIntArray(&stride, 1);
   aclIntArray* pad_array = aclCreateIntArray(&pad, 1);
   aclIntArray* dilation_array = aclCreateIntArray(&dilation, 1);
@@ -336,6 +335,20 @@ TEST(ConvEmpty, ZeroInputChannelsWithAHugePlane) {
   for (aclIntArray* a : {stride_array, pad_array, dilation_array, output_padding_array, bias_sizes})
     aclDestroyIntArray(a);
   aclDestroyBoolArray(mask_array);
+}
+
+TEST(ConvEmpty, ZeroInputChannelsWithAHugePlane) {
+  // The fuzzer's first such problem: the flipped forward gradInput had cut the plane into tiles and
+  // formed a pointer per tile from the null result (undefined behaviour, an abort under the sanitizer
+  // presets).
+  run_zero_input_channels_with_a_huge_plane(1, {0, (int64_t{1} << 62) - 1, 1});
+}
+
+TEST(ConvEmpty, ZeroInputChannelsWithAHugeStride) {
+  // The fuzzer's second: stride 3 and the empty input's entries 2^62 - 1 apart along W; the small-group
+  // gradWeight staged slices of that input for its empty result and multiplied the two (a signed
+  // overflow). An empty result now gets no step at all.
+  run_zero_input_channels_with_a_huge_plane(3, {0, 1, (int64_t{1} << 62) - 1});
 }
 
 }  // namespace

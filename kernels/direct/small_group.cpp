@@ -113,7 +113,8 @@ struct Staging {
     const int64_t src_d = g.src_size[0], src_h = g.src_size[1], sw = g.stride[2];
 #ifdef ACLNN_HAVE_X86_KERNELS
     // Entries 1 (or for FLOAT16/BF16, 2) apart: a row of every channel copied or widened in one call.
-    const int64_t step = src.stride[4] * sw;
+    int64_t step = 0;  // (0 where the product overflows: an empty source's strides are unbounded)
+    if (__builtin_mul_overflow(src.stride[4], sw, &step)) step = 0;
     const bool some = channels > 0 && src.data != nullptr && f16c_conversions();
     const bool half_rows = some && (src.dtype == ACL_FLOAT16 || src.dtype == ACL_BF16) && math == MathMode::kFull &&
                            (step == 1 || step == 2);
