@@ -62,15 +62,28 @@ bool planes_contiguous(const View5& view) {
          (view.shape[2] == 1 || view.stride[2] == view.shape[3] * view.shape[4]);
 }
 
+namespace {
+// Whether planes (n, c0 .. c0 + channels - 1) of the view are each contiguous and inside it.
+bool contiguous_planes_inside(const View5& view, int64_t n, int64_t c0, int64_t channels) {
+  return view.data != nullptr && planes_contiguous(view) && n >= 0 && n < view.shape[0] && c0 >= 0 && channels > 0 &&
+         channels <= view.shape[1] - c0;
+}
+}  // namespace
+
 void prefetch_planes(const View5& view, int64_t n, int64_t c0, int64_t channels) {
-  if (view.data == nullptr || !planes_contiguous(view) || n < 0 || n >= view.shape[0] || c0 < 0 ||
-      channels > view.shape[1] - c0)
-    return;
+  if (!contiguous_planes_inside(view, n, c0, channels)) return;
   const int64_t bytes = view.shape[2] * view.shape[3] * view.shape[4] * static_cast<int64_t>(dtype_size(view.dtype));
   for (int64_t c = c0; c < c0 + channels; ++c) {
     const char* plane = static_cast<const char*>(view.data) + view.element(n, c, 0, 0, 0) * dtype_size(view.dtype);
     for (int64_t at = 0; at < bytes; at += 64) __builtin_prefetch(plane + at);
   }
+}
+
+PlanesRun planes_run(const View5& view, int64_t n, int64_t c0, int64_t channels) {
+  const int64_t plane = view.shape[2] * view.shape[3] * view.shape[4];
+  if (!contiguous_planes_inside(view, n, c0, channels) || (channels > 1 && view.stride[1] != plane)) return {};
+  const int64_t size = static_cast<int64_t>(dtype_size(view.dtype));
+  return {static_cast<const char*>(view.data) + view.element(n, c0, 0, 0, 0) * size, channels * plane * size};
 }
 
 float* dense_float_data(const View5& view) {

@@ -37,6 +37,13 @@ bool planes_contiguous(const View5& view);
 // Asks the memory system for planes (n, c0 .. c0 + channels - 1) of the view ahead of their use (a
 // hint: no effect on any value; nothing unless the planes are contiguous and the indices inside).
 void prefetch_planes(const View5& view, int64_t n, int64_t c0, int64_t channels);
+// Those planes' first byte and their bytes where they lie one after another in memory (contiguous
+// planes, channels a plane apart; the indices inside), else no run (at null).
+struct PlanesRun {
+  const char* at = nullptr;
+  int64_t bytes = 0;
+};
+PlanesRun planes_run(const View5& view, int64_t n, int64_t c0, int64_t channels);
 
 // True when the view is contiguous in (N, C, D, H, W) order (any dtype): element i of the tensor at
 // data + offset + i.

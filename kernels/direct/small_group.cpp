@@ -316,21 +316,6 @@ class SmallGroupInput final : public ConvStep {
   WorkspaceLedger::Handle weights_ = -1, staged_ = -1, slice_ = -1;  // staged_, slice_: per thread
 };
 
-// Channels [c0, c0 + channels) of sample n of a view: their first byte and their bytes where their
-// planes lie one after another in memory, else no run (at null).
-struct PlanesRun {
-  const char* at = nullptr;
-  int64_t bytes = 0;
-};
-PlanesRun planes_run(const View5& v, int64_t n, int64_t c0, int64_t channels) {
-  const int64_t plane = v.shape[2] * v.shape[3] * v.shape[4];
-  if (v.data == nullptr || !planes_contiguous(v) || n < 0 || n >= v.shape[0] || c0 < 0 || channels <= 0 ||
-      channels > v.shape[1] - c0 || (channels > 1 && v.stride[1] != plane))
-    return {};
-  const int64_t size = static_cast<int64_t>(dtype_size(v.dtype));
-  return {static_cast<const char*>(v.data) + v.element(n, c0, 0, 0, 0) * size, channels * plane * size};
-}
-
 // gradWeight per (group, chunk of samples): for each sample, stage its source slice and its dY rows
 // (zero-padded to whole vectors), then each source channel's dot products into the chunk's lanes.
 // Then per group: the chunks' lanes added in order, and each entry's 16 lanes pairwise.
