@@ -41,6 +41,49 @@ const ConvImpl* choose(Gradient gradient, const ConvProblem& problem, const std:
 
 const View5& input_view(const ConvProblem& p, int input) { return input == 0 ? p.src : input == 1 ? p.wei : p.dst; }
 
+// Whether the inputs a gradient reads hold no element: its result is then a sum over nothing.
+bool sums_nothing(const ConvProblem& p, Gradient gradient) {
+  switch (gradient) {
+    case Gradient::kInput:
+      return p.wei.numel() == 0 || (p.input_grad == InputGrad::kForward ? p.src : p.dst).numel() == 0;
+    case Gradient::kWeight: return p.src.numel() == 0 || p.dst.numel() == 0;
+    default: return p.bias_source.numel() == 0;
+  }
+}
+
+// Writes zeros into a gradient's result.
+class ZeroResult final : public ConvStep {
+ public:
+  ZeroResult(const View5& result, int threads) : result_(result), threads_(threads) {}
+  int run(const Workspace&, const StepInputs&) const override {
+    store_zeros(result_, threads_);
+    return ACLNN_SUCCESS;
+  }
+  int64_t tasks() const override { return 1; }
+
+ private:
+  View5 result_;
+  int threads_;
+};
+
+template <Gradient kGradient>
+bool zeros_supports(const ConvProblem& p) {
+  return sums_nothing(p, kGradient);
+}
+template <Gradient kGradient>
+std::unique_ptr<ConvStep> zeros_plan(const ConvProblem& p, PlanBuilder& b) {
+  const View5& result = kGradient == Gradient::kInput    ? p.grad_input
+                        : kGradient == Gradient::kWeight ? p.grad_weight
+                                                         : p.grad_bias;
+  return std::make_unique<ZeroResult>(result, b.threads());
+}
+// The step of a gradient whose inputs are empty, for each gradient. Not in the implementation lists:
+// the plan takes it before any list is looked at (ACLNN_CONVBWD_KERNELS does not apply).
+const ConvImpl kZeros[3] = {
+    {"zeros", Gradient::kInput, zeros_supports<Gradient::kInput>, zeros_plan<Gradient::kInput>},
+    {"zeros", Gradient::kWeight, zeros_supports<Gradient::kWeight>, zeros_plan<Gradient::kWeight>},
+    {"zeros", Gradient::kBias, zeros_supports<Gradient::kBias>, zeros_plan<Gradient::kBias>}};
+
 }  // namespace
 
 const char* gradient_name(Gradient gradient) {
@@ -65,8 +108,9 @@ std::unique_ptr<ConvPlan> ConvPlan::build(const ConvProblem& problem, const std:
   plan->problem_ = problem;
   const ConvProblem& p = plan->problem_;
   PlanBuilder builder(p, plan->ledger_);
-  // A gradient with an empty result has nothing to write and gets no step: no kernel sees the sizes
-  // and strides of an empty tensor, which no check bounds (a plane of 2^62 entries, a stride of 2^62).
+  // Empty tensors are planned here, so that no kernel sees their sizes and strides, which no check
+  // bounds (a plane of 2^62 entries, a stride of 2^62): a gradient with an empty result has nothing
+  // to write and gets no step; one whose inputs are empty is a sum over nothing and gets kZeros.
   const struct {
     Gradient gradient;
     bool requested;
@@ -75,7 +119,9 @@ std::unique_ptr<ConvPlan> ConvPlan::build(const ConvProblem& problem, const std:
                    {Gradient::kBias, p.want_bias_grad && p.grad_bias.numel() > 0}};
   const ConvImpl* chosen[3] = {nullptr, nullptr, nullptr};
   for (const auto& wanted : gradients) {
-    if (wanted.requested) chosen[static_cast<int>(wanted.gradient)] = choose(wanted.gradient, p, only);
+    if (!wanted.requested) continue;
+    const int i = static_cast<int>(wanted.gradient);
+    chosen[i] = kZeros[i].supports(p) ? &kZeros[i] : choose(wanted.gradient, p, only);
   }
   // gradInput and gradWeight in one step where the implementation chosen for both has one for both.
   const ConvImpl* input = chosen[0];

@@ -2,6 +2,7 @@
 // masked outputs left untouched, and the true gradients of empty tensors.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -349,6 +350,47 @@ TEST(ConvEmpty, ZeroInputChannelsWithAHugeStride) {
   // gradWeight staged slices of that input for its empty result and multiplied the two (a signed
   // overflow). An empty result now gets no step at all.
   run_zero_input_channels_with_a_huge_plane(3, {0, 1, (int64_t{1} << 62) - 1});
+}
+
+TEST(ConvEmpty, ZeroBatchWithAHugeStrideGivesZeroWeightGradient) {
+  // The fuzzer's third: a conv3d of batch 0 with a depth stride of 2^63 - 1 and a 2-deep gradOutput
+  // (the empty path checks no output size). gradWeight sums over no sample: zeros. The GEMM
+  // gradWeight had sized its source window from that stride (a signed overflow); a gradient whose
+  // inputs are empty now gets a step that writes zeros, and no kernel sees the problem.
+  const int64_t huge = INT64_MAX, none = 0, weight_count = 2 * 2 * 1 * 3 * 3;
+  const std::vector<int64_t> x_shape = {0, 2, 1, 7, 6}, x_strides = {84, 42, 42, 6, 1};
+  const std::vector<int64_t> gy_shape = {0, 2, 2, 2, 8}, gy_strides = {64, 32, 16, 8, 1};
+  const std::vector<int64_t> w_shape = {2, 2, 1, 3, 3}, w_strides = {18, 9, 9, 3, 1};
+  std::vector<float> w_data(weight_count, 0.5f), gw_data(weight_count, -1.0f);
+  auto tensor = [](const std::vector<int64_t>& shape, const std::vector<int64_t>& strides, int64_t storage,
+                   void* data) {
+    return aclCreateTensor(shape.data(), shape.size(), ACL_FLOAT, strides.data(), 0, ACL_FORMAT_NCDHW, &storage, 1,
+                           data);
+  };
+  aclTensor* x = tensor(x_shape, x_strides, none, nullptr);
+  aclTensor* gy = tensor(gy_shape, gy_strides, none, nullptr);
+  aclTensor* w = tensor(w_shape, w_strides, weight_count, w_data.data());
+  aclTensor* gw = tensor(w_shape, w_strides, weight_count, gw_data.data());
+  const int64_t stride[] = {huge, 3, 1}, pad[] = {2, 1, 2}, dilation[] = {1, 2, 1}, output_padding[] = {0, 0, 0};
+  const int64_t bias_size = 2;
+  aclIntArray* arrays[] = {aclCreateIntArray(stride, 3), aclCreateIntArray(pad, 3), aclCreateIntArray(dilation, 3),
+                           aclCreateIntArray(output_padding, 3), aclCreateIntArray(&bias_size, 1)};
+  const bool mask[] = {false, true, false};
+  aclBoolArray* mask_array = aclCreateBoolArray(mask, 3);
+  uint64_t size = 0;
+  aclOpExecutor* executor = nullptr;
+  ASSERT_EQ(
+      aclnnConvolutionBackwardGetWorkspaceSize(gy, x, w, arrays[4], arrays[0], arrays[1], arrays[2], false, arrays[3],
+                                               1, mask_array, 0, nullptr, gw, nullptr, &size, &executor),
+      0)
+      << aclGetRecentErrMsg();
+  std::vector<unsigned char> workspace(static_cast<size_t>(size) + 1);
+  EXPECT_EQ(aclnnConvolutionBackward(workspace.data(), size, executor, nullptr), 0);
+  EXPECT_EQ(aclrtSynchronizeStream(nullptr), 0);
+  EXPECT_EQ(gw_data, std::vector<float>(weight_count, 0.0f));
+  for (aclTensor* t : {x, gy, w, gw}) aclDestroyTensor(t);
+  for (aclIntArray* a : arrays) aclDestroyIntArray(a);
+  aclDestroyBoolArray(mask_array);
 }
 
 }  // namespace

@@ -79,6 +79,26 @@ void prefetch_planes(const View5& view, int64_t n, int64_t c0, int64_t channels)
   }
 }
 
+void store_zeros(const View5& out, int threads) {
+  (void)threads;
+  if (out.numel() == 0) return;
+  const auto size = static_cast<int64_t>(dtype_size(out.dtype));
+  const int64_t width = out.shape[4], rows = out.numel() / width;
+  char* const base = static_cast<char*>(out.data);
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t h = r % out.shape[3], d = r / out.shape[3] % out.shape[2];
+    const int64_t c = r / (out.shape[3] * out.shape[2]) % out.shape[1],
+                  n = r / (out.shape[3] * out.shape[2] * out.shape[1]);
+    char* row = base + out.element(n, c, d, h, 0) * size;
+    if (out.stride[4] == 1) {
+      std::memset(row, 0, static_cast<size_t>(width * size));
+    } else {
+      for (int64_t w = 0; w < width; ++w) std::memset(row + w * out.stride[4] * size, 0, static_cast<size_t>(size));
+    }
+  }
+}
+
 PlanesRun planes_run(const View5& view, int64_t n, int64_t c0, int64_t channels) {
   const int64_t plane = view.shape[2] * view.shape[3] * view.shape[4];
   if (!contiguous_planes_inside(view, n, c0, channels) || (channels > 1 && view.stride[1] != plane)) return {};

@@ -104,4 +104,8 @@ bool narrowable_rows(const View5& view);
 template <typename T>
 void store_dense(const T* values, const View5& out, int threads);
 
+// Writes zero to every element of the view (+0 in every dtype: all bytes zero), on up to `threads`
+// threads. A view that overlaps itself gets the same zeros whatever the order.
+void store_zeros(const View5& out, int threads);
+
 }  // namespace aclnn_cpu

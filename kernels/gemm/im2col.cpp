@@ -65,7 +65,7 @@ int64_t max_source_window(const ConvGeometry& g, int64_t count) {
     const bool past = __builtin_mul_overflow(outputs - 1, g.stride[a], &reach) ||
                       __builtin_mul_overflow(g.dilation[a], g.kernel[a] - 1, &span) ||
                       __builtin_add_overflow(reach, span, &reach);
-    return past ? size : std::min(size, reach + 1);
+    return past || reach >= size ? size : reach + 1;
   };
   // Within one output depth slice: the depth slices one tap row spans (whole), plus the rows of the
   // output rows touched; across output slices (when there are several): whole depth slices.
