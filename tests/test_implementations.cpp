@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -103,6 +104,11 @@ std::vector<Case> cases() {
       // channels' rows per call. Strided (the GEMM gradInput with col2im), and one channel per group.
       {"unbuffered_planes", geometry(1, 1, 3, 2, {300, 300}, {3, 3}, {2, 2}, {1, 1}, {1, 1}), false},
       {"unbuffered_depthwise", geometry(1, 2, 1, 1, {300, 300}, {3, 3}, {1, 1}, {1, 1}, {1, 1}), false},
+      // Strides as large as int64 holds along axes of one output position (the fuzzer's: a ceiling
+      // division had added the stride to the source width).
+      {"huge_strides", geometry(2, 1, 3, 2, {5, 6}, {2, 3}, {INT64_MAX, INT64_MAX}, {0, 1}, {1, 2}), false},
+      {"huge_strides_transposed", geometry(2, 1, 3, 2, {5, 6}, {2, 3}, {INT64_MAX, INT64_MAX}, {0, 1}, {1, 2}), true},
+      {"huge_stride_grouped", geometry(1, 2, 1, 2, {4}, {2}, {INT64_MAX}, {1}, {1}), true},
       {"conv1d_long", geometry(2, 1, 70, 3, {3000}, {5}, {1}, {2}, {1}), true},
       {"pointwise", geometry(2, 2, 70, 5, {40, 41}, {1, 1}, {1, 1}, {0, 0}, {1, 1}), false},
       {"pointwise_transposed", geometry(1, 1, 9, 4, {3000}, {1}, {1}, {0}, {1}), true},

@@ -216,10 +216,11 @@ void col2im_add_rows(const ConvGeometry& g, const float* cols, int64_t ld, int64
   for (int64_t r = row_begin; r < row_end; ++r) {
     const int64_t w_shift = kw * g.dilation[2] - g.pad[2];  // iw = ow * sw + w_shift
     // Output columns ow whose iw lies inside the source: [ow_lo, ow_hi).
-    const int64_t ow_lo = w_shift >= 0 ? 0 : (-w_shift + sw - 1) / sw;
-    const int64_t ow_hi = std::min(out_w, (g.src_size[2] - w_shift + sw - 1) / sw);
-    const float* in = cols + (r - row_begin) * ld;              // column col_begin's
-    float* out = dst + c * src_plane + (ow_lo * sw + w_shift);  // (inside: >= 0)
+    const OutputRange inside = outputs_inside(w_shift, g.src_size[2], sw, out_w);
+    const int64_t ow_lo = inside.first, ow_hi = inside.end;
+    const float* in = cols + (r - row_begin) * ld;  // column col_begin's
+    float* out = dst + c * src_plane;
+    if (ow_lo < ow_hi) out += ow_lo * sw + w_shift;  // the first inside entry (>= 0)
     for (int64_t q = q0; ow_lo < ow_hi && q < q1; ++q) {
       const int64_t id = q / out_h * g.stride[0] - g.pad[0] + kd * g.dilation[0];
       const int64_t ih = q % out_h * g.stride[1] - g.pad[1] + kh * g.dilation[1];

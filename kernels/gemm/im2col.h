@@ -44,6 +44,21 @@ int64_t max_source_window(const ConvGeometry& g, int64_t count);
 void stage_window(const View5& view, MathMode math, int64_t n, int64_t c0, int64_t c_begin, int64_t c_end,
                   PlaneWindow window, float* out);
 
+// The output indices o < out whose source index o * stride + shift lies in [0, size): [first, end)
+// (first == end when none). Exact for any stride >= 1, size >= 0 and shift (a tap's offset less the
+// padding), without overflow: strides and paddings may be as large as int64 holds.
+struct OutputRange {
+  int64_t first, end;
+};
+inline OutputRange outputs_inside(int64_t shift, int64_t size, int64_t stride, int64_t out) {
+  if (shift >= size || out <= 0) return {0, 0};
+  // ceil(-shift / stride) for shift < 0, as (-shift - 1) / stride + 1 (no overflow at INT64_MIN).
+  const int64_t first = shift >= 0 ? 0 : std::min(out, -(shift + 1) / stride + 1);
+  int64_t reach = 0;  // size - shift >= 1: o * stride < reach
+  const int64_t end = __builtin_sub_overflow(size, shift, &reach) ? out : std::min(out, (reach - 1) / stride + 1);
+  return {first, std::max(first, end)};
+}
+
 // Walks a column-matrix block row by row, in runs of consecutive output positions that share
 // (od, oh). For each run it reports the padding parts, padding(r, o, count), and the part that
 // reads the source, source(r, o, from, step, count): entries (r, o), (r, o+1), ... map to source
@@ -65,9 +80,8 @@ void for_each_run(const ConvGeometry& g, int64_t row_begin, int64_t row_end, int
   for (int64_t r = row_begin; r < row_end; ++r) {
     const int64_t w_shift = kw * g.dilation[2] - g.pad[2];  // iw = ow * sw + w_shift
     // Output columns ow whose iw lies inside the source: [ow_lo, ow_hi).
-    const int64_t ow_lo = w_shift >= 0 ? 0 : sw == 1 ? -w_shift : (-w_shift + sw - 1) / sw;
-    const int64_t ow_hi = std::max<int64_t>(
-        ow_lo, std::min(out_w, sw == 1 ? g.src_size[2] - w_shift : (g.src_size[2] - w_shift + sw - 1) / sw));
+    const OutputRange inside = outputs_inside(w_shift, g.src_size[2], sw, out_w);
+    const int64_t ow_lo = inside.first, ow_hi = inside.end;
     int64_t od = od0, oh = oh0, ow = ow0;
     for (int64_t o = col_begin; o < col_end;) {
       const int64_t run = std::min(col_end - o, out_w - ow);  // up to the end of this output row
