@@ -332,6 +332,21 @@ TEST_F(ConvValidation, Ours_HugeParametersAreRejectedWithoutOverflow) {
   expect_rejected(ACLNN_ERR_PARAM_INVALID, "spatial dim 0");
 }
 
+TEST_F(ConvValidation, Ours_SizesAndParametersBeyondInt32AreRejected) {
+  // One output row: any stride along H gives it, so only our bound rejects these.
+  build({2, 4, 1, 5});
+  set(stride, {int64_t{1} << 31, 1});
+  expect_rejected(ACLNN_ERR_PARAM_INVALID, "stride [2147483648, 1]: value 2147483648 exceeds 2^31 - 1");
+  set(stride, {INT32_MAX, 1});
+  expect_accepted();
+  set(stride, {INT64_MAX, 1});
+  expect_rejected(ACLNN_ERR_PARAM_INVALID, "value 9223372036854775807 exceeds 2^31 - 1");
+  // A problem with nothing to compute keeps CANN's empty path (zeros, or nothing, are written).
+  build({0, 4, 1, 5}, {0, 4, 5, 5});
+  set(stride, {INT64_MAX, 1});
+  expect_accepted();
+}
+
 TEST_F(ConvValidation, R17b_GroupedConv3dWeightGradIntoFloatNeedsFloatMath) {
   build({1, 4, 3, 3, 3}, {1, 4, 3, 3, 3}, {4, 2, 3, 3, 3});  // groups 2, FLOAT gradWeight requested
   expect_accepted();

@@ -2,6 +2,7 @@
 // the checks our kernels need where CANN leaves a mismatch to the device (marked "ours").
 // Nothing here allocates or touches tensor data.
 #include <algorithm>
+#include <cstdint>
 
 #include "aclnn/opdev/op_errno.h"
 #include "common/dtype.h"
@@ -278,6 +279,36 @@ Check check_grouped_3d_weight_grad(const ConvBackwardArgs& a, const std::vector<
   return Check{};
 }
 
+// Ours (a problem to compute): spatial sizes and convolution parameters at most 2^31 - 1, so that
+// every position the kernels compute with (o * stride - padding + k * dilation, and sums of a few)
+// stays far inside int64. CANN's kernels take far less (its documented limits: stride <= 63 along
+// H and W, padding and dilation <= 255); values beyond them fail on its device, not at this layer.
+Check check_computable_sizes(const ConvBackwardArgs& a) {
+  constexpr int64_t kLargest = INT32_MAX;
+  const struct {
+    const char* name;
+    const std::vector<int64_t>& values;
+    size_t first;  // the first spatial value (2 for tensor shapes)
+  } lists[] = {{"gradOutput shape", a.grad_output->view_shape, 2},
+               {"input shape", a.input->view_shape, 2},
+               {"weight shape", a.weight->view_shape, 2},
+               {"stride", values(a.stride), 0},
+               {"padding", values(a.padding), 0},
+               {"dilation", values(a.dilation), 0},
+               {"outputPadding", values(a.output_padding), 0}};
+  for (const auto& list : lists) {
+    for (size_t i = list.first; i < list.values.size(); ++i) {
+      if (list.values[i] > kLargest) {
+        return invalid(
+            format("%s %s: value %lld exceeds 2^31 - 1 = 2147483647, the bound on the spatial sizes, "
+                   "strides, paddings and dilations of a problem to compute",
+                   list.name, to_string(list.values).c_str(), static_cast<long long>(list.values[i])));
+      }
+    }
+  }
+  return Check{};
+}
+
 // Ours, last: every tensor the run reads or writes stays inside its storage.
 Check check_data_access(const ConvBackwardArgs& a) {
   for (const UsedTensor& t : used_tensors(a)) {
@@ -409,8 +440,9 @@ Check validate_convolution_backward(const ConvBackwardArgs& a) {
   if (empty_path) {  // R17
     Check check = check_empty_path(a, mask);
     if (check.failed()) return check;
-  } else {  // R17b
+  } else {  // R17b, then ours
     Check check = check_grouped_3d_weight_grad(a, mask);
+    if (!check.failed()) check = check_computable_sizes(a);
     if (check.failed()) return check;
   }
   return check_data_access(a);
