@@ -229,6 +229,36 @@ struct Results {
 // Runs the gradients of case `c` (`gradients`: 1 input, 2 weight, 4 bias; all by default) with
 // implementations `only` (ACLNN_CONVBWD_KERNELS syntax) on a workspace starting `misalign` bytes
 // past a 64-byte boundary; `inf_at_row_ends` puts an infinity at the end of every row of src.
+// The keys of a run's inputs: the case (its name and every size the tensors' shapes depend on) and,
+// within it, the dtype, layout, seed and infinities that the values depend on.
+std::string case_key(const Case& c) {
+  const ConvGeometry& g = c.g;
+  std::string key = c.name;
+  for (int64_t value : {g.batch, g.groups, g.src_channels_per_group, g.dst_channels_per_group}) {
+    key += "|" + std::to_string(value);
+  }
+  for (int i = 0; i < 3; ++i) {
+    for (int64_t value : {g.src_size[i], g.dst_size[i], g.kernel[i]}) key += "|" + std::to_string(value);
+  }
+  return key;
+}
+std::string values_key(const Variant& v, unsigned seed, bool inf_at_row_ends) {
+  return std::to_string(v.dtype) + "|" + std::to_string(static_cast<int>(v.layout)) + "|" + std::to_string(seed) + "|" +
+         std::to_string(inf_at_row_ends);
+}
+
+// The inputs of the current case's runs, reused by every run with the same keys: a case's
+// implementations, instruction sets and thread counts are checked on values generated once per
+// variant (drawing them element by element had been most of these tests' time, and more of it under
+// qemu). Cleared when the case changes, so it holds one case's variants at most.
+struct CaseInputs {
+  std::string case_key;
+  struct Inputs {
+    std::vector<unsigned char> x, w, dy;
+  };
+  std::map<std::string, Inputs> by_values;
+};
+
 Results run(const std::string& only, const Case& c, const Variant& v, unsigned seed, int threads, int misalign = 0,
             bool inf_at_row_ends = false, unsigned gradients = 7) {
   const ConvGeometry& g = c.g;
@@ -236,14 +266,23 @@ Results run(const std::string& only, const Case& c, const Variant& v, unsigned s
   Tensor x(g.batch, csrc, g.src_size, v.dtype, v.layout),
       w(cdst, g.src_channels_per_group, g.kernel, v.dtype, v.layout);
   Tensor dy(g.batch, cdst, g.dst_size, v.dtype, v.layout);
-  std::mt19937 rng(seed);
-  for (Tensor* t : {&x, &w, &dy}) t->fill(rng);
-  if (inf_at_row_ends) {
-    for (int64_t row = 0; row < x.view.numel() / g.src_size[2]; ++row) {
-      const int64_t h = row % g.src_size[1], d = row / g.src_size[1] % g.src_size[0];
-      const int64_t ch = row / g.src_size[1] / g.src_size[0] % csrc, n = row / g.src_size[1] / g.src_size[0] / csrc;
-      store_element(x.view.data, v.dtype, x.view.element(n, ch, d, h, g.src_size[2] - 1), INFINITY);
+  static CaseInputs cached;
+  if (cached.case_key != case_key(c)) cached = {case_key(c), {}};
+  const std::string key = values_key(v, seed, inf_at_row_ends);
+  if (const auto found = cached.by_values.find(key); found != cached.by_values.end()) {
+    x.storage = found->second.x, w.storage = found->second.w, dy.storage = found->second.dy;
+    x.view.data = x.storage.data(), w.view.data = w.storage.data(), dy.view.data = dy.storage.data();
+  } else {
+    std::mt19937 rng(seed);
+    for (Tensor* t : {&x, &w, &dy}) t->fill(rng);
+    if (inf_at_row_ends) {
+      for (int64_t row = 0; row < x.view.numel() / g.src_size[2]; ++row) {
+        const int64_t h = row % g.src_size[1], d = row / g.src_size[1] % g.src_size[0];
+        const int64_t ch = row / g.src_size[1] / g.src_size[0] % csrc, n = row / g.src_size[1] / g.src_size[0] / csrc;
+        store_element(x.view.data, v.dtype, x.view.element(n, ch, d, h, g.src_size[2] - 1), INFINITY);
+      }
     }
+    cached.by_values[key] = {x.storage, w.storage, dy.storage};
   }
   Tensor gx = c.transposed ? Tensor(g.batch, cdst, g.dst_size, v.dtype, v.layout)
                            : Tensor(g.batch, csrc, g.src_size, v.dtype, v.layout);
@@ -373,12 +412,13 @@ std::vector<Variant> variants_for(const std::string& name) {
 }
 
 TEST(Implementations, EveryInstructionSetMatchesTheReference) {
-  for (Isa isa : {Isa::kGeneric, Isa::kAvx2, Isa::kAvx512}) {
-    if (isa > detected_isa()) continue;
-    setenv("ACLNN_CONVBWD_ISA", isa_name(isa), 1);
-    for (const Case& c : cases()) {
-      for (const Variant& v : {kVariants[0], kVariants[1], kVariants[3]}) {
-        const Results want = run("ref", c, v, 13, 2);
+  for (const Case& c : cases()) {
+    for (const Variant& v : {kVariants[0], kVariants[1], kVariants[3]}) {
+      unsetenv("ACLNN_CONVBWD_ISA");
+      const Results want = run("ref", c, v, 13, 2);  // (once: the reference is the same on every set)
+      for (Isa isa : {Isa::kGeneric, Isa::kAvx2, Isa::kAvx512}) {
+        if (isa > detected_isa()) continue;
+        setenv("ACLNN_CONVBWD_ISA", isa_name(isa), 1);
         for (const char* name : kPerIsa) {
           if (!runs_there(name, c)) continue;
           const Results got = run(name, c, v, 13, 2);
@@ -400,8 +440,8 @@ TEST(Implementations, EveryInstructionSetMatchesTheReference) {
 TEST(Implementations, FusedInstructionSetsGiveIdenticalBits) {
   if (detected_isa() < Isa::kAvx512) GTEST_SKIP() << "needs AVX-512 and AVX2 to compare";
   setenv("ACLNN_CONVBWD_BF16_DOT", "0", 1);  // the float kernels (bf16 pair products: BF16PairProducts)
-  for (const char* name : kPerIsa) {
-    for (const Case& c : cases()) {
+  for (const Case& c : cases()) {            // (cases outermost: each case's inputs are generated once)
+    for (const char* name : kPerIsa) {
       if (!runs_there(name, c)) continue;
       for (const Variant& v : variants_for(name)) {
         setenv("ACLNN_CONVBWD_ISA", "avx2", 1);
@@ -798,10 +838,10 @@ TEST(Implementations, JointStepGivesTheSeparateStepsBits) {
 }
 
 TEST(Implementations, BitIdenticalForAnyThreadBudget) {
-  for (const std::string& name :
-       {std::string("ref"), std::string("gemm"), std::string("depthwise"), std::string("small_group"),
-        std::string("channels_last"), std::string("direct"), std::string("lanes")}) {
-    for (const Case& c : cases()) {
+  for (const Case& c : cases()) {  // (cases outermost: each case's inputs are generated once)
+    for (const std::string& name :
+         {std::string("ref"), std::string("gemm"), std::string("depthwise"), std::string("small_group"),
+          std::string("channels_last"), std::string("direct"), std::string("lanes")}) {
       if (!runs_there(name, c)) continue;
       for (const Variant& v : variants_for(name)) {
         const Results one = run(name, c, v, 5, 1);
