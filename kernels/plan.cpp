@@ -41,6 +41,11 @@ const ConvImpl* choose(Gradient gradient, const ConvProblem& problem, const std:
 
 const View5& input_view(const ConvProblem& p, int input) { return input == 0 ? p.src : input == 1 ? p.wei : p.dst; }
 
+// A gradient's result view.
+const View5& result_view(const ConvProblem& p, Gradient gradient) {
+  return gradient == Gradient::kInput ? p.grad_input : gradient == Gradient::kWeight ? p.grad_weight : p.grad_bias;
+}
+
 // Whether the inputs a gradient reads hold no element: its result is then a sum over nothing.
 bool sums_nothing(const ConvProblem& p, Gradient gradient) {
   switch (gradient) {
@@ -72,10 +77,7 @@ bool zeros_supports(const ConvProblem& p) {
 }
 template <Gradient kGradient>
 std::unique_ptr<ConvStep> zeros_plan(const ConvProblem& p, PlanBuilder& b) {
-  const View5& result = kGradient == Gradient::kInput    ? p.grad_input
-                        : kGradient == Gradient::kWeight ? p.grad_weight
-                                                         : p.grad_bias;
-  return std::make_unique<ZeroResult>(result, b.threads());
+  return std::make_unique<ZeroResult>(result_view(p, kGradient), b.threads());
 }
 // The step of a gradient whose inputs are empty, for each gradient. Not in the implementation lists:
 // the plan takes it before any list is looked at (ACLNN_CONVBWD_KERNELS does not apply).
@@ -114,13 +116,13 @@ std::unique_ptr<ConvPlan> ConvPlan::build(const ConvProblem& problem, const std:
   const struct {
     Gradient gradient;
     bool requested;
-  } gradients[] = {{Gradient::kInput, p.input_grad != InputGrad::kNone && p.grad_input.numel() > 0},
-                   {Gradient::kWeight, p.want_weight_grad && p.grad_weight.numel() > 0},
-                   {Gradient::kBias, p.want_bias_grad && p.grad_bias.numel() > 0}};
+  } gradients[] = {{Gradient::kInput, p.input_grad != InputGrad::kNone},
+                   {Gradient::kWeight, p.want_weight_grad},
+                   {Gradient::kBias, p.want_bias_grad}};
   const ConvImpl* chosen[3] = {nullptr, nullptr, nullptr};
   for (const auto& wanted : gradients) {
-    if (!wanted.requested) continue;
     const int i = static_cast<int>(wanted.gradient);
+    if (!wanted.requested || result_view(p, wanted.gradient).numel() == 0) continue;
     chosen[i] = kZeros[i].supports(p) ? &kZeros[i] : choose(wanted.gradient, p, only);
   }
   // gradInput and gradWeight in one step where the implementation chosen for both has one for both.
@@ -128,8 +130,8 @@ std::unique_ptr<ConvPlan> ConvPlan::build(const ConvProblem& problem, const std:
   const bool joint = input != nullptr && chosen[1] != nullptr && input->plan_joint != nullptr &&
                      std::strcmp(input->name, chosen[1]->name) == 0 && input->supports_joint(p);
   for (const auto& wanted : gradients) {
-    if (!wanted.requested) continue;
     const ConvImpl* impl = chosen[static_cast<int>(wanted.gradient)];
+    if (impl == nullptr) continue;  // not requested, or an empty result
     plan->ledger_.begin_step();
     if (!joint || (wanted.gradient == Gradient::kBias && !builder.joint_bias_taken)) {
       plan->steps_.push_back({impl, impl->plan(p, builder)});

@@ -13,6 +13,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "acl/acl_base.h"
@@ -267,7 +268,7 @@ Results run(const std::string& only, const Case& c, const Variant& v, unsigned s
       w(cdst, g.src_channels_per_group, g.kernel, v.dtype, v.layout);
   Tensor dy(g.batch, cdst, g.dst_size, v.dtype, v.layout);
   static CaseInputs cached;
-  if (cached.case_key != case_key(c)) cached = {case_key(c), {}};
+  if (std::string key = case_key(c); cached.case_key != key) cached = {std::move(key), {}};
   const std::string key = values_key(v, seed, inf_at_row_ends);
   if (const auto found = cached.by_values.find(key); found != cached.by_values.end()) {
     x.storage = found->second.x, w.storage = found->second.w, dy.storage = found->second.dy;

@@ -450,9 +450,7 @@ class GemmForward final : public ConvStep {
     b.need_float_inputs(!flipped_ && !staged_, true, flipped_ && !staged_);
   }
 
-  // (A result without channels has no task: a task's tile would point into it, empty and maybe null,
-  // at an offset of its plane, which may be huge.)
-  int64_t tasks() const override { return s_.cout == 0 ? 0 : s_.n * s_.groups * (implicit_ ? bands_.bands() : tiles_); }
+  int64_t tasks() const override { return s_.n * s_.groups * (implicit_ ? bands_.bands() : tiles_); }
   std::string detail() const override {
     return isa_detail(blocking_) + (flipped_ ? ":flipped" : "") + (implicit_ ? ":windows" : "") +
            (depth_major_ ? ":depth_major" : "") + (dot_ ? ":bf16_dot" : "");

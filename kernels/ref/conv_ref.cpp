@@ -217,9 +217,7 @@ class RefInputGrad final : public ConvStep {
         forward_(p.input_grad == InputGrad::kForward),
         out_(p.grad_input, b, "ref.grad_input"),
         threads_(b.threads()) {
-    // (Tables only for a problem with work: their sizes are the planes', which an empty tensor may
-    // have far beyond memory; without a sample or a channel the loops never read them.)
-    for (int axis = 0; axis < 3 && tasks() > 0; ++axis) {
+    for (int axis = 0; axis < 3; ++axis) {
       (axis == 0   ? taps_.d
        : axis == 1 ? taps_.h
                    : taps_.w) = forward_ ? forward_taps(g_, axis) : backward_taps(g_, axis);
@@ -251,8 +249,7 @@ class RefWeightGrad final : public ConvStep {
  public:
   RefWeightGrad(const ConvProblem& p, PlanBuilder& b)
       : g_(p.geometry), out_(p.grad_weight, b, "ref.grad_weight"), threads_(b.threads()) {
-    if (tasks() > 0 && g_.batch > 0)  // (as RefInputGrad's: the loops read them per sample only)
-      taps_ = {forward_taps(g_, 0), forward_taps(g_, 1), forward_taps(g_, 2)};
+    taps_ = {forward_taps(g_, 0), forward_taps(g_, 1), forward_taps(g_, 2)};
     sums_ = b.book_scratch("ref.sums", static_cast<uint64_t>(g_.kernel_volume()), sizeof(double), threads_);
     b.need_double_inputs(true, false, true);
   }
