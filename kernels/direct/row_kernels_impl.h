@@ -102,22 +102,26 @@ void forward_rows(const ForwardRows& job) {
 }
 
 // WeightRows' prefetch runs, spread evenly over `steps` steps (addresses as integers: nothing is
-// dereferenced).
+// dereferenced), into L2 (locality 2): the data is for a slice after the next one, and brought into
+// L1 it would only push out this slice's operands. The last run (the output) is asked for to write.
 struct LinePrefetch {
-  uintptr_t next[2];
-  int64_t left[2], per_step[2];
+  static constexpr int kRuns = WeightRows::kPrefetchRuns;
+  uintptr_t next[kRuns];
+  int64_t left[kRuns], per_step[kRuns];
   LinePrefetch(const WeightRows& job, int64_t steps) {
-    for (int i = 0; i < 2; ++i) {
+    for (int i = 0; i < kRuns; ++i) {
       next[i] = reinterpret_cast<uintptr_t>(job.prefetch_from[i]);
       left[i] = job.prefetch_lines[i];
       per_step[i] = steps > 0 ? (left[i] + steps - 1) / steps : 0;
     }
   }
   void step() {
-#pragma GCC unroll 2
-    for (int i = 0; i < 2; ++i) {
-      for (int64_t j = 0; j < per_step[i] && left[i] > 0; ++j, --left[i], next[i] += 64)
-        __builtin_prefetch(reinterpret_cast<const void*>(next[i]));
+#pragma GCC unroll 3
+    for (int i = 0; i < kRuns; ++i) {
+      for (int64_t j = 0; j < per_step[i] && left[i] > 0; ++j, --left[i], next[i] += 64) {
+        const auto* line = reinterpret_cast<const void*>(next[i]);
+        i + 1 < kRuns ? __builtin_prefetch(line, 0, 2) : __builtin_prefetch(line, 1, 2);
+      }
     }
   }
 };
