@@ -68,8 +68,8 @@ struct WeightRows {
   int64_t plane_rows = 0, row_step = 0, grid_rows = 0;
   // Optional (no lines when absent): runs of memory, prefetch_lines[i] cache lines from
   // prefetch_from[i] on, brought into L2 a line or a few at a time while the slice is computed (a
-  // later slice's inputs, and where it is written in place, its output, asked for with intent to
-  // write): spread over the products, the reads from memory overlap them.
+  // later slice's inputs, and where it is written in place, its output): spread over the products,
+  // the reads from memory overlap them.
   static constexpr int kPrefetchRuns = 3;  // source, dY, output
   const char* prefetch_from[kPrefetchRuns] = {nullptr, nullptr, nullptr};
   int64_t prefetch_lines[kPrefetchRuns] = {0, 0, 0};

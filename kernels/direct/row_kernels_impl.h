@@ -103,7 +103,8 @@ void forward_rows(const ForwardRows& job) {
 
 // WeightRows' prefetch runs, spread evenly over `steps` steps (addresses as integers: nothing is
 // dereferenced), into L2 (locality 2): the data is for a slice after the next one, and brought into
-// L1 it would only push out this slice's operands. The last run (the output) is asked for to write.
+// L1 it would only push out this slice's operands. (The output run too is read: a store then finds
+// its line in L2. A prefetch for writing would need PRFCHW, which not every AVX2 CPU has.)
 struct LinePrefetch {
   static constexpr int kRuns = WeightRows::kPrefetchRuns;
   uintptr_t next[kRuns];
@@ -118,10 +119,8 @@ struct LinePrefetch {
   void step() {
 #pragma GCC unroll 3
     for (int i = 0; i < kRuns; ++i) {
-      for (int64_t j = 0; j < per_step[i] && left[i] > 0; ++j, --left[i], next[i] += 64) {
-        const auto* line = reinterpret_cast<const void*>(next[i]);
-        i + 1 < kRuns ? __builtin_prefetch(line, 0, 2) : __builtin_prefetch(line, 1, 2);
-      }
+      for (int64_t j = 0; j < per_step[i] && left[i] > 0; ++j, --left[i], next[i] += 64)
+        __builtin_prefetch(reinterpret_cast<const void*>(next[i]), 0, 2);
     }
   }
 };

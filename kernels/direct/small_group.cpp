@@ -376,7 +376,7 @@ class SmallGroupWeight final : public ConvStep {
   }
   // Consecutive tasks (chunk, group) read neighbouring slices of the same samples. output_run(n,
   // grp) is the memory slice (n, grp)'s output is written to in place where it is (SmallGroupJoint:
-  // its gradInput slice), else an empty run.
+  // its gradInput slice), else an empty run: prefetched too, a store finds its line in L2.
   template <class Before, class OutputRun>
   void chunk(const Workspace& w, int64_t chunk, int64_t grp, Before before, OutputRun output_run) const {
     const int64_t cin = g_.src_channels_per_group, cout = g_.dst_channels_per_group, taps = g_.kernel_volume();
