@@ -230,6 +230,14 @@ class DirectInput final : public ConvStep {
       float* row0 =
           output_.stores_parts() ? rows : grad_input + (n * g_.groups * cin + grp * cin + ci0) * plane + first;
       const int64_t row_stride = output_.stores_parts() ? width : plane;
+      if (prefetch_rows_ && !output_.stores_parts()) {  // the rows this thread writes next, into L2
+        if (ih + 1 < ih1) {
+          prefetch_rows(row0 + width, channels, row_stride, width);
+        } else if (ci0 + kBlockChannels < cin) {  // the next task's: the band's first row, the next channels
+          prefetch_rows(row0 + (ih0 - ih) * width + kBlockChannels * plane,
+                        std::min(kBlockChannels, cin - ci0 - kBlockChannels), row_stride, width);
+        }
+      }
       for (int64_t q = 0; q < std::min(sw, width); ++q) {  // column phase q: positions q + sW*j
         // The taps whose dY row lies inside dY and whose column is one of dY's for this phase, in
         // (kd, kh, kw) order.
@@ -324,6 +332,16 @@ class DirectInput final : public ConvStep {
     }
   }
 
+  // Into L2, each line of `width` floats of `channels` rows row_stride apart (addresses as integers:
+  // nothing is dereferenced).
+  static void prefetch_rows(const float* row, int64_t channels, int64_t row_stride, int64_t width) {
+    for (int64_t c = 0; c < channels; ++c) {
+      const uintptr_t first = reinterpret_cast<uintptr_t>(row + c * row_stride);
+      for (uintptr_t at = first & ~uintptr_t{63}; at < first + uintptr_t(width) * sizeof(float); at += 64)
+        __builtin_prefetch(reinterpret_cast<const void*>(at), 0, 2);
+    }
+  }
+
   int64_t* staged_key(const Workspace& w, int thread) const { return w.at<int64_t>(tap_offsets_, thread) + 4 * taps_; }
 
   // Stages dY rows [od0, od1) x [oh0, oh1) of sample n, group grp (RowStaging's layout).
@@ -379,6 +397,12 @@ class DirectInput final : public ConvStep {
   int64_t channel_tasks_ = 1, band_rows_ = 1, bands_ = 1, taps_ = 1, block_floats_ = 0, weight_chunk_ = 0;
   WorkspaceLedger::Handle weights_ = -1, staged_ = -1, tile_ = -1, tap_offsets_ = -1;  // all but weights: per thread
   WorkspaceLedger::Handle weight_rows_ = -1;                                           // per thread
+  // Whether each row's output lines are prefetched (into L2) while the row before it is computed, so
+  // that its stores do not wait for them to come from memory (the stores of store_tile had been
+  // about 3% of r50_s1_3x3's gradInput): on AMD's cores, where it was measured (Zen 4: r50_3x3s2's
+  // gradInput 0.95 of the time, conv3d's, r50_s1's and r50_s4's 0.99, dlab's 0.99); a burst of
+  // prefetches stalls Intel's cores (small_group.cpp).
+  bool prefetch_rows_ = cpu_is_amd();
 };
 
 // Dense layers (at least 16 channels per group in and out), not 1x1 (whose GEMMs read their source
