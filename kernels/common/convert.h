@@ -62,6 +62,10 @@ void floats_to_bf16_avx512bf16(const float* in, uint16_t* out, int64_t n);
 // lanes[w % 8] += in[r * row_stride + w] (widened to double) for r < rows, w < width, in that
 // order: the gradBias lanes, held in registers over the rows.
 void add_to_double_lanes_avx2(const float* in, int64_t rows, int64_t row_stride, int64_t width, double* lanes);
+// The same for each of `channels` channels, channel c's rows from in + c * channel_stride into lanes
+// + c * 8 (the same bits as a call per channel; faster: the channels' additions interleave).
+void add_channels_to_double_lanes_avx2(const float* in, int64_t channels, int64_t channel_stride, int64_t rows,
+                                       int64_t row_stride, int64_t width, double* lanes);
 // The same for FLOAT16 (or, `bf16`, BF16) values, widened exactly in registers.
 void add_halves_to_double_lanes_avx2(const uint16_t* in, bool bf16, int64_t rows, int64_t row_stride, int64_t width,
                                      double* lanes);

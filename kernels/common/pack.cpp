@@ -452,8 +452,19 @@ void add_plane_lanes(const View5& dy, const T* base, int64_t n, int64_t c, bool 
 
 }  // namespace
 
-void add_float_plane_lanes(const View5& plane, const float* data, double* lanes) {
-  add_plane_lanes(plane, data, 0, 0, f16c_conversions() && plane.stride[4] == 1, lanes);
+void add_float_planes_lanes(const View5& plane, const float* data, int64_t channels, int64_t channel_stride,
+                            double* lanes) {
+#ifdef ACLNN_HAVE_X86_KERNELS
+  if (f16c_conversions() && plane.stride[4] == 1) {  // the channels' rows side by side, the same lanes
+    const int64_t width = plane.shape[4];
+    for (int64_t d = 0; width > 0 && d < plane.shape[2]; ++d) {
+      add_channels_to_double_lanes_avx2(data + d * plane.stride[2], channels, channel_stride, plane.shape[3],
+                                        plane.stride[3], width, lanes);
+    }
+    return;
+  }
+#endif
+  for (int64_t c = 0; c < channels; ++c) add_plane_lanes(plane, data + c * channel_stride, 0, 0, false, lanes + c * 8);
 }
 
 void store_bias_lanes(const double* lanes, int64_t samples, const View5& out) {

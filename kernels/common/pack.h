@@ -78,9 +78,11 @@ void read_row_channels(const View5& view, MathMode math, int64_t n, int64_t c0, 
 // added to the previous samples' in sample order, the lanes added in order at the end; so a step
 // that has the samples' lanes by other means gives the same bits (store_bias_lanes).
 void reduce_bias(const View5& dy, const View5& out, int threads);
-// Adds the lanes of one plane of floats (the view's shape[2..4] and strides, its sample and channel
-// ignored; its data `data`) as reduce_bias forms them.
-void add_float_plane_lanes(const View5& plane, const float* data, double* lanes);
+// Adds the lanes of `channels` planes of floats (the view's shape[2..4] and strides, its sample and
+// channel ignored; channel c's data at data + c * channel_stride, its lanes at lanes + c * 8) as
+// reduce_bias forms them.
+void add_float_planes_lanes(const View5& plane, const float* data, int64_t channels, int64_t channel_stride,
+                            double* lanes);
 // reduce_bias from its samples' lanes: lanes[(n * C + c) * 8 + l] for n < samples, C = out's channels.
 void store_bias_lanes(const double* lanes, int64_t samples, const View5& out);
 

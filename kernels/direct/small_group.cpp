@@ -277,9 +277,7 @@ class SmallGroupInput final : public ConvStep {
     plane.shape[2] = g_.src_size[0], plane.shape[3] = g_.src_size[1], plane.shape[4] = g_.src_size[2];
     plane.stride[2] = staging_.rows_h * staging_.row_stride, plane.stride[3] = staging_.row_stride, plane.stride[4] = 1;
     const int64_t inside = (g_.pad[0] * staging_.rows_h + g_.pad[1]) * staging_.row_stride + g_.pad[2];
-    for (int64_t c = 0; c < g_.src_channels_per_group; ++c) {
-      add_float_plane_lanes(plane, staged + c * staging_.channel_stride + inside, lanes + c * 8);
-    }
+    add_float_planes_lanes(plane, staged + inside, g_.src_channels_per_group, staging_.channel_stride, lanes);
   }
   bool flipped() const { return flipped_; }
 
