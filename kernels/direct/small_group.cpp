@@ -387,23 +387,25 @@ class SmallGroupWeight final : public ConvStep {
       before(n);
       staging_.stage(g_, src_, math_, n, grp * cin, cin, staged);
       stage_rows(n, grp * cout, cout, dy);
-      // The slices staged the slice after next (kSlicesAhead), read while this one is computed:
-      // where each is one run of memory, a part of each run spread over each source channel's
-      // products (a burst of prefetches before them, each waiting for a free miss buffer, had left
-      // rnx50's staging a quarter of its gradWeight); else in a burst. Two slices ahead, into L2,
-      // with its output slice too: mbv2's joint backward 0.88 of the time of the next slice's
-      // inputs alone into L1 (a depthwise slice is computed in about the time its 25 KB take to
-      // arrive), and no change on rnx50.
+      // The slices the thread stages the slice after next (kSlicesAhead), read while this one is
+      // computed: where each is one run of memory, a part of each run spread over each source
+      // channel's products into L2 (a burst of prefetches before them, each waiting for a free miss
+      // buffer, had left rnx50's staging a quarter of its gradWeight), with that slice's output;
+      // else the next slice's, in a burst into L1. Two slices ahead, into L2, with the output too:
+      // mbv2's joint backward 0.88 of the time of the next slice's inputs alone into L1 (a depthwise
+      // slice is computed in about the time its 25 KB take to arrive), and no change on rnx50.
       PlanesRun next_x, next_dy, next_out;
       if (prefetch_next_) {
         const Slice ahead = slice_after({chunk, n, grp}, kSlicesAhead);
         next_x = planes_run(src_, ahead.n, ahead.grp * cin, cin);
         next_dy = planes_run(dst_, ahead.n, ahead.grp * cout, cout);
         if (next_x.at == nullptr || next_dy.at == nullptr) {
-          prefetch_planes(src_, ahead.n, ahead.grp * cin, cin);
-          prefetch_planes(dst_, ahead.n, ahead.grp * cout, cout);
+          const Slice next = slice_after({chunk, n, grp}, 1);
+          prefetch_planes(src_, next.n, next.grp * cin, cin);
+          prefetch_planes(dst_, next.n, next.grp * cout, cout);
+        } else if (ahead.n < g_.batch) {
+          next_out = output_run(ahead.n, ahead.grp);
         }
-        if (ahead.n < g_.batch) next_out = output_run(ahead.n, ahead.grp);
       }
       for (int64_t c = 0; c < cin; ++c) {
         WeightRows rows{staged + c * staging_.channel_stride,
