@@ -360,5 +360,40 @@ TEST(Conversions, VectorisedBiasLanesMatchTheScalarOrder) {
 #endif
 }
 
+TEST(Conversions, ChannelsBiasLanesMatchTheScalarOrder) {
+  // add_channels_to_double_lanes_avx2 against each channel's lanes[w % 8] += in[c * cs + r * stride + w]
+  // in order, bit for bit: channel counts around its blocks of 4, widths around the blocks of 8,
+  // channels further apart than their rows, lanes that already hold sums, negative zeros.
+  if (!f16c_conversions()) GTEST_SKIP() << "no F16C/AVX2 on this CPU (or ACLNN_CONVBWD_ISA=generic)";
+#ifdef ACLNN_HAVE_X86_KERNELS
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> u(-1e3f, 1e3f);
+  for (int64_t channels : {1, 3, 4, 5, 8, 9}) {
+    for (int64_t rows : {1, 3}) {
+      for (int64_t n : {1, 7, 8, 9, 28, 56}) {
+        const int64_t stride = n + 3, channel_stride = rows * stride + 13;
+        std::vector<float> in(static_cast<size_t>(channels * channel_stride));
+        for (size_t i = 0; i < in.size(); ++i) in[i] = i % 7 == 0 ? -0.0f : u(rng);
+        std::vector<double> want(static_cast<size_t>(channels * 8)), got(want.size());
+        for (size_t l = 0; l < want.size(); ++l) want[l] = got[l] = l % 3 == 0 ? -0.0 : 0.25 * double(l);
+        for (int64_t c = 0; c < channels; ++c) {
+          for (int64_t r = 0; r < rows; ++r) {
+            for (int64_t i = 0; i < n; ++i)
+              want[static_cast<size_t>(c * 8 + i % 8)] +=
+                  static_cast<double>(in[static_cast<size_t>(c * channel_stride + r * stride + i)]);
+          }
+        }
+        add_channels_to_double_lanes_avx2(in.data(), channels, channel_stride, rows, stride, n, got.data());
+        for (size_t l = 0; l < want.size(); ++l) {
+          EXPECT_EQ(std::signbit(got[l]), std::signbit(want[l]))
+              << "channels " << channels << " n " << n << " lane " << l;
+          EXPECT_EQ(got[l], want[l]) << "channels " << channels << " rows " << rows << " n " << n << " lane " << l;
+        }
+      }
+    }
+  }
+#endif
+}
+
 }  // namespace
 }  // namespace aclnn_cpu
