@@ -227,9 +227,6 @@ struct Results {
   std::string described;  // the plan's verbose description
 };
 
-// Runs the gradients of case `c` (`gradients`: 1 input, 2 weight, 4 bias; all by default) with
-// implementations `only` (ACLNN_CONVBWD_KERNELS syntax) on a workspace starting `misalign` bytes
-// past a 64-byte boundary; `inf_at_row_ends` puts an infinity at the end of every row of src.
 // The keys of a run's inputs: the case (its name and every size the tensors' shapes depend on) and,
 // within it, the dtype, layout, seed and infinities that the values depend on.
 std::string case_key(const Case& c) {
@@ -260,6 +257,9 @@ struct CaseInputs {
   std::map<std::string, Inputs> by_values;
 };
 
+// Runs the gradients of case `c` (`gradients`: 1 input, 2 weight, 4 bias; all by default) with
+// implementations `only` (ACLNN_CONVBWD_KERNELS syntax) on a workspace starting `misalign` bytes
+// past a 64-byte boundary; `inf_at_row_ends` puts an infinity at the end of every row of src.
 Results run(const std::string& only, const Case& c, const Variant& v, unsigned seed, int threads, int misalign = 0,
             bool inf_at_row_ends = false, unsigned gradients = 7) {
   const ConvGeometry& g = c.g;

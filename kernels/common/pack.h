@@ -37,6 +37,17 @@ bool planes_contiguous(const View5& view);
 // Asks the memory system for planes (n, c0 .. c0 + channels - 1) of the view ahead of their use (a
 // hint: no effect on any value; nothing unless the planes are contiguous and the indices inside).
 void prefetch_planes(const View5& view, int64_t n, int64_t c0, int64_t channels);
+// Asks for each cache line of `rows` rows of `row_floats` floats, `stride` floats apart from `first`
+// on, ahead of their use: into L1 (kLocality 3) or L2 (2). A hint: addresses are computed as
+// integers, nothing is dereferenced, and lines past a tensor's end are fetched for nothing.
+template <int kLocality>
+inline void prefetch_rows(const float* first, int64_t rows, int64_t row_floats, int64_t stride) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const uintptr_t begin = reinterpret_cast<uintptr_t>(first) + uintptr_t(r * stride) * sizeof(float);
+    for (uintptr_t line = begin & ~uintptr_t{63}; line < begin + uintptr_t(row_floats) * sizeof(float); line += 64)
+      __builtin_prefetch(reinterpret_cast<const void*>(line), 0, kLocality);
+  }
+}
 // Those planes' first byte and their bytes where they lie one after another in memory (contiguous
 // planes, channels a plane apart; the indices inside), else no run (at null).
 struct PlanesRun {

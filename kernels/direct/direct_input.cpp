@@ -232,10 +232,10 @@ class DirectInput final : public ConvStep {
       const int64_t row_stride = output_.stores_parts() ? width : plane;
       if (prefetch_rows_ && !output_.stores_parts()) {  // the rows this thread writes next, into L2
         if (ih + 1 < ih1) {
-          prefetch_rows(row0 + width, channels, row_stride, width);
+          prefetch_rows<2>(row0 + width, channels, width, row_stride);
         } else if (ci0 + kBlockChannels < cin) {  // the next task's: the band's first row, the next channels
-          prefetch_rows(row0 + (ih0 - ih) * width + kBlockChannels * plane,
-                        std::min(kBlockChannels, cin - ci0 - kBlockChannels), row_stride, width);
+          prefetch_rows<2>(row0 + (ih0 - ih) * width + kBlockChannels * plane,
+                           std::min(kBlockChannels, cin - ci0 - kBlockChannels), width, row_stride);
         }
       }
       for (int64_t q = 0; q < std::min(sw, width); ++q) {  // column phase q: positions q + sW*j
@@ -329,16 +329,6 @@ class DirectInput final : public ConvStep {
         }
       }
       i += group - 1;
-    }
-  }
-
-  // Into L2, each line of `width` floats of `channels` rows row_stride apart (addresses as integers:
-  // nothing is dereferenced).
-  static void prefetch_rows(const float* row, int64_t channels, int64_t row_stride, int64_t width) {
-    for (int64_t c = 0; c < channels; ++c) {
-      const uintptr_t first = reinterpret_cast<uintptr_t>(row + c * row_stride);
-      for (uintptr_t at = first & ~uintptr_t{63}; at < first + uintptr_t(width) * sizeof(float); at += 64)
-        __builtin_prefetch(reinterpret_cast<const void*>(at), 0, 2);
     }
   }
 

@@ -3,23 +3,13 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernels/common/pack.h"
 #include "kernels/gemm/cpu_isa.h"
 #include "kernels/gemm/microkernel.h"
 #include "kernels/gemm/transpose_4x4.h"
 
 namespace aclnn_cpu {
 namespace {
-
-// Each line of a rows x columns tile of floats (rows ldc apart) into L1 (addresses as integers:
-// nothing is dereferenced; a partial tile's lines past its end are fetched for nothing).
-void prefetch_tile(const float* tile, int rows, int columns, int64_t ldc) {
-  for (int i = 0; i < rows; ++i) {
-    const uintptr_t first = reinterpret_cast<uintptr_t>(tile) + uintptr_t(i * ldc) * sizeof(float);
-    const uintptr_t last = first + uintptr_t(columns) * sizeof(float) - 1;
-    for (uintptr_t line = first & ~uintptr_t{63}; line <= last; line += 64)
-      __builtin_prefetch(reinterpret_cast<const void*>(line), 0, 3);
-  }
-}
 
 int64_t round_up(int64_t value, int64_t multiple) { return (value + multiple - 1) / multiple * multiple; }
 int64_t round_down_at_least(int64_t value, int64_t multiple) { return std::max(multiple, value / multiple * multiple); }
@@ -431,7 +421,7 @@ void sgemm_rows(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t
             const float* next = ir + kernel.mr < rows ? c_tile + kernel.mr * ldc
                                 : jr + kernel.nr < n  ? c + ic * ldc + jr + kernel.nr
                                                       : nullptr;
-            if (next != nullptr) prefetch_tile(next, kernel.mr, kernel.nr, ldc);
+            if (next != nullptr) prefetch_rows<3>(next, kernel.mr, kernel.nr, ldc);
           }
           if (narrow && pc + depth == k) {
             kernel.run_rows_narrow(depth, a_sliver, b_tile, b_rows + pc, c_tile, ldc, load_c,
