@@ -1,8 +1,8 @@
 // AVX2 + FMA row kernels: a 16-lane vector is two ymm registers. Forward rows in blocks of 4
-// channels x 16 positions (8 accumulator registers), or 1 x 32 for one output channel; weight rows
-// in blocks of 2 channels x 2 taps (8), or 1 x 4 for one; input rows in chunks of 6 positions x 16
-// channels (12). Compiled with -mavx2 -mfma; called only
-// when the CPU has both.
+// channels x 16 positions (8 accumulator registers), or 1 x 32 for one output channel; input rows in
+// chunks of 6 positions x 16 channels (12); weight rows by their own kernel (weight_halves_avx2), a
+// vector's two halves one after the other, in blocks of 4 channels x 3 taps of one half (12), 2 x 4
+// below 4 channels, 1 x 9 for one. Compiled with -mavx2 -mfma; called only when the CPU has both.
 #include <immintrin.h>
 
 #include "kernels/direct/row_kernels.h"
@@ -48,10 +48,91 @@ void forward_rows_avx2(const ForwardRows& job) {
   if (job.out_channels == 1) return forward_rows<avx2_ops, 1, 2, 2>(job);
   forward_rows<avx2_ops, 4, 1>(job);
 }
-int64_t weight_block_avx2(int64_t out_channels) { return out_channels == 1 ? 1 : 2; }
+// One pass of weight_halves_avx2 over the slice's rows for one half vector (8 lanes) at `at`: kTb source
+// loads (lanes past the width cleared by an AND with `keep` when kMasked, so that an infinity there
+// makes no NaN), then each channel's dY half loaded once for its kTb multiply-adds.
+template <int kCb, int kTb, bool kMasked>
+inline __attribute__((always_inline)) void weight_half_pass_avx2(const float* src, const int64_t* row_base,
+                                                                 int64_t rows, const float* dy, int64_t dy_row_stride,
+                                                                 const int64_t (&tap)[kTb], __m256 keep,
+                                                                 __m256 (&acc)[kCb][kTb], LinePrefetch& prefetch) {
+  for (int64_t r = 0; r < rows; ++r) {
+    prefetch.step();
+    const float* s = src + row_base[r];
+    __m256 x[kTb];
+#pragma GCC unroll 9
+    for (int k = 0; k < kTb; ++k) {
+      x[k] = _mm256_loadu_ps(s + tap[k]);
+      if (kMasked) x[k] = _mm256_and_ps(x[k], keep);
+    }
+    const float* d = dy + r * dy_row_stride;
+#pragma GCC unroll 8
+    for (int b = 0; b < kCb; ++b) {
+      __m256 dv = _mm256_loadu_ps(d + b * kRowLanes);
+      asm("" : "+x"(dv));  // one load for kTb products (GCC would fold a load into each)
+#pragma GCC unroll 9
+      for (int k = 0; k < kTb; ++k) acc[b][k] = _mm256_fmadd_ps(dv, x[k], acc[b][k]);
+    }
+  }
+}
+
+// weight_rows on AVX2: each 16-lane vector taken as two halves of 8 lanes, all of a block's low halves
+// over the slice and then all its high halves. Lanes are independent chains, and each still takes the
+// slice's (column vector, row) pairs in order: the same sums as weight_rows. A block of kCb channels x
+// kTb taps then holds kCb * kTb registers of accumulators, not twice as many (which spilled: the 2 x 2
+// blocks of whole vectors had reloaded accumulators and the job's fields from the stack every row,
+// rnx50's gradWeight at a third of the FMA peak). The last vector's halves are cleared past the width
+// by an AND (vmaskmovps is slow on AMD's cores), and a half wholly past it is skipped: its products are
+// zeros, which change no sum (a sum from +0 is never -0).
+template <int kCb, int kTb>
+void weight_halves_avx2(const WeightRows& job) {
+  const float* const src = job.src;
+  const int64_t* const row_base = job.row_base;
+  const int64_t rows = job.rows, width = job.width, dy_row_stride = job.dy_row_stride, dy_channels = job.dy_channels;
+  const int64_t vectors = (width + kRowLanes - 1) / kRowLanes;
+  const int64_t blocks = (job.out_channels + kCb - 1) / kCb * ((job.taps + kTb - 1) / kTb);
+  LinePrefetch prefetch(job, 2 * blocks * vectors * rows);  // (a step per row of each pass)
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  for (int half = 0; half < 2; ++half) {
+    const int64_t lane0 = half * (kRowLanes / 2);
+    for (int64_t co0 = 0; co0 < job.out_channels; co0 += kCb) {
+      for (int64_t t0 = 0; t0 < job.taps; t0 += kTb) {
+        int64_t tap[kTb];
+        for (int k = 0; k < kTb; ++k) tap[k] = job.tap[lesser(t0 + k, job.taps - 1)] + lane0;
+        __m256 acc[kCb][kTb];
+        for (int b = 0; b < kCb; ++b) {
+          for (int k = 0; k < kTb; ++k) acc[b][k] = _mm256_setzero_ps();
+        }
+        for (int64_t at = 0; at < width; at += kRowLanes) {
+          const int64_t inside = width - at - lane0;  // lanes of this half inside the width
+          if (inside <= 0) break;
+          const float* dy = job.dy + co0 * kRowLanes + at * dy_channels + lane0;
+          if (inside >= kRowLanes / 2) {
+            weight_half_pass_avx2<kCb, kTb, false>(src + at, row_base, rows, dy, dy_row_stride, tap,
+                                                   _mm256_setzero_ps(), acc, prefetch);
+          } else {
+            const __m256 keep = _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_set1_epi32(int(inside)), lane));
+            weight_half_pass_avx2<kCb, kTb, true>(src + at, row_base, rows, dy, dy_row_stride, tap, keep, acc,
+                                                  prefetch);
+          }
+        }
+        const int64_t channels = lesser(kCb, job.out_channels - co0), taps = lesser(kTb, job.taps - t0);
+        for (int b = 0; b < channels; ++b) {
+          for (int k = 0; k < taps; ++k) {
+            float* lanes = job.lanes + (co0 + b) * job.lanes_channel_stride + (t0 + k) * kRowLanes + lane0;
+            _mm256_storeu_ps(lanes, _mm256_add_ps(_mm256_loadu_ps(lanes), acc[b][k]));
+          }
+        }
+      }
+    }
+  }
+}
+
+int64_t weight_block_avx2(int64_t out_channels) { return out_channels == 1 ? 1 : out_channels < 4 ? 2 : 4; }
 void weight_rows_avx2(const WeightRows& job) {
-  if (job.out_channels == 1) return weight_rows<avx2_ops, 1, 4>(job);
-  weight_rows<avx2_ops, 2, 2>(job);
+  if (job.out_channels == 1) return weight_halves_avx2<1, 9>(job);
+  if (job.out_channels < 4) return weight_halves_avx2<2, 4>(job);
+  weight_halves_avx2<4, 3>(job);
 }
 
 void input_rows_avx2(const InputRows& job) { input_rows<avx2_ops, 1, 6>(job); }

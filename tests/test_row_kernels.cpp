@@ -1,0 +1,134 @@
+// The small-group weight-gradient row kernels (kernels/direct/row_kernels.h, WeightRows), on every
+// instruction set the CPU runs: each lane is the chain the header promises, emulated here with
+// std::fma (bit for bit on the sets that fuse; the generic x86-64 set rounds each product, so within
+// float error there), over channel counts and tap counts around every set's blocks, widths around the
+// 16 lanes and their 8-lane halves, and infinities past the width that must not be read.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "kernels/direct/row_kernels.h"
+#include "kernels/gemm/cpu_isa.h"
+
+namespace aclnn_cpu {
+namespace {
+
+struct Case {
+  int64_t out_channels, taps, width, rows;
+};
+
+// One slice: a source of rows `row_stride` apart whose taps are (kernel row b, column c) of a grid
+// `columns` wide, dY staged as WeightRows says, and lanes holding earlier sums.
+struct Slice {
+  Case c;
+  int64_t columns, row_stride, dy_channels, dy_row_stride, vectors;
+  std::vector<float> src, dy, lanes;
+  std::vector<int64_t> row_base, tap;
+
+  Slice(const Case& k, int64_t block, unsigned seed) : c(k) {
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> normal;
+    columns = std::min<int64_t>(k.taps, 3);
+    const int64_t kernel_rows = (k.taps + columns - 1) / columns;
+    vectors = (k.width + kRowLanes - 1) / kRowLanes;
+    row_stride = vectors * kRowLanes + columns - 1;
+    src.resize((k.rows + kernel_rows) * row_stride);
+    for (int64_t i = 0; i < static_cast<int64_t>(src.size()); ++i) {
+      // Entries no tap of a position inside the width reads are infinite: read, they would make NaNs.
+      src[i] = i % row_stride >= k.width + columns - 1 ? INFINITY : normal(rng);
+    }
+    for (int64_t r = 0; r < k.rows; ++r) row_base.push_back(r * row_stride);
+    for (int64_t t = 0; t < k.taps; ++t) tap.push_back(t / columns * row_stride + t % columns);
+    dy_channels = (k.out_channels + block - 1) / block * block;
+    dy_row_stride = vectors * dy_channels * kRowLanes;
+    dy.assign(k.rows * dy_row_stride, 0.0f);
+    for (int64_t r = 0; r < k.rows; ++r) {
+      for (int64_t co = 0; co < k.out_channels; ++co) {
+        for (int64_t w = 0; w < k.width; ++w) dy[at_dy(r, co, w)] = normal(rng);
+      }
+    }
+    lanes.resize(k.out_channels * lanes_stride());
+    for (float& x : lanes) x = normal(rng);
+  }
+  int64_t lanes_stride() const { return c.taps * kRowLanes + 5; }
+  int64_t at_dy(int64_t r, int64_t co, int64_t w) const {
+    return r * dy_row_stride + (w / kRowLanes * dy_channels + co) * kRowLanes + w % kRowLanes;
+  }
+  WeightRows job(float* out) const {
+    WeightRows j{src.data(), row_base.data(), c.rows,   c.width, tap.data(),   c.taps, dy.data(), dy_row_stride,
+                 dy_channels, c.out_channels,  out,      lanes_stride()};
+    j.prefetch_from[0] = reinterpret_cast<const char*>(src.data());  // (a run to prefetch: changes no value)
+    j.prefetch_lines[0] = static_cast<int64_t>(src.size() * sizeof(float) / 64);
+    return j;
+  }
+  // The lanes as row_kernels.h defines them: lane l of (co, t) adds the slice's sum, formed from +0 over
+  // the column vectors and within each over the rows, in order, of dY(co, r, w) * src(r, t, w) for the
+  // positions w = 16 * vector + l inside the width.
+  std::vector<float> expected(bool fused) const {
+    std::vector<float> out = lanes;
+    for (int64_t co = 0; co < c.out_channels; ++co) {
+      for (int64_t t = 0; t < c.taps; ++t) {
+        for (int l = 0; l < kRowLanes; ++l) {
+          float sum = 0.0f;
+          for (int64_t v = 0; v < vectors; ++v) {
+            const int64_t w = v * kRowLanes + l;
+            if (w >= c.width) continue;
+            for (int64_t r = 0; r < c.rows; ++r) {
+              const float d = dy[at_dy(r, co, w)], x = src[row_base[r] + tap[t] + w];
+              sum = fused ? std::fma(d, x, sum) : sum + d * x;
+            }
+          }
+          float& lane = out[co * lanes_stride() + t * kRowLanes + l];
+          lane += sum;
+        }
+      }
+    }
+    return out;
+  }
+};
+
+std::vector<Isa> runnable_sets() {
+  std::vector<Isa> sets{Isa::kGeneric};
+#ifdef ACLNN_HAVE_X86_KERNELS
+  if (detected_isa() >= Isa::kAvx2) sets.push_back(Isa::kAvx2);
+  if (detected_isa() >= Isa::kAvx512) sets.push_back(Isa::kAvx512);
+#endif
+  return sets;
+}
+
+TEST(RowKernels, WeightLanesFollowTheirChains) {
+  std::vector<Case> cases;
+  for (int64_t out_channels : {1, 2, 3, 4, 5, 8, 9, 16}) {
+    for (int64_t taps : {1, 3, 4, 9, 10, 25}) {
+      for (int64_t width : {1, 7, 8, 9, 16, 17, 24, 28, 33}) cases.push_back({out_channels, taps, width, 3});
+    }
+  }
+  cases.push_back({8, 9, 56, 1});
+  cases.push_back({1, 9, 40, 7});
+  for (Isa isa : runnable_sets()) {
+    const RowKernels& kernels = row_kernels(isa);
+    const bool fused = isa != Isa::kGeneric;
+    for (const Case& k : cases) {
+      const Slice slice(k, kernels.weight_block(k.out_channels), static_cast<unsigned>(k.taps * 97 + k.width));
+      std::vector<float> lanes = slice.lanes;
+      kernels.weight_rows(slice.job(lanes.data()));
+      const std::vector<float> want = slice.expected(fused);
+      for (size_t i = 0; i < want.size(); ++i) {
+        SCOPED_TRACE(testing::Message() << isa_name(isa) << " out_channels " << k.out_channels << " taps " << k.taps
+                                        << " width " << k.width << " entry " << i);
+        ASSERT_FALSE(std::isnan(lanes[i]));
+        if (fused) {
+          ASSERT_EQ(std::memcmp(&lanes[i], &want[i], sizeof(float)), 0) << lanes[i] << " vs " << want[i];
+        } else {
+          ASSERT_NEAR(lanes[i], want[i], 1e-4f * (1.0f + std::fabs(want[i])));
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace aclnn_cpu
