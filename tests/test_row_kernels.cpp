@@ -58,8 +58,8 @@ struct Slice {
     return r * dy_row_stride + (w / kRowLanes * dy_channels + co) * kRowLanes + w % kRowLanes;
   }
   WeightRows job(float* out) const {
-    WeightRows j{src.data(), row_base.data(), c.rows,   c.width, tap.data(),   c.taps, dy.data(), dy_row_stride,
-                 dy_channels, c.out_channels,  out,      lanes_stride()};
+    WeightRows j{src.data(), row_base.data(), c.rows,      c.width,        tap.data(), c.taps,
+                 dy.data(),  dy_row_stride,   dy_channels, c.out_channels, out,        lanes_stride()};
     j.prefetch_from[0] = reinterpret_cast<const char*>(src.data());  // (a run to prefetch: changes no value)
     j.prefetch_lines[0] = static_cast<int64_t>(src.size() * sizeof(float) / 64);
     return j;

@@ -48,16 +48,15 @@ void forward_rows_avx2(const ForwardRows& job) {
   if (job.out_channels == 1) return forward_rows<avx2_ops, 1, 2, 2>(job);
   forward_rows<avx2_ops, 4, 1>(job);
 }
-// One pass of weight_halves_avx2 over the slice's rows for one half vector (8 lanes) at `at`: kTb source
+// One pass of weight_halves_avx2 over the slice's rows for one half vector (8 lanes): kTb source
 // loads (lanes past the width cleared by an AND with `keep` when kMasked, so that an infinity there
 // makes no NaN), then each channel's dY half loaded once for its kTb multiply-adds.
 template <int kCb, int kTb, bool kMasked>
 inline __attribute__((always_inline)) void weight_half_pass_avx2(const float* src, const int64_t* row_base,
                                                                  int64_t rows, const float* dy, int64_t dy_row_stride,
                                                                  const int64_t (&tap)[kTb], __m256 keep,
-                                                                 __m256 (&acc)[kCb][kTb], LinePrefetch& prefetch) {
+                                                                 __m256 (&acc)[kCb][kTb]) {
   for (int64_t r = 0; r < rows; ++r) {
-    prefetch.step();
     const float* s = src + row_base[r];
     __m256 x[kTb];
 #pragma GCC unroll 9
@@ -83,18 +82,22 @@ inline __attribute__((always_inline)) void weight_half_pass_avx2(const float* sr
 // blocks of whole vectors had reloaded accumulators and the job's fields from the stack every row,
 // rnx50's gradWeight at a third of the FMA peak). The last vector's halves are cleared past the width
 // by an AND (vmaskmovps is slow on AMD's cores), and a half wholly past it is skipped: its products are
-// zeros, which change no sum (a sum from +0 is never -0).
+// zeros, which change no sum (a sum from +0 is never -0). The prefetch runs take a step per pass, off
+// the rows' loop (their counters had taken general registers the loop needed).
 template <int kCb, int kTb>
 void weight_halves_avx2(const WeightRows& job) {
+  constexpr int kHalf = kRowLanes / 2;
+  constexpr int kSub = kCb < 2 ? kCb : 2;  // channels per partial pass
+  static_assert(kCb % kSub == 0, "partial passes of whole sub-blocks");
   const float* const src = job.src;
   const int64_t* const row_base = job.row_base;
   const int64_t rows = job.rows, width = job.width, dy_row_stride = job.dy_row_stride, dy_channels = job.dy_channels;
   const int64_t vectors = (width + kRowLanes - 1) / kRowLanes;
   const int64_t blocks = (job.out_channels + kCb - 1) / kCb * ((job.taps + kTb - 1) / kTb);
-  LinePrefetch prefetch(job, 2 * blocks * vectors * rows);  // (a step per row of each pass)
+  LinePrefetch prefetch(job, 2 * blocks * vectors);
   const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
   for (int half = 0; half < 2; ++half) {
-    const int64_t lane0 = half * (kRowLanes / 2);
+    const int64_t lane0 = half * kHalf;
     for (int64_t co0 = 0; co0 < job.out_channels; co0 += kCb) {
       for (int64_t t0 = 0; t0 < job.taps; t0 += kTb) {
         int64_t tap[kTb];
@@ -103,17 +106,37 @@ void weight_halves_avx2(const WeightRows& job) {
         for (int b = 0; b < kCb; ++b) {
           for (int k = 0; k < kTb; ++k) acc[b][k] = _mm256_setzero_ps();
         }
-        for (int64_t at = 0; at < width; at += kRowLanes) {
-          const int64_t inside = width - at - lane0;  // lanes of this half inside the width
-          if (inside <= 0) break;
-          const float* dy = job.dy + co0 * kRowLanes + at * dy_channels + lane0;
-          if (inside >= kRowLanes / 2) {
-            weight_half_pass_avx2<kCb, kTb, false>(src + at, row_base, rows, dy, dy_row_stride, tap,
-                                                   _mm256_setzero_ps(), acc, prefetch);
-          } else {
-            const __m256 keep = _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_set1_epi32(int(inside)), lane));
-            weight_half_pass_avx2<kCb, kTb, true>(src + at, row_base, rows, dy, dy_row_stride, tap, keep, acc,
-                                                  prefetch);
+        const float* dy = job.dy + co0 * kRowLanes + lane0;  // the block's first dY half, at row 0
+        int64_t at = 0;
+        for (; width - at - lane0 >= kHalf; at += kRowLanes) {
+          prefetch.step();
+          weight_half_pass_avx2<kCb, kTb, false>(src + at, row_base, rows, dy + at * dy_channels, dy_row_stride, tap,
+                                                 _mm256_setzero_ps(), acc);
+        }
+        const int64_t inside = width - at - lane0;  // lanes of a last, partial half inside the width
+        if (inside > 0) {
+          // Its pass is the last of every chain of the block: the sums leave the registers for it and
+          // come back kSub channels at a time (kCb * kTb accumulators, the source halves, a dY half and
+          // the mask would not fit in 16 registers).
+          prefetch.step();
+          const __m256 keep = _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_set1_epi32(int(inside)), lane));
+          alignas(32) float sums[kCb][kTb][kHalf];
+          for (int b = 0; b < kCb; ++b) {
+            for (int k = 0; k < kTb; ++k) _mm256_store_ps(sums[b][k], acc[b][k]);
+          }
+          for (int b0 = 0; b0 < kCb; b0 += kSub) {
+            __m256 part[kSub][kTb];
+            for (int b = 0; b < kSub; ++b) {
+              for (int k = 0; k < kTb; ++k) part[b][k] = _mm256_load_ps(sums[b0 + b][k]);
+            }
+            weight_half_pass_avx2<kSub, kTb, true>(src + at, row_base, rows, dy + at * dy_channels + b0 * kRowLanes,
+                                                   dy_row_stride, tap, keep, part);
+            for (int b = 0; b < kSub; ++b) {
+              for (int k = 0; k < kTb; ++k) _mm256_store_ps(sums[b0 + b][k], part[b][k]);
+            }
+          }
+          for (int b = 0; b < kCb; ++b) {
+            for (int k = 0; k < kTb; ++k) acc[b][k] = _mm256_load_ps(sums[b][k]);
           }
         }
         const int64_t channels = lesser(kCb, job.out_channels - co0), taps = lesser(kTb, job.taps - t0);
