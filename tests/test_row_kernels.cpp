@@ -1,8 +1,9 @@
-// The small-group weight-gradient row kernels (kernels/direct/row_kernels.h, WeightRows), on every
-// instruction set the CPU runs: each lane is the chain the header promises, emulated here with
-// std::fma (bit for bit on the sets that fuse; the generic x86-64 set rounds each product, so within
-// float error there), over channel counts and tap counts around every set's blocks, widths around the
-// 16 lanes and their 8-lane halves, and infinities past the width that must not be read.
+// The small-group row kernels (kernels/direct/row_kernels.h: WeightRows, ForwardRows), on every
+// instruction set the CPU runs: each lane or output is the chain the header promises, emulated here
+// with std::fma (bit for bit on the sets that fuse; the generic x86-64 set rounds each product, so
+// within float error there), over channel counts, tap counts and rows around every set's blocks,
+// widths around the 16 lanes and their 8-lane units, infinities past the width that the weight rows
+// must not read, and a sentinel after the forward rows' planes that they must not write.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -126,6 +127,71 @@ TEST(RowKernels, WeightLanesFollowTheirChains) {
           ASSERT_NEAR(lanes[i], want[i], 1e-4f * (1.0f + std::fabs(want[i])));
         }
       }
+    }
+  }
+}
+
+// A forward_rows job: `channels` staged source channels of rows `row_stride` apart (taps as above),
+// weights in blocks of kForwardBlock output channels, every output row `width` wide.
+struct ForwardCase {
+  int64_t out_channels, channels, taps, width, rows;
+};
+
+TEST(RowKernels, ForwardRowsFollowTheirChains) {
+  std::vector<ForwardCase> cases;
+  for (int64_t out_channels : {1, 2, 3, 4, 5, 8}) {
+    for (int64_t width : {1, 4, 7, 8, 9, 16, 17, 24, 28, 31, 33, 56}) {
+      for (int64_t rows : {1, 2, 3, 4, 7}) cases.push_back({out_channels, 2, 9, width, rows});
+    }
+  }
+  cases.push_back({8, 8, 9, 28, 28});
+  cases.push_back({1, 1, 25, 57, 5});
+  for (Isa isa : runnable_sets()) {
+    const RowKernels& kernels = row_kernels(isa);
+    const bool fused = isa != Isa::kGeneric;
+    for (const ForwardCase& k : cases) {
+      std::mt19937 rng(static_cast<unsigned>(k.width * 31 + k.rows * 7 + k.out_channels));
+      std::normal_distribution<float> normal;
+      const int64_t columns = std::min<int64_t>(k.taps, 3), kernel_rows = (k.taps + columns - 1) / columns;
+      const int64_t row_stride = (k.width + kRowLanes - 1) / kRowLanes * kRowLanes + columns - 1;
+      const int64_t channel_stride = (k.rows + kernel_rows) * row_stride;
+      std::vector<float> src(k.channels * channel_stride), weights(k.channels * k.taps * kForwardBlock, 0.0f);
+      for (float& x : src) x = normal(rng);
+      for (int64_t i = 0; i < k.channels * k.taps; ++i) {
+        for (int64_t co = 0; co < k.out_channels; ++co) weights[i * kForwardBlock + co] = normal(rng);
+      }
+      std::vector<int64_t> row_base, tap;
+      for (int64_t r = 0; r < k.rows; ++r) row_base.push_back(r * row_stride);
+      for (int64_t t = 0; t < k.taps; ++t) tap.push_back(t / columns * row_stride + t % columns);
+      // Every output channel's plane, with a sentinel after the last: nothing past the rows is written.
+      const int64_t plane = k.rows * k.width;
+      std::vector<float> out(k.out_channels * plane + 8, -7.0f);
+      const ForwardRows job{src.data(), row_base.data(), k.rows,         channel_stride, k.channels, tap.data(),
+                            k.taps,     weights.data(),  k.out_channels, out.data(),     plane,      k.width};
+      kernels.forward_rows(job);
+      for (int64_t co = 0; co < k.out_channels; ++co) {
+        for (int64_t r = 0; r < k.rows; ++r) {
+          for (int64_t w = 0; w < k.width; ++w) {
+            float sum = 0.0f;
+            for (int64_t c = 0; c < k.channels; ++c) {
+              for (int64_t t = 0; t < k.taps; ++t) {
+                const float a = weights[(c * k.taps + t) * kForwardBlock + co];
+                const float x = src[c * channel_stride + row_base[r] + tap[t] + w];
+                sum = fused ? std::fma(a, x, sum) : sum + a * x;
+              }
+            }
+            const float got = out[co * plane + r * k.width + w];
+            SCOPED_TRACE(testing::Message() << isa_name(isa) << " out_channels " << k.out_channels << " width "
+                                            << k.width << " rows " << k.rows << " at " << co << "," << r << "," << w);
+            if (fused) {
+              ASSERT_EQ(std::memcmp(&got, &sum, sizeof(float)), 0) << got << " vs " << sum;
+            } else {
+              ASSERT_NEAR(got, sum, 1e-4f * (1.0f + std::fabs(sum)));
+            }
+          }
+        }
+      }
+      for (int64_t i = k.out_channels * plane; i < static_cast<int64_t>(out.size()); ++i) ASSERT_EQ(out[i], -7.0f);
     }
   }
 }

@@ -44,9 +44,117 @@ struct avx2_ops {
 
 #include "kernels/direct/row_kernels_impl.h"
 
+// Stores the first `count` (< 8) lanes of v at p, nothing past them (vmaskmovps stores are microcoded
+// on AMD's cores).
+inline void store_first_avx2(float* p, __m256 v, int64_t count) {
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, v);
+  for (int64_t l = 0; l < count; ++l) p[l] = lanes[l];
+}
+
+// forward_rows on AVX2, in units of 8 positions: kRows rows x kCo channels x kV units of accumulators
+// (12 of AVX2's 16 registers: with 8, as the template's 16-lane blocks had, the FMA units wait on the
+// chains' latency), each entry's chain over (channel, tap) in order as the template's. Units past the
+// width are computed from the staged rows' padding and not stored.
+template <int kCo, int kV, int kRows>
+inline __attribute__((always_inline)) void forward_units_avx2(const ForwardRows& job, int64_t r, int64_t co0,
+                                                              int64_t w0) {
+  __m256 acc[kRows][kCo][kV];
+#pragma GCC unroll 4
+  for (int i = 0; i < kRows; ++i) {
+#pragma GCC unroll 4
+    for (int co = 0; co < kCo; ++co) {
+#pragma GCC unroll 4
+      for (int v = 0; v < kV; ++v) acc[i][co][v] = _mm256_setzero_ps();
+    }
+  }
+  const float* src[kRows];
+#pragma GCC unroll 4
+  for (int i = 0; i < kRows; ++i) src[i] = job.src + job.row_base[r + i] + w0;
+  const float* weights = job.weights + co0;
+  for (int64_t c = 0; c < job.channels; ++c) {
+    for (int64_t t = 0; t < job.taps; ++t, weights += kForwardBlock) {
+      const int64_t at = c * job.channel_stride + job.tap[t];
+      if (kCo == 1) {  // each source vector meets one weight: loaded into the multiply-add
+        const __m256 w = _mm256_broadcast_ss(weights);
+#pragma GCC unroll 4
+        for (int i = 0; i < kRows; ++i) {
+#pragma GCC unroll 4
+          for (int v = 0; v < kV; ++v)
+            acc[i][0][v] = _mm256_fmadd_ps(w, _mm256_loadu_ps(src[i] + at + 8 * v), acc[i][0][v]);
+        }
+        continue;
+      }
+      __m256 x[kRows][kV];
+#pragma GCC unroll 4
+      for (int i = 0; i < kRows; ++i) {
+#pragma GCC unroll 4
+        for (int v = 0; v < kV; ++v) x[i][v] = _mm256_loadu_ps(src[i] + at + 8 * v);
+      }
+#pragma GCC unroll 4
+      for (int co = 0; co < kCo; ++co) {
+        const __m256 w = _mm256_broadcast_ss(weights + co);
+#pragma GCC unroll 4
+        for (int i = 0; i < kRows; ++i) {
+#pragma GCC unroll 4
+          for (int v = 0; v < kV; ++v) acc[i][co][v] = _mm256_fmadd_ps(w, x[i][v], acc[i][co][v]);
+        }
+      }
+    }
+  }
+  const int64_t channels = lesser(kCo, job.out_channels - co0);
+#pragma GCC unroll 4
+  for (int i = 0; i < kRows; ++i) {
+#pragma GCC unroll 4
+    for (int co = 0; co < kCo; ++co) {
+      if (co >= channels) break;
+      float* out = job.out + (co0 + co) * job.out_channel_stride + (r + i) * job.width + w0;
+#pragma GCC unroll 4
+      for (int v = 0; v < kV; ++v) {
+        const int64_t count = lesser(8, job.width - w0 - 8 * v);
+        if (count == 8) {
+          _mm256_storeu_ps(out + 8 * v, acc[i][co][v]);
+        } else if (count > 0) {
+          store_first_avx2(out + 8 * v, acc[i][co][v], count);
+        }
+      }
+    }
+  }
+}
+
+// Rows [r, r + kRows) in blocks of kCo channels x kV units (fewer units at the end of a row).
+template <int kCo, int kV, int kRows>
+void forward_row_units_avx2(const ForwardRows& job, int64_t r) {
+  for (int64_t co0 = 0; co0 < job.out_channels; co0 += kCo) {
+    int64_t w0 = 0;
+    for (; w0 + 8 * (kV - 1) < job.width; w0 += 8 * kV) forward_units_avx2<kCo, kV, kRows>(job, r, co0, w0);
+    if constexpr (kV > 1) {
+      const int64_t left = (job.width - w0 + 7) / 8;  // units left, fewer than kV
+      if (left > 0) {
+        if (kV > 2 && left == 2) forward_units_avx2<kCo, (kV > 2 ? 2 : 1), kRows>(job, r, co0, w0);
+        if (kV > 3 && left == 3) forward_units_avx2<kCo, (kV > 3 ? 3 : 1), kRows>(job, r, co0, w0);
+        if (left == 1) forward_units_avx2<kCo, 1, kRows>(job, r, co0, w0);
+      }
+    }
+  }
+}
+
+// forward_rows, kRows (3) rows at a time; the last 1 or 2 rows in pairs, taking a row from the groups
+// before where needed (one row alone has a quarter of the chains: 28 rows, 7% of rnx50's gradInput).
+template <int kCo, int kV, int kRows>
+void forward_rows_units_avx2(const ForwardRows& job) {
+  static_assert(kRows == 3, "pairs for what is left");
+  const int64_t left = job.rows % kRows, pairs = left == 1 && job.rows > 1 ? 2 : left == 2 ? 1 : 0;
+  const int64_t end = job.rows - 2 * pairs;
+  int64_t r = 0;
+  for (; r + kRows <= end; r += kRows) forward_row_units_avx2<kCo, kV, kRows>(job, r);
+  for (; r + 2 <= job.rows; r += 2) forward_row_units_avx2<kCo, kV, 2>(job, r);
+  if (r < job.rows) forward_row_units_avx2<kCo, kV, 1>(job, r);
+}
+
 void forward_rows_avx2(const ForwardRows& job) {
-  if (job.out_channels == 1) return forward_rows<avx2_ops, 1, 2, 2>(job);
-  forward_rows<avx2_ops, 4, 1>(job);
+  if (job.out_channels == 1) return forward_rows_units_avx2<1, 4, 3>(job);
+  forward_rows_units_avx2<4, 1, 3>(job);
 }
 // One pass of weight_halves_avx2 over the slice's rows for one half vector (8 lanes): kTb source
 // loads (lanes past the width cleared by an AND with `keep` when kMasked, so that an infinity there
