@@ -484,6 +484,29 @@ TEST(Implementations, NarrowedResultsMatchTheStoredOnes) {
   unsetenv("ACLNN_CONVBWD_BF16_DOT");
 }
 
+// FLOAT16/BF16 1x1 sources with contiguous planes are read in place by a micro-kernel that widens 16-bit
+// rows as it loads them (AVX2's: ":rows16"), whole slivers of the results narrowed as they are computed
+// and the rows left (16 of 6-row slivers) stored after: the same bits as the staged path, which a gapped
+// view of the same values takes, and within a rounding of the reference.
+TEST(Implementations, SixteenBitRowsGiveTheStagedBits) {
+  setenv("ACLNN_CONVBWD_BF16_DOT", "0", 1);  // the float kernels
+  for (const Case& c : cases()) {
+    if (std::string(c.name) != "flipped_pointwise") continue;
+    for (int32_t dtype : {ACL_FLOAT16, ACL_BF16}) {
+      const Variant dense{"dense", dtype, Layout::kDense, MathMode::kFull};
+      const Variant gapped{"gapped", dtype, Layout::kGapped, MathMode::kFull};
+      const Results in_place = run("gemm", c, dense, 23, 2), staged = run("gemm", c, gapped, 23, 2);
+      if (detected_isa() == Isa::kAvx2) {
+        EXPECT_NE(in_place.described.find(":rows16"), std::string::npos) << in_place.described;
+      }
+      EXPECT_EQ(staged.described.find(":rows16"), std::string::npos) << staged.described;
+      EXPECT_EQ(in_place.grad_input, staged.grad_input) << dtype;
+      EXPECT_LT(relative_error(in_place.grad_input, run("ref", c, dense, 23, 2).grad_input), tolerance(dtype));
+    }
+  }
+  unsetenv("ACLNN_CONVBWD_BF16_DOT");
+}
+
 // Where the CPU has AVX512_BF16, the GEMMs multiply BF16 inputs (used as they are) in bf16 pairs
 // (bf16_dot.h): against the reference within float accumulation plus one BF16 rounding, the same
 // bits for any thread budget, and not under USE_FP16 (the inputs are then FLOAT16 values).

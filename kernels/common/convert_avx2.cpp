@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "kernels/common/convert.h"
+#include "kernels/common/narrow_avx2.h"
 
 namespace aclnn_cpu {
 
@@ -243,30 +244,10 @@ void bf16_to_floats_avx2(const uint16_t* in, float* out, int64_t n) {
   }
 }
 
-namespace {
-
-// BF16 bits of 8 floats: rounded to nearest even; a NaN becomes the quiet NaN 0x7FC0 with its sign
-// (as Eigen::bfloat16's conversion does).
-inline __m256i avx2_bf16_bits(__m256i bits) {
-  const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(bits, 16), _mm256_set1_epi32(1));
-  const __m256i rounded =
-      _mm256_srli_epi32(_mm256_add_epi32(bits, _mm256_add_epi32(lsb, _mm256_set1_epi32(0x7FFF))), 16);
-  const __m256i magnitude = _mm256_and_si256(bits, _mm256_set1_epi32(0x7FFFFFFF));
-  const __m256i nan = _mm256_cmpgt_epi32(magnitude, _mm256_set1_epi32(0x7F800000));
-  const __m256i quiet = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi32(bits, 16), _mm256_set1_epi32(0x8000)),
-                                        _mm256_set1_epi32(0x7FC0));
-  return _mm256_blendv_epi8(rounded, quiet, nan);
-}
-
-}  // namespace
-
 void floats_to_bf16_avx2(const float* in, uint16_t* out, int64_t n) {
   int64_t i = 0;
   const auto eight = [&](int64_t at) {
-    const __m256i narrow = avx2_bf16_bits(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + at)));
-    // 32 -> 16 bits (values fit): pack within lanes, then bring the two low quarters together.
-    const __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi32(narrow, narrow), 0x08);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + at), _mm256_castsi256_si128(packed));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + at), narrow_bf16_avx2(_mm256_loadu_ps(in + at)));
   };
   for (; i + 8 <= n; i += 8) eight(i);
   if (i < n && n >= 8) {  // the last 1-7 as part of the last 8 (a few written twice, the same values)
@@ -276,7 +257,7 @@ void floats_to_bf16_avx2(const float* in, uint16_t* out, int64_t n) {
     alignas(32) uint32_t narrow[8];
     for (int64_t j = 0; j < n - i; ++j) last[j] = in[i + j];
     _mm256_store_si256(reinterpret_cast<__m256i*>(narrow),
-                       avx2_bf16_bits(_mm256_load_si256(reinterpret_cast<const __m256i*>(last))));
+                       bf16_bits_avx2(_mm256_load_si256(reinterpret_cast<const __m256i*>(last))));
     for (int64_t j = 0; j < n - i; ++j) out[i + j] = static_cast<uint16_t>(narrow[j]);
   }
 }

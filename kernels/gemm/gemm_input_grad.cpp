@@ -436,10 +436,19 @@ class GemmForward final : public ConvStep {
     if (plan_pointwise_pairs(p, b)) return;
     pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(true), sizeof(float), threads_);
     if (columns_are_source(g_)) offsets_ = b.book_scratch("gemm.row_offsets", s_.rows(), sizeof(int64_t));
+    // A FLOAT16/BF16 1x1 source with contiguous planes (no rounding asked of it), where the result goes
+    // by parts: whole tiles of it read in place by the micro-kernel, widened as they are loaded
+    // (sgemm_rows_16bit: not staged, not packed), their results narrowed as they are computed.
+    rows16_ = columns_are_source(g_) && (source_.dtype == ACL_FLOAT16 || source_.dtype == ACL_BF16) &&
+              math_ == MathMode::kFull && planes_contiguous(source_) && output_.stores_parts() &&
+              reads_16bit_rows(blocking_);
+    if (rows16_) rows16_offsets_ = b.book_scratch("gemm.row_offsets16", s_.rows(), sizeof(int64_t));
     // A result not stored as dense floats: each tile computed into a per-thread buffer and rounded
-    // into the user's view from there (never through a whole float copy in memory).
+    // into the user's view from there (never through a whole float copy in memory). (rows16_: whole
+    // slivers of the micro-kernel's rows.)
+    const int64_t result_rows = rows16_ ? round_up(s_.cout, left_sliver_rows(blocking_)) : s_.cout;
     if (output_.stores_parts())
-      tile_result_ = b.book_scratch("gemm.tile_result", s_.cout * tile_, sizeof(float), threads_);
+      tile_result_ = b.book_scratch("gemm.tile_result", result_rows * tile_, sizeof(float), threads_);
     group_floats_ = packed_left_floats(blocking_, s_.cout, s_.rows());
     weights_ = b.book_scratch("gemm.packed_weights", s_.groups * group_floats_, sizeof(float));
     if (staged_) {  // each task stages the window of its slice that its tile reads
@@ -453,7 +462,7 @@ class GemmForward final : public ConvStep {
   int64_t tasks() const override { return s_.n * s_.groups * (implicit_ ? bands_.bands() : tiles_); }
   std::string detail() const override {
     return isa_detail(blocking_) + (flipped_ ? ":flipped" : "") + (implicit_ ? ":windows" : "") +
-           (depth_major_ ? ":depth_major" : "") + (dot_ ? ":bf16_dot" : "");
+           (depth_major_ ? ":depth_major" : "") + (dot_ ? ":bf16_dot" : "") + (rows16_ ? ":rows16" : "");
   }
 
   int run(const Workspace& w, const StepInputs& in) const override {
@@ -604,6 +613,10 @@ class GemmForward final : public ConvStep {
       int64_t* offsets = w.at<int64_t>(offsets_);
       for (int64_t r = 0; r < s_.rows(); ++r) offsets[r] = r * (staged_ ? tile_ : s_.src_plane);
     }
+    if (rows16_) {  // the source's channel rows in the user's tensor
+      int64_t* offsets = w.at<int64_t>(rows16_offsets_);
+      for (int64_t r = 0; r < s_.rows(); ++r) offsets[r] = r * source_.stride[1];
+    }
     return run_tasks(tasks(), threads_, "gemm gradInput", [&](int64_t t) {
       const int64_t n = t / (s_.groups * tiles_), grp = t / tiles_ % s_.groups, o0 = t % tiles_ * tile_;
       const int64_t o1 = std::min(s_.dst_plane, o0 + tile_);
@@ -614,6 +627,19 @@ class GemmForward final : public ConvStep {
       const int64_t ldy = buffered ? tile_ : s_.dst_plane;
       float* pack = w.at<float>(pack_, thread_index());
       const PackedLeft wg{weights + grp * group_floats_, s_.rows(), 0};
+      const int nr = right_sliver_columns(blocking_);
+      if (rows16_ && (o1 - o0) % nr == 0) {
+        // Y[:, o0:o1] (Cout_g x tile) = W_g (Cout_g x Cin_g) * X[Cin_g, o0:o1] (16-bit rows, in place),
+        // narrowed into the user's view by whole slivers of rows, the rows left stored from y.
+        const uint16_t* rows =
+            static_cast<const uint16_t*>(source_.data) + source_.element(n, grp * s_.cin, 0, 0, 0) + o0;
+        const int64_t narrowed =
+            sgemm_rows_16bit(blocking_, s_.cout, o1 - o0, s_.rows(), wg, rows, w.at<int64_t>(rows16_offsets_),
+                             source_.dtype == ACL_BF16, y, ldy, output_.narrowed_rows(n, grp * s_.cout, o0));
+        if (narrowed < s_.cout)
+          output_.store_rows(y + narrowed * ldy, ldy, s_.cout - narrowed, n, grp * s_.cout + narrowed, o0, o1 - o0);
+        return;
+      }
       SliceSource x{nullptr, s_.src_plane};
       if (staged_) {
         const PlaneWindow window = source_window(g_, o0, o1);
@@ -624,7 +650,6 @@ class GemmForward final : public ConvStep {
         x.data = source + (n * s_.groups + grp) * s_.cin * s_.src_plane;
       }
       // Y[:, o0:o1] (Cout_g x tile) = W_g (Cout_g x Cin_g*K) * cols (Cin_g*K x tile)
-      const int nr = right_sliver_columns(blocking_);
       const bool whole = (o1 - o0) % nr == 0 && (!staged_ || o1 - o0 == tile_);
       if (offsets_ >= 0 && whole && s_.cout % left_sliver_rows(blocking_) == 0) {
         // 1x1, whole tiles: the source's rows (or the staged tile's) read in place (sgemm_rows), nothing packed.
@@ -720,7 +745,8 @@ class GemmForward final : public ConvStep {
   bool flipped_;
   View5 source_;  // dY (flipped, and a transposed layer's gradInput) or X, as the user passed it
   MathMode math_;
-  bool staged_;  // tasks stage their windows of source_ (no dense float copy of it)
+  bool staged_;          // tasks stage their windows of source_ (no dense float copy of it)
+  bool rows16_ = false;  // whole 1x1 tiles read from source_'s 16-bit rows in place (sgemm_rows_16bit)
   DenseFloatOutput output_;
   bool implicit_ = false;                // tasks are bands read from padded windows (plan_padded_windows)
   bool dot_ = false;                     // ... by bf16 pair products (window and weights in pairs of channels)
@@ -737,6 +763,7 @@ class GemmForward final : public ConvStep {
   WorkspaceLedger::Handle result_ = -1;       // per thread: a band's result, padded to whole tiles
   WorkspaceLedger::Handle tile_result_ = -1;  // per thread: a tile's result, for a view not stored as floats
   WorkspaceLedger::Handle offsets_ = -1;      // the column-matrix rows' offsets (in a padded window, or a 1x1 source)
+  WorkspaceLedger::Handle rows16_offsets_ = -1;  // rows16_: the source's channel rows' offsets in its tensor
 };
 
 bool supports(const ConvProblem&) { return true; }  // any dtype, layout and geometry

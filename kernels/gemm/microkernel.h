@@ -45,6 +45,12 @@ struct MicroKernel {
   // block of a product whose results are FLOAT16/BF16 (each result rounded once, as it is computed).
   void (*run_rows_narrow)(int64_t kc, const float* a, const float* b_base, const int64_t* b_rows, const float* c,
                           int64_t ldc, bool load_c, uint16_t* out, int64_t ldo, bool bf16) = nullptr;
+  // run_rows with B's rows 16-bit values read in place: b[p][j] = b_base[b_rows[p] + j] widened from
+  // FLOAT16 (or, b_bf16, BF16) as it is loaded, the same chains as on those values widened first; the
+  // results stored into c, or where `out` is set narrowed there as run_rows_narrow narrows them (c then
+  // only read when load_c); or nullptr. Needs F16C besides the kernel's own instruction set.
+  void (*run_rows_16bit)(int64_t kc, const float* a, const uint16_t* b_base, const int64_t* b_rows, bool b_bf16,
+                         float* c, int64_t ldc, bool load_c, uint16_t* out, int64_t ldo, bool out_bf16) = nullptr;
 };
 
 extern const MicroKernel kMicroKernelGeneric;  // microkernel_generic.cpp

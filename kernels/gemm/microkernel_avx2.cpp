@@ -1,7 +1,9 @@
 // AVX2 + FMA micro-kernel: 6 x 16 tile, 12 accumulators (ymm), B read as two vectors per p and
-// each A entry broadcast. Compiled with -mavx2 -mfma; called only when the CPU has both.
+// each A entry broadcast. Compiled with -mavx2 -mfma -mf16c; called only when the CPU has AVX2 and
+// FMA (and, for FLOAT16 rows or results, F16C: run_rows_16bit).
 #include <immintrin.h>
 
+#include "kernels/common/narrow_avx2.h"
 #include "kernels/gemm/microkernel.h"
 #include "kernels/gemm/transpose_avx.h"
 
@@ -17,11 +19,29 @@ struct ARows {
   const int64_t* columns;
 };
 
-// B row p at b + p * kNr, or, with kRows, at b + rows[p] (read in place); A entry (p, i) at
-// a[p * kMr + i], or, with kARows, read in place through `in_place`.
-template <bool kRows, bool kARows = false>
+// 8 FLOAT16 (or, kBf16, BF16) values widened to floats (exact).
+template <bool kBf16>
+inline __m256 widen8_avx2(const uint16_t* in) {
+  const __m128i bits = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in));
+  return kBf16 ? _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(bits), 16)) : _mm256_cvtph_ps(bits);
+}
+
+// B's 16-bit rows (kB16: FLOAT16, or with kBBf16 BF16) and where the results go narrowed (out: row
+// i's at out + i * ldo, as BF16 where bf16, else FLOAT16).
+struct Rows16 {
+  const uint16_t* base = nullptr;
+  uint16_t* out = nullptr;
+  int64_t ldo = 0;
+  bool bf16 = false;
+};
+
+// B row p at b + p * kNr, or, with kRows, at b + rows[p] (read in place; with kB16 at
+// sixteen.base + rows[p], 16-bit values widened as they are loaded); A entry (p, i) at a[p * kMr + i],
+// or, with kARows, read in place through `in_place`. The results go to c, or narrowed to
+// sixteen.out where that is set (c then only read when load_c).
+template <bool kRows, bool kARows = false, bool kB16 = false, bool kBBf16 = false>
 void run_avx2_tile(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool load_c, const int64_t* rows,
-                   ARows in_place = {}) {
+                   ARows in_place = {}, Rows16 sixteen = {}) {
   __m256 acc[kMr][2];
   const float* a_row[kMr];
 #pragma GCC unroll 6
@@ -32,8 +52,14 @@ void run_avx2_tile(int64_t kc, const float* a, const float* b, float* c, int64_t
   }
   for (int64_t p = 0; p < kc; ++p, a += kARows ? 0 : kMr) {  // (a is null when A is read in place)
     const int64_t at = kARows ? in_place.columns[p] : 0;
-    const float* row = kRows ? b + rows[p] : b + p * kNr;
-    const __m256 b0 = _mm256_loadu_ps(row), b1 = _mm256_loadu_ps(row + 8);
+    __m256 b0, b1;
+    if constexpr (kB16) {
+      const uint16_t* row = sixteen.base + rows[p];
+      b0 = widen8_avx2<kBBf16>(row), b1 = widen8_avx2<kBBf16>(row + 8);
+    } else {
+      const float* row = kRows ? b + rows[p] : b + p * kNr;
+      b0 = _mm256_loadu_ps(row), b1 = _mm256_loadu_ps(row + 8);
+    }
 #pragma GCC unroll 6
     for (int i = 0; i < kMr; ++i) {
       const __m256 ai = _mm256_broadcast_ss(kARows ? a_row[i] + at : a + i);
@@ -41,11 +67,30 @@ void run_avx2_tile(int64_t kc, const float* a, const float* b, float* c, int64_t
       acc[i][1] = _mm256_fmadd_ps(ai, b1, acc[i][1]);
     }
   }
+  if (sixteen.out != nullptr) {  // each result rounded once, as it leaves the registers
+    constexpr int kNearestEven = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+#pragma GCC unroll 6
+    for (int i = 0; i < kMr; ++i) {
+      uint16_t* out = sixteen.out + i * sixteen.ldo;
+      for (int v = 0; v < 2; ++v) {
+        const __m128i narrow = sixteen.bf16 ? narrow_bf16_avx2(acc[i][v]) : _mm256_cvtps_ph(acc[i][v], kNearestEven);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 8 * v), narrow);
+      }
+    }
+    return;
+  }
 #pragma GCC unroll 6
   for (int i = 0; i < kMr; ++i) {
     _mm256_storeu_ps(c + i * ldc, acc[i][0]);
     _mm256_storeu_ps(c + i * ldc + 8, acc[i][1]);
   }
+}
+
+void run_rows_16bit_avx2(int64_t kc, const float* a, const uint16_t* b_base, const int64_t* b_rows, bool b_bf16,
+                         float* c, int64_t ldc, bool load_c, uint16_t* out, int64_t ldo, bool out_bf16) {
+  const Rows16 sixteen{b_base, out, ldo, out_bf16};
+  if (b_bf16) return run_avx2_tile<true, false, true, true>(kc, a, nullptr, c, ldc, load_c, b_rows, {}, sixteen);
+  run_avx2_tile<true, false, true, false>(kc, a, nullptr, c, ldc, load_c, b_rows, {}, sixteen);
 }
 
 void run_a_rows_avx2(int64_t kc, const float* a_base, const int64_t* a_rows, const int64_t* a_columns, const float* b,
@@ -68,6 +113,7 @@ void interleave_nr_avx2(const float* rows, int64_t stride, int64_t depth, float*
 }  // namespace
 
 extern const MicroKernel kMicroKernelAvx2 = {
-    Isa::kAvx2, kMr, kNr, run_avx2, nullptr, nullptr, interleave_nr_avx2, run_rows_avx2, nullptr, run_a_rows_avx2};
+    Isa::kAvx2,         kMr,           kNr,     run_avx2,        nullptr, nullptr,
+    interleave_nr_avx2, run_rows_avx2, nullptr, run_a_rows_avx2, nullptr, run_rows_16bit_avx2};
 
 }  // namespace aclnn_cpu

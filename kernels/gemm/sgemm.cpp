@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernels/common/convert.h"
 #include "kernels/common/pack.h"
 #include "kernels/gemm/cpu_isa.h"
 #include "kernels/gemm/microkernel.h"
@@ -441,6 +442,42 @@ void sgemm_rows(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t
     for (int64_t i = 0; i < round_up(m, kernel.mr); ++i)
       std::memset(c + i * ldc, 0, static_cast<size_t>(round_up(n, kernel.nr)) * sizeof(float));
   }
+}
+
+bool reads_16bit_rows(const GemmBlocking& blocking) {
+  return micro_kernel(blocking.isa).run_rows_16bit != nullptr && f16c_conversions();
+}
+
+int64_t sgemm_rows_16bit(const GemmBlocking& blocking, int64_t m, int64_t n, int64_t k, const PackedLeft& a,
+                         const uint16_t* b_base, const int64_t* b_rows, bool b_bf16, float* c, int64_t ldc,
+                         const NarrowedRows& narrowed) {
+  const MicroKernel& kernel = micro_kernel(blocking.isa);
+  const LeftPrepacked left{a};
+  // C (round_up(m, MR) x n) += op(A) (m x k, packed) * op(B) (k x n, 16-bit rows widened in the kernel)
+  for (int64_t ic = 0; ic < m; ic += blocking.mc) {
+    const int64_t rows = std::min(blocking.mc, m - ic);
+    for (int64_t pc = 0; pc < k; pc += blocking.kc) {
+      const int64_t depth = std::min(blocking.kc, k - pc);
+      const bool load_c = pc > 0, last = pc + depth == k;  // later depth blocks continue each entry's chain
+      int64_t a_stride = 0;
+      const float* a_block = left.block(kernel, ic, rows, pc, depth, nullptr, &a_stride);
+      for (int64_t jr = 0; jr < n; jr += kernel.nr) {
+        for (int64_t ir = 0; ir < rows; ir += kernel.mr) {
+          // (narrowed in the last depth block, whole slivers of rows: a last partial one stays in C)
+          uint16_t* out = narrowed.out != nullptr && last && ir + kernel.mr <= rows
+                              ? narrowed.out + (ic + ir) * narrowed.ld + jr
+                              : nullptr;
+          kernel.run_rows_16bit(depth, a_block + ir / kernel.mr * a_stride, b_base + jr, b_rows + pc, b_bf16,
+                                c + (ic + ir) * ldc + jr, ldc, load_c, out, narrowed.ld, narrowed.bf16);
+        }
+      }
+    }
+  }
+  if (k == 0) {
+    for (int64_t i = 0; i < round_up(m, kernel.mr); ++i) std::memset(c + i * ldc, 0, n * sizeof(float));
+    return 0;
+  }
+  return narrowed.out != nullptr ? m / kernel.mr * kernel.mr : 0;
 }
 
 int64_t rows_scratch_floats(const GemmBlocking& blocking) {
