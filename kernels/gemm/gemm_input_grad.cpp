@@ -73,20 +73,26 @@ class GemmBackwardData final : public ConvStep {
     // once into plain float rows instead and read in place as a float dY is (as panels it cost the
     // stem's FLOAT16 gradInput 11%: the same floats written, with a transpose more). Booked with a
     // micro-kernel tile of slack: the last row's last tile reads whole tiles past its end.
+    // Where the micro-kernel widens 16-bit rows itself (sgemm_rows_16bit) and that dY is a dense FLOAT16/BF16
+    // tensor (no rounding asked of it), its rows are read in place from the user's tensor: no copy.
     const uint64_t copied_floats =
         uint64_t(saturating_product(saturating_product(s_.n, s_.groups), saturating_product(s_.cout, s_.dst_plane)));
     if (pack_dy_ && samples_ == 1 && dy_from_view_ && s_.n > 0 && s_.groups > 0 && s_.cout > 0 && s_.dst_plane > 0 &&
         copied_floats < (uint64_t{1} << 58)) {
       pack_dy_ = false;
-      dy_rows_copy_ =
-          b.book_scratch("gemm.gradOutput_rows", copied_floats + right_sliver_columns(blocking_), sizeof(float));
+      rows16_ = (dst_.dtype == ACL_FLOAT16 || dst_.dtype == ACL_BF16) && math_ == MathMode::kFull && is_dense(dst_) &&
+                reads_16bit_rows(blocking_);
+      if (!rows16_) {
+        dy_rows_copy_ =
+            b.book_scratch("gemm.gradOutput_rows", copied_floats + right_sliver_columns(blocking_), sizeof(float));
+      }
     }
     // A dense float dY's rows are read in place by the micro-kernel (sgemm_rows) rather than packed
     // for every task (each block of channels would pack the sample's dY again): the stem's 3 input
     // channels are 3 tasks of 49 rows per sample, where packing dY was a quarter of gradInput. Its
     // tiles are whole micro-kernel tiles (rows and columns rounded up in cols).
     // (Only for a dY with elements: its sizes then multiply within its memory.)
-    rows_dy_ = !pack_dy_ && (!dy_from_view_ || dy_rows_copy_ >= 0) && !columns_are_source(g_) && s_.n > 0 &&
+    rows_dy_ = !pack_dy_ && (!dy_from_view_ || dy_rows_copy_ >= 0 || rows16_) && !columns_are_source(g_) && s_.n > 0 &&
                s_.groups > 0 && s_.cout > 0 && s_.dst_plane > 0;
     if (rows_dy_) {
       tile_ = sliver_tile(tile_);
@@ -129,7 +135,9 @@ class GemmBackwardData final : public ConvStep {
   }
 
   int64_t tasks() const override { return ceil_div(s_.n, samples_) * s_.groups * blocks_; }
-  std::string detail() const override { return isa_detail(blocking_) + (dot_ ? ":bf16_dot" : ""); }
+  std::string detail() const override {
+    return isa_detail(blocking_) + (dot_ ? ":bf16_dot" : "") + (rows16_ ? ":rows16" : "");
+  }
 
   int run(const Workspace& w, const StepInputs& in) const override {
     if (dot_) return run_pairs(w, in);
@@ -147,6 +155,8 @@ class GemmBackwardData final : public ConvStep {
                                              (dy_copy != nullptr ? right_sliver_columns(blocking_) : 0)
                                        : 0;
     const float* dy_dense = dy_copy != nullptr ? dy_copy : in.f32.dst;
+    // (rows16_: the user's dense FLOAT16/BF16 dY, its rows where a float dY's would be)
+    const uint16_t* dy16 = rows16_ ? static_cast<const uint16_t*>(dst_.data) + dst_.offset : nullptr;
     status = run_tasks(tasks(), threads_, "gemm gradInput", [&](int64_t t) {
       const int64_t n0 = t / (s_.groups * blocks_) * samples_, n1 = std::min(s_.n, n0 + samples_);
       const int64_t grp = t / blocks_ % s_.groups, c0 = t % blocks_ * block_, c1 = std::min(s_.cin, c0 + block_);
@@ -170,8 +180,8 @@ class GemmBackwardData final : public ConvStep {
       }
       const int64_t n = n0;
       float* dx = task_result(w, grad_input, n, n0, grp, c0);  // channel c0's plane
-      const float* dy =
-          dy_from_view_ && dy_copy == nullptr ? nullptr : dy_dense + (n * s_.groups + grp) * s_.cout * s_.dst_plane;
+      const int64_t slice = (n * s_.groups + grp) * s_.cout * s_.dst_plane;
+      const float* dy = dy_from_view_ && dy_copy == nullptr ? nullptr : dy_dense + slice;
       const float* packed_dy = pack_dy_ ? w.at<float>(packed_dy_) + (n * s_.groups + grp) * dy_floats_ : nullptr;
       const bool in_place = cols_ < 0;  // col2im is the identity: the GEMM writes dx
       if (!in_place) std::memset(dx, 0, static_cast<size_t>((c1 - c0) * s_.src_plane) * sizeof(float));
@@ -186,6 +196,9 @@ class GemmBackwardData final : public ConvStep {
         // cols ((c1-c0)*K x tile) = W_g[:, c0*K : c1*K]^T ((c1-c0)*K x Cout_g) * dY[:, o0:o1] (Cout_g x tile)
         if (packed_dy != nullptr) {  // packed once: the tile's slivers (tiles are whole slivers)
           sgemm(blocking_, m, o1 - o0, s_.cout, wt, PackedRight{packed_dy + o0 * s_.cout, s_.cout}, false, cols, ldc);
+        } else if (rows && rows16_) {
+          sgemm_rows_16bit(blocking_, m, o1 - o0, s_.cout, wt, dy16 + slice + o0, dy_rows, dst_.dtype == ACL_BF16, cols,
+                           ldc, NarrowedRows{nullptr, 0, false});
         } else if (rows) {
           sgemm_rows(blocking_, pack, m, o1 - o0, s_.cout, wt, dy + o0, dy_rows, cols, ldc);
         } else if (dy_from_view_) {  // dY converted from the user's view while it is packed
@@ -368,6 +381,7 @@ class GemmBackwardData final : public ConvStep {
   MathMode math_;
   bool dy_from_view_;     // stage_from_view(dst_): dY read from the view while packed (no dense copy)
   bool rows_dy_ = false;  // dY's rows read in place (sgemm_rows) into cols of cols_ld_ columns
+  bool rows16_ = false;   // ... from the user's dense FLOAT16/BF16 dY (sgemm_rows_16bit), not from a float copy
   int64_t cols_ld_ = 0;
   WorkspaceLedger::Handle dy_rows_ = -1;  // rows_dy_: the offsets of dY's rows in a slice
   // Samples per task: about 2 * kMinTilePositions columns where planes are smaller than that (sample

@@ -147,11 +147,11 @@ void sgemm_rows(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t
 bool narrows_rows(const GemmBlocking& blocking);
 // sgemm_rows with op(B)'s rows FLOAT16 (or, b_bf16, BF16) values read in place and widened by the
 // micro-kernel as it loads them: op(B)(p, j) = b_base[b_rows[p] + j], never staged nor packed, the same
-// chains as on the widened values. For n a multiple of the micro-kernel's NR, where reads_16bit_rows
-// (the micro-kernel has the loads, and the CPU F16C). C holds round_up(m, MR) rows; with `narrowed`
-// (out set), the rows of whole slivers of MR go there as they are computed (C then only holds the
-// earlier depth blocks' sums). Returns how many leading rows went narrowed (0 without `narrowed`, or
-// for k 0): the others are in C.
+// chains as on the widened values, where reads_16bit_rows (the micro-kernel has the loads, and the CPU
+// F16C). As in sgemm_rows, C holds round_up(m, MR) rows and round_up(n, NR) columns, and B's rows are
+// read that wide. With `narrowed` (out set; n then a multiple of NR), the rows of whole slivers of MR
+// go there as they are computed (C then only holds the earlier depth blocks' sums). Returns how many
+// leading rows went narrowed (0 without `narrowed`, or for k 0): the others are in C.
 bool reads_16bit_rows(const GemmBlocking& blocking);
 int64_t sgemm_rows_16bit(const GemmBlocking& blocking, int64_t m, int64_t n, int64_t k, const PackedLeft& a,
                          const uint16_t* b_base, const int64_t* b_rows, bool b_bf16, float* c, int64_t ldc,
