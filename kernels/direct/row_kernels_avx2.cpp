@@ -10,6 +10,8 @@
 namespace aclnn_cpu {
 namespace {
 
+// The template's 16-lane vector as two ymm registers, for input_rows (the one template AVX2 still
+// instantiates: its forward and weight rows have kernels of their own, below).
 struct avx2_ops {
   struct T {
     __m256 lo, hi;
@@ -17,28 +19,11 @@ struct avx2_ops {
   static T zero() { return {_mm256_setzero_ps(), _mm256_setzero_ps()}; }
   static T splat(float x) { return {_mm256_set1_ps(x), _mm256_set1_ps(x)}; }
   static T load(const float* p) { return {_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8)}; }
-  struct Mask {
-    __m256i lo, hi;
-  };
-  static constexpr bool kCheapMasks = false;
-  static Mask mask_first(int64_t n) {  // lane i is loaded where i < n
-    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    return {_mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)), lane),
-            _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n) - 8), lane)};
-  }
-  static T load_masked(const float* p, Mask m) {
-    return {_mm256_maskload_ps(p, m.lo), _mm256_maskload_ps(p + 8, m.hi)};
-  }
   static void store(float* p, T v) {
     _mm256_storeu_ps(p, v.lo);
     _mm256_storeu_ps(p + 8, v.hi);
   }
   static void in_register(T& v) { asm("" : "+x"(v.lo), "+x"(v.hi)); }
-  static void store_masked(float* p, T v, Mask m) {
-    _mm256_maskstore_ps(p, m.lo, v.lo);
-    _mm256_maskstore_ps(p + 8, m.hi, v.hi);
-  }
-  static T add(T a, T b) { return {_mm256_add_ps(a.lo, b.lo), _mm256_add_ps(a.hi, b.hi)}; }
   static T madd(T a, T b, T c) { return {_mm256_fmadd_ps(a.lo, b.lo, c.lo), _mm256_fmadd_ps(a.hi, b.hi, c.hi)}; }
 };
 
