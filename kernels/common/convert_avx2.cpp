@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "kernels/common/convert.h"
-#include "kernels/common/narrow_avx2.h"
+#include "kernels/common/halves_avx2.h"
 
 namespace aclnn_cpu {
 
@@ -47,11 +47,7 @@ inline float widen_one(uint16_t bits) {
 template <bool kBf16, int kStep>
 void avx2_widen_run(const uint16_t* in, int64_t n, float* out) {
   int64_t i = 0;
-  auto widen8 = [](const uint16_t* at) {
-    const __m128i bits = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at));
-    if constexpr (kBf16) return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(bits), 16));
-    return _mm256_cvtph_ps(bits);
-  };
+  const auto widen8 = widen8_avx2<kBf16>;
   if constexpr (kStep == 1) {
     for (; i + 8 <= n; i += 8) _mm256_storeu_ps(out + i, widen8(in + i));
     if (i < n && n >= 8) {  // the last 1-7 as part of the last 8 (a few written twice, the same values)
@@ -264,13 +260,6 @@ void floats_to_bf16_avx2(const float* in, uint16_t* out, int64_t n) {
 
 namespace {
 
-// 8 FLOAT16 or BF16 values widened to floats (exact).
-template <bool kBf16>
-inline __m256 avx2_widen8(const uint16_t* in) {
-  const __m128i bits = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in));
-  return kBf16 ? _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(bits), 16)) : _mm256_cvtph_ps(bits);
-}
-
 template <bool kBf16>
 void avx2_add_16bit_lanes(const uint16_t* in, int64_t rows, int64_t row_stride, int64_t width, double* lanes) {
   __m256d low = _mm256_loadu_pd(lanes), high = _mm256_loadu_pd(lanes + 4);  // lanes 0-3, 4-7
@@ -285,17 +274,17 @@ void avx2_add_16bit_lanes(const uint16_t* in, int64_t rows, int64_t row_stride, 
   uint16_t tail[8];
   for (int64_t r = 0; r < rows; ++r, in += row_stride) {
     for (int64_t w = 0; w < whole; w += 8) {
-      const __m256 values = avx2_widen8<kBf16>(in + w);
+      const __m256 values = widen8_avx2<kBf16>(in + w);
       low = _mm256_add_pd(low, _mm256_cvtps_pd(_mm256_castps256_ps128(values)));
       high = _mm256_add_pd(high, _mm256_cvtps_pd(_mm256_extractf128_ps(values, 1)));
     }
     if (whole < width) {
       __m256 values;
       if (whole > 0) {
-        values = _mm256_blendv_ps(minus_zero, _mm256_permutevar8x32_ps(avx2_widen8<kBf16>(in + width - 8), down), keep);
+        values = _mm256_blendv_ps(minus_zero, _mm256_permutevar8x32_ps(widen8_avx2<kBf16>(in + width - 8), down), keep);
       } else {
         for (int l = 0; l < 8; ++l) tail[l] = l < width ? in[l] : uint16_t{0x8000};
-        values = avx2_widen8<kBf16>(tail);
+        values = widen8_avx2<kBf16>(tail);
       }
       low = _mm256_add_pd(low, _mm256_cvtps_pd(_mm256_castps256_ps128(values)));
       high = _mm256_add_pd(high, _mm256_cvtps_pd(_mm256_extractf128_ps(values, 1)));

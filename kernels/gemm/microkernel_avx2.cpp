@@ -3,7 +3,7 @@
 // FMA (and, for FLOAT16 rows or results, F16C: run_rows_16bit).
 #include <immintrin.h>
 
-#include "kernels/common/narrow_avx2.h"
+#include "kernels/common/halves_avx2.h"
 #include "kernels/gemm/microkernel.h"
 #include "kernels/gemm/transpose_avx.h"
 
@@ -18,13 +18,6 @@ struct ARows {
   const int64_t* rows;
   const int64_t* columns;
 };
-
-// 8 FLOAT16 (or, kBf16, BF16) values widened to floats (exact).
-template <bool kBf16>
-inline __m256 widen8_avx2(const uint16_t* in) {
-  const __m128i bits = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in));
-  return kBf16 ? _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(bits), 16)) : _mm256_cvtph_ps(bits);
-}
 
 // B's 16-bit rows (kB16: FLOAT16, or with kBBf16 BF16) and where the results go narrowed (out: row
 // i's at out + i * ldo, as BF16 where bf16, else FLOAT16).

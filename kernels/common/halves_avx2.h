@@ -1,7 +1,7 @@
-// Float -> BF16 narrowing of 8 floats in a ymm register, for translation units compiled with
-// -mavx2 (convert_avx2.cpp, microkernel_avx2.cpp): rounded once to nearest even, as Eigen's
-// conversions do (a NaN becomes the quiet NaN 0x7FC0 with its sign). Internal linkage: each unit
-// keeps its own copy, compiled for its own instruction set.
+// FLOAT16/BF16 <-> float of 8 values in a ymm register, for translation units compiled with -mavx2
+// -mf16c (convert_avx2.cpp, microkernel_avx2.cpp): widened exactly; narrowed to BF16 rounded once to
+// nearest even, as Eigen's conversions do (a NaN becomes the quiet NaN 0x7FC0 with its sign).
+// Internal linkage: each unit keeps its own copy, compiled for its own instruction set.
 #pragma once
 
 #include <immintrin.h>
@@ -9,6 +9,13 @@
 #include <cstdint>
 
 namespace aclnn_cpu {
+
+// 8 FLOAT16 (or, kBf16, BF16) values widened to floats (exact).
+template <bool kBf16>
+static inline __m256 widen8_avx2(const uint16_t* in) {
+  const __m128i bits = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in));
+  return kBf16 ? _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(bits), 16)) : _mm256_cvtph_ps(bits);
+}
 
 // BF16 bits of 8 floats (given as their bits) in the low halves of 32-bit lanes.
 static inline __m256i bf16_bits_avx2(__m256i bits) {
