@@ -250,9 +250,9 @@ TEST(TbcNumerics, EveryKernelSizeAndPadAgainstTheOracleWithMixedDtypes) {
   }
 }
 
-// More than 16 channels (the channels-last GEMMs read T x B x C tensors in place, or FLOAT16/BF16
-// ones through float copies, and convert (K, Cin, Cout) weights and gradWeight in one run when
-// they are stored as ConvTbc's own), with padding up to wider than the kernel; exact sums (the
+// More than 16 channels (the channels-last GEMMs read T x B x C tensors in place, or convert FLOAT16/BF16
+// ones as they pack them, and round a float gradWeight into (K, Cin, Cout) in one run when it is
+// stored as ConvTbc's own), with padding up to wider than the kernel; exact sums (the
 // pattern's values are exact in every dtype, its products multiples of 1/64), rounded once.
 TEST(TbcNumerics, WideLayersAgainstTheOracle) {
   for (const TbcSpec& s : {TbcSpec{20, 3, 24, 20, 3, 1}, TbcSpec{9, 2, 17, 33, 4, 0}, TbcSpec{5, 2, 18, 17, 2, 4}}) {

@@ -4,20 +4,22 @@
 // written in place: no dense copies, no column matrix. Stride 1, one group, any padding and dilation:
 //   gradInput:  dX[s, :] = sum over taps k (in order) of dY[s + p - k*d, :] * W_k   (rows inside dY only)
 //   gradWeight: W_k's gradient = sum over samples (in order) of dY^T * X[t - p + k*d, :]
-//               (time-major float rows: over positions, each position's samples in order)
+//               (time-major rows: over positions, each position's samples in order)
 // with W_k = W[:, :, k] (Cout x Cin). Every entry is one chain of fused multiply-adds in a fixed
 // order inside one task, so results do not depend on the thread count.
 //
-// FLOAT16 and BF16 tensors are read through float copies converted once per execution (a position's
-// channels are one contiguous run: one vectorised conversion each), and such results are computed
-// in float and rounded once into the user's view (gradInput tile by tile, while in cache). Every
-// tap's GEMM reads each row again, so converting in the packers would convert each element once per
-// tap.
+// FLOAT16 and BF16 tensors are converted as they are packed, never copied whole: gradWeight packs both
+// of its operands once per execution (from 16-bit rows: X^T as a PackedLeft, dY as a PackedRight), and
+// gradInput widens each tap's dY rows of a chunk of rows into a small per-thread block before its GEMM
+// (the GEMM packs that block as it packs float rows) and sums a 16-bit dX chunk in float, rounded once
+// into the user's view when the chunk's taps are done. 16-bit weights are packed tap by tap from the
+// user's tensor.
 #include <algorithm>
 #include <memory>
 #include <string>
 
 #include "acl/acl_base.h"
+#include "kernels/common/pack.h"
 #include "kernels/gemm/bf16_dot.h"
 #include "kernels/gemm/sgemm.h"
 #include "kernels/gemm/tasks.h"
@@ -35,13 +37,8 @@ constexpr int64_t kTasksPerThread = 3;
 constexpr int64_t kMinWeightRows = 16;                // rows of a weight-gradient block, at least
 constexpr int64_t kPackedBudget = int64_t{32} << 20;  // bytes of right operands packed once, at most
 
-// A (sample, position, channel) view with unit channel stride, as float data.
-struct Rows {
-  float* data;
-  int64_t sample, position;  // strides
-  explicit Rows(const View5& v) : data(dense_float_data(v)), sample(v.stride[0]), position(v.stride[4]) {}
-  float* at(int64_t n, int64_t pos) const { return data + n * sample + pos * position; }
-};
+constexpr int64_t kChunkFloats = int64_t{1} << 17;  // floats of a 16-bit gradInput chunk's staged rows, at most
+constexpr int64_t kLine = 384;                      // floats of a converted line on the stack (6 x 64, 32 x 12)
 
 bool float_or_half(const View5& v) { return v.dtype == ACL_FLOAT || v.dtype == ACL_FLOAT16 || v.dtype == ACL_BF16; }
 
@@ -59,67 +56,73 @@ View5 positions_as_planes(const View5& v) {
   return s;
 }
 
-// A FLOAT16/BF16 (N, C, 1, 1, T) tensor's float copy, time-major [t][n][c] (ConvTbc's own order: a
-// straight conversion of a T x B x C tensor, and all samples' rows one matrix, interleaved_rows); a
-// FLOAT tensor is used as it is.
-class FloatRows {
- public:
-  // (`wanted` false: the tensor is never read as floats, no copy.)
-  FloatRows(const View5& v, PlanBuilder& b, const char* name, bool wanted = true) : view_(v) {
-    if (v.dtype != ACL_FLOAT && wanted) copy_ = b.book_scratch(name, static_cast<uint64_t>(v.numel()), sizeof(float));
-  }
-  bool copied() const { return copy_ >= 0; }
-  // The float view's layout (no data): the tensor's own, or its copy's.
-  View5 layout() const {
-    if (!copied()) return view_;
-    View5 f = view_;
-    f.data = nullptr, f.dtype = ACL_FLOAT, f.offset = 0;
-    f.stride[1] = 1, f.stride[0] = view_.shape[1], f.stride[4] = view_.shape[0] * view_.shape[1];
-    f.stride[2] = f.stride[3] = 0;
-    return f;
-  }
-  // The float view the GEMMs read or write: the tensor's own, or its copy.
-  View5 view(const Workspace& w) const {
-    if (!copied()) return view_;
-    View5 f = layout();
-    f.data = w.at<float>(copy_);
-    return f;
-  }
-  // The tensor converted into its copy, row r = (position r / N, sample r % N) after row r - 1.
-  int convert(const Workspace& w, int threads, const char* what) const {
-    if (!copied()) return ACLNN_SUCCESS;
-    const View5 from = positions_as_planes(view_);
-    float* to = w.at<float>(copy_);
-    const int64_t channels = view_.shape[1], samples = view_.shape[0], rows = samples * view_.shape[4];
-    const int64_t per_task = ceil_div(rows, kTargetTasks);
-    return run_tasks(ceil_div(rows, per_task), threads, what, [&](int64_t t) {
-      for (int64_t i = t * per_task; i < std::min(rows, (t + 1) * per_task); ++i) {
-        read_row_floats(from, MathMode::kFull, i % samples, i / samples, 0, 0, 0, 1, channels, to + i * channels);
-      }
-    });
-  }
-  // Positions [t0, t1) of sample n of the copy rounded into the tensor.
-  void store(const Workspace& w, int64_t n, int64_t t0, int64_t t1) const {
-    if (!copied()) return;
-    const View5 to = positions_as_planes(view_);
-    const int64_t channels = view_.shape[1], samples = view_.shape[0];
-    const float* from = w.at<float>(copy_);
-    for (int64_t t = t0; t < t1; ++t) store_plane_floats(from + (t * samples + n) * channels, to, n, t, 0, channels);
-  }
-  // Rows [r0, r1) of the copy (row r: position r / N of sample r % N) rounded into the tensor.
-  void store_rows(const Workspace& w, int64_t r0, int64_t r1) const {
-    if (!copied()) return;
-    const View5 to = positions_as_planes(view_);
-    const int64_t channels = view_.shape[1], samples = view_.shape[0];
-    const float* from = w.at<float>(copy_);
-    for (int64_t r = r0; r < r1; ++r)
-      store_plane_floats(from + r * channels, to, r % samples, r / samples, 0, channels);
-  }
-
- private:
-  View5 view_;
-  WorkspaceLedger::Handle copy_ = -1;
+// The rows of a unit of work: sample n's positions, or (`flat`) every sample's, row r = position r / N
+// of sample r % N (time-major, ConvTbc's own order).
+struct UnitRows {
+  bool flat;
+  int64_t samples, n;
+  int64_t sample(int64_t r) const { return flat ? r % samples : n; }
+  int64_t position(int64_t r) const { return flat ? r / samples : r; }
+  // Row r's first element (channel 0) in the view, and the distance between rows of a float matrix
+  // over them (flat: interleaved_rows views only).
+  int64_t element(const View5& v, int64_t r) const { return v.element(sample(r), 0, 0, 0, position(r)); }
+  int64_t stride(const View5& v) const { return flat ? v.stride[0] : v.stride[4]; }
+  const float* floats(const View5& v, int64_t r) const { return static_cast<const float*>(v.data) + element(v, r); }
 };
+
+// Rows [p0, p1) of a unit's (positions x channels) matrix, any dtype, converted to floats as they are
+// packed into depths [p0, p1) of slivers W channels wide at `out` of `depth`:
+//   out[(j / W) * W * depth + p * W + j % W] = row p's channel j (zero past the last)
+// -- a PackedRight of the matrix (W = NR) or a PackedLeft of its transpose (W = MR). A row is
+// converted kLine channels at a time (a multiple of W) into a line zero-padded to whole slivers.
+template <int W>
+void pack_rows_converted(const View5& v, const UnitRows& unit, int64_t p0, int64_t p1, float* out, int64_t depth) {
+  static_assert(kLine % W == 0, "a line holds whole slivers");
+  const View5 planes = positions_as_planes(v);
+  const int64_t channels = v.shape[1];
+  float line[kLine];
+  for (int64_t p = p0; p < p1; ++p) {
+    for (int64_t c0 = 0; c0 < channels; c0 += kLine) {
+      const int64_t run = std::min(kLine, channels - c0), padded = round_up(run, W);
+      read_row_floats(planes, MathMode::kFull, unit.sample(p), unit.position(p), 0, 0, c0, 1, run, line);
+      std::fill(line + run, line + padded, 0.0f);
+      float* to = out + c0 / W * W * depth + p * W;
+      for (int64_t j = 0; j < padded; j += W, to += W * depth) std::memcpy(to, line + j, W * sizeof(float));
+    }
+  }
+}
+void pack_rows_converted(const View5& v, const UnitRows& unit, int64_t p0, int64_t p1, int width, float* out,
+                         int64_t depth) {
+  switch (width) {  // every micro-kernel's MR and NR
+    case 6: return pack_rows_converted<6>(v, unit, p0, p1, out, depth);
+    case 8: return pack_rows_converted<8>(v, unit, p0, p1, out, depth);
+    case 16: return pack_rows_converted<16>(v, unit, p0, p1, out, depth);
+    default: return pack_rows_converted<32>(v, unit, p0, p1, out, depth);
+  }
+}
+
+// Tap k's W_k (Cout x Cin) of FLOAT16/BF16 (Cout, Cin, 1, 1, K) weights as a PackedRight of slivers
+// `width` input channels wide (depth Cout), converted as it is packed: each input channel's Cout
+// entries read as one line (one run in ConvTbc's (K, Cin, Cout) weights).
+void pack_tap_converted(const View5& wei, int64_t k, int width, float* out) {
+  View5 lines = wei;  // element (k, ci, 0, 0, co) = W[co, ci, k]
+  std::swap(lines.shape[0], lines.shape[4]);
+  std::swap(lines.stride[0], lines.stride[4]);
+  const int64_t cout = wei.shape[0], cin = wei.shape[1];
+  float line[kLine];
+  for (int64_t ci = 0; ci < round_up(cin, width); ++ci) {
+    float* to = out + ci / width * width * cout + ci % width;
+    for (int64_t co0 = 0; co0 < cout; co0 += kLine) {
+      const int64_t run = std::min(kLine, cout - co0);
+      if (ci < cin) {
+        read_row_floats(lines, MathMode::kFull, k, ci, 0, 0, co0, 1, run, line);
+      } else {
+        std::fill_n(line, run, 0.0f);
+      }
+      for (int64_t p = 0; p < run; ++p) to[(co0 + p) * width] = line[p];
+    }
+  }
+}
 
 // A (Cout, Cin, 1, 1, K) weight-shaped float array laid out as ConvTbc's (K, Cin, Cout).
 View5 tbc_weight_view(const View5& like, float* data) {
@@ -215,50 +218,53 @@ bool input_pairs_apply(const ConvProblem& p) {
   return bf16_pair_products(p.dst, p.wei, p.math) && p.dst.stride[1] == 1 && p.geometry.dst_channels_per_group % 2 == 0;
 }
 
-// Whether float dY and dX hold their rows (position t, sample n) evenly spaced in t-major order,
-// row t * N + n one sample stride after the one before it (ConvTbc's T x B x C tensors): then a tap's
-// rows of every sample are one matrix, shifted by whole positions of N rows.
+// Whether a view holds its rows (position t, sample n) evenly spaced in t-major order, row t * N + n
+// one sample stride after the one before it (ConvTbc's T x B x C tensors): then a tap's rows of every
+// sample are one matrix, shifted by whole positions of N rows.
 // (Rows of at least one channel, and N x T far within 64 bits: the view's elements are in memory.)
 bool interleaved_rows(const View5& v) {
-  return v.dtype == ACL_FLOAT && v.shape[0] > 1 && v.stride[0] > 0 &&
-         product_within(v.shape[0], v.shape[4], int64_t{1} << 58) && v.stride[4] == v.shape[0] * v.stride[0];
+  return v.shape[0] > 1 && v.stride[0] > 0 && product_within(v.shape[0], v.shape[4], int64_t{1} << 58) &&
+         v.stride[4] == v.shape[0] * v.stride[0];
 }
 
 // Per (sample, tile of positions): the tile's dX rows zeroed, then each tap's product added. Each
 // tap's W_k is packed once per execution (every task multiplies by it). With bf16 pair products,
 // dY's rows are read in place from the user's BF16 tensor, each tap's W_k packed in pairs.
-// Interleaved float rows (interleaved_rows: ConvTbc's) are tiled as one matrix of N x T rows
-// instead, each tap's product over every sample's rows at once: the packed operand's slivers are then
-// 8 neighbouring rows, not 8 positions of one sample N rows apart (32 KiB with fairseq's B 16 x C 512).
+// Interleaved rows (interleaved_rows: ConvTbc's) are tiled as one matrix of N x T rows instead, each
+// tap's product over every sample's rows at once: the packed operand's slivers are then 8
+// neighbouring rows, not 8 positions of one sample N rows apart (32 KiB with fairseq's B 16 x C 512).
 // Each entry's chain (taps in order, output channels in order) is the same: so are the bits.
+// A tile with FLOAT16/BF16 dY or dX goes in chunks of rows (kChunkFloats): each tap's dY rows of the
+// chunk widened into a per-thread block, a 16-bit dX chunk summed in a per-thread float block and
+// rounded into the user's view after the last tap (the same chains again).
 class ChannelsLastInput final : public ConvStep {
  public:
-  ChannelsLastInput(const ConvProblem& p, PlanBuilder& b)
-      : p_(p),
-        threads_(b.threads()),
-        dot_(input_pairs_apply(p)),
-        dy_(p.dst, b, "channels_last.gradOutput", !dot_),
-        dx_(p.grad_input, b, "channels_last.gradInput") {
+  ChannelsLastInput(const ConvProblem& p, PlanBuilder& b) : p_(p), threads_(b.threads()), dot_(input_pairs_apply(p)) {
     const ConvGeometry& g = p.geometry;
-    if (p.wei.dtype != ACL_FLOAT) {
+    const int64_t cin = g.src_channels_per_group, cout = g.dst_channels_per_group;
+    if (dot_ && p.wei.dtype != ACL_FLOAT) {  // pack_pairs_right reads float weights
       weights_ = b.book_scratch("channels_last.weights", static_cast<uint64_t>(p.wei.numel()), sizeof(float));
     }
-    flat_ = !dot_ && interleaved_rows(dy_.layout()) && interleaved_rows(dx_.layout());
-    if (flat_) {  // tiles of the N x T rows
-      tile_ = std::max<int64_t>(1, ceil_div(g.batch * g.src_size[2], kTasksPerThread * threads_));
-      tiles_ = ceil_div(g.batch * g.src_size[2], tile_);
-    } else {
-      tile_ = std::max<int64_t>(
-          1, ceil_div(g.src_size[2], ceil_div(kTasksPerThread * threads_, std::max<int64_t>(1, g.batch))));
-      tiles_ = ceil_div(g.src_size[2], tile_);
-    }
-    blocking_ = plan_gemm_blocking(tile_, g.src_channels_per_group, g.dst_channels_per_group);
+    flat_ = !dot_ && interleaved_rows(p.dst) && interleaved_rows(p.grad_input);
+    const int64_t rows = flat_ ? g.batch * g.src_size[2] : g.src_size[2];  // dX rows of a unit
+    const int64_t tasks_per_unit =
+        flat_ ? kTasksPerThread * threads_ : ceil_div(kTasksPerThread * threads_, std::max<int64_t>(1, g.batch));
+    tile_ = std::max<int64_t>(1, ceil_div(rows, tasks_per_unit));
+    tiles_ = ceil_div(rows, tile_);
+    blocking_ = plan_gemm_blocking(tile_, cin, cout);
+    // (chunks of whole blocks of the GEMM's rows: a partial block multiplies by its B blocks as often)
+    const bool staged = !dot_ && p.dst.dtype != ACL_FLOAT, summed = p.grad_input.dtype != ACL_FLOAT;
+    const int64_t chunk_rows = std::max<int64_t>(1, kChunkFloats / std::max(cin, cout));
+    chunk_ =
+        staged || summed ? std::min(tile_, std::max(blocking_.mc, chunk_rows / blocking_.mc * blocking_.mc)) : tile_;
+    if (staged) staged_ = b.book_scratch("channels_last.gradOutput_rows", chunk_ * cout, sizeof(float), threads_);
+    if (summed) summed_ = b.book_scratch("channels_last.gradInput_rows", chunk_ * cin, sizeof(float), threads_);
     pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(), sizeof(float), threads_);
-    tap_floats_ = packed_right_floats(blocking_, g.src_channels_per_group, g.dst_channels_per_group);
-    if (dot_) {  // W_k in pairs; a tile's dY row offsets; the pairs' channel offsets
-      tap_floats_ = packed_pairs_right_words(g.src_channels_per_group, g.dst_channels_per_group / 2);
-      row_offsets_ = b.book_scratch("channels_last.row_offsets", tile_, sizeof(int64_t), threads_);
-      pair_offsets_ = b.book_scratch("channels_last.pair_offsets", g.dst_channels_per_group / 2, sizeof(int64_t));
+    tap_floats_ = packed_right_floats(blocking_, cin, cout);
+    if (dot_) {  // W_k in pairs; a chunk's dY row offsets; the pairs' channel offsets
+      tap_floats_ = packed_pairs_right_words(cin, cout / 2);
+      row_offsets_ = b.book_scratch("channels_last.row_offsets", chunk_, sizeof(int64_t), threads_);
+      pair_offsets_ = b.book_scratch("channels_last.pair_offsets", cout / 2, sizeof(int64_t));
     }
     const int64_t taps = g.kernel[2], huge = int64_t{1} << 58;
     packed_ = b.book_scratch("channels_last.packed_weights",
@@ -267,103 +273,105 @@ class ChannelsLastInput final : public ConvStep {
   }
   int64_t tasks() const override { return flat_ ? tiles_ : p_.geometry.batch * tiles_; }
   std::string detail() const override {
-    return isa_detail(blocking_) + (dot_ ? ":bf16_dot" : "") + (flat_ ? ":interleaved" : "");
+    return isa_detail(blocking_) + (dot_ ? ":bf16_dot" : "") + (flat_ ? ":interleaved" : "") +
+           (chunk_ < tile_ ? ":chunks=" + std::to_string(ceil_div(tile_, chunk_)) : "");
   }
 
   int run(const Workspace& w, const StepInputs&) const override {
     const ConvGeometry& g = p_.geometry;
-    int status = dy_.convert(w, threads_, "channels-last gradInput");
-    const View5 wei = p_.wei.dtype == ACL_FLOAT ? p_.wei : tbc_weight_view(p_.wei, w.at<float>(weights_));
-    if (status == ACLNN_SUCCESS && p_.wei.dtype != ACL_FLOAT) status = convert_weights(p_.wei, wei, threads_);
-    if (status != ACLNN_SUCCESS) return status;
-    const View5 dy_view = dy_.view(w);  // (dot_: the user's BF16 dY)
-    const Rows dx(dx_.view(w));
+    const View5 wei = weights_ >= 0 ? tbc_weight_view(p_.wei, w.at<float>(weights_)) : p_.wei;
+    if (weights_ >= 0) {
+      const int status = convert_weights(p_.wei, wei, threads_);
+      if (status != ACLNN_SUCCESS) return status;
+    }
     const int64_t cin = g.src_channels_per_group, cout = g.dst_channels_per_group, pairs = cout / 2;
     void* packed = w.at<float>(packed_);
-    status = run_tasks(g.kernel[2], threads_, "channels-last gradInput", [&](int64_t k) {  // W_k
+    int status = run_tasks(g.kernel[2], threads_, "channels-last gradInput", [&](int64_t k) {  // W_k
       if (dot_) {  // in pairs (column ci of W_k: Cout floats)
         pack_pairs_right(dense_float_data(wei) + k * wei.stride[4], wei.stride[1], cin, pairs,
                          static_cast<uint32_t*>(packed) + k * tap_floats_, pairs, 0, 0);
-      } else {
+      } else if (wei.dtype == ACL_FLOAT) {
         pack_right(blocking_, cout, cin, tap_matrix(wei, dense_float_data(wei), k),
                    static_cast<float*>(packed) + k * tap_floats_);
+      } else {
+        pack_tap_converted(wei, k, right_sliver_columns(blocking_), static_cast<float*>(packed) + k * tap_floats_);
       }
     });
     if (status != ACLNN_SUCCESS) return status;
-    if (flat_) return run_interleaved(w, dy_view, dx, packed);
     int64_t* pair_offsets = dot_ ? w.at<int64_t>(pair_offsets_) : nullptr;
     for (int64_t q = 0; q < (dot_ ? pairs : 0); ++q) pair_offsets[q] = 2 * q;
+    const View5 &dy = p_.dst, &dx = p_.grad_input;
+    const int64_t rows = flat_ ? g.batch * g.src_size[2] : g.src_size[2];
+    const int64_t dy_rows = flat_ ? g.batch * g.dst_size[2] : g.dst_size[2], scale = flat_ ? g.batch : 1;
     return run_tasks(tasks(), threads_, "channels-last gradInput", [&](int64_t t) {
-      const int64_t n = t / tiles_, s0 = t % tiles_ * tile_, s1 = std::min(g.src_size[2], s0 + tile_);
-      for (int64_t s = s0; s < s1; ++s) std::fill_n(dx.at(n, s), cin, 0.0f);
+      const UnitRows unit{flat_, g.batch, flat_ ? 0 : t / tiles_};
+      const int64_t r0 = t % tiles_ * tile_, r1 = std::min(rows, r0 + tile_);
       float* pack = w.at<float>(pack_, thread_index());
-      int64_t* rows = dot_ ? w.at<int64_t>(row_offsets_, thread_index()) : nullptr;
-      for (int64_t k = 0; k < g.kernel[2]; ++k) {
-        const int64_t shift = g.pad[2] - k * g.dilation[2];  // dY row of dX row s: s + shift
-        const int64_t first = std::max(s0, -shift), last = std::min(s1, g.dst_size[2] - shift);
-        if (first >= last) continue;
-        // dX[first:last, :] (rows x Cin) += dY[first+shift : last+shift, :] (rows x Cout) * W_k (Cout x Cin)
-        if (dot_) {  // dY's rows read in place from the user's BF16 tensor, in pairs of channels
-          for (int64_t s = first; s < last; ++s) rows[s - first] = dy_view.element(n, 0, 0, 0, s + shift);
-          const PackedPairsRight w_k{static_cast<const uint32_t*>(packed) + k * tap_floats_, pairs, 0};
-          bf16_dot_a_rows(blocking_, last - first, cin, pairs, static_cast<const uint16_t*>(dy_view.data), rows,
-                          pair_offsets, w_k, true, dx.at(n, first), dx.position);
-        } else {
-          const Rows dy(dy_view);
-          sgemm(blocking_, pack, last - first, cin, cout, MatrixRef{dy.at(n, first + shift), dy.position, false},
-                PackedRight{static_cast<const float*>(packed) + k * tap_floats_, cout}, true, dx.at(n, first),
-                dx.position);
+      float* staged = w.at<float>(staged_, thread_index());
+      float* summed = w.at<float>(summed_, thread_index());
+      int64_t* offsets = dot_ ? w.at<int64_t>(row_offsets_, thread_index()) : nullptr;
+      for (int64_t c0 = r0; c0 < r1; c0 += chunk_) {
+        const int64_t c1 = std::min(r1, c0 + chunk_);
+        // dX rows [c0, c1) in place (float), or in `summed` (row r at (r - c0) * Cin)
+        float* out = summed != nullptr ? summed : static_cast<float*>(dx.data) + unit.element(dx, c0);
+        const int64_t ld = summed != nullptr ? cin : unit.stride(dx);
+        for (int64_t r = c0; r < c1; ++r) std::fill_n(out + (r - c0) * ld, cin, 0.0f);
+        for (int64_t k = 0; k < g.kernel[2]; ++k) {
+          const int64_t shift = (g.pad[2] - k * g.dilation[2]) * scale;  // dY row of dX row r: r + shift
+          const int64_t first = std::max(c0, -shift), last = std::min(c1, dy_rows - shift);
+          if (first >= last) continue;
+          float* c = out + (first - c0) * ld;
+          // dX[first:last, :] (rows x Cin) += dY[first+shift : last+shift, :] (rows x Cout) * W_k (Cout x Cin)
+          if (dot_) {  // dY's rows read in place from the user's BF16 tensor, in pairs of channels
+            for (int64_t r = first; r < last; ++r) offsets[r - first] = unit.element(dy, r + shift);
+            const PackedPairsRight w_k{static_cast<const uint32_t*>(packed) + k * tap_floats_, pairs, 0};
+            bf16_dot_a_rows(blocking_, last - first, cin, pairs, static_cast<const uint16_t*>(dy.data), offsets,
+                            pair_offsets, w_k, true, c, ld);
+            continue;
+          }
+          MatrixRef a{staged, cout, false};  // FLOAT16/BF16 rows widened into `staged`
+          if (staged != nullptr) {
+            for (int64_t r = first; r < last; ++r) {
+              read_row_floats(positions_as_planes(dy), MathMode::kFull, unit.sample(r + shift),
+                              unit.position(r + shift), 0, 0, 0, 1, cout, staged + (r - first) * cout);
+            }
+          } else {
+            a = MatrixRef{unit.floats(dy, first + shift), unit.stride(dy), false};
+          }
+          sgemm(blocking_, pack, last - first, cin, cout, a,
+                PackedRight{static_cast<const float*>(packed) + k * tap_floats_, cout}, true, c, ld);
+        }
+        for (int64_t r = c0; r < c1 && summed != nullptr; ++r) {
+          store_plane_floats(summed + (r - c0) * cin, positions_as_planes(dx), unit.sample(r), unit.position(r), 0,
+                             cin);
         }
       }
-      dx_.store(w, n, s0, s1);
     });
   }
 
  private:
-  // flat_'s tasks: rows [r0, r1) of dX's N x T (row r: position r / N of sample r % N), zeroed, then
-  // each tap's product added over the rows whose dY row r + shift * N lies inside dY.
-  int run_interleaved(const Workspace& w, const View5& dy_view, const Rows& dx, const void* packed) const {
-    const ConvGeometry& g = p_.geometry;
-    const Rows dy(dy_view);
-    const int64_t cin = g.src_channels_per_group, cout = g.dst_channels_per_group, samples = g.batch;
-    const int64_t rows = samples * g.src_size[2], dy_rows = samples * g.dst_size[2];
-    return run_tasks(tasks(), threads_, "channels-last gradInput", [&](int64_t t) {
-      const int64_t r0 = t * tile_, r1 = std::min(rows, r0 + tile_);
-      for (int64_t r = r0; r < r1; ++r) std::fill_n(dx.data + r * dx.sample, cin, 0.0f);
-      float* pack = w.at<float>(pack_, thread_index());
-      for (int64_t k = 0; k < g.kernel[2]; ++k) {
-        const int64_t shift = (g.pad[2] - k * g.dilation[2]) * samples;  // dY row of dX row r: r + shift
-        const int64_t first = std::max(r0, -shift), last = std::min(r1, dy_rows - shift);
-        if (first >= last) continue;
-        // dX[first:last, :] (rows x Cin) += dY[first+shift : last+shift, :] (rows x Cout) * W_k (Cout x Cin)
-        sgemm(blocking_, pack, last - first, cin, cout,
-              MatrixRef{dy.data + (first + shift) * dy.sample, dy.sample, false},
-              PackedRight{static_cast<const float*>(packed) + k * tap_floats_, cout}, true, dx.data + first * dx.sample,
-              dx.sample);
-      }
-      dx_.store_rows(w, r0, r1);
-    });
-  }
-
   ConvProblem p_;
   int threads_;
   bool dot_;           // bf16 pair products (input_pairs_apply): dY read in place, W_k packed in pairs
-  bool flat_ = false;  // interleaved float rows (interleaved_rows), tiled as one matrix
-  FloatRows dy_, dx_;
-  WorkspaceLedger::Handle weights_ = -1;  // FLOAT16/BF16 weights as floats (tbc_weight_view)
-  int64_t tile_ = 1, tiles_ = 1, tap_floats_ = 0;
+  bool flat_ = false;  // interleaved rows (interleaved_rows), tiled as one matrix
+  WorkspaceLedger::Handle weights_ = -1;  // dot_'s FLOAT16/BF16 weights as floats (tbc_weight_view)
+  int64_t tile_ = 1, tiles_ = 1, chunk_ = 1, tap_floats_ = 0;
   GemmBlocking blocking_;
   WorkspaceLedger::Handle pack_ = -1;    // per thread
   WorkspaceLedger::Handle packed_ = -1;  // each tap's W_k as a PackedRight (dot_: PackedPairsRight)
   WorkspaceLedger::Handle row_offsets_ = -1, pair_offsets_ = -1;  // dot_: per thread; shared
+  // Per thread: a chunk's FLOAT16/BF16 dY rows widened (chunk_ x Cout), a 16-bit dX chunk's sums (chunk_ x Cin)
+  WorkspaceLedger::Handle staged_ = -1, summed_ = -1;
 };
 
 // Per (tap, block of result rows): the block's products over every sample, in sample order (time-major
-// float rows, interleaved_rows: one product over the N x T rows, positions in order, each position's
+// rows, interleaved_rows: one product over the N x T rows, positions in order, each position's
 // samples in order, every operand's packed sliver from neighbouring rows). The
 // result is W_k's gradient (Cout x Cin) or its transpose (Cin x Cout), whichever grad_weight's
 // strides store row-major. The right operand (dY, or X) of each sample is packed once per execution
-// when it fits kPackedBudget (every tap and block multiplies by a depth range of it).
+// when it fits kPackedBudget (every tap and block multiplies by a depth range of it); FLOAT16/BF16
+// operands always are, both of them, converted as they are packed (their workspace is what float
+// copies of them would take, and nothing else reads them).
 //
 // BF16 X and dY (inputs as they are) take bf16 pair products where the CPU has them (bf16_dot.h),
 // pairs of positions: each sample's X as pairs of rows from an even row and from an odd row
@@ -381,8 +389,7 @@ class ChannelsLastWeight final : public ConvStep {
       : p_(p),
         threads_(b.threads()),
         dot_(weight_pairs_apply(p)),
-        x_(p.src, b, "channels_last.input", !dot_),
-        dy_(p.dst, b, "channels_last.gradOutput", !dot_) {
+        converted_(!dot_ && (p.src.dtype != ACL_FLOAT || p.dst.dtype != ACL_FLOAT)) {
     const ConvGeometry& g = p.geometry;
     if (p.grad_weight.dtype != ACL_FLOAT) {  // computed as floats laid out as (K, Cin, Cout), then rounded
       result_ = b.book_scratch("channels_last.gradWeight", static_cast<uint64_t>(p.grad_weight.numel()), sizeof(float));
@@ -393,17 +400,21 @@ class ChannelsLastWeight final : public ConvStep {
     const int64_t wanted = ceil_div(kTasksPerThread * threads_, std::max<int64_t>(1, g.kernel[2]));
     block_ = std::max<int64_t>(1, std::min(rows_, std::max(kMinWeightRows, ceil_div(rows_, wanted))));
     blocks_ = ceil_div(rows_, block_);
-    // Time-major float rows: every sample's rows as one matrix, a tap's product over all of them.
-    flat_ = !dot_ && interleaved_rows(x_.layout()) && interleaved_rows(dy_.layout());
+    // Time-major rows: every sample's rows as one matrix, a tap's product over all of them.
+    flat_ = !dot_ && interleaved_rows(p.src) && interleaved_rows(p.dst);
     units_ = flat_ ? 1 : g.batch, scale_ = flat_ ? g.batch : 1;
     blocking_ = plan_gemm_blocking(block_, cols_, saturating_product(g.dst_size[2], scale_));
     pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(), sizeof(float), threads_);
     depth_ = (transposed_ ? g.dst_size[2] : g.src_size[2]) * scale_;  // rows of the packed operand, per unit
     sample_floats_ = packed_right_floats(blocking_, cols_, depth_);
+    const int64_t huge = int64_t{1} << 58;
     if (dot_) {
       plan_pairs(b);
-    } else if (product_within(units_, sample_floats_, kPackedBudget / 4)) {
-      packed_ = b.book_scratch("channels_last.packed_operand", units_ * sample_floats_, sizeof(float));
+    } else if (converted_ || product_within(units_, sample_floats_, kPackedBudget / 4)) {
+      // (FLOAT16/BF16 operands are always packed: converted once, as they are packed)
+      packed_ = b.book_scratch(
+          "channels_last.packed_operand",
+          product_within(units_, sample_floats_, huge) ? uint64_t(units_ * sample_floats_) : UINT64_MAX, sizeof(float));
       plan_packed_left(b);
     }
   }
@@ -416,35 +427,24 @@ class ChannelsLastWeight final : public ConvStep {
   int run(const Workspace& w, const StepInputs&) const override {
     if (dot_) return run_pairs(w);
     const ConvGeometry& g = p_.geometry;
-    int status = x_.convert(w, threads_, "channels-last gradWeight");
-    if (status == ACLNN_SUCCESS) status = dy_.convert(w, threads_, "channels-last gradWeight");
-    if (status != ACLNN_SUCCESS) return status;
-    const View5 x_view = x_.view(w), dy_view = dy_.view(w);
-    const Rows x(x_view), dy(dy_view);
+    const View5 &x = p_.src, &dy = p_.dst;
     const View5 out = result_ >= 0 ? tbc_weight_view(p_.grad_weight, w.at<float>(result_)) : p_.grad_weight;
     float* grad_weight = dense_float_data(out);
     const int64_t ldc = transposed_ ? out.stride[1] : out.stride[0];
     float* packed = packed_ >= 0 ? w.at<float>(packed_) : nullptr;
     float* packed_left = w.at<float>(packed_left_);
-    // Row `pos` of sample n's matrix, and the rows' stride (flat_: row pos of the one matrix).
-    auto row = [&](const Rows& m, int64_t n, int64_t pos) { return flat_ ? m.data + pos * m.sample : m.at(n, pos); };
-    auto row_stride = [&](const Rows& m) { return flat_ ? m.sample : m.position; };
+    int status = ACLNN_SUCCESS;
     if (packed != nullptr) {  // each unit's dY (T' x Cout) or X (T x Cin); and the other's transpose
       // (flat_: the one unit in pieces of rows, a task each)
       const int64_t pieces = flat_ ? kTargetTasks : 1;
       status = run_tasks(units_ * pieces, threads_, "channels-last gradWeight", [&](int64_t t) {
         const int64_t n = t / pieces, piece = t % pieces;
-        const Rows& m = transposed_ ? dy : x;
         const int64_t step = ceil_div(depth_, pieces), p0 = std::min(depth_, piece * step);
-        const int64_t p1 = std::min(depth_, p0 + step);
-        pack_right(blocking_, p1 - p0, cols_, MatrixRef{row(m, n, p0), row_stride(m), false},
-                   packed + n * sample_floats_, depth_, p0);
+        pack_rows(transposed_ ? dy : x, n, p0, std::min(depth_, p0 + step), false, packed + n * sample_floats_, depth_);
         if (packed_left != nullptr) {
-          const Rows& l = transposed_ ? x : dy;
           const int64_t left_step = ceil_div(left_depth_, pieces), q0 = std::min(left_depth_, piece * left_step);
-          const int64_t q1 = std::min(left_depth_, q0 + left_step);
-          pack_left(blocking_, rows_, q1 - q0, MatrixRef{row(l, n, q0), row_stride(l), true},
-                    packed_left + n * left_floats_, left_depth_, q0);
+          pack_rows(transposed_ ? x : dy, n, q0, std::min(left_depth_, q0 + left_step), true,
+                    packed_left + n * left_floats_, left_depth_);
         }
       });
       if (status != ACLNN_SUCCESS) return status;
@@ -462,15 +462,19 @@ class ChannelsLastWeight final : public ConvStep {
         // x Cin)
         // (flat_: positions of all samples, scale_ rows each)
         const int64_t x0 = (first + shift) * scale_, d0 = first * scale_, count = (last - first) * scale_;
-        const MatrixRef xs{row(x, n, x0), row_stride(x), transposed_};
-        const MatrixRef ds{row(dy, n, d0), row_stride(dy), !transposed_};
-        const MatrixRef a = transposed_ ? xs : ds, bm = transposed_ ? ds : xs;
-        const MatrixRef rows{a.data + r0, a.ld, true};
         const PackedRight right{packed + n * sample_floats_, depth_, transposed_ ? d0 : x0};
         if (packed_left != nullptr) {  // rows r0.. start a sliver (block_ is a multiple of MR)
           const PackedLeft left{packed_left + n * left_floats_ + r0 * left_depth_, left_depth_, transposed_ ? x0 : d0};
           sgemm(blocking_, r1 - r0, cols_, count, left, right, written, c, ldc);
-        } else if (packed != nullptr) {
+          continue;
+        }
+        // (float operands only: FLOAT16/BF16 ones are always packed, both)
+        const UnitRows unit{flat_, g.batch, n};
+        const MatrixRef xs{unit.floats(x, x0), unit.stride(x), transposed_};
+        const MatrixRef ds{unit.floats(dy, d0), unit.stride(dy), !transposed_};
+        const MatrixRef a = transposed_ ? xs : ds, bm = transposed_ ? ds : xs;
+        const MatrixRef rows{a.data + r0, a.ld, true};
+        if (packed != nullptr) {
           sgemm(blocking_, pack, r1 - r0, cols_, count, rows, right, written, c, ldc);
         } else {
           sgemm(blocking_, pack, r1 - r0, cols_, count, rows, bm, written, c, ldc);
@@ -504,6 +508,21 @@ class ChannelsLastWeight final : public ConvStep {
                             });
   }
 
+  // Rows [p0, p1) of unit n's X or dY (its positions x channels) into depths [p0, p1) of a PackedLeft
+  // of its transpose (`left`: rows_ channels) or a PackedRight of it (cols_ channels) of `depth`:
+  // FLOAT16/BF16 rows converted as they are packed.
+  void pack_rows(const View5& v, int64_t n, int64_t p0, int64_t p1, bool left, float* out, int64_t depth) const {
+    const UnitRows unit{flat_, p_.geometry.batch, n};
+    if (v.dtype != ACL_FLOAT) {
+      pack_rows_converted(v, unit, p0, p1, left ? left_sliver_rows(blocking_) : right_sliver_columns(blocking_), out,
+                          depth);
+    } else if (p1 > p0 && left) {
+      pack_left(blocking_, rows_, p1 - p0, MatrixRef{unit.floats(v, p0), unit.stride(v), true}, out, depth, p0);
+    } else if (p1 > p0) {
+      pack_right(blocking_, p1 - p0, cols_, MatrixRef{unit.floats(v, p0), unit.stride(v), false}, out, depth, p0);
+    }
+  }
+
   // The left operand (X^T, transposed_, or dY^T: rows_ x positions) of every sample packed once as
   // well, where it fits the budget beside the right ones: each tap reads it at its own depth offset,
   // instead of every (tap, block) task packing its rows again (K times over in all). Its blocks of
@@ -513,11 +532,14 @@ class ChannelsLastWeight final : public ConvStep {
     left_depth_ = (transposed_ ? g.src_size[2] : g.dst_size[2]) * scale_;
     left_floats_ = packed_left_floats(blocking_, rows_, left_depth_);
     const int64_t budget = kPackedBudget / 4 - units_ * sample_floats_;
-    if (g.kernel[2] < 2 || !product_within(units_, left_floats_, budget)) return;
+    if (!converted_ && (g.kernel[2] < 2 || !product_within(units_, left_floats_, budget))) return;
     const int64_t mr = left_sliver_rows(blocking_);
     block_ = std::max(mr, block_ / mr * mr);  // (rounded down: no fewer tasks)
     blocks_ = ceil_div(rows_, block_);
-    packed_left_ = b.book_scratch("channels_last.packed_left", units_ * left_floats_, sizeof(float));
+    packed_left_ = b.book_scratch(
+        "channels_last.packed_left",
+        product_within(units_, left_floats_, int64_t{1} << 58) ? uint64_t(units_ * left_floats_) : UINT64_MAX,
+        sizeof(float));
   }
 
   // dot_'s workspace: X's pairs of rows (both parities) and dY's PackedPairsRight for every sample,
@@ -624,8 +646,8 @@ class ChannelsLastWeight final : public ConvStep {
 
   ConvProblem p_;
   int threads_;
-  bool dot_;  // bf16 pair products (weight_pairs_apply)
-  FloatRows x_, dy_;
+  bool dot_;                             // bf16 pair products (weight_pairs_apply)
+  bool converted_;                       // FLOAT16/BF16 X or dY (not dot_): both operands packed, converted as they are
   WorkspaceLedger::Handle result_ = -1;  // a FLOAT16/BF16 gradWeight as floats (tbc_weight_view)
   // dot_: pairs per parity of X's rows and of dY's, words per sample of each; their regions (dY's is
   // packed_), the pair columns, and per thread the block's row offsets and a single row's pairs.
@@ -633,7 +655,7 @@ class ChannelsLastWeight final : public ConvStep {
   WorkspaceLedger::Handle packed_x_ = -1, pair_columns_ = -1, block_rows_ = -1, single_x_ = -1, single_dy_ = -1;
   bool transposed_ = false;
   int64_t rows_ = 0, cols_ = 0, block_ = 1, blocks_ = 1, depth_ = 0, sample_floats_ = 0;
-  // flat_ (time-major float rows, interleaved_rows): one unit of N x T rows, scale_ = N rows per
+  // flat_ (time-major rows, interleaved_rows): one unit of N x T rows, scale_ = N rows per
   // position; else a unit per sample, a row per position.
   bool flat_ = false;
   int64_t units_ = 1, scale_ = 1;
