@@ -390,54 +390,76 @@ void sgemm_rows(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t
 
 bool narrows_rows(const GemmBlocking& blocking) { return micro_kernel(blocking.isa).run_rows_narrow != nullptr; }
 
+namespace {
+
+// The loops of the products whose op(B) rows are read in place (sgemm_rows, sgemm_rows_16bit): op(A)'s
+// mc-row blocks (packed), each over the kc-deep blocks of the depth, each over the nr-column slivers of
+// C, each over the mr-row slivers of the block. tile(depth, a_sliver, pc, jr, i, rows, load_c, last)
+// computes C's tile of rows [i, i + rows) (within the block: rows = its remaining rows, mr or more
+// for all but the last), columns [jr, jr + nr), over depths [pc, pc + depth): load_c where an earlier
+// depth block began its chains, `last` in the last depth block.
+template <typename Tile>
+void for_each_rows_tile(const GemmBlocking& blocking, const MicroKernel& kernel, int64_t m, int64_t n, int64_t k,
+                        const PackedLeft& a, Tile tile) {
+  const LeftPrepacked left{a};
+  for (int64_t ic = 0; ic < m; ic += blocking.mc) {
+    const int64_t rows = std::min(blocking.mc, m - ic);
+    for (int64_t pc = 0; pc < k; pc += blocking.kc) {
+      const int64_t depth = std::min(blocking.kc, k - pc);
+      const bool load_c = pc > 0, last = pc + depth == k;  // later depth blocks continue each entry's chain
+      int64_t a_stride = 0;
+      const float* a_block = left.block(kernel, ic, rows, pc, depth, nullptr, &a_stride);
+      for (int64_t jr = 0; jr < n; jr += kernel.nr) {
+        for (int64_t ir = 0; ir < rows; ir += kernel.mr)
+          tile(depth, a_block + ir / kernel.mr * a_stride, pc, jr, ic + ir, rows - ir, load_c, last);
+      }
+    }
+  }
+}
+
+}  // namespace
+
 void sgemm_rows(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, int64_t k, const PackedLeft& a,
                 const float* b_base, const int64_t* b_rows, float* c, int64_t ldc, const NarrowedRows& narrowed) {
   const MicroKernel& kernel = micro_kernel(blocking.isa);
   // (narrowed: whole tiles, a micro-kernel that narrows, and a last depth block to narrow in)
   const bool narrow =
       narrowed.out != nullptr && kernel.run_rows_narrow != nullptr && m % kernel.mr == 0 && n % kernel.nr == 0 && k > 0;
-  const LeftPrepacked left{a};
   // The first depth block stores C's tiles without reading them: on AMD's cores the next tile's lines
   // are fetched (into L1) while one is computed, so that its stores do not wait for them (a 1x1
   // layer's gradInput writes its result in place, tile by tile: r50_s1_1x1's 0.96 of the time).
   // Measured on Zen 4 only; Intel's cores have stalled on bursts of prefetches (small_group.cpp).
   static const bool prefetch_c = cpu_is_amd();
-  for (int64_t ic = 0; ic < m; ic += blocking.mc) {
-    const int64_t rows = std::min(blocking.mc, m - ic);
-    for (int64_t pc = 0; pc < k; pc += blocking.kc) {
-      const int64_t depth = std::min(blocking.kc, k - pc);
-      const bool load_c = pc > 0;  // later depth blocks continue each entry's chain
-      int64_t a_stride = 0;
-      const float* a_block = left.block(kernel, ic, rows, pc, depth, nullptr, &a_stride);
-      for (int64_t jr = 0; jr < n; jr += kernel.nr) {
+  const int64_t block_rows = std::min(blocking.mc, m);  // (of every block but the last)
+  // C (m x n) = op(A) (m x k, packed) * op(B) (k x n, float rows read in place)
+  for_each_rows_tile(
+      blocking, kernel, m, n, k, a,
+      [&](int64_t depth, const float* a_sliver, int64_t pc, int64_t jr, int64_t i, int64_t rows_left, bool load_c,
+          bool last) {
         const float* b_tile = b_base + jr;
-        if (kernel.run_rows == nullptr) {  // this micro-kernel reads packed slivers only
+        float* c_tile = c + i * ldc + jr;
+        if (kernel.run_rows == nullptr && i % block_rows == 0) {  // reads packed slivers only: one per block's sliver
           for (int64_t p = 0; p < depth; ++p)
             std::memcpy(scratch + p * kernel.nr, b_tile + b_rows[pc + p], kernel.nr * sizeof(float));
         }
-        for (int64_t ir = 0; ir < rows; ir += kernel.mr) {
-          float* c_tile = c + (ic + ir) * ldc + jr;
-          const float* a_sliver = a_block + ir / kernel.mr * a_stride;
-          if (prefetch_c && !load_c && !narrow) {  // the next tile: the next rows, or the next columns' first
-            const float* next = ir + kernel.mr < rows ? c_tile + kernel.mr * ldc
-                                : jr + kernel.nr < n  ? c + ic * ldc + jr + kernel.nr
-                                                      : nullptr;
-            if (next != nullptr) prefetch_rows<3>(next, kernel.mr, kernel.nr, ldc);
-          }
-          if (narrow && pc + depth == k) {
-            kernel.run_rows_narrow(depth, a_sliver, b_tile, b_rows + pc, c_tile, ldc, load_c,
-                                   narrowed.out + (ic + ir) * narrowed.ld + jr, narrowed.ld, narrowed.bf16);
-          } else if (kernel.run_rows_half != nullptr && n - jr <= kernel.nr / 2) {
-            kernel.run_rows_half(depth, a_sliver, b_tile, b_rows + pc, c_tile, ldc, load_c);
-          } else if (kernel.run_rows != nullptr) {
-            kernel.run_rows(depth, a_sliver, b_tile, b_rows + pc, c_tile, ldc, load_c);
-          } else {
-            kernel.run(depth, a_sliver, scratch, c_tile, ldc, load_c);
-          }
+        if (prefetch_c && !load_c && !narrow) {  // the next tile: the next rows, or the next columns' first
+          const int64_t ic = i / block_rows * block_rows;
+          const float* next = rows_left > kernel.mr ? c_tile + kernel.mr * ldc
+                              : jr + kernel.nr < n  ? c + ic * ldc + jr + kernel.nr
+                                                    : nullptr;
+          if (next != nullptr) prefetch_rows<3>(next, kernel.mr, kernel.nr, ldc);
         }
-      }
-    }
-  }
+        if (narrow && last) {
+          kernel.run_rows_narrow(depth, a_sliver, b_tile, b_rows + pc, c_tile, ldc, load_c,
+                                 narrowed.out + i * narrowed.ld + jr, narrowed.ld, narrowed.bf16);
+        } else if (kernel.run_rows_half != nullptr && n - jr <= kernel.nr / 2) {
+          kernel.run_rows_half(depth, a_sliver, b_tile, b_rows + pc, c_tile, ldc, load_c);
+        } else if (kernel.run_rows != nullptr) {
+          kernel.run_rows(depth, a_sliver, b_tile, b_rows + pc, c_tile, ldc, load_c);
+        } else {
+          kernel.run(depth, a_sliver, scratch, c_tile, ldc, load_c);
+        }
+      });
   if (k == 0) {
     for (int64_t i = 0; i < round_up(m, kernel.mr); ++i)
       std::memset(c + i * ldc, 0, static_cast<size_t>(round_up(n, kernel.nr)) * sizeof(float));
@@ -452,27 +474,17 @@ int64_t sgemm_rows_16bit(const GemmBlocking& blocking, int64_t m, int64_t n, int
                          const uint16_t* b_base, const int64_t* b_rows, bool b_bf16, float* c, int64_t ldc,
                          const NarrowedRows& narrowed) {
   const MicroKernel& kernel = micro_kernel(blocking.isa);
-  const LeftPrepacked left{a};
   // C (round_up(m, MR) x n) += op(A) (m x k, packed) * op(B) (k x n, 16-bit rows widened in the kernel)
-  for (int64_t ic = 0; ic < m; ic += blocking.mc) {
-    const int64_t rows = std::min(blocking.mc, m - ic);
-    for (int64_t pc = 0; pc < k; pc += blocking.kc) {
-      const int64_t depth = std::min(blocking.kc, k - pc);
-      const bool load_c = pc > 0, last = pc + depth == k;  // later depth blocks continue each entry's chain
-      int64_t a_stride = 0;
-      const float* a_block = left.block(kernel, ic, rows, pc, depth, nullptr, &a_stride);
-      for (int64_t jr = 0; jr < n; jr += kernel.nr) {
-        for (int64_t ir = 0; ir < rows; ir += kernel.mr) {
-          // (narrowed in the last depth block, whole slivers of rows: a last partial one stays in C)
-          uint16_t* out = narrowed.out != nullptr && last && ir + kernel.mr <= rows
-                              ? narrowed.out + (ic + ir) * narrowed.ld + jr
-                              : nullptr;
-          kernel.run_rows_16bit(depth, a_block + ir / kernel.mr * a_stride, b_base + jr, b_rows + pc, b_bf16,
-                                c + (ic + ir) * ldc + jr, ldc, load_c, out, narrowed.ld, narrowed.bf16);
-        }
-      }
-    }
-  }
+  for_each_rows_tile(blocking, kernel, m, n, k, a,
+                     [&](int64_t depth, const float* a_sliver, int64_t pc, int64_t jr, int64_t i, int64_t rows_left,
+                         bool load_c, bool last) {
+                       // (narrowed in the last depth block, whole slivers of rows: a last partial one stays in C)
+                       uint16_t* out = narrowed.out != nullptr && last && rows_left >= kernel.mr
+                                           ? narrowed.out + i * narrowed.ld + jr
+                                           : nullptr;
+                       kernel.run_rows_16bit(depth, a_sliver, b_base + jr, b_rows + pc, b_bf16, c + i * ldc + jr, ldc,
+                                             load_c, out, narrowed.ld, narrowed.bf16);
+                     });
   if (k == 0) {
     for (int64_t i = 0; i < round_up(m, kernel.mr); ++i) std::memset(c + i * ldc, 0, n * sizeof(float));
     return 0;
