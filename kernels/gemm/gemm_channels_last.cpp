@@ -252,11 +252,12 @@ class ChannelsLastInput final : public ConvStep {
     tile_ = std::max<int64_t>(1, ceil_div(rows, tasks_per_unit));
     tiles_ = ceil_div(rows, tile_);
     blocking_ = plan_gemm_blocking(tile_, cin, cout);
-    // (chunks of whole blocks of the GEMM's rows: a partial block multiplies by its B blocks as often)
+    // (a tile cut into equal chunks of at most kChunkFloats, or of one GEMM row block where that is
+    // more: a small last chunk would multiply by all of W_k as often as a whole one does)
     const bool staged = !dot_ && p.dst.dtype != ACL_FLOAT, summed = p.grad_input.dtype != ACL_FLOAT;
     const int64_t chunk_rows = std::max<int64_t>(1, kChunkFloats / std::max(cin, cout));
-    chunk_ =
-        staged || summed ? std::min(tile_, std::max(blocking_.mc, chunk_rows / blocking_.mc * blocking_.mc)) : tile_;
+    const int64_t most = std::max(blocking_.mc, chunk_rows / blocking_.mc * blocking_.mc);
+    chunk_ = staged || summed ? ceil_div(tile_, ceil_div(tile_, most)) : tile_;
     if (staged) staged_ = b.book_scratch("channels_last.gradOutput_rows", chunk_ * cout, sizeof(float), threads_);
     if (summed) summed_ = b.book_scratch("channels_last.gradInput_rows", chunk_ * cin, sizeof(float), threads_);
     pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(), sizeof(float), threads_);
