@@ -15,6 +15,7 @@
 // into the user's view when the chunk's taps are done. 16-bit weights are packed tap by tap from the
 // user's tensor.
 #include <algorithm>
+#include <cstring>
 #include <memory>
 #include <string>
 
