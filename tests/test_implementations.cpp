@@ -950,25 +950,25 @@ TEST(Implementations, TimeMajorRowsAsOneMatrix) {
 
 // FLOAT16/BF16 time-major rows are never copied whole: gradInput goes in chunks of rows (each tap's dY
 // rows widened into a small block, dX summed in float and rounded once per chunk) and gradWeight's
-// operands are converted as they are packed. A tile of more rows than a chunk holds (one thread: two
-// chunks, the second partial; taps 2 positions apart, 16 rows across chunk edges), against the
-// reference, and the same bits for any thread count (2 and 3 threads: one chunk per tile).
+// operands are converted as they are packed. A tile of more rows than a chunk holds (one thread: 1600
+// rows, 512 output channels: chunks of at most 1024 rows wherever L2 is below 3 MiB; taps 2 positions
+// apart, 16 rows across chunk edges), against the reference, and the same bits for any thread count
+// (2 and 3 threads: other tiles and chunks).
 TEST(Implementations, SixteenBitTimeMajorRowsInChunks) {
   setenv("ACLNN_CONVBWD_BF16_DOT", "0", 1);
-  const Case c{"channels_last_chunks", geometry(8, 1, 64, 48, {800}, {3}, {1}, {2}, {2}), false};
+  const Case c{"channels_last_chunks", geometry(8, 1, 8, 512, {600}, {3}, {1}, {2}, {2}), false};
   for (const int32_t dtype : {ACL_FLOAT16, ACL_BF16}) {
     const Variant time_major{"time_major", dtype, Layout::kTimeMajor, MathMode::kFull};
     const std::string where = "dtype " + std::to_string(dtype);
     const Results want = run("ref", c, time_major, 3, 2);
     const Results one = run("channels_last", c, time_major, 3, 1);
     EXPECT_NE(one.described.find("gradInput=channels_last:tasks=3:isa="), std::string::npos) << one.described;
-    EXPECT_NE(one.described.find(":interleaved:chunks=2"), std::string::npos) << where << " " << one.described;
+    EXPECT_NE(one.described.find(":interleaved:chunks="), std::string::npos) << where << " " << one.described;
     EXPECT_NE(one.described.find("gradWeight=channels_last:"), std::string::npos) << where << " " << one.described;
     EXPECT_LT(relative_error(one.grad_input, want.grad_input), tolerance(dtype)) << where;
     EXPECT_LT(relative_error(one.grad_weight, want.grad_weight), tolerance(dtype)) << where;
     for (int threads : {2, 3}) {
       const Results more = run("channels_last", c, time_major, 3, threads);
-      EXPECT_EQ(more.described.find(":chunks="), std::string::npos) << where << " " << more.described;
       EXPECT_EQ(one.grad_input, more.grad_input) << where << " " << threads;
       EXPECT_EQ(one.grad_weight, more.grad_weight) << where << " " << threads;
     }
