@@ -36,7 +36,7 @@ namespace {
 // larger products pack each operand fewer times.
 constexpr int64_t kTasksPerThread = 3;
 constexpr int64_t kMinWeightRows = 16;                // rows of a weight-gradient block, at least
-constexpr int64_t kPackedBudget = int64_t{32} << 20;  // bytes of right operands packed once, at most
+constexpr int64_t kPackedBudget = int64_t{32} << 20;  // bytes of float operands packed once, at most
 
 constexpr int64_t kChunkFloats = int64_t{1} << 17;  // floats of a 16-bit gradInput chunk's staged rows, at most
 constexpr int64_t kLine = 384;                      // floats of a converted line on the stack (6 x 64, 32 x 12)
@@ -303,6 +303,7 @@ class ChannelsLastInput final : public ConvStep {
     int64_t* pair_offsets = dot_ ? w.at<int64_t>(pair_offsets_) : nullptr;
     for (int64_t q = 0; q < (dot_ ? pairs : 0); ++q) pair_offsets[q] = 2 * q;
     const View5 &dy = p_.dst, &dx = p_.grad_input;
+    const View5 dy_positions = positions_as_planes(dy), dx_positions = positions_as_planes(dx);  // a row per position
     const int64_t rows = flat_ ? g.batch * g.src_size[2] : g.src_size[2];
     const int64_t dy_rows = flat_ ? g.batch * g.dst_size[2] : g.dst_size[2], scale = flat_ ? g.batch : 1;
     return run_tasks(tasks(), threads_, "channels-last gradInput", [&](int64_t t) {
@@ -331,21 +332,17 @@ class ChannelsLastInput final : public ConvStep {
                             pair_offsets, w_k, true, c, ld);
             continue;
           }
-          MatrixRef a{staged, cout, false};  // FLOAT16/BF16 rows widened into `staged`
-          if (staged != nullptr) {
-            for (int64_t r = first; r < last; ++r) {
-              read_row_floats(positions_as_planes(dy), MathMode::kFull, unit.sample(r + shift),
-                              unit.position(r + shift), 0, 0, 0, 1, cout, staged + (r - first) * cout);
-            }
-          } else {
-            a = MatrixRef{unit.floats(dy, first + shift), unit.stride(dy), false};
+          for (int64_t r = first; r < last && staged != nullptr; ++r) {  // FLOAT16/BF16 rows widened
+            read_row_floats(dy_positions, MathMode::kFull, unit.sample(r + shift), unit.position(r + shift), 0, 0, 0, 1,
+                            cout, staged + (r - first) * cout);
           }
+          const MatrixRef a = staged != nullptr ? MatrixRef{staged, cout, false}
+                                                : MatrixRef{unit.floats(dy, first + shift), unit.stride(dy), false};
           sgemm(blocking_, pack, last - first, cin, cout, a,
                 PackedRight{static_cast<const float*>(packed) + k * tap_floats_, cout}, true, c, ld);
         }
         for (int64_t r = c0; r < c1 && summed != nullptr; ++r) {
-          store_plane_floats(summed + (r - c0) * cin, positions_as_planes(dx), unit.sample(r), unit.position(r), 0,
-                             cin);
+          store_plane_floats(summed + (r - c0) * cin, dx_positions, unit.sample(r), unit.position(r), 0, cin);
         }
       }
     });
