@@ -3,6 +3,7 @@
 // orientations, accumulation. Then identical bits from every path that fuses its multiply-adds.
 #include <gtest/gtest.h>
 
+#include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -223,6 +224,75 @@ TEST(Sgemm, RowsReadInPlaceGiveTheSameBits) {
           for (int64_t j = 0; j < p.n; ++j) {
             ASSERT_EQ(got[i * cols + j], want[i * p.n + j])
                 << isa_name(isa) << " " << p.m << "x" << p.n << "x" << p.k << " at " << i << "," << j;
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(Sgemm, SixteenBitRowsReadInPlaceGiveTheSameBits) {
+  // sgemm_rows_16bit (op(B)'s FLOAT16 or BF16 rows read in place and widened by the micro-kernel)
+  // against sgemm_rows on the same values widened: the same bits in C, over depths in several blocks
+  // (C reloaded between them) and every tile; with `narrowed`, whole slivers of rows rounded once to
+  // the output's dtype (Eigen's conversion of C's float), the rest in C.
+  for (Isa isa : runnable_isas()) {
+    for (const Product& p : products()) {
+      if (p.m == 1 || p.n == 1 || p.ta || p.tb || p.accumulate || p.k == 0) continue;
+      GemmBlocking small = plan_gemm_blocking(p.m, p.n, p.k, isa);
+      small.kc = 8, small.mc = micro_kernel(isa).mr * 2;
+      if (!reads_16bit_rows(small)) continue;
+      const int64_t mr = micro_kernel(isa).mr, nr = micro_kernel(isa).nr;
+      const int64_t rows = (p.m + mr - 1) / mr * mr, cols = (p.n + nr - 1) / nr * nr, pitch = cols + 5;
+      for (bool b_bf16 : {false, true}) {
+        std::mt19937 rng(7);
+        std::normal_distribution<float> normal;
+        std::vector<float> a(p.m * p.k), widened(p.k * pitch + 3);
+        std::vector<uint16_t> base(widened.size());
+        for (float& x : a) x = normal(rng);
+        for (size_t i = 0; i < base.size(); ++i) {
+          const float x = normal(rng);
+          base[i] = b_bf16 ? Eigen::numext::bit_cast<uint16_t>(Eigen::bfloat16(x))
+                           : Eigen::numext::bit_cast<uint16_t>(Eigen::half(x));
+          widened[i] = b_bf16 ? static_cast<float>(Eigen::numext::bit_cast<Eigen::bfloat16>(base[i]))
+                              : static_cast<float>(Eigen::numext::bit_cast<Eigen::half>(base[i]));
+        }
+        std::vector<int64_t> offsets(p.k);
+        for (int64_t q = 0; q < p.k; ++q) offsets[q] = (p.k - 1 - q) * pitch + q % 3;  // reversed, odd shifts
+        for (const GemmBlocking& blocking : {plan_gemm_blocking(p.m, p.n, p.k, isa), small}) {
+          std::vector<float> packed(packed_left_floats(blocking, p.m, p.k));
+          pack_left(blocking, p.m, p.k, MatrixRef{a.data(), p.k, false}, packed.data(), p.k, 0);
+          const PackedLeft left{packed.data(), p.k, 0};
+          std::vector<float> scratch(rows_scratch_floats(blocking) + 1), want(rows * cols), got(rows * cols, -1.0f);
+          sgemm_rows(blocking, scratch.data(), p.m, cols, p.k, left, widened.data(), offsets.data(), want.data(), cols);
+          const std::string where = std::string(isa_name(isa)) + (b_bf16 ? " bf16 " : " half ") + std::to_string(p.m) +
+                                    "x" + std::to_string(p.n) + "x" + std::to_string(p.k) + " kc " +
+                                    std::to_string(blocking.kc);
+          EXPECT_EQ(sgemm_rows_16bit(blocking, p.m, p.n, p.k, left, base.data(), offsets.data(), b_bf16, got.data(),
+                                     cols, NarrowedRows{nullptr, 0, false}),
+                    0);
+          for (int64_t i = 0; i < p.m; ++i) {
+            for (int64_t j = 0; j < p.n; ++j) ASSERT_EQ(got[i * cols + j], want[i * cols + j]) << where;
+          }
+          for (bool out_bf16 : {false, true}) {
+            std::vector<uint16_t> out(rows * cols, 0xFFFF);
+            const int64_t narrowed =
+                sgemm_rows_16bit(blocking, p.m, cols, p.k, left, base.data(), offsets.data(), b_bf16, got.data(), cols,
+                                 NarrowedRows{out.data(), cols, out_bf16});
+            ASSERT_EQ(narrowed, p.m / mr * mr) << where;
+            for (int64_t i = 0; i < p.m; ++i) {
+              for (int64_t j = 0; j < p.n; ++j) {
+                const float value = want[i * cols + j];
+                if (i >= narrowed) {
+                  ASSERT_EQ(got[i * cols + j], value) << where << " row " << i;
+                  continue;
+                }
+                const uint16_t bits = out_bf16 ? Eigen::numext::bit_cast<uint16_t>(Eigen::bfloat16(value))
+                                               : Eigen::numext::bit_cast<uint16_t>(Eigen::half(value));
+                ASSERT_EQ(out[i * cols + j], bits)
+                    << where << (out_bf16 ? " to bf16" : " to half") << " at " << i << "," << j;
+              }
+            }
           }
         }
       }

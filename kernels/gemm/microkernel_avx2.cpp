@@ -32,9 +32,28 @@ struct Rows16 {
 // sixteen.base + rows[p], 16-bit values widened as they are loaded); A entry (p, i) at a[p * kMr + i],
 // or, with kARows, read in place through `in_place`. The results go to c, or narrowed to
 // sixteen.out where that is set (c then only read when load_c).
+// Columns 0..7 in lo and 8..15 in hi become the even columns in lo and the odd ones in hi.
+inline void deinterleave_pairs_avx2(__m256& lo, __m256& hi) {
+  const __m256 even = _mm256_shuffle_ps(lo, hi, _MM_SHUFFLE(2, 0, 2, 0));  // 0 2 8 10 | 4 6 12 14
+  const __m256 odd = _mm256_shuffle_ps(lo, hi, _MM_SHUFFLE(3, 1, 3, 1));
+  lo = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(even), _MM_SHUFFLE(3, 1, 2, 0)));
+  hi = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(odd), _MM_SHUFFLE(3, 1, 2, 0)));
+}
+
+// The inverse: even columns in lo and odd ones in hi back to columns 0..7 and 8..15.
+inline void interleave_pairs_avx2(__m256& lo, __m256& hi) {
+  const __m256 low = _mm256_unpacklo_ps(lo, hi), high = _mm256_unpackhi_ps(lo, hi);  // 0-3 8-11 | 4-7 12-15
+  lo = _mm256_permute2f128_ps(low, high, 0x20);
+  hi = _mm256_permute2f128_ps(low, high, 0x31);
+}
+
 template <bool kRows, bool kARows = false, bool kB16 = false, bool kBBf16 = false>
 void run_avx2_tile(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool load_c, const int64_t* rows,
                    ARows in_place = {}, Rows16 sixteen = {}) {
+  // With BF16 rows the accumulators hold the tile's even columns (acc[i][0]) and odd ones (acc[i][1]):
+  // a BF16 pair widens with one shift and one AND, where widening in order takes two shuffles and a
+  // shift, which compete with the FMAs for their ports on AMD's cores. Every entry's chain is the same.
+  constexpr bool kSplit = kB16 && kBBf16;
   __m256 acc[kMr][2];
   const float* a_row[kMr];
 #pragma GCC unroll 6
@@ -42,13 +61,18 @@ void run_avx2_tile(int64_t kc, const float* a, const float* b, float* c, int64_t
     a_row[i] = kARows ? in_place.base + in_place.rows[i] : nullptr;
     acc[i][0] = load_c ? _mm256_loadu_ps(c + i * ldc) : _mm256_setzero_ps();
     acc[i][1] = load_c ? _mm256_loadu_ps(c + i * ldc + 8) : _mm256_setzero_ps();
+    if (kSplit && load_c) deinterleave_pairs_avx2(acc[i][0], acc[i][1]);
   }
   for (int64_t p = 0; p < kc; ++p, a += kARows ? 0 : kMr) {  // (a is null when A is read in place)
     const int64_t at = kARows ? in_place.columns[p] : 0;
     __m256 b0, b1;
-    if constexpr (kB16) {
+    if constexpr (kSplit) {  // columns 0, 2, ..., 14 and 1, 3, ..., 15
+      const __m256i pairs = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sixteen.base + rows[p]));
+      b0 = _mm256_castsi256_ps(_mm256_slli_epi32(pairs, 16));
+      b1 = _mm256_castsi256_ps(_mm256_and_si256(pairs, _mm256_set1_epi32(static_cast<int>(0xFFFF0000u))));
+    } else if constexpr (kB16) {
       const uint16_t* row = sixteen.base + rows[p];
-      b0 = widen8_avx2<kBBf16>(row), b1 = widen8_avx2<kBBf16>(row + 8);
+      b0 = widen8_avx2<false>(row), b1 = widen8_avx2<false>(row + 8);
     } else {
       const float* row = kRows ? b + rows[p] : b + p * kNr;
       b0 = _mm256_loadu_ps(row), b1 = _mm256_loadu_ps(row + 8);
@@ -65,15 +89,26 @@ void run_avx2_tile(int64_t kc, const float* a, const float* b, float* c, int64_t
 #pragma GCC unroll 6
     for (int i = 0; i < kMr; ++i) {
       uint16_t* out = sixteen.out + i * sixteen.ldo;
-      for (int v = 0; v < 2; ++v) {
-        const __m128i narrow = sixteen.bf16 ? narrow_bf16_avx2(acc[i][v]) : _mm256_cvtps_ph(acc[i][v], kNearestEven);
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 8 * v), narrow);
+      if (kSplit && sixteen.bf16) {  // an even column's bits in the low half of its pair, the odd one's above
+        const __m256i even = bf16_bits_avx2(_mm256_castps_si256(acc[i][0]));
+        const __m256i odd = bf16_bits_avx2(_mm256_castps_si256(acc[i][1]));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm256_or_si256(even, _mm256_slli_epi32(odd, 16)));
+      } else if (kSplit) {
+        const __m128i even = _mm256_cvtps_ph(acc[i][0], kNearestEven), odd = _mm256_cvtps_ph(acc[i][1], kNearestEven);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm_unpacklo_epi16(even, odd));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 8), _mm_unpackhi_epi16(even, odd));
+      } else {
+        for (int v = 0; v < 2; ++v) {
+          const __m128i narrow = sixteen.bf16 ? narrow_bf16_avx2(acc[i][v]) : _mm256_cvtps_ph(acc[i][v], kNearestEven);
+          _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 8 * v), narrow);
+        }
       }
     }
     return;
   }
 #pragma GCC unroll 6
   for (int i = 0; i < kMr; ++i) {
+    if (kSplit) interleave_pairs_avx2(acc[i][0], acc[i][1]);
     _mm256_storeu_ps(c + i * ldc, acc[i][0]);
     _mm256_storeu_ps(c + i * ldc + 8, acc[i][1]);
   }
