@@ -536,6 +536,34 @@ TEST(Implementations, SixteenBitRowsGiveTheStagedBits) {
   unsetenv("ACLNN_CONVBWD_BF16_DOT");
 }
 
+// A BF16 1x1 source of gradWeight's transposed products read in place by a micro-kernel that widens its
+// entries as it broadcasts them (AVX2's: ":bf16_rows"; the piece that starts at the tensor's first
+// element staged, as the kernel reads the 16 bits below each entry): the same bits as the staged path
+// that a gapped view of the same values takes, for any thread count, within a rounding of the reference.
+TEST(Implementations, Bf16SourceRowsInPlaceGiveTheStagedBits) {
+  setenv("ACLNN_CONVBWD_BF16_DOT", "0", 1);  // the float kernels
+  const Variant dense{"bf16_dense", ACL_BF16, Layout::kDense, MathMode::kFull};
+  const Variant gapped{"bf16_gapped", ACL_BF16, Layout::kGapped, MathMode::kFull};
+  int in_place_cases = 0;
+  for (const Case& c : cases()) {
+    if (c.transposed || c.g.kernel_volume() != 1) continue;
+    const Results one = run("gemm", c, dense, 29, 1, 0, false, 2), three = run("gemm", c, dense, 29, 3, 0, false, 2);
+    if (one.described.find(":bf16_rows") == std::string::npos) continue;
+    ++in_place_cases;
+    const Results staged = run("gemm", c, gapped, 29, 2, 0, false, 2);
+    EXPECT_EQ(staged.described.find(":bf16_rows"), std::string::npos) << staged.described;
+    EXPECT_EQ(one.grad_weight, staged.grad_weight) << c.name;
+    EXPECT_EQ(one.grad_weight, three.grad_weight) << c.name;
+    EXPECT_LT(relative_error(one.grad_weight, run("ref", c, dense, 29, 2, 0, false, 2).grad_weight),
+              tolerance(ACL_BF16))
+        << c.name;
+  }
+  if (detected_isa() == Isa::kAvx2) {
+    EXPECT_GE(in_place_cases, 1);
+  }
+  unsetenv("ACLNN_CONVBWD_BF16_DOT");
+}
+
 // Where the CPU has AVX512_BF16, the GEMMs multiply BF16 inputs (used as they are) in bf16 pairs
 // (bf16_dot.h): against the reference within float accumulation plus one BF16 rounding, the same
 // bits for any thread budget, and not under USE_FP16 (the inputs are then FLOAT16 values).

@@ -304,7 +304,8 @@ TEST(Sgemm, LeftRowsReadInPlaceGiveTheSameBits) {
   // sgemm_a_rows (op(A)'s rows read in place at scattered offsets, the positions along them through
   // a column table; each micro-kernel's run_a_rows or the generic packing fallback) against the same
   // A as a matrix with op(B) a PackedRight at a depth offset: the same bits, accumulating or not,
-  // partial tiles of C (its rows and columns off the micro-kernel's) written only where valid.
+  // partial tiles of C (its rows and columns off the micro-kernel's) written only where valid; and
+  // sgemm_a_rows_bf16 the same way.
   for (Isa isa : runnable_isas()) {
     for (const Product& p : products()) {
       if (p.ta || p.tb) continue;
@@ -335,6 +336,27 @@ TEST(Sgemm, LeftRowsReadInPlaceGiveTheSameBits) {
         sgemm_a_rows(blocking, a_scratch.data(), p.m, p.n, p.k, base.data(), rows.data(), columns.data(), right,
                      p.accumulate, got.data(), p.n);
         EXPECT_EQ(got, want) << isa_name(isa) << " " << p.m << "x" << p.n << "x" << p.k;
+        // The same with A's entries BF16 values (sgemm_a_rows_bf16: widened as they are read, in place or
+        // packed) against those values widened: the buffer starts with a NaN's bits, the 16 bits below
+        // the lowest entry, which the micro-kernel loads with it and must clear.
+        std::vector<uint16_t> base16(base.size() + 1, 0xFFFF);
+        std::vector<float> widened(p.m * p.k);
+        for (size_t i = 0; i < base.size(); ++i)
+          base16[i + 1] = Eigen::numext::bit_cast<uint16_t>(Eigen::bfloat16(base[i]));
+        std::vector<int64_t> rows16(p.m);
+        for (int64_t i = 0; i < p.m; ++i) {
+          rows16[i] = rows[i] + 1;
+          for (int64_t q = 0; q < p.k; ++q)
+            widened[i * p.k + q] =
+                static_cast<float>(Eigen::numext::bit_cast<Eigen::bfloat16>(base16[rows16[i] + columns[q]]));
+        }
+        std::vector<float> want16 = c0, got16 = c0;
+        sgemm(blocking, aligned, p.m, p.n, p.k, MatrixRef{widened.data(), p.k, false}, right, p.accumulate,
+              want16.data(), p.n);
+        std::vector<float> bf16_scratch(a_rows_scratch_floats(blocking, p.m, true) + 1);
+        sgemm_a_rows_bf16(blocking, bf16_scratch.data(), p.m, p.n, p.k, base16.data(), rows16.data(), columns.data(),
+                          right, p.accumulate, got16.data(), p.n);
+        EXPECT_EQ(got16, want16) << isa_name(isa) << " bf16 " << p.m << "x" << p.n << "x" << p.k;
       }
     }
   }

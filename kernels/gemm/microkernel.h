@@ -51,6 +51,11 @@ struct MicroKernel {
   // only read when load_c); or nullptr. Needs F16C besides the kernel's own instruction set.
   void (*run_rows_16bit)(int64_t kc, const float* a, const uint16_t* b_base, const int64_t* b_rows, bool b_bf16,
                          float* c, int64_t ldc, bool load_c, uint16_t* out, int64_t ldo, bool out_bf16) = nullptr;
+  // run_a_rows with A's entries BF16 values read in place: a[p][i] = a_base[a_rows[i] + a_columns[p]]
+  // widened as it is broadcast (the 32 bits that end with it loaded, its neighbour below cleared: no
+  // shuffle), so the caller guarantees a_rows[i] + a_columns[p] >= 1; or nullptr.
+  void (*run_a_rows_bf16)(int64_t kc, const uint16_t* a_base, const int64_t* a_rows, const int64_t* a_columns,
+                          const float* b, float* c, int64_t ldc, bool load_c) = nullptr;
 };
 
 extern const MicroKernel kMicroKernelGeneric;  // microkernel_generic.cpp

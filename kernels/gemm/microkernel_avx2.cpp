@@ -12,9 +12,10 @@ namespace {
 
 constexpr int kMr = 6, kNr = 16;
 
-// A read in place (run_a_rows): row i of the sliver at base + rows[i], its entry p at + columns[p].
+// A read in place (run_a_rows): row i of the sliver at base + rows[i], its entry p at + columns[p] (floats,
+// or with kABf16 BF16 values).
 struct ARows {
-  const float* base;
+  const void* base;
   const int64_t* rows;
   const int64_t* columns;
 };
@@ -28,10 +29,6 @@ struct Rows16 {
   bool bf16 = false;
 };
 
-// B row p at b + p * kNr, or, with kRows, at b + rows[p] (read in place; with kB16 at
-// sixteen.base + rows[p], 16-bit values widened as they are loaded); A entry (p, i) at a[p * kMr + i],
-// or, with kARows, read in place through `in_place`. The results go to c, or narrowed to
-// sixteen.out where that is set (c then only read when load_c).
 // Columns 0..7 in lo and 8..15 in hi become the even columns in lo and the odd ones in hi.
 inline void deinterleave_pairs_avx2(__m256& lo, __m256& hi) {
   const __m256 even = _mm256_shuffle_ps(lo, hi, _MM_SHUFFLE(2, 0, 2, 0));  // 0 2 8 10 | 4 6 12 14
@@ -47,7 +44,13 @@ inline void interleave_pairs_avx2(__m256& lo, __m256& hi) {
   hi = _mm256_permute2f128_ps(low, high, 0x31);
 }
 
-template <bool kRows, bool kARows = false, bool kB16 = false, bool kBBf16 = false>
+// B row p at b + p * kNr, or, with kRows, at b + rows[p] (read in place; with kB16 at
+// sixteen.base + rows[p], 16-bit values widened as they are loaded); A entry (p, i) at a[p * kMr + i],
+// or, with kARows, read in place through `in_place` (with kABf16 BF16 values: the 32 bits that end
+// with the entry broadcast and their low half cleared, an exact widening that costs an AND, not a
+// shuffle). The results go to c, or narrowed to sixteen.out where that is set (c then only read when
+// load_c).
+template <bool kRows, bool kARows = false, bool kB16 = false, bool kBBf16 = false, bool kABf16 = false>
 void run_avx2_tile(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool load_c, const int64_t* rows,
                    ARows in_place = {}, Rows16 sixteen = {}) {
   // With BF16 rows the accumulators hold the tile's even columns (acc[i][0]) and odd ones (acc[i][1]):
@@ -55,14 +58,18 @@ void run_avx2_tile(int64_t kc, const float* a, const float* b, float* c, int64_t
   // shift, which compete with the FMAs for their ports on AMD's cores. Every entry's chain is the same.
   constexpr bool kSplit = kB16 && kBBf16;
   __m256 acc[kMr][2];
-  const float* a_row[kMr];
+  const float* a_row[kMr];  // (kABf16: the float whose upper half is the row's entry 0)
 #pragma GCC unroll 6
   for (int i = 0; i < kMr; ++i) {
-    a_row[i] = kARows ? in_place.base + in_place.rows[i] : nullptr;
+    a_row[i] = !kARows ? nullptr
+               : kABf16
+                   ? reinterpret_cast<const float*>(static_cast<const uint16_t*>(in_place.base) + in_place.rows[i] - 1)
+                   : static_cast<const float*>(in_place.base) + in_place.rows[i];
     acc[i][0] = load_c ? _mm256_loadu_ps(c + i * ldc) : _mm256_setzero_ps();
     acc[i][1] = load_c ? _mm256_loadu_ps(c + i * ldc + 8) : _mm256_setzero_ps();
     if (kSplit && load_c) deinterleave_pairs_avx2(acc[i][0], acc[i][1]);
   }
+  const __m256 upper_halves = _mm256_castsi256_ps(_mm256_set1_epi32(static_cast<int>(0xFFFF0000u)));
   for (int64_t p = 0; p < kc; ++p, a += kARows ? 0 : kMr) {  // (a is null when A is read in place)
     const int64_t at = kARows ? in_place.columns[p] : 0;
     __m256 b0, b1;
@@ -79,7 +86,10 @@ void run_avx2_tile(int64_t kc, const float* a, const float* b, float* c, int64_t
     }
 #pragma GCC unroll 6
     for (int i = 0; i < kMr; ++i) {
-      const __m256 ai = _mm256_broadcast_ss(kARows ? a_row[i] + at : a + i);
+      const float* entry = !kARows  ? a + i
+                           : kABf16 ? reinterpret_cast<const float*>(reinterpret_cast<const uint16_t*>(a_row[i]) + at)
+                                    : a_row[i] + at;
+      const __m256 ai = kABf16 ? _mm256_and_ps(_mm256_broadcast_ss(entry), upper_halves) : _mm256_broadcast_ss(entry);
       acc[i][0] = _mm256_fmadd_ps(ai, b0, acc[i][0]);
       acc[i][1] = _mm256_fmadd_ps(ai, b1, acc[i][1]);
     }
@@ -126,6 +136,12 @@ void run_a_rows_avx2(int64_t kc, const float* a_base, const int64_t* a_rows, con
   run_avx2_tile<false, true>(kc, nullptr, b, c, ldc, load_c, nullptr, ARows{a_base, a_rows, a_columns});
 }
 
+void run_a_rows_bf16_avx2(int64_t kc, const uint16_t* a_base, const int64_t* a_rows, const int64_t* a_columns,
+                          const float* b, float* c, int64_t ldc, bool load_c) {
+  run_avx2_tile<false, true, false, false, true>(kc, nullptr, b, c, ldc, load_c, nullptr,
+                                                 ARows{a_base, a_rows, a_columns});
+}
+
 void run_avx2(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool load_c) {
   run_avx2_tile<false>(kc, a, b, c, ldc, load_c, nullptr);
 }
@@ -141,7 +157,8 @@ void interleave_nr_avx2(const float* rows, int64_t stride, int64_t depth, float*
 }  // namespace
 
 extern const MicroKernel kMicroKernelAvx2 = {
-    Isa::kAvx2,         kMr,           kNr,     run_avx2,        nullptr, nullptr,
-    interleave_nr_avx2, run_rows_avx2, nullptr, run_a_rows_avx2, nullptr, run_rows_16bit_avx2};
+    Isa::kAvx2,          kMr,           kNr,     run_avx2,        nullptr, nullptr,
+    interleave_nr_avx2,  run_rows_avx2, nullptr, run_a_rows_avx2, nullptr, run_rows_16bit_avx2,
+    run_a_rows_bf16_avx2};
 
 }  // namespace aclnn_cpu

@@ -314,9 +314,17 @@ void pack_right(const GemmBlocking& blocking, int64_t k, int64_t n, MatrixRef b,
                            kernel.nr * depth);
 }
 
-void sgemm_a_rows(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, int64_t k, const float* a_base,
+namespace {
+
+// The loops of sgemm_a_rows and sgemm_a_rows_bf16: op(A)(i, p) = widen(a_base[a_rows[i] + a_columns[p]]),
+// read in place by `in_place` (the micro-kernel's run_a_rows for this type of entry), or where that is
+// null packed into `scratch` per depth block and multiplied by `run`.
+template <typename Entry, typename Widen>
+void a_rows_loops(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, int64_t k, const Entry* a_base,
                   const int64_t* a_rows, const int64_t* a_columns, const PackedRight& b, bool accumulate, float* c,
-                  int64_t ldc) {
+                  int64_t ldc, Widen widen,
+                  void (*in_place)(int64_t, const Entry*, const int64_t*, const int64_t*, const float*, float*, int64_t,
+                                   bool)) {
   if (empty_product(m, n, k, accumulate, c, ldc)) return;
   const MicroKernel& kernel = micro_kernel(blocking.isa);
   const int mr = kernel.mr, nr = kernel.nr;
@@ -326,12 +334,12 @@ void sgemm_a_rows(const GemmBlocking& blocking, float* scratch, int64_t m, int64
   for (int64_t pc = 0; pc < k; pc += blocking.kc) {
     const int64_t depth = std::min(blocking.kc, k - pc);
     const bool load_c = accumulate || pc > 0;  // later depth blocks continue each entry's chain
-    if (kernel.run_a_rows == nullptr) {        // this micro-kernel reads packed slivers only: pack them
+    if (in_place == nullptr) {                 // this micro-kernel reads packed slivers only: pack them
       for (int64_t s = 0; s < slivers; ++s) {
         for (int64_t p = 0; p < depth; ++p) {
           for (int i = 0; i < mr; ++i) {
             const int64_t row = a_rows[std::min(s * mr + i, m - 1)];
-            scratch[(s * depth + p) * mr + i] = a_base[row + a_columns[pc + p]];
+            scratch[(s * depth + p) * mr + i] = widen(a_base[row + a_columns[pc + p]]);
           }
         }
       }
@@ -350,9 +358,9 @@ void sgemm_a_rows(const GemmBlocking& blocking, float* scratch, int64_t m, int64
           for (int64_t i = 0; i < valid_rows; ++i)
             std::memcpy(edge + i * nr, c + (ir + i) * ldc + jr, static_cast<size_t>(valid_cols) * sizeof(float));
         }
-        if (kernel.run_a_rows != nullptr) {
+        if (in_place != nullptr) {
           for (int i = 0; i < mr; ++i) rows[i] = a_rows[ir + std::min<int64_t>(i, valid_rows - 1)];
-          kernel.run_a_rows(depth, a_base, rows, a_columns + pc, b_tile, c_tile, ld, load_c);
+          in_place(depth, a_base, rows, a_columns + pc, b_tile, c_tile, ld, load_c);
         } else {
           kernel.run(depth, scratch + ir / mr * depth * mr, b_tile, c_tile, ld, load_c);
         }
@@ -365,10 +373,38 @@ void sgemm_a_rows(const GemmBlocking& blocking, float* scratch, int64_t m, int64
   }
 }
 
-int64_t a_rows_scratch_floats(const GemmBlocking& blocking, int64_t max_m) {
-  const MicroKernel& kernel = micro_kernel(blocking.isa);
-  return kernel.run_a_rows != nullptr ? 0 : round_up(std::max<int64_t>(1, max_m), kernel.mr) * blocking.kc;
+}  // namespace
+
+void sgemm_a_rows(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, int64_t k, const float* a_base,
+                  const int64_t* a_rows, const int64_t* a_columns, const PackedRight& b, bool accumulate, float* c,
+                  int64_t ldc) {
+  // C (m x n) (+)= op(A) (m x k, rows read in place) * op(B) (k x n, a PackedRight)
+  a_rows_loops(
+      blocking, scratch, m, n, k, a_base, a_rows, a_columns, b, accumulate, c, ldc, [](float x) { return x; },
+      micro_kernel(blocking.isa).run_a_rows);
 }
+
+void sgemm_a_rows_bf16(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, int64_t k,
+                       const uint16_t* a_base, const int64_t* a_rows, const int64_t* a_columns, const PackedRight& b,
+                       bool accumulate, float* c, int64_t ldc) {
+  // C (m x n) (+)= op(A) (m x k, BF16 rows read in place, widened) * op(B) (k x n, a PackedRight)
+  const auto widen = [](uint16_t bits) {
+    const uint32_t wide = uint32_t{bits} << 16;
+    float value;
+    std::memcpy(&value, &wide, sizeof value);
+    return value;
+  };
+  a_rows_loops(blocking, scratch, m, n, k, a_base, a_rows, a_columns, b, accumulate, c, ldc, widen,
+               micro_kernel(blocking.isa).run_a_rows_bf16);
+}
+
+int64_t a_rows_scratch_floats(const GemmBlocking& blocking, int64_t max_m, bool bf16) {
+  const MicroKernel& kernel = micro_kernel(blocking.isa);
+  const bool in_place = bf16 ? kernel.run_a_rows_bf16 != nullptr : kernel.run_a_rows != nullptr;
+  return in_place ? 0 : round_up(std::max<int64_t>(1, max_m), kernel.mr) * blocking.kc;
+}
+
+bool reads_bf16_a_rows(const GemmBlocking& blocking) { return micro_kernel(blocking.isa).run_a_rows_bf16 != nullptr; }
 
 int64_t sliver_entries(int64_t count, int64_t width, int64_t depth) {
   const int64_t slivers = (std::max<int64_t>(1, count) - 1) / width + 1;

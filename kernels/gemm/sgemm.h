@@ -110,11 +110,21 @@ void pack_right(const GemmBlocking& blocking, int64_t k, int64_t n, MatrixRef b,
 // op(A)(i, p) = a_base[a_rows[i] + a_columns[p]] (the rows of a padded window or a matrix, and the
 // positions along them that the product reads), op(B) a PackedRight. The same chains as the other
 // sgemm, so the same bits as packing op(A) from a matrix. `scratch` holds a_rows_scratch_floats()
-// for products of up to max_m rows (a micro-kernel that reads packed slivers only packs them there).
+// for products of up to max_m rows (a micro-kernel that reads packed slivers only packs them there;
+// `bf16`: for sgemm_a_rows_bf16).
 void sgemm_a_rows(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, int64_t k, const float* a_base,
                   const int64_t* a_rows, const int64_t* a_columns, const PackedRight& b, bool accumulate, float* c,
                   int64_t ldc);
-int64_t a_rows_scratch_floats(const GemmBlocking& blocking, int64_t max_m);
+int64_t a_rows_scratch_floats(const GemmBlocking& blocking, int64_t max_m, bool bf16 = false);
+// The same with op(A)'s entries BF16 values, widened as they are read (in place by a micro-kernel that
+// has the loads, else packed as floats into `scratch`): the same bits as sgemm_a_rows on the widened
+// values. Every a_rows[i] + a_columns[p] is at least 1: the micro-kernel loads the 16 bits below each
+// entry with it (in the tensor: its previous element).
+void sgemm_a_rows_bf16(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, int64_t k,
+                       const uint16_t* a_base, const int64_t* a_rows, const int64_t* a_columns, const PackedRight& b,
+                       bool accumulate, float* c, int64_t ldc);
+// Whether sgemm_a_rows_bf16 reads op(A) in place (the micro-kernel has the loads) rather than packing it.
+bool reads_bf16_a_rows(const GemmBlocking& blocking);
 
 // The same product from both operands packed once (no scratch: nothing is packed per call), or with
 // op(A) a matrix (`scratch` then holds blocking.scratch_floats() floats).
