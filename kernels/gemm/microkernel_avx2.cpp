@@ -3,6 +3,8 @@
 // FMA (and, for FLOAT16 rows or results, F16C: run_rows_16bit).
 #include <immintrin.h>
 
+#include <cstring>
+
 #include "kernels/common/halves_avx2.h"
 #include "kernels/gemm/microkernel.h"
 #include "kernels/gemm/transpose_avx.h"
@@ -54,17 +56,17 @@ template <bool kRows, bool kARows = false, bool kB16 = false, bool kBBf16 = fals
 void run_avx2_tile(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool load_c, const int64_t* rows,
                    ARows in_place = {}, Rows16 sixteen = {}) {
   // With BF16 rows the accumulators hold the tile's even columns (acc[i][0]) and odd ones (acc[i][1]):
-  // a BF16 pair widens with one shift and one AND, where widening in order takes two shuffles and a
-  // shift, which compete with the FMAs for their ports on AMD's cores. Every entry's chain is the same.
+  // 8 BF16 pairs widen with one shift and one AND, where widening 16 values in order takes two
+  // zero-extensions and two shifts, which compete with the FMAs for their ports on AMD's cores. Every
+  // entry's chain is the same.
   constexpr bool kSplit = kB16 && kBBf16;
   __m256 acc[kMr][2];
-  const float* a_row[kMr];  // (kABf16: the float whose upper half is the row's entry 0)
+  const float* a_row[kMr];
+  const uint16_t* a16_row[kMr];  // (kABf16: the value below the row's entry 0)
 #pragma GCC unroll 6
   for (int i = 0; i < kMr; ++i) {
-    a_row[i] = !kARows ? nullptr
-               : kABf16
-                   ? reinterpret_cast<const float*>(static_cast<const uint16_t*>(in_place.base) + in_place.rows[i] - 1)
-                   : static_cast<const float*>(in_place.base) + in_place.rows[i];
+    a_row[i] = kARows && !kABf16 ? static_cast<const float*>(in_place.base) + in_place.rows[i] : nullptr;
+    a16_row[i] = kABf16 ? static_cast<const uint16_t*>(in_place.base) + in_place.rows[i] - 1 : nullptr;
     acc[i][0] = load_c ? _mm256_loadu_ps(c + i * ldc) : _mm256_setzero_ps();
     acc[i][1] = load_c ? _mm256_loadu_ps(c + i * ldc + 8) : _mm256_setzero_ps();
     if (kSplit && load_c) deinterleave_pairs_avx2(acc[i][0], acc[i][1]);
@@ -86,10 +88,14 @@ void run_avx2_tile(int64_t kc, const float* a, const float* b, float* c, int64_t
     }
 #pragma GCC unroll 6
     for (int i = 0; i < kMr; ++i) {
-      const float* entry = !kARows  ? a + i
-                           : kABf16 ? reinterpret_cast<const float*>(reinterpret_cast<const uint16_t*>(a_row[i]) + at)
-                                    : a_row[i] + at;
-      const __m256 ai = kABf16 ? _mm256_and_ps(_mm256_broadcast_ss(entry), upper_halves) : _mm256_broadcast_ss(entry);
+      __m256 ai;
+      if constexpr (kABf16) {  // (a VBROADCASTSS from 2 bytes below the entry)
+        float pair;
+        std::memcpy(&pair, a16_row[i] + at, sizeof pair);
+        ai = _mm256_and_ps(_mm256_set1_ps(pair), upper_halves);
+      } else {
+        ai = _mm256_broadcast_ss(kARows ? a_row[i] + at : a + i);
+      }
       acc[i][0] = _mm256_fmadd_ps(ai, b0, acc[i][0]);
       acc[i][1] = _mm256_fmadd_ps(ai, b1, acc[i][1]);
     }
