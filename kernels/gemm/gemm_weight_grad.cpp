@@ -9,6 +9,7 @@
 // the orientation: from padded windows (and 1x1 sources) the products may be transposed, dW^T =
 // cols dY^T with cols read in place, which gives the same chains.
 #include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -400,12 +401,15 @@ class GemmBackwardWeight final : public ConvStep {
         continue;
       }
       const PackedRight dy_t{packed_dy + grp * group_floats_, length, n * s_.dst_plane + o0};
-      int64_t first_entry = 0;  // (the lowest of the rows' first entries, bf16_in_place_)
-      for (int64_t r = r0; bf16_in_place_ && r < r1; ++r) {
-        lines[r - r0] = src_.element(n, grp * s_.cin + r, 0, 0, 0) + o0;
-        first_entry = r == r0 ? lines[0] : std::min(first_entry, lines[r - r0]);
+      int64_t lowest_entry = 0;  // (bf16_in_place_: of the rows' first entries)
+      if (bf16_in_place_) {
+        lowest_entry = INT64_MAX;
+        for (int64_t r = r0; r < r1; ++r) {
+          lines[r - r0] = src_.element(n, grp * s_.cin + r, 0, 0, 0) + o0;
+          lowest_entry = std::min(lowest_entry, lines[r - r0]);
+        }
       }
-      if (bf16_in_place_ && first_entry > 0) {  // X's BF16 rows read in place
+      if (lowest_entry > 0) {  // X's BF16 rows read in place
         sgemm_a_rows_bf16(blocking_, w.at<float>(pack_, thread), r1 - r0, s_.cout, o1 - o0,
                           static_cast<const uint16_t*>(src_.data), lines, positions, dy_t, summed, sum, s_.cout);
         summed = true;

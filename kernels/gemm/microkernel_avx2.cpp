@@ -78,7 +78,7 @@ void run_avx2_tile(int64_t kc, const float* a, const float* b, float* c, int64_t
     if constexpr (kSplit) {  // columns 0, 2, ..., 14 and 1, 3, ..., 15
       const __m256i pairs = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sixteen.base + rows[p]));
       b0 = _mm256_castsi256_ps(_mm256_slli_epi32(pairs, 16));
-      b1 = _mm256_castsi256_ps(_mm256_and_si256(pairs, _mm256_set1_epi32(static_cast<int>(0xFFFF0000u))));
+      b1 = _mm256_and_ps(_mm256_castsi256_ps(pairs), upper_halves);
     } else if constexpr (kB16) {
       const uint16_t* row = sixteen.base + rows[p];
       b0 = widen8_avx2<false>(row), b1 = widen8_avx2<false>(row + 8);
