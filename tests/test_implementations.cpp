@@ -564,6 +564,36 @@ TEST(Implementations, Bf16SourceRowsInPlaceGiveTheStagedBits) {
   unsetenv("ACLNN_CONVBWD_BF16_DOT");
 }
 
+// A dense FLOAT16/BF16 gradWeight of the GEMM step summed from partials is rounded into the user's
+// tensor as they are added (several chunks' spans, transposed partials' 64 x 64 blocks); one chunk's is
+// staged whole: the same bits as the staged float dW that a gapped view of the same values takes, for
+// any thread count, within a rounding of the reference; each of the three kinds among the cases.
+TEST(Implementations, SixteenBitWeightGradientRoundedByBlocks) {
+  setenv("ACLNN_CONVBWD_BF16_DOT", "0", 1);  // the float kernels (pair products are transposed ones)
+  std::set<std::string> kinds;
+  for (const Case& c : cases()) {
+    for (int32_t dtype : {ACL_FLOAT16, ACL_BF16}) {
+      const Variant dense{"dense", dtype, Layout::kDense, MathMode::kFull};
+      const Variant gapped{"gapped", dtype, Layout::kGapped, MathMode::kFull};
+      const Results one = run("gemm", c, dense, 31, 1, 0, false, 2);
+      if (one.chosen[static_cast<int>(Gradient::kWeight)] != "gemm" ||
+          one.described.find(":depth_major") != std::string::npos)
+        continue;
+      const size_t weight_at = one.described.find("gradWeight=");
+      const bool transposed = one.described.find(":transposed", weight_at) != std::string::npos;
+      kinds.insert(transposed                                                         ? "transposed"
+                   : one.described.find(":chunks=1:", weight_at) != std::string::npos ? "one chunk"
+                                                                                      : "chunks");
+      EXPECT_EQ(one.grad_weight, run("gemm", c, dense, 31, 3, 0, false, 2).grad_weight) << c.name << " " << dtype;
+      EXPECT_EQ(one.grad_weight, run("gemm", c, gapped, 31, 2, 0, false, 2).grad_weight) << c.name << " " << dtype;
+      EXPECT_LT(relative_error(one.grad_weight, run("ref", c, dense, 31, 2, 0, false, 2).grad_weight), tolerance(dtype))
+          << c.name << " " << dtype;
+    }
+  }
+  EXPECT_EQ(kinds, (std::set<std::string>{"chunks", "one chunk", "transposed"}));
+  unsetenv("ACLNN_CONVBWD_BF16_DOT");
+}
+
 // Where the CPU has AVX512_BF16, the GEMMs multiply BF16 inputs (used as they are) in bf16 pairs
 // (bf16_dot.h): against the reference within float accumulation plus one BF16 rounding, the same
 // bits for any thread budget, and not under USE_FP16 (the inputs are then FLOAT16 values).
@@ -764,6 +794,34 @@ TEST(Implementations, ForwardGradInputBooksNoWholeFloatResult) {
       const uint64_t float_result = static_cast<uint64_t>(p.grad_input.numel()) * sizeof(float);
       EXPECT_LT(plan->workspace_bytes(), float_result / 2) << plan->describe();
     }
+  }
+}
+
+// A FLOAT16/BF16 gradWeight from transposed products (32 output channels, 4096 positions) is rounded
+// from the blocks of the pass that adds its partials: its plan books no float copy of dW, which the
+// plan for the same dW with a gap after its first dim (not dense: staged whole) does.
+TEST(Implementations, TransposedSixteenBitWeightGradientBooksNoFloatCopy) {
+  for (const int32_t dtype : {ACL_BF16, ACL_FLOAT16}) {
+    setenv("ACLNN_CONVBWD_BF16_DOT", "0", 1);
+    ConvProblem p;
+    p.geometry = geometry(1, 1, 64, 32, {64, 64}, {3, 3}, {1, 1}, {1, 1}, {1, 1});
+    const ConvGeometry& g = p.geometry;
+    p.src = dense_view(g.batch, g.src_channels_per_group, g.src_size, dtype);
+    p.dst = dense_view(g.batch, g.dst_channels_per_group, g.dst_size, dtype);
+    p.wei = dense_view(g.dst_channels_per_group, g.src_channels_per_group, g.kernel, dtype);
+    p.want_weight_grad = true;
+    p.input_grad = InputGrad::kNone;
+    p.grad_weight = p.wei;
+    p.max_threads = 2;
+    const std::unique_ptr<ConvPlan> dense = ConvPlan::build(p, "gemm", "test");
+    p.grad_weight.stride[0] += 1;
+    const std::unique_ptr<ConvPlan> gapped = ConvPlan::build(p, "gemm", "test");
+    unsetenv("ACLNN_CONVBWD_BF16_DOT");
+    ASSERT_NE(dense, nullptr);
+    ASSERT_NE(gapped, nullptr);
+    EXPECT_NE(dense->describe().find(":transposed"), std::string::npos) << dense->describe();
+    const uint64_t float_weights = static_cast<uint64_t>(p.grad_weight.numel()) * sizeof(float);
+    EXPECT_GE(gapped->workspace_bytes(), dense->workspace_bytes() + float_weights) << gapped->describe();
   }
 }
 

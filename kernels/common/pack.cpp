@@ -323,6 +323,12 @@ void store_plane_floats(const float* values, const View5& out, int64_t n, int64_
   });
 }
 
+void store_dense_floats(const float* values, const View5& out, int64_t first, int64_t count) {
+  if (count <= 0) return;
+  const bool f16c = f16c_conversions();
+  with_element_type(out, [&](auto* base) { store_floats(values, count, base + out.offset + first, 1, f16c); });
+}
+
 void store_rows_floats(const float* values, int64_t value_stride, int64_t channels, const View5& out, int64_t n,
                        int64_t c, int64_t first, int64_t count) {
 #ifdef ACLNN_HAVE_X86_KERNELS

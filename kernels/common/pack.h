@@ -101,6 +101,10 @@ void store_bias_lanes(const double* lanes, int64_t samples, const View5& out);
 // as store_dense does (one thread; the view must not overlap itself).
 void store_plane_floats(const float* values, const View5& out, int64_t n, int64_t c, int64_t first, int64_t count);
 
+// Stores values[i] into element first + i of a dense view (is_dense; element e at out.offset + e) for
+// i < count, rounding once as store_dense does (one thread).
+void store_dense_floats(const float* values, const View5& out, int64_t first, int64_t count);
+
 // store_plane_floats for channels c .. c + channels - 1, channel c + i's values at values + i * value_stride:
 // narrowable_rows views narrowed in one call (a block's rows stored one call each had been 8% of r50_s1's
 // BF16 gradInput), the rest channel by channel.

@@ -42,9 +42,9 @@ class GemmBackwardWeight final : public ConvStep {
         threads_(b.threads()),
         src_(p.src),
         dst_(p.dst),
+        dw_(p.grad_weight),
         math_(p.math),
-        x_staged_(stage_from_view(p.src, p.math)),
-        output_(p.grad_weight, b, "gradWeight.f32") {
+        x_staged_(stage_from_view(p.src, p.math)) {
     const int64_t weight_floats = std::max<int64_t>(1, s_.groups * s_.cout * s_.rows());
     const int64_t length = saturating_product(s_.n, s_.dst_plane);  // the reduction, per group
     // The split: row blocks of at least kMinRowBlock rows and chunks of the reduction, for
@@ -163,6 +163,17 @@ class GemmBackwardWeight final : public ConvStep {
       if (chunks_ > 1) partials_ = b.book_scratch("gemm.partials", weight_floats, sizeof(float), chunks_ - 1);
       pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(pack_once), sizeof(float), threads_);
     }
+    // A dense FLOAT16 or BF16 dW summed from partials is rounded into the user's tensor by the pass that
+    // adds them, block by block while each is in cache (round_into_weights), not staged whole as floats
+    // and rounded in a pass of its own: transposed partials through that pass's 64 x 64 blocks (no float
+    // dW booked), several chunks' partials span by span (chunk 0's sums still in a float dW). One chunk's
+    // sums, not transposed, are still staged: rounded by each task, a row block's runs of dW (128 bytes
+    // of r50_s4's, 9 KiB apart) were stores that missed every line and page, 1.3 times the samples of
+    // the pass over the staged 9.4 MB that writes dW in order. Depth-major rows are not runs of dW:
+    // staged too.
+    rounds_blocks_ = (dw_.dtype == ACL_FLOAT16 || dw_.dtype == ACL_BF16) && is_dense(dw_) && !depth_major_ &&
+                     (transposed_ || chunks_ > 1);
+    output_ = DenseFloatOutput(dw_, b, "gradWeight.f32", rounds_blocks_ && transposed_);
     b.need_float_inputs(!x_staged_ && !windows_ && !dot_, false, !pack_once || dy_dense);
   }
 
@@ -176,7 +187,7 @@ class GemmBackwardWeight final : public ConvStep {
   }
 
   int run(const Workspace& w, const StepInputs& in) const override {
-    float* grad_weight = output_.data(w);
+    float* grad_weight = output_.data(w);  // (null where rounded from the transposed partials)
     float* packed_dy = packed_dy_ >= 0 ? w.at<float>(packed_dy_) : nullptr;
     int status = packed_dy != nullptr ? pack_grad_output(w, in.f32.dst, packed_dy) : ACLNN_SUCCESS;
     if (status != ACLNN_SUCCESS) return status;
@@ -199,7 +210,7 @@ class GemmBackwardWeight final : public ConvStep {
     });
     if (status == ACLNN_SUCCESS && transposed_) status = add_transposed_partials(w, grad_weight);
     if (status == ACLNN_SUCCESS && !transposed_ && chunks_ > 1) status = add_partials(w, grad_weight);
-    if (status == ACLNN_SUCCESS) output_.finish(w, threads_);
+    if (status == ACLNN_SUCCESS) output_.finish(w, threads_, rounds_blocks_);
     return status;
   }
 
@@ -493,14 +504,16 @@ class GemmBackwardWeight final : public ConvStep {
   // grad_weight[grp][co][r] = chunk 0's dW^T[grp][r][co] + chunk 1's + ... in chunk order, in blocks
   // of 64 x 64: the chunks added row by row as they lie ([r][co], contiguous runs), then the block
   // stored transposed as rows of dW (4 x 4 transposes where whole; a scatter per chunk into the
-  // transposed block had been 6% of conv3d's gradWeight).
+  // transposed block had been 6% of conv3d's gradWeight), or into a block of rows rounded into dW.
   int add_transposed_partials(const Workspace& w, float* grad_weight) const {
     constexpr int64_t kBlock = 64;
     const int64_t pieces = ceil_div(s_.rows(), kBlock), co_blocks = ceil_div(s_.cout, kBlock);
     return run_tasks(s_.groups * pieces, threads_, "gemm gradWeight", [&](int64_t t) {
       const int64_t grp = t / pieces, r0 = t % pieces * kBlock, r1 = std::min(s_.rows(), r0 + kBlock);
-      float* out = grad_weight + grp * s_.cout * s_.rows();
-      float sum[kBlock][kBlock];  // [r - r0][co - co0]
+      float* out = rounds_blocks_ ? nullptr : grad_weight + grp * s_.cout * s_.rows();
+      float sum[kBlock][kBlock];                               // [r - r0][co - co0]
+      float rounded[kBlock][kBlock];                           // rounds_blocks_: [co - co0][r - r0]
+      const int64_t ld = rounds_blocks_ ? kBlock : s_.rows();  // (row co of the block at rows + (co - co0) * ld)
       for (int64_t b = 0; b < co_blocks; ++b) {
         const int64_t co0 = b * kBlock, co1 = std::min(s_.cout, co0 + kBlock), width = co1 - co0;
         for (int64_t r = r0; r < r1; ++r) {
@@ -519,19 +532,21 @@ class GemmBackwardWeight final : public ConvStep {
           }
           continue;
         }
+        float* rows = rounds_blocks_ ? &rounded[0][0] : out + co0 * s_.rows() + r0;
         const int64_t rows4 = (r1 - r0) / 4 * 4, cols4 = width / 4 * 4;
         for (int64_t i = 0; i < rows4; i += 4) {
-          for (int64_t j = 0; j < cols4; j += 4)
-            transpose_4x4(&sum[i][j], kBlock, out + (co0 + j) * s_.rows() + r0 + i, s_.rows());
+          for (int64_t j = 0; j < cols4; j += 4) transpose_4x4(&sum[i][j], kBlock, rows + j * ld + i, ld);
         }
         for (int64_t i = 0; i < r1 - r0; ++i) {  // the rest one by one
-          for (int64_t j = i < rows4 ? cols4 : 0; j < width; ++j) out[(co0 + j) * s_.rows() + r0 + i] = sum[i][j];
+          for (int64_t j = i < rows4 ? cols4 : 0; j < width; ++j) rows[j * ld + i] = sum[i][j];
         }
+        if (rounds_blocks_) round_into_weights(grp, co0, co1, r0, r1, rows, ld);
       }
     });
   }
 
-  // grad_weight (chunk 0's sum) += chunk 1's, chunk 2's, ... in chunk order, element by element.
+  // grad_weight (chunk 0's sum) += chunk 1's, chunk 2's, ... in chunk order, element by element
+  // (each span then rounded into dW where the step rounds blocks).
   int add_partials(const Workspace& w, float* grad_weight) const {
     const int64_t count = s_.groups * s_.cout * s_.rows(), span = 16384;
     return run_tasks(ceil_div(count, span), threads_, "gemm gradWeight", [&](int64_t t) {
@@ -540,16 +555,26 @@ class GemmBackwardWeight final : public ConvStep {
         const float* part = w.at<float>(partials_, c - 1);
         for (int64_t i = i0; i < i1; ++i) grad_weight[i] += part[i];
       }
+      if (rounds_blocks_) store_dense_floats(grad_weight + i0, dw_, i0, i1 - i0);
     });
+  }
+
+  // Rows co0..co1 of group grp's dW, its columns r0..r1 (row co's values at values + (co - co0) * ld),
+  // rounded into the user's dense 16-bit tensor.
+  void round_into_weights(int64_t grp, int64_t co0, int64_t co1, int64_t r0, int64_t r1, const float* values,
+                          int64_t ld) const {
+    for (int64_t co = co0; co < co1; ++co)
+      store_dense_floats(values + (co - co0) * ld, dw_, (grp * s_.cout + co) * s_.rows() + r0, r1 - r0);
   }
 
   ConvGeometry g_;
   Shape s_;
   int threads_;
-  View5 src_, dst_;  // X and dY as the user passed them
+  View5 src_, dst_, dw_;  // X, dY and dW as the user passed them
   MathMode math_;
   bool x_staged_;  // each piece stages the X it reads (no dense float copy of X)
   DenseFloatOutput output_;
+  bool rounds_blocks_ = false;  // a dense 16-bit dW rounded as its partials are added (round_into_weights)
   bool windows_ = false;        // X read from padded windows per band (plan_padded_windows)
   bool transposed_ = false;     // products transposed: windows read in place, dY^T packed once
   bool dot_ = false;            // ... in bf16 pair products (a BF16 window, dY^T packed in pairs)

@@ -80,6 +80,7 @@ class DenseFloatOutput {
  public:
   // `parts_from_buffers`: the step stores every part of a result that stores_parts() from buffers
   // of its own (store_rows), never through data(): no float region is booked for it then.
+  DenseFloatOutput() = default;
   DenseFloatOutput(const View5& view, PlanBuilder& builder, const char* region_name, bool parts_from_buffers = false)
       : view_(view) {
     if (is_dense_float(view)) {
