@@ -12,8 +12,10 @@
 // name-filter: comma-separated substrings; a layer runs when its name contains one of them.
 //
 // dtype float16 or bf16 also times our library on tensors of that dtype (every tensor, cubeMathType 0),
-// interleaved with the rest, and prints it beside our fp32 time (the bar: no slower) and
-// beside oneDNN's kernels on tensors of that dtype where this oneDNN and CPU have the primitives.
+// right after our fp32 in every round, and prints it beside our fp32 time (the bar: no slower)
+// as the ratio of best rounds and as the median over rounds of each round's ratio ("paired": a best
+// round may come from a fast moment of one engine alone, which two rounds timed back to back share),
+// and beside oneDNN's kernels on tensors of that dtype where this oneDNN and CPU have the primitives.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -270,10 +272,11 @@ int main(int argc, char** argv) {
     double ours, kern, plain, flops, workspace_mib;
     char plain_kind;
     double ours_half;  // on `dtype` tensors (half only)
+    double paired;     // the median over rounds of ours_half's round / ours' round (half only)
     double kern_half;  // oneDNN's kernels on `dtype` tensors (0: it does not support the case here)
   };
   std::vector<Row> rows;
-  std::vector<double> plain_all, kern_all, plain_dense, kern_dense, half_all;
+  std::vector<double> plain_all, kern_all, plain_dense, kern_dense, half_all, paired_all;
   for (const Layer& l : read_layers(file)) {
     if (!name_matches(l.name, filter)) continue;
     Layer as_conv = l;  // oneDNN's view of ConvTbc: the 1-D convolution NCW with the same sizes
@@ -294,13 +297,19 @@ int main(int argc, char** argv) {
     const auto reorders = onednn_runner(as_conv, OneDnnMode::kWithReorders, eng, strm);
     const auto plain = onednn_runner(as_conv, OneDnnMode::kPlainLayout, eng, strm);
     double t_ours = 1e30, t_kern = 1e30, t_reorders = 1e30, t_plain = 1e30;
+    std::vector<double> half_over_ours;  // each round's ratio
     // oneDNN's primitives on plain layouts are sometimes reference loops, 10-100x slower: those
     // are timed once (as the better of its two plain-tensor options they never win).
     const bool plain_is_slow = median_seconds(0, plain) > 4.0 * median_seconds(0, reorders);
     for (int round = 0; round < rounds; ++round) {
       t_kern = std::min(t_kern, median_seconds(repeats, kernels));
-      t_ours = std::min(t_ours, median_seconds(repeats, [&] { ours.run(); }));
-      if (half) t_half = std::min(t_half, median_seconds(repeats, [&] { ours_half->run(); }));
+      const double ours_round = median_seconds(repeats, [&] { ours.run(); });
+      t_ours = std::min(t_ours, ours_round);
+      if (half) {
+        const double half_round = median_seconds(repeats, [&] { ours_half->run(); });
+        t_half = std::min(t_half, half_round);
+        half_over_ours.push_back(half_round / ours_round);
+      }
       if (kernels_half) t_kern_half = std::min(t_kern_half, median_seconds(repeats, kernels_half));
       t_reorders = std::min(t_reorders, median_seconds(repeats, reorders));
       if (!plain_is_slow) t_plain = std::min(t_plain, median_seconds(repeats, plain));
@@ -308,9 +317,11 @@ int main(int argc, char** argv) {
       if (now.gflops > peak.gflops) peak = now;
     }
     const double t_dnnl_plain = std::min(t_reorders, t_plain);
+    std::sort(half_over_ours.begin(), half_over_ours.end());
+    const double paired = half_over_ours.empty() ? 0.0 : half_over_ours[half_over_ours.size() / 2];
     rows.push_back({l.name, t_ours, t_kern, t_dnnl_plain, backward_flops(l), ours.workspace_bytes() / 1048576.0,
-                    t_reorders <= t_plain ? 'r' : 'p', t_half, kernels_half ? t_kern_half : 0.0});
-    if (half) half_all.push_back(t_half / t_ours);
+                    t_reorders <= t_plain ? 'r' : 'p', t_half, paired, kernels_half ? t_kern_half : 0.0});
+    if (half) half_all.push_back(t_half / t_ours), paired_all.push_back(paired);
     std::fprintf(stderr, "%s done\n", l.name.c_str());
     plain_all.push_back(t_ours / t_dnnl_plain);
     kern_all.push_back(t_ours / t_kern);
@@ -332,11 +343,12 @@ int main(int argc, char** argv) {
   if (half) {
     std::printf("\nour library on %s tensors against our fp32 (same rounds), and oneDNN's kernels on %s tensors\n",
                 dtype_name.c_str(), dtype_name.c_str());
-    std::printf("%-20s %10s %9s %10s %14s %11s\n", "layer", (dtype_name + " ms").c_str(), "fp32 ms", "ratio",
-                ("dnnl kern " + dtype_name).c_str(), "ours/dnnl");
+    std::printf("%-20s %10s %9s %10s %7s %14s %11s\n", "layer", (dtype_name + " ms").c_str(), "fp32 ms", "ratio",
+                "paired", ("dnnl kern " + dtype_name).c_str(), "ours/dnnl");
     std::vector<double> versus_dnnl;
     for (const Row& r : rows) {
-      std::printf("%-20s %10.2f %9.2f %10.2f", r.name.c_str(), r.ours_half * 1e3, r.ours * 1e3, r.ours_half / r.ours);
+      std::printf("%-20s %10.2f %9.2f %10.2f %7.2f", r.name.c_str(), r.ours_half * 1e3, r.ours * 1e3,
+                  r.ours_half / r.ours, r.paired);
       if (r.kern_half > 0) {
         std::printf(" %14.2f %11.2f\n", r.kern_half * 1e3, r.ours_half / r.kern_half);
         versus_dnnl.push_back(r.ours_half / r.kern_half);
@@ -344,7 +356,7 @@ int main(int argc, char** argv) {
         std::printf(" %14s %11s\n", "n/a", "");
       }
     }
-    std::printf("geomean %s/fp32: %.2f; ", dtype_name.c_str(), geomean(half_all));
+    std::printf("geomean %s/fp32: %.2f (paired %.2f); ", dtype_name.c_str(), geomean(half_all), geomean(paired_all));
     if (versus_dnnl.empty()) {
       std::printf("oneDNN has no %s kernels here\n\n", dtype_name.c_str());
     } else {
