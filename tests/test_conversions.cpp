@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "kernels/common/convert.h"
@@ -146,33 +147,38 @@ TEST(Conversions, ShortRunsMatchTheLongOnesAndStopAtTheirEnds) {
 }
 
 TEST(Conversions, NarrowedRowsMatchTheRunConversions) {
-  // A block of result rows narrowed in one call (narrow_rows_avx512, AVX-512F): rows of 1-40 values
-  // (whole blocks of 16 and masked tails), gaps between the rows in and out left untouched, every
-  // value as the run conversions (VectorisedNarrowingMatchesEigen) give it; and all the narrowing
-  // inputs as one long row.
-  if (!avx512_conversions()) GTEST_SKIP() << "no AVX-512F on this CPU (or ACLNN_CONVBWD_ISA below avx512)";
+  // A block of result rows narrowed in one call (narrow_rows_avx2 with F16C, narrow_rows_avx512 with
+  // AVX-512F): rows of 1-40 values (whole blocks of 8 or 16 and the tails), gaps between the rows in
+  // and out left untouched, every value as the run conversions (VectorisedNarrowingMatchesEigen) give
+  // it; and all the narrowing inputs as one long row.
+  if (!f16c_conversions()) GTEST_SKIP() << "no F16C/AVX2 on this CPU (or ACLNN_CONVBWD_ISA=generic)";
 #ifdef ACLNN_HAVE_X86_KERNELS
   const std::vector<float> floats = narrowing_inputs();
   const auto total = static_cast<int64_t>(floats.size());
   std::vector<uint16_t> half_want(floats.size()), bf16_want(floats.size());
   floats_to_halves_avx2(floats.data(), half_want.data(), total);
   floats_to_bf16_avx2(floats.data(), bf16_want.data(), total);
-  for (const bool bf16 : {false, true}) {
-    const std::vector<uint16_t>& want = bf16 ? bf16_want : half_want;
-    std::vector<uint16_t> whole(floats.size());
-    narrow_rows_avx512(floats.data(), total, total, 1, whole.data(), total, bf16);
-    EXPECT_EQ(whole, want) << bf16;
-    constexpr uint16_t kSentinel = 0xABCD;
-    constexpr int64_t kRows = 3;
-    for (int64_t n = 1; n <= 40; ++n) {
-      for (int64_t first = 0; first + kRows * (n + 3) <= 20000; first += 4999) {
-        const int64_t out_stride = n + 5;
-        std::vector<uint16_t> out(kRows * out_stride, kSentinel);
-        narrow_rows_avx512(&floats[first], n + 3, n, kRows, out.data(), out_stride, bf16);
-        for (int64_t r = 0; r < kRows; ++r) {
-          for (int64_t i = 0; i < out_stride; ++i) {
-            const uint16_t expected = i < n ? want[first + r * (n + 3) + i] : kSentinel;
-            EXPECT_EQ(out[r * out_stride + i], expected) << bf16 << " " << n << " " << r << " " << i;
+  using Narrow = void (*)(const float*, int64_t, int64_t, int64_t, uint16_t*, int64_t, bool);
+  std::vector<std::pair<const char*, Narrow>> paths = {{"avx2", narrow_rows_avx2}};
+  if (avx512_conversions()) paths.emplace_back("avx512", narrow_rows_avx512);
+  for (const auto& [path, narrow] : paths) {
+    for (const bool bf16 : {false, true}) {
+      const std::vector<uint16_t>& want = bf16 ? bf16_want : half_want;
+      std::vector<uint16_t> whole(floats.size());
+      narrow(floats.data(), total, total, 1, whole.data(), total, bf16);
+      EXPECT_EQ(whole, want) << path << " " << bf16;
+      constexpr uint16_t kSentinel = 0xABCD;
+      constexpr int64_t kRows = 3;
+      for (int64_t n = 1; n <= 40; ++n) {
+        for (int64_t first = 0; first + kRows * (n + 3) <= 20000; first += 4999) {
+          const int64_t out_stride = n + 5;
+          std::vector<uint16_t> out(kRows * out_stride, kSentinel);
+          narrow(&floats[first], n + 3, n, kRows, out.data(), out_stride, bf16);
+          for (int64_t r = 0; r < kRows; ++r) {
+            for (int64_t i = 0; i < out_stride; ++i) {
+              const uint16_t expected = i < n ? want[first + r * (n + 3) + i] : kSentinel;
+              EXPECT_EQ(out[r * out_stride + i], expected) << path << " " << bf16 << " " << n << " " << r << " " << i;
+            }
           }
         }
       }

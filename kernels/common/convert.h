@@ -49,6 +49,10 @@ void rows_to_vectors_avx2(const void* in, int kind, int64_t in_stride, int64_t n
 // The same for BF16 (to BF16: nearest even, NaNs quiet with their sign, as Eigen::bfloat16).
 void bf16_to_floats_avx2(const uint16_t* in, float* out, int64_t n);
 void floats_to_bf16_avx2(const float* in, uint16_t* out, int64_t n);
+// out[r * out_stride + i] = in[r * in_stride + i] narrowed to FLOAT16 (or, `bf16`, BF16) for r < rows,
+// i < n: the run conversions above row by row (a block of channels' result rows in one call).
+void narrow_rows_avx2(const float* in, int64_t in_stride, int64_t n, int64_t rows, uint16_t* out, int64_t out_stride,
+                      bool bf16);
 // convert_avx512.cpp (-mavx512f): the same narrowing, the same bits, 16 values at a time.
 void floats_to_bf16_avx512(const float* in, uint16_t* out, int64_t n);
 // out[r * out_stride + i] = in[r * in_stride + i] narrowed to FLOAT16 (or, `bf16`, BF16) for r < rows,

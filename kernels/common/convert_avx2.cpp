@@ -258,6 +258,12 @@ void floats_to_bf16_avx2(const float* in, uint16_t* out, int64_t n) {
   }
 }
 
+void narrow_rows_avx2(const float* in, int64_t in_stride, int64_t n, int64_t rows, uint16_t* out, int64_t out_stride,
+                      bool bf16) {
+  for (int64_t r = 0; r < rows; ++r, in += in_stride, out += out_stride)
+    bf16 ? floats_to_bf16_avx2(in, out, n) : floats_to_halves_avx2(in, out, n);
+}
+
 namespace {
 
 template <bool kBf16>

@@ -79,6 +79,18 @@ void prefetch_planes(const View5& view, int64_t n, int64_t c0, int64_t channels)
   }
 }
 
+void prefetch_plane_positions(const View5& view, int64_t n, int64_t c0, int64_t channels, int64_t first,
+                              int64_t count) {
+  const int64_t plane = view.shape[2] * view.shape[3] * view.shape[4];
+  if (!contiguous_planes_inside(view, n, c0, channels) || first < 0 || count <= 0 || count > plane - first) return;
+  const auto size = static_cast<int64_t>(dtype_size(view.dtype));
+  for (int64_t c = c0; c < c0 + channels; ++c) {
+    const uintptr_t begin = reinterpret_cast<uintptr_t>(view.data) + uintptr_t(view.element(n, c, 0, 0, first) * size);
+    for (uintptr_t line = begin & ~uintptr_t{63}; line < begin + uintptr_t(count * size); line += 64)
+      __builtin_prefetch(reinterpret_cast<const void*>(line), 0, 2);
+  }
+}
+
 void store_zeros(const View5& out, int threads) {
   (void)threads;
   if (out.numel() == 0) return;
@@ -332,10 +344,11 @@ void store_dense_floats(const float* values, const View5& out, int64_t first, in
 void store_rows_floats(const float* values, int64_t value_stride, int64_t channels, const View5& out, int64_t n,
                        int64_t c, int64_t first, int64_t count) {
 #ifdef ACLNN_HAVE_X86_KERNELS
-  if (narrowable_rows(out) && avx512_conversions() && channels > 0 && count > 0) {
-    narrow_rows_avx512(values, value_stride, count, channels,
-                       static_cast<uint16_t*>(out.data) + out.element(n, c, 0, 0, first), out.stride[1],
-                       out.dtype == ACL_BF16);
+  if (narrowable_rows(out) && f16c_conversions() && channels > 0 && count > 0) {
+    uint16_t* to = static_cast<uint16_t*>(out.data) + out.element(n, c, 0, 0, first);
+    const bool bf16 = out.dtype == ACL_BF16;
+    avx512_conversions() ? narrow_rows_avx512(values, value_stride, count, channels, to, out.stride[1], bf16)
+                         : narrow_rows_avx2(values, value_stride, count, channels, to, out.stride[1], bf16);
     return;
   }
 #endif

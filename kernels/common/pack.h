@@ -37,6 +37,9 @@ bool planes_contiguous(const View5& view);
 // Asks the memory system for planes (n, c0 .. c0 + channels - 1) of the view ahead of their use (a
 // hint: no effect on any value; nothing unless the planes are contiguous and the indices inside).
 void prefetch_planes(const View5& view, int64_t n, int64_t c0, int64_t channels);
+// The same for positions [first, first + count) of each of those planes, into L2 (the positions
+// inside the plane).
+void prefetch_plane_positions(const View5& view, int64_t n, int64_t c0, int64_t channels, int64_t first, int64_t count);
 // Asks for each cache line of `rows` rows of `row_floats` floats, `stride` floats apart from `first`
 // on, ahead of their use: into L1 (kLocality 3) or L2 (2). A hint: addresses are computed as
 // integers, nothing is dereferenced, and lines past a tensor's end are fetched for nothing.
@@ -106,8 +109,9 @@ void store_plane_floats(const float* values, const View5& out, int64_t n, int64_
 void store_dense_floats(const float* values, const View5& out, int64_t first, int64_t count);
 
 // store_plane_floats for channels c .. c + channels - 1, channel c + i's values at values + i * value_stride:
-// narrowable_rows views narrowed in one call (a block's rows stored one call each had been 8% of r50_s1's
-// BF16 gradInput), the rest channel by channel.
+// narrowable_rows views narrowed in one call, AVX-512's or AVX2's (a block's rows stored one call each had
+// been 8% of r50_s1's BF16 gradInput with AVX-512; with AVX2, each through the dtype dispatch of
+// store_plane_floats, 4-5% of r50_3x3s2's), the rest channel by channel.
 void store_rows_floats(const float* values, int64_t value_stride, int64_t channels, const View5& out, int64_t n,
                        int64_t c, int64_t first, int64_t count);
 

@@ -237,6 +237,14 @@ class DirectInput final : public ConvStep {
           prefetch_rows<2>(row0 + (ih0 - ih) * width + kBlockChannels * plane,
                            std::min(kBlockChannels, cin - ci0 - kBlockChannels), width, row_stride);
         }
+      } else if (prefetch_rows_) {  // the same rows of the user's view, which store_rows writes (below)
+        const int64_t c = grp * cin + ci0;
+        if (ih + 1 < ih1) {
+          output_.prefetch_rows(channels, n, c, first + width, width);
+        } else if (ci0 + kBlockChannels < cin) {
+          output_.prefetch_rows(std::min(kBlockChannels, cin - ci0 - kBlockChannels), n, c + kBlockChannels,
+                                first + (ih0 - ih) * width, width);
+        }
       }
       for (int64_t q = 0; q < std::min(sw, width); ++q) {  // column phase q: positions q + sW*j
         // The taps whose dY row lies inside dY and whose column is one of dY's for this phase, in

@@ -115,6 +115,12 @@ class DenseFloatOutput {
                   int64_t count) const {
     store_rows_floats(values, value_stride, channels, view_, n, c, first, count);
   }
+  // Asks for the user's positions [first, first + count) of channels c .. c + channels - 1 of sample n
+  // into L2 ahead of store_rows (a hint: nothing unless stores_parts() and the view's planes are
+  // contiguous).
+  void prefetch_rows(int64_t channels, int64_t n, int64_t c, int64_t first, int64_t count) const {
+    if (stores_parts()) prefetch_plane_positions(view_, n, c, channels, first, count);
+  }
   // Where a GEMM may store positions [first, ..) of channels c, c + 1, .. of sample n narrowed as it
   // computes them (sgemm_rows' NarrowedRows): a FLOAT16/BF16 view stored by parts whose planes are
   // contiguous (channels a row stride apart); else none (out null: store_rows the float results).
