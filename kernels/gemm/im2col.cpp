@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "acl/acl_base.h"
+#include "kernels/common/convert.h"
 #include "kernels/common/pack.h"
 #include "kernels/common/runs.h"
 #include "kernels/gemm/col2im_avx512.h"
@@ -78,6 +79,16 @@ int64_t max_source_window(const ConvGeometry& g, int64_t count) {
 
 void stage_window(const View5& view, MathMode math, int64_t n, int64_t c0, int64_t c_begin, int64_t c_end,
                   PlaneWindow window, float* out) {
+#ifdef ACLNN_HAVE_X86_KERNELS
+  // FLOAT16/BF16 planes lying whole: the channels' runs widened in one call, which prefetches ahead in
+  // each run (the positions of the task's next piece).
+  if ((view.dtype == ACL_FLOAT16 || view.dtype == ACL_BF16) && math == MathMode::kFull && planes_contiguous(view) &&
+      f16c_conversions() && c_end > c_begin && window.size() > 0) {
+    widen_rows_avx2(static_cast<const uint16_t*>(view.data) + view.element(n, c0 + c_begin, 0, 0, window.first),
+                    view.dtype == ACL_BF16, view.stride[1], 1, window.size(), c_end - c_begin, out, window.size());
+    return;
+  }
+#endif
   for (int64_t c = c_begin; c < c_end; ++c, out += window.size()) {
     read_plane_floats(view, math, n, c0 + c, window.first, window.size(), out);
   }
