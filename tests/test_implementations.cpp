@@ -567,7 +567,8 @@ TEST(Implementations, Bf16SourceRowsInPlaceGiveTheStagedBits) {
 // A dense FLOAT16/BF16 gradWeight of the GEMM step summed from partials is rounded into the user's
 // tensor as they are added (several chunks' spans, transposed partials' 64 x 64 blocks); one chunk's is
 // staged whole: the same bits as the staged float dW that a gapped view of the same values takes, for
-// any thread count, within a rounding of the reference; each of the three kinds among the cases.
+// any thread count (EachMatchesTheReference checks BF16's dense and FLOAT16's gapped results against the
+// reference); each of the three kinds among the cases.
 TEST(Implementations, SixteenBitWeightGradientRoundedByBlocks) {
   setenv("ACLNN_CONVBWD_BF16_DOT", "0", 1);  // the float kernels (pair products are transposed ones)
   std::set<std::string> kinds;
@@ -586,8 +587,6 @@ TEST(Implementations, SixteenBitWeightGradientRoundedByBlocks) {
                                                                                       : "chunks");
       EXPECT_EQ(one.grad_weight, run("gemm", c, dense, 31, 3, 0, false, 2).grad_weight) << c.name << " " << dtype;
       EXPECT_EQ(one.grad_weight, run("gemm", c, gapped, 31, 2, 0, false, 2).grad_weight) << c.name << " " << dtype;
-      EXPECT_LT(relative_error(one.grad_weight, run("ref", c, dense, 31, 2, 0, false, 2).grad_weight), tolerance(dtype))
-          << c.name << " " << dtype;
     }
   }
   EXPECT_EQ(kinds, (std::set<std::string>{"chunks", "one chunk", "transposed"}));
