@@ -230,20 +230,17 @@ class DirectInput final : public ConvStep {
       float* row0 =
           output_.stores_parts() ? rows : grad_input + (n * g_.groups * cin + grp * cin + ci0) * plane + first;
       const int64_t row_stride = output_.stores_parts() ? width : plane;
-      if (prefetch_rows_ && !output_.stores_parts()) {  // the rows this thread writes next, into L2
-        if (ih + 1 < ih1) {
-          prefetch_rows<2>(row0 + width, channels, width, row_stride);
-        } else if (ci0 + kBlockChannels < cin) {  // the next task's: the band's first row, the next channels
-          prefetch_rows<2>(row0 + (ih0 - ih) * width + kBlockChannels * plane,
-                           std::min(kBlockChannels, cin - ci0 - kBlockChannels), width, row_stride);
-        }
-      } else if (prefetch_rows_) {  // the same rows of the user's view, which store_rows writes (below)
-        const int64_t c = grp * cin + ci0;
-        if (ih + 1 < ih1) {
-          output_.prefetch_rows(channels, n, c, first + width, width);
-        } else if (ci0 + kBlockChannels < cin) {
-          output_.prefetch_rows(std::min(kBlockChannels, cin - ci0 - kBlockChannels), n, c + kBlockChannels,
-                                first + (ih0 - ih) * width, width);
+      if (prefetch_rows_ && (ih + 1 < ih1 || ci0 + kBlockChannels < cin)) {
+        // The rows this thread writes next, into L2: the band's next row, or the next task's first (the
+        // band's first row of the next channels); in dX, or in the user's view where store_rows writes.
+        const bool next_row = ih + 1 < ih1;
+        const int64_t c = grp * cin + ci0 + (next_row ? 0 : kBlockChannels),
+                      at = first + (next_row ? 1 : ih0 - ih) * width;
+        const int64_t count = next_row ? channels : std::min(kBlockChannels, cin - ci0 - kBlockChannels);
+        if (output_.stores_parts()) {
+          output_.prefetch_rows(count, n, c, at, width);
+        } else {
+          prefetch_rows<2>(grad_input + (n * g_.groups * cin + c) * plane + at, count, width, plane);
         }
       }
       for (int64_t q = 0; q < std::min(sw, width); ++q) {  // column phase q: positions q + sW*j
