@@ -186,6 +186,67 @@ TEST(Sgemm, PrepackedLeftAndWrittenRightGiveTheSameBits) {
   }
 }
 
+TEST(Sgemm, NarrowedProductsRoundTheSameSums) {
+  // sgemm from a packed op(A) with NarrowedRows: the whole MR x NR tiles of C go narrowed (each float
+  // result rounded once, as Eigen's conversion of the unnarrowed product's C rounds it), the rest of C
+  // holds the unnarrowed product's bits; over depths in several blocks (C reloaded between them),
+  // accumulation, op(B) a matrix or written by a PanelWriter, rows and columns off the tiles.
+  for (Isa isa : runnable_isas()) {
+    for (const Product& p : products()) {
+      if (p.m == 1 || p.n == 1 || p.ta || p.tb || p.k == 0) continue;
+      GemmBlocking small = plan_gemm_blocking(p.m, p.n, p.k, isa);
+      small.kc = 8, small.mc = micro_kernel(isa).mr * 2, small.nc = micro_kernel(isa).nr * 2;
+      if (!narrows_products(small)) continue;
+      const int64_t mr = micro_kernel(isa).mr, nr = micro_kernel(isa).nr, ldc = p.n + 3, ldo = p.n + 5;
+      std::mt19937 rng(13);
+      std::normal_distribution<float> normal;
+      std::vector<float> a(p.m * p.k), b(p.k * p.n), c0(p.m * ldc);
+      for (std::vector<float>* v : {&a, &b, &c0}) {
+        for (float& x : *v) x = normal(rng);
+      }
+      for (const GemmBlocking& blocking : {plan_gemm_blocking(p.m, p.n, p.k, isa), small}) {
+        std::vector<float> packed(packed_left_floats(blocking, p.m, p.k)), scratch(blocking.scratch_floats(true) + 16);
+        pack_left(blocking, p.m, p.k, MatrixRef{a.data(), p.k, false}, packed.data(), p.k, 0);
+        float* aligned = scratch.data() + (16 - reinterpret_cast<uintptr_t>(scratch.data()) / 4 % 16) % 16;
+        const PackedLeft left{packed.data(), p.k, 0};
+        const WrittenMatrix written{b.data(), p.n};
+        std::vector<float> want = c0;
+        sgemm(blocking, aligned, p.m, p.n, p.k, left, MatrixRef{b.data(), p.n, false}, p.accumulate, want.data(), ldc);
+        for (int written_b = 0; written_b < 2; ++written_b) {
+          for (bool bf16 : {false, true}) {
+            std::vector<float> got = c0;
+            std::vector<uint16_t> out(p.m * ldo, 0xFFFF);
+            const NarrowedRows narrowed{out.data(), ldo, bf16};
+            if (written_b == 1) {
+              sgemm(blocking, aligned, p.m, p.n, p.k, left, PanelWriter{WrittenMatrix::write, &written}, p.accumulate,
+                    got.data(), ldc, narrowed);
+            } else {
+              sgemm(blocking, aligned, p.m, p.n, p.k, left, MatrixRef{b.data(), p.n, false}, p.accumulate, got.data(),
+                    ldc, narrowed);
+            }
+            const std::string where = std::string(isa_name(isa)) + (bf16 ? " bf16 " : " half ") + std::to_string(p.m) +
+                                      "x" + std::to_string(p.n) + "x" + std::to_string(p.k) + " kc " +
+                                      std::to_string(blocking.kc) + (written_b == 1 ? " written" : " matrix");
+            for (int64_t i = 0; i < p.m; ++i) {
+              for (int64_t j = 0; j < p.n; ++j) {
+                const float value = want[i * ldc + j];
+                if (i >= p.m / mr * mr || j >= p.n / nr * nr) {
+                  ASSERT_EQ(got[i * ldc + j], value) << where << " at " << i << "," << j;
+                  ASSERT_EQ(out[i * ldo + j], 0xFFFF) << where << " at " << i << "," << j;
+                  continue;
+                }
+                const uint16_t bits = bf16 ? Eigen::numext::bit_cast<uint16_t>(Eigen::bfloat16(value))
+                                           : Eigen::numext::bit_cast<uint16_t>(Eigen::half(value));
+                ASSERT_EQ(out[i * ldo + j], bits) << where << " at " << i << "," << j;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(Sgemm, RowsReadInPlaceGiveTheSameBits) {
   // sgemm_rows (implicit GEMM: op(B)'s rows read in place at scattered offsets of a buffer, each
   // micro-kernel's run_rows or the generic packing fallback) against the same B as a matrix: the

@@ -171,9 +171,15 @@ class GemmBackwardWeight final : public ConvStep {
     // of r50_s4's, 9 KiB apart) were stores that missed every line and page, 1.3 times the samples of
     // the pass over the staged 9.4 MB that writes dW in order. Depth-major rows are not runs of dW:
     // staged too.
-    rounds_blocks_ = (dw_.dtype == ACL_FLOAT16 || dw_.dtype == ACL_BF16) && is_dense(dw_) && !depth_major_ &&
-                     (transposed_ || chunks_ > 1);
-    output_ = DenseFloatOutput(dw_, b, "gradWeight.f32", rounds_blocks_ && transposed_);
+    const bool dense16 = (dw_.dtype == ACL_FLOAT16 || dw_.dtype == ACL_BF16) && is_dense(dw_);
+    rounds_blocks_ = dense16 && !depth_major_ && (transposed_ || chunks_ > 1);
+    // ... unless the micro-kernel rounds them as it computes them: a task then sums its row block into
+    // a buffer of its own (Cout_g x block floats, in L2), and the last product's whole tiles go narrowed
+    // into dW, their stores spread among the multiply-adds as float dW's are (the rest rounded from the
+    // buffer): no float dW booked, no pass over it (r50_s4's 9.4 MB).
+    narrows_sums_ = dense16 && !transposed_ && chunks_ == 1 && pack_once && narrows_products(blocking_);
+    if (narrows_sums_) sums_ = b.book_scratch("gemm.row_block_sums", s_.cout * block_, sizeof(float), threads_);
+    output_ = DenseFloatOutput(dw_, b, "gradWeight.f32", (rounds_blocks_ && transposed_) || narrows_sums_);
     b.need_float_inputs(!x_staged_ && !windows_ && !dot_, false, !pack_once || dy_dense);
   }
 
@@ -182,8 +188,8 @@ class GemmBackwardWeight final : public ConvStep {
   std::string detail() const override {
     return isa_detail(blocking_) + (windows_ ? ":windows" : "") + (transposed_ ? ":transposed" : "") +
            (bf16_in_place_ ? ":bf16_rows" : "") + (depth_major_ ? ":depth_major" : "") + (dot_ ? ":bf16_dot" : "") +
-           (batch_ > 1 ? ":bands=" + std::to_string(batch_) : "") + ":chunks=" + std::to_string(chunks_) +
-           ":rows=" + std::to_string(blocks_) + "x" + std::to_string(block_);
+           (narrows_sums_ ? ":narrowed" : "") + (batch_ > 1 ? ":bands=" + std::to_string(batch_) : "") +
+           ":chunks=" + std::to_string(chunks_) + ":rows=" + std::to_string(blocks_) + "x" + std::to_string(block_);
   }
 
   int run(const Workspace& w, const StepInputs& in) const override {
@@ -196,39 +202,55 @@ class GemmBackwardWeight final : public ConvStep {
       const int64_t r1 = std::min(s_.rows(), r0 + block_);
       if (transposed_) {  // chunk's dW^T rows r0..r1 (ld Cout_g)
         float* sum = w.at<float>(partials_, chunk) + (grp * s_.rows() + r0) * s_.cout;
-        const bool summed = windows_ ? sum_bands(w, in, packed_dy, grp, r0, r1, chunk, sum)
+        const bool summed = windows_ ? sum_bands(w, in, packed_dy, grp, r0, r1, chunk, Sums{sum, s_.cout, {}})
                                      : sum_source_transposed(w, in, packed_dy, grp, r0, r1, chunk, sum);
         if (!summed) std::fill_n(sum, (r1 - r0) * s_.cout, 0.0f);
         return;
       }
-      float* sum = (chunk == 0 ? grad_weight : w.at<float>(partials_, chunk - 1)) + grp * s_.cout * s_.rows() + r0;
-      const bool summed = windows_ ? sum_bands(w, in, packed_dy, grp, r0, r1, chunk, sum)
-                                   : sum_tiles(w, in, packed_dy, grp, r0, r1, chunk, sum);
-      if (!summed) {  // an empty range (no output positions): its part of the sum is zero
-        for (int64_t co = 0; co < s_.cout; ++co) std::fill_n(sum + co * s_.rows(), r1 - r0, 0.0f);
+      Sums sums{(chunk == 0 ? grad_weight : w.at<float>(partials_, chunk - 1)) + grp * s_.cout * s_.rows() + r0,
+                s_.rows(),
+                {}};
+      if (narrows_sums_) {
+        sums = {w.at<float>(sums_, thread_index()), block_, weights16(grp, r0)};
       }
+      const bool summed = windows_ ? sum_bands(w, in, packed_dy, grp, r0, r1, chunk, sums)
+                                   : sum_tiles(w, in, packed_dy, grp, r0, r1, chunk, sums);
+      if (!summed) {  // an empty range (no output positions): its part of the sum is zero
+        for (int64_t co = 0; co < s_.cout; ++co) std::fill_n(sums.c + co * sums.ldc, r1 - r0, 0.0f);
+      }
+      if (narrows_sums_) round_rest(grp, r0, r1, summed, sums.c);
     });
     if (status == ACLNN_SUCCESS && transposed_) status = add_transposed_partials(w, grad_weight);
     if (status == ACLNN_SUCCESS && !transposed_ && chunks_ > 1) status = add_partials(w, grad_weight);
-    if (status == ACLNN_SUCCESS) output_.finish(w, threads_, rounds_blocks_);
+    if (status == ACLNN_SUCCESS) output_.finish(w, threads_, rounds_blocks_ || narrows_sums_);
     return status;
   }
 
  private:
-  // sum (Cout_g x rows, ld = Cin_g*K) (+)= dY[:, o0 : o0+count] of sample n (Cout_g x count) * right
-  // (count x rows), dY from its packed copy or its dense float array.
+  // Where a task's products (not transposed) put its sums, Cout_g x its rows: C at c, ld ldc (its chunk's
+  // dW or partial, or narrows_sums_ its own buffer); with narrowed.out set, the whole tiles of its last
+  // product go narrowed there (sgemm's NarrowedRows), the rest stays in C.
+  struct Sums {
+    float* c;
+    int64_t ldc;
+    NarrowedRows narrowed;
+  };
+
+  // sums (Cout_g x rows) (+)= dY[:, o0 : o0+count] of sample n (Cout_g x count) * right (count x rows),
+  // dY from its packed copy or its dense float array; `last`: the task's last product.
   template <typename Right>
   void multiply_grad_output(const Workspace& w, const StepInputs& in, const float* packed_dy, int64_t grp, int64_t n,
                             int64_t o0, int64_t count, int64_t rows, const Right& right, bool accumulate,
-                            float* sum) const {
+                            const Sums& sums, bool last) const {
     float* pack = w.at<float>(pack_, thread_index());
     if (packed_dy != nullptr) {
       const PackedLeft left{packed_dy + grp * group_floats_, s_.n * s_.dst_plane, n * s_.dst_plane + o0};
-      sgemm(blocking_, pack, s_.cout, rows, count, left, right, accumulate, sum, s_.rows());
-    } else {
+      sgemm(blocking_, pack, s_.cout, rows, count, left, right, accumulate, sums.c, sums.ldc,
+            last ? sums.narrowed : NarrowedRows{});
+    } else {  // (narrows_sums_ packs dY)
       const float* dy = in.f32.dst + (n * s_.groups + grp) * s_.cout * s_.dst_plane;
-      sgemm(blocking_, pack, s_.cout, rows, count, MatrixRef{dy + o0, s_.dst_plane, false}, right, accumulate, sum,
-            s_.rows());
+      sgemm(blocking_, pack, s_.cout, rows, count, MatrixRef{dy + o0, s_.dst_plane, false}, right, accumulate, sums.c,
+            sums.ldc);
     }
   }
 
@@ -236,7 +258,7 @@ class GemmBackwardWeight final : public ConvStep {
   // sample and at most one tile long, cols^T im2col'd per piece (or the source itself for 1x1).
   // Returns whether it summed any piece.
   bool sum_tiles(const Workspace& w, const StepInputs& in, const float* packed_dy, int64_t grp, int64_t r0, int64_t r1,
-                 int64_t chunk, float* sum) const {
+                 int64_t chunk, const Sums& sums) const {
     const int thread = thread_index();
     const int64_t length = s_.n * s_.dst_plane;
     const int64_t begin = length * chunk / chunks_, end = length * (chunk + 1) / chunks_;
@@ -263,9 +285,9 @@ class GemmBackwardWeight final : public ConvStep {
         im2col(g_, x, r0, r1, o0, o1, cols);
         rows.data = cols;
       }
-      multiply_grad_output(w, in, packed_dy, grp, n, o0, o1 - o0, r1 - r0, rows, summed, sum);
-      summed = true;
       at = n * s_.dst_plane + o1;
+      multiply_grad_output(w, in, packed_dy, grp, n, o0, o1 - o0, r1 - r0, rows, summed, sums, at >= end);
+      summed = true;
     }
     return summed;
   }
@@ -291,7 +313,8 @@ class GemmBackwardWeight final : public ConvStep {
   // panels from each band's window; or, transposed_, sum (rows x Cout_g) (+)= cols (rows x
   // positions) * dY^T, cols read in place from the window. Returns whether it summed any band.
   bool sum_bands(const Workspace& w, const StepInputs& in, const float* packed_dy, int64_t grp, int64_t r0, int64_t r1,
-                 int64_t chunk, float* sum) const {
+                 int64_t chunk, const Sums& sums) const {
+    float* sum = sums.c;  // (transposed: ld Cout_g)
     const int thread = thread_index();
     const int64_t taps = std::max<int64_t>(1, s_.kernel_volume);
     const int64_t units = s_.n * bands_.bands(), window_width = bands_.window_width();
@@ -363,7 +386,7 @@ class GemmBackwardWeight final : public ConvStep {
         }
         next = u + columns.bands;
         multiply_grad_output(w, in, packed_dy, grp, n, o0, total, r1 - r0, PanelWriter{WindowColumns::write, &columns},
-                             summed, sum);
+                             summed, sums, next >= u_end);
       }
       summed = true;
     }
@@ -567,6 +590,22 @@ class GemmBackwardWeight final : public ConvStep {
       store_dense_floats(values + (co - co0) * ld, dw_, (grp * s_.cout + co) * s_.rows() + r0, r1 - r0);
   }
 
+  // narrows_sums_: group grp's dW from column r on, in the user's dense 16-bit tensor, as the
+  // micro-kernel narrows into it (rows Cin_g * K apart).
+  NarrowedRows weights16(int64_t grp, int64_t r) const {
+    uint16_t* first = static_cast<uint16_t*>(dw_.data) + dw_.offset + grp * s_.cout * s_.rows() + r;
+    return {first, s_.rows(), dw_.dtype == ACL_BF16};
+  }
+
+  // narrows_sums_: rounds into dW what the task's last product left in its buffer `sums` (ld block_):
+  // the entries outside its whole micro-kernel tiles, or all of them where it summed nothing.
+  void round_rest(int64_t grp, int64_t r0, int64_t r1, bool summed, const float* sums) const {
+    const int64_t mr = left_sliver_rows(blocking_), nr = right_sliver_columns(blocking_);
+    const int64_t tile_rows = summed ? s_.cout / mr * mr : 0, tile_columns = summed ? (r1 - r0) / nr * nr : 0;
+    round_into_weights(grp, 0, tile_rows, r0 + tile_columns, r1, sums + tile_columns, block_);
+    round_into_weights(grp, tile_rows, s_.cout, r0, r1, sums + tile_rows * block_, block_);
+  }
+
   ConvGeometry g_;
   Shape s_;
   int threads_;
@@ -575,6 +614,7 @@ class GemmBackwardWeight final : public ConvStep {
   bool x_staged_;  // each piece stages the X it reads (no dense float copy of X)
   DenseFloatOutput output_;
   bool rounds_blocks_ = false;  // a dense 16-bit dW rounded as its partials are added (round_into_weights)
+  bool narrows_sums_ = false;   // ... or by the micro-kernel, from one chunk's products (not transposed)
   bool windows_ = false;        // X read from padded windows per band (plan_padded_windows)
   bool transposed_ = false;     // products transposed: windows read in place, dY^T packed once
   bool dot_ = false;            // ... in bf16 pair products (a BF16 window, dY^T packed in pairs)
@@ -592,6 +632,7 @@ class GemmBackwardWeight final : public ConvStep {
   WorkspaceLedger::Handle window_ = -1;            // per thread: the staged X of a piece, or a band's window
   WorkspaceLedger::Handle lines_ = -1;             // per thread: the row block's offsets in a band's window
   WorkspaceLedger::Handle positions_ = -1;         // per thread: a band's positions' window columns
+  WorkspaceLedger::Handle sums_ = -1;              // per thread: narrows_sums_'s row block sums
 };
 
 bool supports(const ConvProblem&) { return true; }  // any dtype, layout and geometry

@@ -56,6 +56,10 @@ struct MicroKernel {
   // shuffle), so the caller guarantees a_rows[i] + a_columns[p] >= 1; or nullptr.
   void (*run_a_rows_bf16)(int64_t kc, const uint16_t* a_base, const int64_t* a_rows, const int64_t* a_columns,
                           const float* b, float* c, int64_t ldc, bool load_c) = nullptr;
+  // run() for a whole tile whose results go out narrowed, as run_rows_narrow narrows them (c only read,
+  // when load_c); or nullptr. Needs F16C besides the kernel's own instruction set.
+  void (*run_narrow)(int64_t kc, const float* a, const float* b, const float* c, int64_t ldc, bool load_c,
+                     uint16_t* out, int64_t ldo, bool bf16) = nullptr;
 };
 
 extern const MicroKernel kMicroKernelGeneric;  // microkernel_generic.cpp

@@ -51,9 +51,10 @@ inline void interleave_pairs_avx2(__m256& lo, __m256& hi) {
 // or, with kARows, read in place through `in_place` (with kABf16 BF16 values: the 32 bits that end
 // with the entry broadcast and their low half cleared, an exact widening that costs an AND, not a
 // shuffle). The results go to c, or narrowed to sixteen.out where that is set (c then only read when
-// load_c).
+// load_c). Inlined into each entry point, so that each is compiled for its own arguments (run_avx2 without
+// the narrowing branch, which run_narrow_avx2 shares its template arguments with).
 template <bool kRows, bool kARows = false, bool kB16 = false, bool kBBf16 = false, bool kABf16 = false>
-void run_avx2_tile(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool load_c, const int64_t* rows,
+__attribute__((always_inline)) inline void run_avx2_tile(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool load_c, const int64_t* rows,
                    ARows in_place = {}, Rows16 sixteen = {}) {
   // With BF16 rows the accumulators hold the tile's even columns (acc[i][0]) and odd ones (acc[i][1]):
   // 8 BF16 pairs widen with one shift and one AND, where widening 16 values in order takes two
@@ -151,6 +152,11 @@ void run_a_rows_bf16_avx2(int64_t kc, const uint16_t* a_base, const int64_t* a_r
 void run_avx2(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool load_c) {
   run_avx2_tile<false>(kc, a, b, c, ldc, load_c, nullptr);
 }
+void run_narrow_avx2(int64_t kc, const float* a, const float* b, const float* c, int64_t ldc, bool load_c,
+                     uint16_t* out, int64_t ldo, bool bf16) {
+  // (c is only read: with load_c, the earlier depth blocks' sums)
+  run_avx2_tile<false>(kc, a, b, const_cast<float*>(c), ldc, load_c, nullptr, {}, Rows16{nullptr, out, ldo, bf16});
+}
 void run_rows_avx2(int64_t kc, const float* a, const float* b_base, const int64_t* b_rows, float* c, int64_t ldc,
                    bool load_c) {
   run_avx2_tile<true>(kc, a, b_base, c, ldc, load_c, b_rows);
@@ -162,9 +168,19 @@ void interleave_nr_avx2(const float* rows, int64_t stride, int64_t depth, float*
 
 }  // namespace
 
-extern const MicroKernel kMicroKernelAvx2 = {
-    Isa::kAvx2,          kMr,           kNr,     run_avx2,        nullptr, nullptr,
-    interleave_nr_avx2,  run_rows_avx2, nullptr, run_a_rows_avx2, nullptr, run_rows_16bit_avx2,
-    run_a_rows_bf16_avx2};
+extern const MicroKernel kMicroKernelAvx2 = {Isa::kAvx2,
+                                             kMr,
+                                             kNr,
+                                             run_avx2,
+                                             nullptr,
+                                             nullptr,
+                                             interleave_nr_avx2,
+                                             run_rows_avx2,
+                                             nullptr,
+                                             run_a_rows_avx2,
+                                             nullptr,
+                                             run_rows_16bit_avx2,
+                                             run_a_rows_bf16_avx2,
+                                             run_narrow_avx2};
 
 }  // namespace aclnn_cpu

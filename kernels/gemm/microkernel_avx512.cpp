@@ -91,6 +91,12 @@ void run_rows_narrow_avx512(int64_t kc, const float* a, const float* b_base, con
   run_avx512_columns<2, true, false, true>(kc, a, b_base, const_cast<float*>(c), ldc, load_c, b_rows, {},
                                            Narrowed{out, ldo, bf16});
 }
+void run_narrow_avx512(int64_t kc, const float* a, const float* b, const float* c, int64_t ldc, bool load_c,
+                       uint16_t* out, int64_t ldo, bool bf16) {
+  // (c is only read: with load_c, the earlier depth blocks' sums)
+  run_avx512_columns<2, false, false, true>(kc, a, b, const_cast<float*>(c), ldc, load_c, nullptr, {},
+                                            Narrowed{out, ldo, bf16});
+}
 void run_rows_half_avx512(int64_t kc, const float* a, const float* b_base, const int64_t* b_rows, float* c, int64_t ldc,
                           bool load_c) {
   run_avx512_columns<1, true>(kc, a, b_base, c, ldc, load_c, b_rows);
@@ -115,6 +121,9 @@ extern const MicroKernel kMicroKernelAvx512 = {Isa::kAvx512,
                                                run_rows_avx512,
                                                run_rows_half_avx512,
                                                run_a_rows_avx512,
-                                               run_rows_narrow_avx512};
+                                               run_rows_narrow_avx512,
+                                               nullptr,
+                                               nullptr,
+                                               run_narrow_avx512};
 
 }  // namespace aclnn_cpu

@@ -231,12 +231,14 @@ bool empty_product(int64_t m, int64_t n, int64_t k, bool accumulate, float* c, i
   return true;
 }
 
-// The blocked product: B in kc x nc blocks, A in mc x kc blocks, micro-kernel tiles.
+// The blocked product: B in kc x nc blocks, A in mc x kc blocks, micro-kernel tiles (the whole ones of
+// the last depth block narrowed where `narrowed.out` is set: sgemm's contract).
 template <typename Left, typename Right>
 void multiply_blocks(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, int64_t k, const Left& a,
-                     const Right& b, bool accumulate, float* c, int64_t ldc) {
+                     const Right& b, bool accumulate, float* c, int64_t ldc, const NarrowedRows& narrowed = {}) {
   if (empty_product(m, n, k, accumulate, c, ldc)) return;
   const MicroKernel& kernel = micro_kernel(blocking.isa);
+  const bool narrow = narrowed.out != nullptr && kernel.run_narrow != nullptr;
   float* packed_a = scratch;
   float* packed_b = scratch + (Left::kNeedsScratch ? a_block_floats(blocking) : 0);
   for (int64_t jc = 0; jc < n; jc += blocking.nc) {
@@ -252,9 +254,16 @@ void multiply_blocks(const GemmBlocking& blocking, float* scratch, int64_t m, in
         const float* a_block = a.block(kernel, ic, rows, pc, depth, packed_a, &a_stride);
         for (int64_t jr = 0; jr < cols; jr += kernel.nr) {
           for (int64_t ir = 0; ir < rows; ir += kernel.mr) {
-            tile(kernel, depth, a_block + ir / kernel.mr * a_stride, b_block + jr / kernel.nr * b_stride,
-                 c + (ic + ir) * ldc + jc + jr, ldc, std::min<int64_t>(kernel.mr, rows - ir),
-                 std::min<int64_t>(kernel.nr, cols - jr), load_c);
+            const float* a_sliver = a_block + ir / kernel.mr * a_stride;
+            const float* b_sliver = b_block + jr / kernel.nr * b_stride;
+            float* c_tile = c + (ic + ir) * ldc + jc + jr;
+            if (narrow && pc + depth == k && rows - ir >= kernel.mr && cols - jr >= kernel.nr) {
+              kernel.run_narrow(depth, a_sliver, b_sliver, c_tile, ldc, load_c,
+                                narrowed.out + (ic + ir) * narrowed.ld + jc + jr, narrowed.ld, narrowed.bf16);
+            } else {
+              tile(kernel, depth, a_sliver, b_sliver, c_tile, ldc, std::min<int64_t>(kernel.mr, rows - ir),
+                   std::min<int64_t>(kernel.nr, cols - jr), load_c);
+            }
           }
         }
       }
@@ -284,13 +293,17 @@ void sgemm(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, i
 }
 
 void sgemm(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, int64_t k, const PackedLeft& a,
-           MatrixRef b, bool accumulate, float* c, int64_t ldc) {
-  multiply_blocks(blocking, scratch, m, n, k, LeftPrepacked{a}, RightFromMatrix{b}, accumulate, c, ldc);
+           MatrixRef b, bool accumulate, float* c, int64_t ldc, const NarrowedRows& narrowed) {
+  multiply_blocks(blocking, scratch, m, n, k, LeftPrepacked{a}, RightFromMatrix{b}, accumulate, c, ldc, narrowed);
 }
 
 void sgemm(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, int64_t k, const PackedLeft& a,
-           const PanelWriter& b, bool accumulate, float* c, int64_t ldc) {
-  multiply_blocks(blocking, scratch, m, n, k, LeftPrepacked{a}, RightWritten{b}, accumulate, c, ldc);
+           const PanelWriter& b, bool accumulate, float* c, int64_t ldc, const NarrowedRows& narrowed) {
+  multiply_blocks(blocking, scratch, m, n, k, LeftPrepacked{a}, RightWritten{b}, accumulate, c, ldc, narrowed);
+}
+
+bool narrows_products(const GemmBlocking& blocking) {
+  return micro_kernel(blocking.isa).run_narrow != nullptr && f16c_conversions();
 }
 
 void sgemm(const GemmBlocking& blocking, int64_t m, int64_t n, int64_t k, const PackedLeft& a, const PackedRight& b,

@@ -40,6 +40,14 @@ std::string isa_detail(const GemmBlocking& blocking);
 GemmBlocking plan_gemm_blocking(int64_t max_m, int64_t max_n, int64_t max_k);
 GemmBlocking plan_gemm_blocking(int64_t max_m, int64_t max_n, int64_t max_k, Isa isa);
 
+// Where a product may store its results narrowed instead of into C: row i of C at out + i * ld, FLOAT16
+// bits (or, `bf16`, BF16), each rounded once to nearest even as it is computed.
+struct NarrowedRows {
+  uint16_t* out = nullptr;
+  int64_t ld = 0;
+  bool bf16 = false;
+};
+
 // C (m x n, row-major, leading dim ldc) = op(A) (m x k) * op(B) (k x n) + (accumulate ? C : 0).
 // `scratch` holds blocking.scratch_floats() floats, 64-byte aligned; any m, n, k works, the
 // blocking's maxima are only what it was tuned for. A product with one row or one column of C
@@ -83,10 +91,15 @@ void sgemm(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, i
 
 // The same product from a packed op(A), with op(B) a matrix or written by a PanelWriter. Always
 // through the micro-kernel, so every entry is one chain of fused multiply-adds in depth order.
+// With `narrowed.out` set (where narrows_products), the whole MR x NR tiles of C, rows below
+// m - m % MR and columns below n - n % NR, go there narrowed in the last depth block (for k > 0); C
+// holds the rest of the results, and the earlier depth blocks' sums.
 void sgemm(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, int64_t k, const PackedLeft& a,
-           MatrixRef b, bool accumulate, float* c, int64_t ldc);
+           MatrixRef b, bool accumulate, float* c, int64_t ldc, const NarrowedRows& narrowed = {});
 void sgemm(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, int64_t k, const PackedLeft& a,
-           const PanelWriter& b, bool accumulate, float* c, int64_t ldc);
+           const PanelWriter& b, bool accumulate, float* c, int64_t ldc, const NarrowedRows& narrowed = {});
+// Whether the micro-kernel of `blocking` stores the products' whole tiles narrowed (sgemm's NarrowedRows).
+bool narrows_products(const GemmBlocking& blocking);
 
 // op(B) packed once for many products: its columns in slivers of the micro-kernel's NR, each over
 // the whole `depth` (PanelWriter's layout with p0 = 0: entry (p, j) at data[(j / NR) * NR * depth +
@@ -140,13 +153,6 @@ void sgemm(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, i
 // were; a last tile of at most NR/2 columns may run a half-width kernel).
 // The same chains as the other sgemm, so the same bits as packing op(B) from a matrix.
 // `scratch` holds rows_scratch_floats() floats (for a micro-kernel that only reads packed slivers).
-// Where sgemm_rows may store its results narrowed instead: row i of C at out + i * ld, FLOAT16 bits (or,
-// `bf16`, BF16), each rounded once to nearest even as it is computed.
-struct NarrowedRows {
-  uint16_t* out;
-  int64_t ld;
-  bool bf16;
-};
 void sgemm_rows(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, int64_t k, const PackedLeft& a,
                 const float* b_base, const int64_t* b_rows, float* c, int64_t ldc);
 // The same with the results narrowed into `narrowed` (C only holds the earlier depth blocks' sums, where
