@@ -54,8 +54,9 @@ inline void interleave_pairs_avx2(__m256& lo, __m256& hi) {
 // load_c). Inlined into each entry point, so that each is compiled for its own arguments (run_avx2 without
 // the narrowing branch, which run_narrow_avx2 shares its template arguments with).
 template <bool kRows, bool kARows = false, bool kB16 = false, bool kBBf16 = false, bool kABf16 = false>
-__attribute__((always_inline)) inline void run_avx2_tile(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, bool load_c, const int64_t* rows,
-                   ARows in_place = {}, Rows16 sixteen = {}) {
+__attribute__((always_inline)) inline void run_avx2_tile(int64_t kc, const float* a, const float* b, float* c,
+                                                         int64_t ldc, bool load_c, const int64_t* rows,
+                                                         ARows in_place = {}, Rows16 sixteen = {}) {
   // With BF16 rows the accumulators hold the tile's even columns (acc[i][0]) and odd ones (acc[i][1]):
   // 8 BF16 pairs widen with one shift and one AND, where widening 16 values in order takes two
   // zero-extensions and two shifts, which compete with the FMAs for their ports on AMD's cores. Every
