@@ -142,20 +142,28 @@ void forward_rows_avx2(const ForwardRows& job) {
   forward_rows_units_avx2<4, 1, 3>(job);
 }
 // One pass of weight_halves_avx2 over the slice's rows for one half vector (8 lanes): kTb source
-// loads (lanes past the width cleared by an AND with `keep` when kMasked, so that an infinity there
-// makes no NaN), then each channel's dY half loaded once for its kTb multiply-adds.
+// loads (lanes past the width cleared by an AND with the 8 masks at `keep` when kMasked, so that an
+// infinity there makes no NaN), then each channel's dY half loaded once for its kTb multiply-adds.
+// The masks are loaded again for every row, and live only while the source halves are cleared: the
+// kCb * kTb accumulators, the source halves and a dY half take all 16 registers.
 template <int kCb, int kTb, bool kMasked>
 inline __attribute__((always_inline)) void weight_half_pass_avx2(const float* src, const int64_t* row_base,
                                                                  int64_t rows, const float* dy, int64_t dy_row_stride,
-                                                                 const int64_t (&tap)[kTb], __m256 keep,
+                                                                 const int64_t (&tap)[kTb], const float* keep,
                                                                  __m256 (&acc)[kCb][kTb]) {
   for (int64_t r = 0; r < rows; ++r) {
     const float* s = src + row_base[r];
     __m256 x[kTb];
+    __m256 mask = _mm256_setzero_ps();
+    if (kMasked) {
+      const float* masks = keep;
+      asm("" : "+r"(masks));  // (not hoisted out of the loop into a register of its own)
+      mask = _mm256_load_ps(masks);
+    }
 #pragma GCC unroll 9
     for (int k = 0; k < kTb; ++k) {
       x[k] = _mm256_loadu_ps(s + tap[k]);
-      if (kMasked) x[k] = _mm256_and_ps(x[k], keep);
+      if (kMasked) x[k] = _mm256_and_ps(x[k], mask);
     }
     const float* d = dy + r * dy_row_stride;
 #pragma GCC unroll 8
@@ -180,8 +188,6 @@ inline __attribute__((always_inline)) void weight_half_pass_avx2(const float* sr
 template <int kCb, int kTb>
 void weight_halves_avx2(const WeightRows& job) {
   constexpr int kHalf = kRowLanes / 2;
-  constexpr int kSub = kCb < 2 ? kCb : 2;  // channels per partial pass
-  static_assert(kCb % kSub == 0, "partial passes of whole sub-blocks");
   const float* const src = job.src;
   const int64_t* const row_base = job.row_base;
   const int64_t rows = job.rows, width = job.width, dy_row_stride = job.dy_row_stride, dy_channels = job.dy_channels;
@@ -204,33 +210,15 @@ void weight_halves_avx2(const WeightRows& job) {
         for (; width - at - lane0 >= kHalf; at += kRowLanes) {
           prefetch.step();
           weight_half_pass_avx2<kCb, kTb, false>(src + at, row_base, rows, dy + at * dy_channels, dy_row_stride, tap,
-                                                 _mm256_setzero_ps(), acc);
+                                                 nullptr, acc);
         }
         const int64_t inside = width - at - lane0;  // lanes of a last, partial half inside the width
-        if (inside > 0) {
-          // Its pass is the last of every chain of the block: the sums leave the registers for it and
-          // come back kSub channels at a time (kCb * kTb accumulators, the source halves, a dY half and
-          // the mask would not fit in 16 registers).
+        if (inside > 0) {                           // (the last pass of every chain of the block)
           prefetch.step();
-          const __m256 keep = _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_set1_epi32(int(inside)), lane));
-          alignas(32) float sums[kCb][kTb][kHalf];
-          for (int b = 0; b < kCb; ++b) {
-            for (int k = 0; k < kTb; ++k) _mm256_store_ps(sums[b][k], acc[b][k]);
-          }
-          for (int b0 = 0; b0 < kCb; b0 += kSub) {
-            __m256 part[kSub][kTb];
-            for (int b = 0; b < kSub; ++b) {
-              for (int k = 0; k < kTb; ++k) part[b][k] = _mm256_load_ps(sums[b0 + b][k]);
-            }
-            weight_half_pass_avx2<kSub, kTb, true>(src + at, row_base, rows, dy + at * dy_channels + b0 * kRowLanes,
-                                                   dy_row_stride, tap, keep, part);
-            for (int b = 0; b < kSub; ++b) {
-              for (int k = 0; k < kTb; ++k) _mm256_store_ps(sums[b0 + b][k], part[b][k]);
-            }
-          }
-          for (int b = 0; b < kCb; ++b) {
-            for (int k = 0; k < kTb; ++k) acc[b][k] = _mm256_load_ps(sums[b][k]);
-          }
+          alignas(32) float keep[kHalf];
+          _mm256_store_ps(keep, _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_set1_epi32(int(inside)), lane)));
+          weight_half_pass_avx2<kCb, kTb, true>(src + at, row_base, rows, dy + at * dy_channels, dy_row_stride, tap,
+                                                keep, acc);
         }
         const int64_t channels = lesser(kCb, job.out_channels - co0), taps = lesser(kTb, job.taps - t0);
         for (int b = 0; b < channels; ++b) {
