@@ -166,17 +166,16 @@ class GemmBackwardWeight final : public ConvStep {
     // A dense FLOAT16 or BF16 dW summed from partials is rounded into the user's tensor by the pass that
     // adds them, block by block while each is in cache (round_into_weights), not staged whole as floats
     // and rounded in a pass of its own: transposed partials through that pass's 64 x 64 blocks (no float
-    // dW booked), several chunks' partials span by span (chunk 0's sums still in a float dW). One chunk's
-    // sums, not transposed, are still staged: rounded by each task, a row block's runs of dW (128 bytes
-    // of r50_s4's, 9 KiB apart) were stores that missed every line and page, 1.3 times the samples of
-    // the pass over the staged 9.4 MB that writes dW in order. Depth-major rows are not runs of dW:
-    // staged too.
+    // dW booked), several chunks' partials span by span (chunk 0's sums still in a float dW).
+    // Depth-major rows are not runs of dW: staged.
     const bool dense16 = (dw_.dtype == ACL_FLOAT16 || dw_.dtype == ACL_BF16) && is_dense(dw_);
     rounds_blocks_ = dense16 && !depth_major_ && (transposed_ || chunks_ > 1);
-    // ... unless the micro-kernel rounds them as it computes them: a task then sums its row block into
-    // a buffer of its own (Cout_g x block floats, in L2), and the last product's whole tiles go narrowed
-    // into dW, their stores spread among the multiply-adds as float dW's are (the rest rounded from the
-    // buffer): no float dW booked, no pass over it (r50_s4's 9.4 MB).
+    // One chunk's sums, not transposed, are rounded by the micro-kernel as it computes them (where it
+    // can, from a packed dY): a task sums its row block into a buffer of its own (Cout_g x block floats,
+    // in L2), and its last product's whole tiles go narrowed into dW, their stores spread among the
+    // multiply-adds as float dW's are (the rest rounded from the buffer): no float dW booked, no pass
+    // over it (r50_s4's 9.4 MB). (Rounded by each task in a pass of its own, a row block's runs of dW,
+    // 128 bytes of r50_s4's 9 KiB apart, had taken 1.3 times the samples of one in-order pass.)
     narrows_sums_ = dense16 && !transposed_ && chunks_ == 1 && pack_once && narrows_products(blocking_);
     if (narrows_sums_) sums_ = b.book_scratch("gemm.row_block_sums", s_.cout * block_, sizeof(float), threads_);
     output_ = DenseFloatOutput(dw_, b, "gradWeight.f32", (rounds_blocks_ && transposed_) || narrows_sums_);
