@@ -251,7 +251,8 @@ std::string values_key(const Variant& v, unsigned seed, bool inf_at_row_ends) {
 // variant (drawing them element by element had been most of these tests' time, and more of it under
 // qemu). Cleared when the case changes, so it holds one case's variants at most. The reference's results
 // too: the values do not depend on the layout (drawn in index order), nor do its double sums, so
-// variants that differ only in layout share them (the reference had been half of EachMatchesTheReference).
+// variants that differ only in layout share them (the reference had been half of EachMatchesTheReference);
+// by thread count too, so that a test of the reference's bits for any thread count runs each.
 struct CaseInputs {
   std::string case_key;
   struct Inputs {
@@ -261,10 +262,11 @@ struct CaseInputs {
   std::map<std::string, Results> references;  // by reference_key
 };
 
-// The key of the reference's results on the values of values_key(v, seed, inf_at_row_ends), for `gradients`.
-std::string reference_key(const Variant& v, unsigned seed, bool inf_at_row_ends, unsigned gradients) {
+// The key of the reference's results on the values of values_key(v, seed, inf_at_row_ends), for `gradients`
+// on `threads` threads.
+std::string reference_key(const Variant& v, unsigned seed, bool inf_at_row_ends, unsigned gradients, int threads) {
   return std::to_string(v.dtype) + "|" + std::to_string(static_cast<int>(v.math)) + "|" + std::to_string(seed) + "|" +
-         std::to_string(inf_at_row_ends) + "|" + std::to_string(gradients);
+         std::to_string(inf_at_row_ends) + "|" + std::to_string(gradients) + "|" + std::to_string(threads);
 }
 
 // Runs the gradients of case `c` (`gradients`: 1 input, 2 weight, 4 bias; all by default) with
@@ -281,7 +283,7 @@ Results run(const std::string& only, const Case& c, const Variant& v, unsigned s
   if (std::string key = case_key(c); cached.case_key != key) cached = {std::move(key), {}, {}};
   const std::string key = values_key(v, seed, inf_at_row_ends);
   const bool reference = only == "ref" && !plan_only && misalign == 0;
-  const std::string ref_key = reference ? reference_key(v, seed, inf_at_row_ends, gradients) : "";
+  const std::string ref_key = reference ? reference_key(v, seed, inf_at_row_ends, gradients, threads) : "";
   if (reference) {
     if (const auto found = cached.references.find(ref_key); found != cached.references.end()) return found->second;
   }
