@@ -262,11 +262,12 @@ struct CaseInputs {
   std::map<std::string, Results> references;  // by reference_key
 };
 
-// The key of the reference's results on the values of values_key(v, seed, inf_at_row_ends), for `gradients`
-// on `threads` threads.
+// The key of the reference's results for `gradients` on `threads` threads: the values' key of the dense
+// variant of v (any layout has those values), and the cubeMathType they are read with.
 std::string reference_key(const Variant& v, unsigned seed, bool inf_at_row_ends, unsigned gradients, int threads) {
-  return std::to_string(v.dtype) + "|" + std::to_string(static_cast<int>(v.math)) + "|" + std::to_string(seed) + "|" +
-         std::to_string(inf_at_row_ends) + "|" + std::to_string(gradients) + "|" + std::to_string(threads);
+  const Variant dense{v.name, v.dtype, Layout::kDense, v.math};
+  return values_key(dense, seed, inf_at_row_ends) + "|" + std::to_string(static_cast<int>(v.math)) + "|" +
+         std::to_string(gradients) + "|" + std::to_string(threads);
 }
 
 // Runs the gradients of case `c` (`gradients`: 1 input, 2 weight, 4 bias; all by default) with

@@ -238,6 +238,8 @@ void multiply_blocks(const GemmBlocking& blocking, float* scratch, int64_t m, in
                      const Right& b, bool accumulate, float* c, int64_t ldc, const NarrowedRows& narrowed = {}) {
   if (empty_product(m, n, k, accumulate, c, ldc)) return;
   const MicroKernel& kernel = micro_kernel(blocking.isa);
+  // (The caller asked narrows_products at phase 1; here only the blocking's kernel counts, so a later
+  // change of the conversion level cannot leave tiles in C that the caller takes for narrowed.)
   const bool narrow = narrowed.out != nullptr && kernel.run_narrow != nullptr;
   float* packed_a = scratch;
   float* packed_b = scratch + (Left::kNeedsScratch ? a_block_floats(blocking) : 0);
