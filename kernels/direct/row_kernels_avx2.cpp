@@ -153,6 +153,7 @@ inline __attribute__((always_inline)) void weight_half_pass_avx2(const float* sr
                                                                  __m256 (&acc)[kCb][kTb]) {
   for (int64_t r = 0; r < rows; ++r) {
     const float* s = src + row_base[r];
+    asm("" : "+r"(s));  // (a pointer of its own: each tap's load then s + tap[k] in one address, not a sum first)
     __m256 x[kTb];
     __m256 mask = _mm256_setzero_ps();
     if (kMasked) {
