@@ -394,6 +394,7 @@ TEST(Implementations, ReferenceResultsDoNotDependOnTheLayout) {
     const std::string name = c.name;
     if (name != "grouped_strided" && name != "depthwise" && name != "conv3d" && name != "dilated_transposed") continue;
     for (const Variant& v : kVariants) {
+      if (v.layout == Layout::kDense) continue;  // (its own twin)
       const Variant dense{"dense", v.dtype, Layout::kDense, v.math};
       const Results want = run("ref", c, dense, 17, 2, 8), got = run("ref", c, v, 17, 2, 8);
       EXPECT_EQ(got.grad_input, want.grad_input) << name << " " << v.name;

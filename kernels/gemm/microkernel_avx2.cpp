@@ -72,7 +72,7 @@ __attribute__((always_inline)) inline void run_avx2_tile(int64_t kc, const float
     // Each row a pointer in a register of its own, so that every broadcast is one load from it plus the
     // column's offset: left to itself GCC kept one row as base + offset and spent two more instructions
     // on it per step (gradWeights from such rows 2-4% slower, float and BF16).
-    if constexpr (kARows && kABf16) asm("" : "+r"(a16_row[i]));
+    if constexpr (kABf16) asm("" : "+r"(a16_row[i]));  // (kABf16 implies kARows)
     if constexpr (kARows && !kABf16) asm("" : "+r"(a_row[i]));
     acc[i][0] = load_c ? _mm256_loadu_ps(c + i * ldc) : _mm256_setzero_ps();
     acc[i][1] = load_c ? _mm256_loadu_ps(c + i * ldc + 8) : _mm256_setzero_ps();
