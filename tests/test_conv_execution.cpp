@@ -65,7 +65,9 @@ struct Planned {
 struct Workspace {
   void* ptr = nullptr;
   explicit Workspace(uint64_t size) {
-    if (size > 0) aclrtMalloc(&ptr, size, ACL_MEM_MALLOC_HUGE_FIRST);
+    if (size > 0 && aclrtMalloc(&ptr, size, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS) {
+      aclrtMemset(ptr, size, 0xFF, size);  // NaN in every floating dtype: unwritten scratch shows
+    }
   }
   ~Workspace() {
     if (ptr != nullptr) aclrtFree(ptr);

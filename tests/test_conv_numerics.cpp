@@ -117,6 +117,9 @@ std::vector<NamedSpec> base_specs() {
       {"conv2d_depthwise", make_spec(2, 1, 5, 5, 5, {6, 6}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1})},
       {"conv2d_channel_multiplier", make_spec(2, 2, 2, 6, 2, {5, 4}, {2, 2}, {1, 2}, {0, 1}, {0, 1}, {1, 1})},
       {"conv2d_asymmetric_padding", make_spec(2, 2, 3, 4, 1, {6, 5}, {3, 2}, {2, 1}, {2, 0}, {1, 3}, {1, 2})},
+      // Trailing padding beyond the kernel's reach: the last rows / columns of gradOutput meet no input.
+      {"conv2d_bottom_padding_beyond_kernel", make_spec(2, 1, 1, 1, 1, {1, 4}, {1, 3}, {1, 1}, {0, 1}, {2, 1}, {1, 1})},
+      {"conv2d_right_padding_beyond_kernel", make_spec(2, 2, 3, 2, 1, {5, 4}, {2, 3}, {1, 1}, {1, 0}, {0, 3}, {1, 1})},
       {"conv2d_1x1_n1", make_spec(2, 1, 6, 3, 1, {4, 5}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, {1, 1})},
       {"tconv2d_1x1_groups", make_spec(2, 2, 4, 6, 2, {3, 4}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, {1, 1}, true)},
       {"conv3d_groups", make_spec(3, 1, 4, 4, 2, {4, 5, 3}, {2, 2, 3}, {1, 2, 1}, {1, 0, 1}, {1, 0, 1}, {1, 1, 1})},

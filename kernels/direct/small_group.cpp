@@ -102,6 +102,16 @@ struct Staging {
     rows.grid_rows = g.kernel[1];
   }
 
+  // Whether the staged rows hold every source entry (with a trailing padding larger than the
+  // kernel's reach, the last source rows and columns meet no output and are not staged).
+  bool holds_whole_source(const ConvGeometry& g) const {
+    const int64_t staged[3] = {rows_d, rows_h, (width - 1) * g.stride[2] + (g.kernel[2] - 1) * g.dilation[2] + 1};
+    for (int a = 0; a < 3; ++a) {
+      if (g.pad[a] < 0 || g.pad[a] > staged[a] || g.src_size[a] > staged[a] - g.pad[a]) return false;
+    }
+    return true;
+  }
+
   // Zeroes a buffer of `channels` staged channels. stage() writes only the entries that lie inside
   // the source, so a buffer cleared once keeps the zero padding of every slice staged into it.
   void clear(float* out, int64_t channels) const { std::fill_n(out, channels * channel_stride, 0.0f); }
@@ -268,9 +278,9 @@ class SmallGroupInput final : public ConvStep {
     return {reinterpret_cast<const char*>(output_.data(w) + (n * g_.groups + grp) * floats), floats * 4};
   }
 
-  // For a direct layer (the source is dY): adds the gradBias lanes of each channel c of the slice this
-  // thread staged last into lanes[c * 8], exactly as reduce_bias forms them (the staged values are
-  // the user's, widened exactly, where cubeMathType rounds nothing).
+  // For a direct layer (the source is dY) whose staging holds all of dY (stages_whole_source()): adds
+  // the gradBias lanes of each channel c of the slice this thread staged last into lanes[c * 8], exactly as reduce_bias
+  // forms them (the staged values are the user's, widened exactly, where cubeMathType rounds nothing).
   void add_source_lanes(const Workspace& w, double* lanes) const {
     const float* staged = w.at<float>(staged_, thread_index());
     View5 plane;  // one staged channel's dY plane, without its padding
@@ -280,6 +290,7 @@ class SmallGroupInput final : public ConvStep {
     add_float_planes_lanes(plane, staged + inside, g_.src_channels_per_group, staging_.channel_stride, lanes);
   }
   bool flipped() const { return flipped_; }
+  bool stages_whole_source() const { return staging_.holds_whole_source(g_); }
 
  private:
   // packed[group][block][c][t][co] = W(block*8 + co, c, t) of the forward geometry (zero past its
@@ -542,8 +553,8 @@ class SmallGroupJoint final : public ConvStep {
     // gradBias too where dY is the gradInput's source (a direct layer) staged as the user's values:
     // each sample's lanes from the staged slice, into N x C x 8 doubles.
     const int64_t samples = p.geometry.batch, channels = p.geometry.groups * p.geometry.dst_channels_per_group;
-    if (b.joint_bias_offered && input_.flipped() && p.math == MathMode::kFull && same_view(p.bias_source, p.dst) &&
-        double(samples) * double(channels) * 8 * 8 <= double(kLanesBudget)) {
+    if (b.joint_bias_offered && input_.flipped() && input_.stages_whole_source() && p.math == MathMode::kFull &&
+        same_view(p.bias_source, p.dst) && double(samples) * double(channels) * 8 * 8 <= double(kLanesBudget)) {
       bias_lanes_ = b.book_scratch("small_group.bias_lanes", samples * channels * 8, sizeof(double));
       samples_ = samples;
       b.joint_bias_taken = true;

@@ -19,6 +19,9 @@ aclnnStatus execute(aclnnStatus (*run)(void*, uint64_t, aclOpExecutor*, aclrtStr
                     aclOpExecutor* executor, const RunOptions& o) {
   void* workspace = nullptr;
   if (size > 0 && aclrtMalloc(&workspace, size, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) return -1;
+  // Poisoned: all bytes 0xFF is NaN in every floating dtype, so scratch read before it is written
+  // shows in the results.
+  if (size > 0 && aclrtMemset(workspace, size, 0xFF, size) != ACL_SUCCESS) return -1;
   if (o.phase2_observer) o.phase2_observer(true);
   aclnnStatus status = run(workspace, size, executor, o.stream);
   if (status == 0) status = aclrtSynchronizeStream(o.stream);
