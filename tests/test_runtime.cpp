@@ -346,7 +346,7 @@ class FailingPlan final : public aclnn_cpu::OperatorPlan {
 
 TEST(Runtime, PhaseTwoFailureReachesSynchronize) {
   aclOpExecutor* executor = aclnn_cpu::register_executor(std::make_unique<aclnn_cpu::ConvExecutor>(
-      std::make_unique<FailingPlan>(), "aclnnConvolutionBackward", "test", ""));
+      std::make_unique<FailingPlan>(), "aclnnConvolutionBackward", "test", aclnn_cpu::Refusal{}));
   aclrtStream stream = nullptr;
   ASSERT_EQ(aclrtCreateStream(&stream), ACL_SUCCESS);
   EXPECT_EQ(aclnnConvolutionBackward(nullptr, 0, executor, stream), ACLNN_SUCCESS);  // queued

@@ -13,6 +13,7 @@
 #include "conv/conv_tbc_backward.h"
 #include "conv/convolution_backward.h"
 #include "conv/convolution_executor.h"
+#include "conv/phase2_refusal.h"
 #include "meta/meta_objects.h"
 #include "runtime/device_backend.h"
 
@@ -52,12 +53,12 @@ std::string tbc_call(const ConvTbcBackwardArgs& a) {
 
 // Plans a validated problem on the device backend and hands the executor and its workspace
 // size to the caller. `api` names the phase-1 entry point, `run_api` the phase-2 one.
-// `used`: the tensors the run reads or writes (a missing data address refuses phase 2, not 1).
+// `used`: the tensors the run reads or writes (their addresses may refuse phase 2, never phase 1).
 aclnnStatus publish(const ConvProblem& problem, const std::vector<UsedTensor>& used, const char* api,
                     const char* run_api, std::string call, uint64_t* workspace_size, aclOpExecutor** executor) {
   std::unique_ptr<OperatorPlan> plan = device_backend().plan_convolution(problem, api);
   if (plan == nullptr) return ACLNN_ERR_PARAM_INVALID;
-  auto planned = std::make_unique<ConvExecutor>(std::move(plan), run_api, std::move(call), missing_data(used));
+  auto planned = std::make_unique<ConvExecutor>(std::move(plan), run_api, std::move(call), phase2_refusal(used));
   *workspace_size = planned->workspace_bytes();
   *executor = register_executor(std::move(planned));
   return ACLNN_SUCCESS;

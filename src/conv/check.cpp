@@ -78,15 +78,6 @@ Check check_accessible(const char* api, const char* name, const aclTensor& tenso
   return Check{};
 }
 
-std::string missing_data(const std::vector<UsedTensor>& used) {
-  for (const UsedTensor& t : used) {
-    if (!is_empty(*t.tensor) && t.tensor->data == nullptr) {
-      return format("%s has no data address (created with nullptr)", t.name);
-    }
-  }
-  return "";
-}
-
 Check check_float_dtype(const char* api, const char* name, const aclTensor& tensor) {
   if (tensor.dtype == ACL_FLOAT || tensor.dtype == ACL_FLOAT16 || tensor.dtype == ACL_BF16) return Check{};
   return fail_check(ACLNN_ERR_PARAM_INVALID, api,

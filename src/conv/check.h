@@ -41,14 +41,6 @@ Check check_well_formed(const char* api, const char* name, const aclTensor& tens
 // looked at: phase 1 plans tensors created without memory, as CANN's does.
 Check check_accessible(const char* api, const char* name, const aclTensor& tensor);
 
-// A tensor the run must read or write, by the name the caller knows it by.
-struct UsedTensor {
-  const char* name;
-  const aclTensor* tensor;
-};
-// "<name> has no data address (created with nullptr)" for the first non-empty tensor without
-// data, or "" when every one has data: phase 2 refuses to run such a plan (161001).
-std::string missing_data(const std::vector<UsedTensor>& used);
 // dtype is FLOAT, FLOAT16 or BF16 (the 910B list).
 Check check_float_dtype(const char* api, const char* name, const aclTensor& tensor);
 

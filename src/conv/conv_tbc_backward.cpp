@@ -129,12 +129,8 @@ Check validate_conv_tbc_backward(const ConvTbcBackwardArgs& a) {
 }
 
 std::vector<UsedTensor> used_tensors(const ConvTbcBackwardArgs& a) {
-  return {{"self", a.self},
-          {"input", a.input},
-          {"weight", a.weight},
-          {"gradInput", a.grad_input},
-          {"gradWeight", a.grad_weight},
-          {"gradBias", a.grad_bias}};
+  return {{"self", a.self, false},           {"input", a.input, false},           {"weight", a.weight, false},
+          {"gradInput", a.grad_input, true}, {"gradWeight", a.grad_weight, true}, {"gradBias", a.grad_bias, true}};
 }
 
 ConvProblem make_conv_tbc_problem(const ConvTbcBackwardArgs& a) {

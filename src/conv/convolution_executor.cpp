@@ -14,12 +14,11 @@ bool verbose_enabled() {
   return value != nullptr && value[0] != '\0' && std::strcmp(value, "0") != 0;
 }
 
-ConvExecutor::ConvExecutor(std::unique_ptr<OperatorPlan> plan, const char* api, std::string call,
-                           std::string missing_data)
+ConvExecutor::ConvExecutor(std::unique_ptr<OperatorPlan> plan, const char* api, std::string call, Refusal refusal)
     : plan_(std::move(plan)),
       api_(api),
       call_(std::move(call)),
-      missing_data_(std::move(missing_data)),
+      refusal_(std::move(refusal)),
       verbose_(verbose_enabled()) {}
 
 aclnnStatus ConvExecutor::run(void* workspace) const {

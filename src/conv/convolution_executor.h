@@ -13,17 +13,17 @@ class ConvExecutor final : public aclOpExecutor {
  public:
   // `api`: the phase-2 entry point's name; `call`: the user's tensors and parameters, printed by
   // the verbose mode (ACLNN_CONVBWD_VERBOSE=1, read at phase 1).
-  // `missing_data`: why phase 2 must refuse to run (missing_data()), or "".
-  ConvExecutor(std::unique_ptr<OperatorPlan> plan, const char* api, std::string call, std::string missing_data);
+  // `refusal`: why phase 2 must refuse to run (conv/phase2_refusal.h), or status 0.
+  ConvExecutor(std::unique_ptr<OperatorPlan> plan, const char* api, std::string call, Refusal refusal);
   uint64_t workspace_bytes() const override { return plan_->workspace_bytes(); }
   aclnnStatus run(void* workspace) const override;
-  std::string missing_data() const override { return missing_data_; }
+  Refusal refusal() const override { return refusal_; }
 
  private:
   std::unique_ptr<OperatorPlan> plan_;
   const char* api_;
   std::string call_;
-  std::string missing_data_;
+  Refusal refusal_;
   bool verbose_;
 };
 

@@ -323,12 +323,12 @@ Check check_data_access(const ConvBackwardArgs& a) {
 std::vector<UsedTensor> used_tensors(const ConvBackwardArgs& a) {
   const std::vector<bool>& mask = a.output_mask->values;
   std::vector<UsedTensor> used;
-  if (mask[0] || mask[1] || mask[2]) used.push_back({"gradOutput", a.grad_output});
-  if (mask[1]) used.push_back({"input", a.input});
-  if (mask[0]) used.push_back({"weight", a.weight});
-  if (mask[0]) used.push_back({"gradInput", a.grad_input});
-  if (mask[1]) used.push_back({"gradWeight", a.grad_weight});
-  if (mask[2]) used.push_back({"gradBias", a.grad_bias});
+  if (mask[0] || mask[1] || mask[2]) used.push_back({"gradOutput", a.grad_output, false});
+  if (mask[1]) used.push_back({"input", a.input, false});
+  if (mask[0]) used.push_back({"weight", a.weight, false});
+  if (mask[0]) used.push_back({"gradInput", a.grad_input, true});
+  if (mask[1]) used.push_back({"gradWeight", a.grad_weight, true});
+  if (mask[2]) used.push_back({"gradBias", a.grad_bias, true});
   return used;
 }
 

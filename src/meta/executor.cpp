@@ -65,10 +65,10 @@ aclnnStatus run_executor(void* workspace, uint64_t workspaceSize, aclOpExecutor*
                         static_cast<unsigned long long>(workspaceSize), released));
     return ACLNN_ERR_PARAM_NULLPTR;
   }
-  const std::string missing = planned->missing_data();
-  if (!missing.empty()) {
-    report_error(format("%s: %s: the plan cannot run%s", api, missing.c_str(), released));
-    return ACLNN_ERR_PARAM_NULLPTR;
+  const Refusal refusal = planned->refusal();
+  if (refusal.status != 0) {
+    report_error(format("%s: %s: the plan cannot run%s", api, refusal.message.c_str(), released));
+    return refusal.status;
   }
   const uint64_t required = planned->workspace_bytes();
   if (workspaceSize < required) {
