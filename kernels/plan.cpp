@@ -8,6 +8,7 @@
 #include "common/log.h"
 #include "kernels/common/convert.h"
 #include "kernels/common/pack.h"
+#include "kernels/ref/conv_ref.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -82,9 +83,11 @@ std::unique_ptr<ConvStep> zeros_plan(const ConvProblem& p, PlanBuilder& b) {
 // The step of a gradient whose inputs are empty, for each gradient. Not in the implementation lists:
 // the plan takes it before any list is looked at (ACLNN_CONVBWD_KERNELS does not apply).
 const ConvImpl kZeros[3] = {
-    {"zeros", Gradient::kInput, zeros_supports<Gradient::kInput>, zeros_plan<Gradient::kInput>},
-    {"zeros", Gradient::kWeight, zeros_supports<Gradient::kWeight>, zeros_plan<Gradient::kWeight>},
-    {"zeros", Gradient::kBias, zeros_supports<Gradient::kBias>, zeros_plan<Gradient::kBias>}};
+    {"zeros", Gradient::kInput, zeros_supports<Gradient::kInput>, zeros_plan<Gradient::kInput>, nullptr, nullptr,
+     false},
+    {"zeros", Gradient::kWeight, zeros_supports<Gradient::kWeight>, zeros_plan<Gradient::kWeight>, nullptr, nullptr,
+     false},
+    {"zeros", Gradient::kBias, zeros_supports<Gradient::kBias>, zeros_plan<Gradient::kBias>, nullptr, nullptr, false}};
 
 }  // namespace
 
@@ -98,10 +101,6 @@ const char* gradient_name(Gradient gradient) {
 
 void PlanBuilder::need_float_inputs(bool src, bool wei, bool dst) {
   float_wanted[0] |= src, float_wanted[1] |= wei, float_wanted[2] |= dst;
-}
-
-void PlanBuilder::need_double_inputs(bool src, bool wei, bool dst) {
-  double_wanted[0] |= src, double_wanted[1] |= wei, double_wanted[2] |= dst;
 }
 
 std::unique_ptr<ConvPlan> ConvPlan::build(const ConvProblem& problem, const std::string& only, const char* api) {
@@ -142,7 +141,14 @@ std::unique_ptr<ConvPlan> ConvPlan::build(const ConvProblem& problem, const std:
       plan->steps_.push_back({impl, nullptr});
     }
   }
-  static const char* const kNames[3][2] = {{"src.f32", "src.f64"}, {"wei.f32", "wei.f64"}, {"dst.f32", "dst.f64"}};
+  // The non-finite repair after each gradInput and gradWeight step of an entry that multiplies padding.
+  for (Gradient gradient : {Gradient::kInput, Gradient::kWeight}) {
+    const ConvImpl* impl = chosen[static_cast<int>(gradient)];
+    if (impl == nullptr || !impl->multiplies_padding) continue;
+    plan->ledger_.begin_step();
+    plan->repairs_.push_back(plan_non_finite_repair(gradient, p, builder));
+  }
+  static const char* const kNames[3] = {"src.f32", "wei.f32", "dst.f32"};
   for (int i = 0; i < 3; ++i) {
     const View5& view = input_view(p, i);
     Staging& staging = plan->staging_[i];
@@ -151,10 +157,9 @@ std::unique_ptr<ConvPlan> ConvPlan::build(const ConvProblem& problem, const std:
       if (float_in_place(view, p.math)) {
         staging.f32_in_place = dense_float_data(view);
       } else {
-        staging.f32 = plan->ledger_.book(kNames[i][0], count, sizeof(float));
+        staging.f32 = plan->ledger_.book(kNames[i], count, sizeof(float));
       }
     }
-    if (builder.double_wanted[i]) staging.f64 = plan->ledger_.book(kNames[i][1], count, sizeof(double));
   }
   if (plan->ledger_.overflowed()) {
     report_error(format("%s: the workspace this problem needs exceeds 2^64 bytes", api));
@@ -167,7 +172,6 @@ int ConvPlan::execute(void* buffer) const {
   const Workspace workspace(ledger_, buffer);
   StepInputs inputs;
   const float** f32[3] = {&inputs.f32.src, &inputs.f32.wei, &inputs.f32.dst};
-  const double** f64[3] = {&inputs.f64.src, &inputs.f64.wei, &inputs.f64.dst};
   for (int i = 0; i < 3; ++i) {
     const Staging& staging = staging_[i];
     const View5& view = input_view(problem_, i);
@@ -176,13 +180,13 @@ int ConvPlan::execute(void* buffer) const {
       pack_dense(view, problem_.math, packed, threads());
       *f32[i] = packed;
     }
-    if (double* packed = workspace.at<double>(staging.f64)) {
-      pack_dense(view, problem_.math, packed, threads());
-      *f64[i] = packed;
-    }
   }
   for (const Chosen& chosen : steps_) {
     const int status = chosen.step ? chosen.step->run(workspace, inputs) : ACLNN_SUCCESS;
+    if (status != ACLNN_SUCCESS) return status;
+  }
+  for (const std::unique_ptr<ConvStep>& repair : repairs_) {
+    const int status = repair->run(workspace, inputs);
     if (status != ACLNN_SUCCESS) return status;
   }
   return ACLNN_SUCCESS;

@@ -3,8 +3,9 @@
 // For each requested gradient the plan holds the implementation chosen from that gradient's
 // ordered list (kernels/implementations.cpp: the first entry that supports the problem wins, the
 // double-precision reference is last and supports everything) and the step it planned, with every
-// tile size and task count fixed. One WorkspaceLedger books all scratch: the dense copies of
-// inputs that the steps ask for, and each step's own regions.
+// tile size and task count fixed, and, after the gradInput and gradWeight of an entry that
+// multiplies padding, the non-finite repair (kernels/ref/conv_ref.h). One WorkspaceLedger books all
+// scratch: the dense copies of inputs that the steps ask for, and each step's own regions.
 #pragma once
 
 #include <memory>
@@ -19,17 +20,15 @@ namespace aclnn_cpu {
 enum class Gradient { kInput, kWeight, kBias };
 const char* gradient_name(Gradient gradient);  // "gradInput", "gradWeight", "gradBias"
 
-// The inputs (src, wei, dst) as dense (N, C, D, H, W) arrays of T at phase 2; nullptr where no
-// step asked for that input in that precision.
-template <typename T>
+// The inputs (src, wei, dst) as dense (N, C, D, H, W) float arrays at phase 2, cubeMathType
+// rounding applied; nullptr where no step asked for that input.
 struct DenseInputs {
-  const T* src = nullptr;
-  const T* wei = nullptr;
-  const T* dst = nullptr;
+  const float* src = nullptr;
+  const float* wei = nullptr;
+  const float* dst = nullptr;
 };
 struct StepInputs {
-  DenseInputs<float> f32;   // cubeMathType rounding applied
-  DenseInputs<double> f64;  // likewise; exact widening otherwise
+  DenseInputs f32;
 };
 
 // A planned piece of phase-2 work.
@@ -56,12 +55,10 @@ class PlanBuilder {
     return ledger_.book_step(name, count, element_bytes, copies);
   }
   // Asks for inputs as dense float arrays (read in place when they already are one and need no
-  // rounding) or dense double arrays. Several steps asking for the same one share it.
+  // rounding). Several steps asking for the same one share it.
   void need_float_inputs(bool src, bool wei, bool dst);
-  void need_double_inputs(bool src, bool wei, bool dst);
 
   bool float_wanted[3] = {false, false, false};  // src, wei, dst
-  bool double_wanted[3] = {false, false, false};
   // For a joint step (ConvImpl::plan_joint): whether gradBias is wanted as `lanes` computes it
   // (reduce_bias), so that the step may compute it too, and whether it did (then no bias step).
   bool joint_bias_offered = false, joint_bias_taken = false;
@@ -85,6 +82,10 @@ struct ConvImpl {
   // results are those of the separate steps, bit for bit.
   bool (*supports_joint)(const ConvProblem& problem) = nullptr;
   std::unique_ptr<ConvStep> (*plan_joint)(const ConvProblem& problem, PlanBuilder& builder) = nullptr;
+  // Whether its products take zeros for the padding (staged or unrolled sources), so that an Inf or
+  // NaN meeting the padding gives NaN where the gradient has no term: the plan then follows its
+  // gradInput or gradWeight step with the non-finite repair (kernels/ref/conv_ref.h).
+  bool multiplies_padding = true;
 };
 
 // The ordered list for one gradient (kernels/implementations.cpp).
@@ -115,13 +116,14 @@ class ConvPlan {
   // Where one input comes from at phase 2.
   struct Staging {
     const float* f32_in_place = nullptr;
-    WorkspaceLedger::Handle f32 = -1, f64 = -1;  // packed copies
+    WorkspaceLedger::Handle f32 = -1;  // a packed copy
   };
 
   ConvProblem problem_;
   WorkspaceLedger ledger_;
   std::vector<Chosen> steps_;
-  Staging staging_[3];  // src, wei, dst
+  std::vector<std::unique_ptr<ConvStep>> repairs_;  // run after every step
+  Staging staging_[3];                              // src, wei, dst
 };
 
 // The value of ACLNN_CONVBWD_KERNELS ("" when unset).

@@ -220,6 +220,34 @@ TEST(ConvCubeMath, UseFp16RoundsInputsToHalfOthersKeepThem) {
   }
 }
 
+// Padding is absent, not zero: an infinite weight or a NaN in gradOutput next to padding reaches
+// only the gradients that have a term with it (1-D, L 8, k 3, pad 1; this file also runs on the
+// reference kernels and on the generic instruction set).
+TEST(ConvNonFinite, PaddingIsAbsentNotZero) {
+  const ConvSpec s = make_spec(1, 1, 1, 1, 1, {8}, {3}, {1}, {1}, {1}, {1});
+  const std::vector<double> x(8, 1.0), ones(8, 1.0);
+  // w[0] = -Inf: gradInput[i] = dy[i + 1] * w[0] + dy[i] * w[1] + dy[i - 1] * w[2], where those exist.
+  const std::vector<double> w = {-INFINITY, 1.0, 1.0};
+  RunResult r = run_convolution_backward(s, RunOptions{}, x, w, ones);
+  ASSERT_EQ(r.status, 0) << r.error;
+  std::vector<double> want(7, -INFINITY);
+  want.push_back(2.0);  // gradInput[7]: dy[8] lies in the padding, so w[0] meets nothing
+  EXPECT_EQ(r.grads.grad_input, want);
+  EXPECT_EQ(r.grads.grad_weight, (std::vector<double>{7.0, 8.0, 7.0}));
+  // A NaN in gradOutput's first entry: gradWeight[k] = sum_o dy[o] x[o - 1 + k]; o = 0 meets x[-1] (padding)
+  // for k = 0 only, so gradWeight[0] stays finite.
+  std::vector<double> dy = ones;
+  dy[0] = NAN;
+  r = run_convolution_backward(s, RunOptions{}, x, {1.0, 1.0, 1.0}, dy);
+  ASSERT_EQ(r.status, 0) << r.error;
+  EXPECT_EQ(r.grads.grad_weight[0], 7.0);
+  EXPECT_TRUE(std::isnan(r.grads.grad_weight[1]) && std::isnan(r.grads.grad_weight[2]));
+  EXPECT_TRUE(std::isnan(r.grads.grad_input[0]) && std::isnan(r.grads.grad_input[1]));
+  for (size_t i = 2; i < 8; ++i) EXPECT_EQ(r.grads.grad_input[i], i == 7 ? 2.0 : 3.0) << i;
+  const ConvGrads oracle = oracle_backward(s, x, {1.0, 1.0, 1.0}, dy);
+  EXPECT_EQ(oracle.grad_weight[0], 7.0);  // (the oracle agrees)
+}
+
 INSTANTIATE_TEST_SUITE_P(Cases, ConvTable, ::testing::ValuesIn(table()),
                          [](const ::testing::TestParamInfo<TableCase>& param) { return param.param.name; });
 

@@ -255,9 +255,13 @@ std::string case_key(const Case& c) {
   }
   return key;
 }
-std::string values_key(const Variant& v, unsigned seed, bool inf_at_row_ends) {
+// What run() puts among the random values: nothing, an infinity at the end of every row of src, or
+// sparse infinities and NaNs in every input (kNonFinite: see run()).
+enum Poison : int { kNoPoison = 0, kInfAtRowEnds = 1, kNonFinite = 2 };
+
+std::string values_key(const Variant& v, unsigned seed, int poison) {
   return std::to_string(v.dtype) + "|" + std::to_string(static_cast<int>(v.layout)) + "|" + std::to_string(seed) + "|" +
-         std::to_string(inf_at_row_ends);
+         std::to_string(poison);
 }
 
 // The inputs of the current case's runs, reused by every run with the same keys: a case's
@@ -278,17 +282,17 @@ struct CaseInputs {
 
 // The key of the reference's results for `gradients` on `threads` threads: the values' key of the dense
 // variant of v (any layout has those values), and the cubeMathType they are read with.
-std::string reference_key(const Variant& v, unsigned seed, bool inf_at_row_ends, unsigned gradients, int threads) {
+std::string reference_key(const Variant& v, unsigned seed, int poison, unsigned gradients, int threads) {
   const Variant dense{v.name, v.dtype, Layout::kDense, v.math};
-  return values_key(dense, seed, inf_at_row_ends) + "|" + std::to_string(static_cast<int>(v.math)) + "|" +
+  return values_key(dense, seed, poison) + "|" + std::to_string(static_cast<int>(v.math)) + "|" +
          std::to_string(gradients) + "|" + std::to_string(threads);
 }
 
 // Runs the gradients of case `c` (`gradients`: 1 input, 2 weight, 4 bias; all by default) with
 // implementations `only` (ACLNN_CONVBWD_KERNELS syntax) on a workspace starting `misalign` bytes
-// past a 64-byte boundary; `inf_at_row_ends` puts an infinity at the end of every row of src.
+// past a 64-byte boundary; `poison` (a Poison; true: kInfAtRowEnds) puts infinities or NaNs among the values.
 Results run(const std::string& only, const Case& c, const Variant& v, unsigned seed, int threads, int misalign = 0,
-            bool inf_at_row_ends = false, unsigned gradients = 7, bool plan_only = false) {
+            int poison = kNoPoison, unsigned gradients = 7, bool plan_only = false) {
   const ConvGeometry& g = c.g;
   const int64_t csrc = g.groups * g.src_channels_per_group, cdst = g.groups * g.dst_channels_per_group;
   Tensor x(g.batch, csrc, g.src_size, v.dtype, v.layout),
@@ -296,9 +300,9 @@ Results run(const std::string& only, const Case& c, const Variant& v, unsigned s
   Tensor dy(g.batch, cdst, g.dst_size, v.dtype, v.layout);
   static CaseInputs cached;
   if (std::string key = case_key(c); cached.case_key != key) cached = {std::move(key), {}, {}};
-  const std::string key = values_key(v, seed, inf_at_row_ends);
+  const std::string key = values_key(v, seed, poison);
   const bool reference = only == "ref" && !plan_only && misalign == 0;
-  const std::string ref_key = reference ? reference_key(v, seed, inf_at_row_ends, gradients, threads) : "";
+  const std::string ref_key = reference ? reference_key(v, seed, poison, gradients, threads) : "";
   if (reference) {
     if (const auto found = cached.references.find(ref_key); found != cached.references.end()) return found->second;
   }
@@ -310,11 +314,25 @@ Results run(const std::string& only, const Case& c, const Variant& v, unsigned s
   } else {
     std::mt19937 rng(seed);
     for (Tensor* t : {&x, &w, &dy}) t->fill(rng);
-    if (inf_at_row_ends) {
+    if (poison == kInfAtRowEnds) {
       for (int64_t row = 0; row < x.view.numel() / g.src_size[2]; ++row) {
         const int64_t h = row % g.src_size[1], d = row / g.src_size[1] % g.src_size[0];
         const int64_t ch = row / g.src_size[1] / g.src_size[0] % csrc, n = row / g.src_size[1] / g.src_size[0] / csrc;
         store_element(x.view.data, v.dtype, x.view.element(n, ch, d, h, g.src_size[2] - 1), INFINITY);
+      }
+    }
+    if (poison == kNonFinite) {  // each where padding meets it in some kernels: corners and first taps
+      const int64_t last[3] = {g.src_size[0] - 1, g.src_size[1] - 1, g.src_size[2] - 1};
+      if (x.view.numel() > 0) store_element(x.view.data, v.dtype, x.view.element(0, 0, 0, 0, 0), INFINITY);
+      if (x.view.numel() > 0) {
+        store_element(x.view.data, v.dtype, x.view.element(g.batch - 1, csrc - 1, last[0], last[1], last[2]), NAN);
+      }
+      if (w.view.numel() > 0) store_element(w.view.data, v.dtype, w.view.element(0, 0, 0, 0, 0), -INFINITY);
+      if (dy.view.numel() > 0) {
+        store_element(dy.view.data, v.dtype, dy.view.element(0, cdst - 1, 0, 0, 0), NAN);
+        store_element(dy.view.data, v.dtype,
+                      dy.view.element(g.batch - 1, 0, g.dst_size[0] - 1, g.dst_size[1] - 1, g.dst_size[2] - 1),
+                      INFINITY);
       }
     }
     cached.by_values[key] = {x.storage, w.storage, dy.storage};
@@ -1125,6 +1143,49 @@ TEST(Implementations, InfinitiesStayWhereTheyReach) {
   }
   for (const auto& [name, count] : compared) {
     EXPECT_GT(finite[name], 0u) << name << " (" << count << " cases)";  // some taps never reach the row ends
+  }
+}
+
+// Padding is absent, not zero: with infinities and NaNs in every input, next to padding (corners,
+// first taps), every implementation gives the reference's pattern of NaNs and infinities (their
+// signs too) in every gradient, and the reference's values elsewhere.
+TEST(Implementations, NonFiniteInputsGiveTheReferencesPattern) {
+  std::map<std::string, size_t> compared, finite;
+  for (const Case& c : cases()) {
+    for (const Variant& v : {kVariants[0], kVariants[1], kVariants[2]}) {
+      const Results want = run("ref", c, v, 5, 2, 0, kNonFinite);
+      for (const std::string& name : implementation_names()) {
+        const unsigned gradients = computed_by(name, c, v, 5);
+        if (gradients == 0) continue;
+        const Results got = run(name, c, v, 5, 2, 0, kNonFinite, gradients);
+        const std::vector<double>* pairs[3][2] = {{&got.grad_input, &want.grad_input},
+                                                  {&got.grad_weight, &want.grad_weight},
+                                                  {&got.grad_bias, &want.grad_bias}};
+        for (int i = 0; i < 3; ++i) {
+          if (got.chosen[i] != name) continue;
+          ++compared[name];
+          const std::vector<double>&out = *pairs[i][0], &ref = *pairs[i][1];
+          ASSERT_EQ(out.size(), ref.size());
+          for (size_t e = 0; e < ref.size(); ++e) {
+            const std::string where =
+                name + " " + c.name + " " + v.name + " gradient " + std::to_string(i) + " entry " + std::to_string(e);
+            if (std::isfinite(ref[e])) {
+              ++finite[name];
+              EXPECT_NEAR(out[e], ref[e], 1e-3 + std::abs(ref[e]) * tolerance(v.dtype)) << where;
+            } else {
+              EXPECT_EQ(std::isnan(out[e]), std::isnan(ref[e])) << where << ": " << out[e] << " vs " << ref[e];
+              if (std::isinf(ref[e])) {
+                EXPECT_EQ(out[e], ref[e]) << where;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  for (const std::string& name : implementation_names()) {
+    EXPECT_GT(compared[name], 0u) << name;
+    EXPECT_GT(finite[name], 0u) << name;
   }
 }
 

@@ -173,10 +173,6 @@ void store_in_view_order(const T* values, const View5& out) {
 
 }  // namespace
 
-namespace {
-
-// Plane (n, c) of a view into `out`: floats as read_plane_floats reads them; doubles widened exactly
-// (then rounded to FLOAT16 when `math` asks for it), row by row.
 void pack_plane(const View5& view, MathMode math, int64_t n, int64_t c, float* out) {
   read_plane_floats(view, math, n, c, 0, view.shape[2] * view.shape[3] * view.shape[4], out);
 }
@@ -191,8 +187,6 @@ void pack_plane(const View5& view, MathMode math, int64_t n, int64_t c, double* 
     }
   });
 }
-
-}  // namespace
 
 template <typename T>
 void pack_dense(const View5& view, MathMode math, T* out, int threads) {
@@ -565,7 +559,6 @@ void reduce_bias(const View5& dy, const View5& out, int threads) {
   });
 }
 
-template void pack_dense<double>(const View5&, MathMode, double*, int);
 template void pack_dense<float>(const View5&, MathMode, float*, int);
 template void store_dense<float>(const float*, const View5&, int);
 template void store_dense<double>(const double*, const View5&, int);

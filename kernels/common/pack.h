@@ -31,6 +31,11 @@ bool may_overlap(const View5& view);
 template <typename T>
 void pack_dense(const View5& view, MathMode math, T* out, int threads);
 
+// Plane (n, c) of a view into `out` (D x H x W values, row-major): floats as read_plane_floats
+// reads them; doubles widened exactly (then rounded to FLOAT16 when `math` asks for it).
+void pack_plane(const View5& view, MathMode math, int64_t n, int64_t c, float* out);
+void pack_plane(const View5& view, MathMode math, int64_t n, int64_t c, double* out);
+
 // True when each (n, c) plane of the view is contiguous (D, H, W dense with W stride 1): a run of
 // positions may then cross W rows (element (n, c, 0, 0, i) is position i of the plane).
 bool planes_contiguous(const View5& view);

@@ -1,12 +1,18 @@
-// The reference implementations: gather-form loops in double precision over dense copies of the
-// inputs. They are last in every implementation list and the oracle of every other entry.
-// Every output element is computed by one thread in a fixed order, so results are bit-identical
-// for any thread count. Clarity over speed; the outer loops run in parallel with OpenMP.
+// The reference implementations: gather-form loops in double precision over the user's views. Each
+// task forms one channel of the result (gradInput: a sample's plane; gradWeight: a row) from the
+// planes it reads, each packed in turn into its thread's scratch (no copy of whole tensors). They
+// are last in every implementation list and the oracle of every other entry; restricted to some
+// channels they also repair the other entries' non-finite results (conv_ref.h). Every output
+// element is one task's, summed in a fixed order: bit-identical for any thread count. Clarity
+// over speed.
+#include "kernels/ref/conv_ref.h"
+
 #include <algorithm>
 #include <memory>
 #include <vector>
 
 #include "common/dtype.h"
+#include "kernels/common/finite.h"
 #include "kernels/common/pack.h"
 #include "kernels/conv_problem.h"
 #include "kernels/gemm/tasks.h"
@@ -51,135 +57,139 @@ struct Taps {
   TapTable d, h, w;
 };
 
-struct Sizes {
-  int64_t src_channels, dst_channels, src_spatial, dst_spatial, kernel_volume;
-  explicit Sizes(const ConvGeometry& g)
-      : src_channels(g.groups * g.src_channels_per_group),
-        dst_channels(g.groups * g.dst_channels_per_group),
-        src_spatial(g.src_plane()),
-        dst_spatial(g.dst_plane()),
-        kernel_volume(g.kernel_volume()) {}
+// The reference's loops over one problem's views. Each forms one task's outputs from the planes it
+// reads, packed one at a time into its thread's scratch (`scratch_doubles()` doubles): the same
+// values, summed in the same order, as over dense double copies of whole tensors.
+class RefLoops {
+ public:
+  RefLoops(const ConvProblem& p, bool backward_taps_too)
+      : g_(p.geometry), src_(p.src), wei_(p.wei), dst_(p.dst), math_(p.math) {
+    for (int axis = 0; axis < 3; ++axis) {
+      forward_[axis] = forward_taps(g_, axis);
+      if (backward_taps_too) backward_[axis] = backward_taps(g_, axis);
+    }
+  }
+  // An input plane of each kind and a weight row's doubles (saturating: the ledger refuses it).
+  uint64_t scratch_doubles() const {
+    uint64_t total = 0;
+    const int64_t parts[3] = {g_.src_plane(), g_.dst_plane(), g_.src_channels_per_group * g_.kernel_volume()};
+    for (int64_t part : parts) {
+      if (__builtin_add_overflow(total, static_cast<uint64_t>(part), &total)) return UINT64_MAX;
+    }
+    return total;
+  }
+
+  // out[n, co, o] = sum_{ic, k} src[n, g*Cin_g + ic, i(o, k)] * wei[co, ic, k]: plane (n, co) of out.
+  void forward_plane(double* scratch, int64_t n, int64_t co, const View5& out) const {
+    double* x = scratch;
+    double* sums = x + g_.src_plane();
+    double* w = sums + g_.dst_plane();
+    std::fill(sums, sums + g_.dst_plane(), 0.0);
+    const int64_t first_src_channel = co / g_.dst_channels_per_group * g_.src_channels_per_group;
+    for (int64_t ic = 0; ic < g_.src_channels_per_group; ++ic) {
+      pack_plane(src_, math_, n, first_src_channel + ic, x);
+      pack_plane(wei_, math_, co, ic, w);
+      each_position(g_.dst_size, [&](int64_t o, int64_t od, int64_t oh, int64_t ow) {
+        double sum = sums[o];
+        for (const Tap& d : forward_[0][od]) {
+          for (const Tap& h : forward_[1][oh]) {
+            for (const Tap& t : forward_[2][ow]) sum += x[src_index(d.pos, h.pos, t.pos)] * w[tap(d.k, h.k, t.k)];
+          }
+        }
+        sums[o] = sum;
+      });
+    }
+    store_plane(sums, g_.dst_size, out, n, co);
+  }
+
+  // out[n, ci, i] = sum_{oc, k: o(i, k) valid} dst[n, g*Cout_g + oc, o] * wei[g*Cout_g + oc, ci - g*Cin_g, k]:
+  // plane (n, ci) of out.
+  void backward_data_plane(double* scratch, int64_t n, int64_t ci, const View5& out) const {
+    double* sums = scratch;
+    double* y = sums + g_.src_plane();
+    double* w = y + g_.dst_plane();
+    std::fill(sums, sums + g_.src_plane(), 0.0);
+    const int64_t group = ci / g_.src_channels_per_group, ic = ci % g_.src_channels_per_group;
+    for (int64_t oc = 0; oc < g_.dst_channels_per_group; ++oc) {
+      const int64_t co = group * g_.dst_channels_per_group + oc;
+      pack_plane(dst_, math_, n, co, y);
+      pack_plane(wei_, math_, co, ic, w);
+      each_position(g_.src_size, [&](int64_t i, int64_t id, int64_t ih, int64_t iw) {
+        double sum = sums[i];
+        for (const Tap& d : backward_[0][id]) {
+          for (const Tap& h : backward_[1][ih]) {
+            for (const Tap& t : backward_[2][iw]) sum += y[dst_index(d.pos, h.pos, t.pos)] * w[tap(d.k, h.k, t.k)];
+          }
+        }
+        sums[i] = sum;
+      });
+    }
+    store_plane(sums, g_.src_size, out, n, ci);
+  }
+
+  // out[co, ic, k] = sum_{n, o: i(o, k) valid} dst[n, co, o] * src[n, g*Cin_g + ic, i(o, k)]: row co of
+  // out (every ic and k).
+  void weight_row(double* scratch, int64_t co, const View5& out) const {
+    const int64_t taps = g_.kernel_volume();
+    double* x = scratch;
+    double* y = x + g_.src_plane();
+    double* sums = y + g_.dst_plane();  // [ic][k]
+    std::fill(sums, sums + g_.src_channels_per_group * taps, 0.0);
+    const int64_t first_src_channel = co / g_.dst_channels_per_group * g_.src_channels_per_group;
+    for (int64_t n = 0; n < g_.batch; ++n) {
+      pack_plane(dst_, math_, n, co, y);
+      for (int64_t ic = 0; ic < g_.src_channels_per_group; ++ic) {
+        pack_plane(src_, math_, n, first_src_channel + ic, x);
+        double* row = sums + ic * taps;
+        each_position(g_.dst_size, [&](int64_t o, int64_t od, int64_t oh, int64_t ow) {
+          const double dy = y[o];
+          for (const Tap& d : forward_[0][od]) {
+            for (const Tap& h : forward_[1][oh]) {
+              for (const Tap& t : forward_[2][ow]) row[tap(d.k, h.k, t.k)] += dy * x[src_index(d.pos, h.pos, t.pos)];
+            }
+          }
+        });
+      }
+    }
+    for (int64_t ic = 0; ic < g_.src_channels_per_group; ++ic) {
+      for (int64_t kd = 0; kd < g_.kernel[0]; ++kd) {
+        for (int64_t kh = 0; kh < g_.kernel[1]; ++kh) {
+          for (int64_t kw = 0; kw < g_.kernel[2]; ++kw) {
+            store_element(out.data, out.dtype, out.element(co, ic, kd, kh, kw), sums[ic * taps + tap(kd, kh, kw)]);
+          }
+        }
+      }
+    }
+  }
+
+  const ConvGeometry& geometry() const { return g_; }
+
+ private:
+  template <typename Body>
+  static void each_position(const int64_t (&size)[3], Body body) {
+    int64_t at = 0;
+    for (int64_t d = 0; d < size[0]; ++d) {
+      for (int64_t h = 0; h < size[1]; ++h) {
+        for (int64_t w = 0; w < size[2]; ++w) body(at++, d, h, w);
+      }
+    }
+  }
+  static void store_plane(const double* sums, const int64_t (&size)[3], const View5& out, int64_t n, int64_t c) {
+    each_position(size, [&](int64_t at, int64_t d, int64_t h, int64_t w) {
+      store_element(out.data, out.dtype, out.element(n, c, d, h, w), sums[at]);
+    });
+  }
+  int64_t src_index(int64_t d, int64_t h, int64_t w) const { return (d * g_.src_size[1] + h) * g_.src_size[2] + w; }
+  int64_t dst_index(int64_t d, int64_t h, int64_t w) const { return (d * g_.dst_size[1] + h) * g_.dst_size[2] + w; }
+  int64_t tap(int64_t d, int64_t h, int64_t w) const { return (d * g_.kernel[1] + h) * g_.kernel[2] + w; }
+
+  ConvGeometry g_;
+  View5 src_, wei_, dst_;
+  MathMode math_;
+  TapTable forward_[3], backward_[3];  // per axis (backward_: only when asked for)
 };
 
-// out[n, co, o] = sum_{ic, k} src[n, g*Cin_g + ic, i(o, k)] * wei[co, ic, k]
-void forward(const ConvGeometry& g, const Taps& taps, const double* src, const double* wei, const View5& out,
-             int threads) {
-  (void)threads;  // used by OpenMP only
-  const Sizes z(g);
-  const TapTable &td = taps.d, &th = taps.h, &tw = taps.w;
-#pragma omp parallel for collapse(2) schedule(static) num_threads(threads)
-  for (int64_t n = 0; n < g.batch; ++n) {
-    for (int64_t co = 0; co < z.dst_channels; ++co) {
-      const int64_t first_src_channel = co / g.dst_channels_per_group * g.src_channels_per_group;
-      for (int64_t od = 0; od < g.dst_size[0]; ++od) {
-        for (int64_t oh = 0; oh < g.dst_size[1]; ++oh) {
-          for (int64_t ow = 0; ow < g.dst_size[2]; ++ow) {
-            double sum = 0.0;
-            for (int64_t ic = 0; ic < g.src_channels_per_group; ++ic) {
-              const double* x = src + (n * z.src_channels + first_src_channel + ic) * z.src_spatial;
-              const double* w = wei + (co * g.src_channels_per_group + ic) * z.kernel_volume;
-              for (const Tap& d : td[od]) {
-                for (const Tap& h : th[oh]) {
-                  for (const Tap& t : tw[ow]) {
-                    sum += x[(d.pos * g.src_size[1] + h.pos) * g.src_size[2] + t.pos] *
-                           w[(d.k * g.kernel[1] + h.k) * g.kernel[2] + t.k];
-                  }
-                }
-              }
-            }
-            store_element(out.data, out.dtype, out.element(n, co, od, oh, ow), sum);
-          }
-        }
-      }
-    }
-  }
-}
-
-// out[n, ci, i] = sum_{oc, k: o(i, k) valid} dst[n, g*Cout_g + oc, o] * wei[g*Cout_g + oc, ci - g*Cin_g, k]
-void backward_data(const ConvGeometry& g, const Taps& taps, const double* dst, const double* wei, const View5& out,
-                   int threads) {
-  (void)threads;  // used by OpenMP only
-  const Sizes z(g);
-  const TapTable &td = taps.d, &th = taps.h, &tw = taps.w;
-#pragma omp parallel for collapse(2) schedule(static) num_threads(threads)
-  for (int64_t n = 0; n < g.batch; ++n) {
-    for (int64_t ci = 0; ci < z.src_channels; ++ci) {
-      const int64_t group = ci / g.src_channels_per_group;
-      const int64_t ic = ci % g.src_channels_per_group;
-      for (int64_t id = 0; id < g.src_size[0]; ++id) {
-        for (int64_t ih = 0; ih < g.src_size[1]; ++ih) {
-          for (int64_t iw = 0; iw < g.src_size[2]; ++iw) {
-            double sum = 0.0;
-            for (int64_t oc = 0; oc < g.dst_channels_per_group; ++oc) {
-              const int64_t co = group * g.dst_channels_per_group + oc;
-              const double* y = dst + (n * z.dst_channels + co) * z.dst_spatial;
-              const double* w = wei + (co * g.src_channels_per_group + ic) * z.kernel_volume;
-              for (const Tap& d : td[id]) {
-                for (const Tap& h : th[ih]) {
-                  for (const Tap& t : tw[iw]) {
-                    sum += y[(d.pos * g.dst_size[1] + h.pos) * g.dst_size[2] + t.pos] *
-                           w[(d.k * g.kernel[1] + h.k) * g.kernel[2] + t.k];
-                  }
-                }
-              }
-            }
-            store_element(out.data, out.dtype, out.element(n, ci, id, ih, iw), sum);
-          }
-        }
-      }
-    }
-  }
-}
-
-// out[co, ic, k] = sum_{n, o: i(o, k) valid} dst[n, co, o] * src[n, g*Cin_g + ic, i(o, k)]
-// `sums_of(thread)`: kernel_volume doubles of scratch for that thread.
-template <typename Scratch>
-void backward_weight(const ConvGeometry& g, const Taps& taps, const double* src, const double* dst, const View5& out,
-                     int threads, Scratch sums_of) {
-  (void)threads;
-  const Sizes z(g);
-  const TapTable &td = taps.d, &th = taps.h, &tw = taps.w;
-#pragma omp parallel num_threads(threads)
-  {
-    double* sums = sums_of(thread_index());
-#pragma omp for collapse(2) schedule(static)
-    for (int64_t co = 0; co < z.dst_channels; ++co) {
-      for (int64_t ic = 0; ic < g.src_channels_per_group; ++ic) {
-        const int64_t src_channel = co / g.dst_channels_per_group * g.src_channels_per_group + ic;
-        std::fill(sums, sums + z.kernel_volume, 0.0);
-        for (int64_t n = 0; n < g.batch; ++n) {
-          const double* y = dst + (n * z.dst_channels + co) * z.dst_spatial;
-          const double* x = src + (n * z.src_channels + src_channel) * z.src_spatial;
-          for (int64_t od = 0; od < g.dst_size[0]; ++od) {
-            for (int64_t oh = 0; oh < g.dst_size[1]; ++oh) {
-              for (int64_t ow = 0; ow < g.dst_size[2]; ++ow) {
-                const double dy = y[(od * g.dst_size[1] + oh) * g.dst_size[2] + ow];
-                for (const Tap& d : td[od]) {
-                  for (const Tap& h : th[oh]) {
-                    for (const Tap& t : tw[ow]) {
-                      sums[((d.k * g.kernel[1] + h.k) * g.kernel[2] + t.k)] +=
-                          dy * x[(d.pos * g.src_size[1] + h.pos) * g.src_size[2] + t.pos];
-                    }
-                  }
-                }
-              }
-            }
-          }
-        }
-        for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
-          for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
-            for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
-              store_element(out.data, out.dtype, out.element(co, ic, kd, kh, kw),
-                            sums[((kd * g.kernel[1] + kh) * g.kernel[2] + kw)]);
-            }
-          }
-        }
-      }
-    }
-  }
-}
-
-// --- The reference steps: inputs as dense doubles, tap tables built at phase 1 ---------------
+// --- The reference steps ---------------------------------------------------------------------
 
 // Where a step writes its output: the user's view, or (a view that may overlap itself) a dense
 // double copy in the workspace, stored into the view afterwards in the user's dim order.
@@ -204,69 +214,134 @@ class RefOutput {
   void finish(const Workspace& w, int threads) const {
     if (staged_ >= 0) store_dense(w.at<double>(staged_), view_, threads);
   }
+  bool staged() const { return staged_ >= 0; }
 
  private:
   View5 view_;
   WorkspaceLedger::Handle staged_ = -1;
 };
 
-class RefInputGrad final : public ConvStep {
+// gradInput or gradWeight as the reference computes it: per channel of the result (gradInput: each
+// sample's plane of it; gradWeight: its row), for every channel or for those a mask marks.
+class RefGradient {
  public:
-  RefInputGrad(const ConvProblem& p, PlanBuilder& b)
-      : g_(p.geometry),
+  RefGradient(Gradient gradient, const ConvProblem& p, PlanBuilder& b)
+      : weight_(gradient == Gradient::kWeight),
         forward_(p.input_grad == InputGrad::kForward),
-        out_(p.grad_input, b, "ref.grad_input"),
+        loops_(p, !weight_ && !forward_),
+        out_(weight_ ? p.grad_weight : p.grad_input, b, "ref.result"),
         threads_(b.threads()) {
-    for (int axis = 0; axis < 3; ++axis) {
-      (axis == 0   ? taps_.d
-       : axis == 1 ? taps_.h
-                   : taps_.w) = forward_ ? forward_taps(g_, axis) : backward_taps(g_, axis);
-    }
-    b.need_double_inputs(forward_, true, !forward_);
+    scratch_ = b.book_scratch("ref.scratch", loops_.scratch_doubles(), sizeof(double), threads_);
   }
-  int64_t tasks() const override {
-    return g_.batch * g_.groups * (forward_ ? g_.dst_channels_per_group : g_.src_channels_per_group);
+  // The result's channels: gradWeight's rows (dY's channels), gradInput's channels.
+  int64_t channels() const {
+    const ConvGeometry& g = loops_.geometry();
+    return g.groups * (weight_ || forward_ ? g.dst_channels_per_group : g.src_channels_per_group);
   }
-  int run(const Workspace& w, const StepInputs& in) const override {
-    if (forward_) {
-      forward(g_, taps_, in.f64.src, in.f64.wei, out_.target(w), threads_);
-    } else {
-      backward_data(g_, taps_, in.f64.dst, in.f64.wei, out_.target(w), threads_);
-    }
-    out_.finish(w, threads_);
-    return ACLNN_SUCCESS;
+  int64_t tasks() const { return weight_ ? channels() : loops_.geometry().batch * channels(); }
+  bool staged() const { return out_.staged(); }
+
+  // Computes the channels c with mask[c] != 0, or every one where mask is null. (A staged result
+  // is stored whole afterwards: computed whole.)
+  int run(const Workspace& w, const unsigned char* mask) const {
+    const View5 out = out_.target(w);
+    const int64_t channels = this->channels();
+    const int status = run_tasks(tasks(), threads_, "reference", [&](int64_t t) {
+      const int64_t n = t / channels, c = t % channels;
+      if (mask != nullptr && mask[c] == 0) return;
+      double* scratch = w.at<double>(scratch_, thread_index());
+      if (weight_) {
+        loops_.weight_row(scratch, c, out);
+      } else if (forward_) {
+        loops_.forward_plane(scratch, n, c, out);
+      } else {
+        loops_.backward_data_plane(scratch, n, c, out);
+      }
+    });
+    if (status == ACLNN_SUCCESS) out_.finish(w, threads_);
+    return status;
   }
 
  private:
-  ConvGeometry g_;
-  bool forward_;
-  Taps taps_;
+  bool weight_, forward_;
+  RefLoops loops_;
   RefOutput out_;
   int threads_;
+  WorkspaceLedger::Handle scratch_ = -1;  // per thread
 };
 
-class RefWeightGrad final : public ConvStep {
+template <Gradient kGradient>
+class RefStep final : public ConvStep {
  public:
-  RefWeightGrad(const ConvProblem& p, PlanBuilder& b)
-      : g_(p.geometry), out_(p.grad_weight, b, "ref.grad_weight"), threads_(b.threads()) {
-    taps_ = {forward_taps(g_, 0), forward_taps(g_, 1), forward_taps(g_, 2)};
-    sums_ = b.book_scratch("ref.sums", static_cast<uint64_t>(g_.kernel_volume()), sizeof(double), threads_);
-    b.need_double_inputs(true, false, true);
+  RefStep(const ConvProblem& p, PlanBuilder& b) : ref_(kGradient, p, b) {}
+  int64_t tasks() const override { return ref_.tasks(); }
+  int run(const Workspace& w, const StepInputs&) const override { return ref_.run(w, nullptr); }
+
+ private:
+  RefGradient ref_;
+};
+
+// The non-finite repair (conv_ref.h): which channels of the result another entry computed may hold
+// a NaN the reference would not, then those computed again as the reference does.
+class NonFiniteRepair final : public ConvStep {
+ public:
+  NonFiniteRepair(Gradient gradient, const ConvProblem& p, PlanBuilder& b)
+      : weight_(gradient == Gradient::kWeight),
+        forward_(p.input_grad == InputGrad::kForward),
+        g_(p.geometry),
+        wei_(p.wei),
+        dst_(p.dst),
+        grad_weight_(p.grad_weight),
+        math_(p.math),
+        threads_(b.threads()),
+        ref_(gradient, p, b) {
+    rows_ = b.book_scratch("repair.rows", static_cast<uint64_t>(g_.groups * g_.dst_channels_per_group), 1);
+    marked_ = b.book_scratch("repair.channels", static_cast<uint64_t>(ref_.channels()), 1);
   }
-  int64_t tasks() const override { return g_.groups * g_.dst_channels_per_group * g_.src_channels_per_group; }
-  int run(const Workspace& w, const StepInputs& in) const override {
-    backward_weight(g_, taps_, in.f64.src, in.f64.dst, out_.target(w), threads_,
-                    [&](int thread) { return w.at<double>(sums_, thread); });
-    out_.finish(w, threads_);
-    return ACLNN_SUCCESS;
+  int64_t tasks() const override { return g_.groups * g_.dst_channels_per_group; }
+
+  int run(const Workspace& w, const StepInputs&) const override {
+    const int64_t rows = g_.groups * g_.dst_channels_per_group, cin = g_.src_channels_per_group;
+    unsigned char* suspect = w.at<unsigned char>(rows_);  // per row co of W (gradInput) or of dW
+    int status = run_tasks(rows, threads_, "non-finite repair", [&](int64_t co) { suspect[co] = !row_finite(co); });
+    if (status != ACLNN_SUCCESS) return status;
+    unsigned char* marked = w.at<unsigned char>(marked_);
+    std::fill(marked, marked + ref_.channels(), 0);
+    bool any = false;
+    for (int64_t co = 0; co < rows; ++co) {
+      if (suspect[co] == 0) continue;
+      any = true;
+      if (weight_ || forward_) {
+        marked[co] = 1;  // dW's row co; a transposed layer's gradInput channel co
+        continue;
+      }
+      const int64_t first = co / g_.dst_channels_per_group * cin;  // gradInput channels W's row co feeds
+      for (int64_t ic = 0; ic < cin; ++ic) marked[first + ic] |= !all_finite(wei_, math_, co, ic, 1);
+    }
+    if (!any) return ACLNN_SUCCESS;
+    if (ref_.staged()) std::fill(marked, marked + ref_.channels(), 1);
+    return ref_.run(w, marked);
   }
 
  private:
+  // Whether row co is free of Inf and NaN: W's row (gradInput), dW's (gradWeight), or, where dW's
+  // view overlaps itself and cannot be read back, dY's channel co.
+  bool row_finite(int64_t co) const {
+    if (!weight_) return all_finite(wei_, math_, co, 0, g_.src_channels_per_group);
+    if (!may_overlap(grad_weight_)) return all_finite(grad_weight_, MathMode::kFull, co, 0, g_.src_channels_per_group);
+    for (int64_t n = 0; n < g_.batch; ++n) {
+      if (!all_finite(dst_, math_, n, co, 1)) return false;
+    }
+    return true;
+  }
+
+  bool weight_, forward_;
   ConvGeometry g_;
-  Taps taps_;
-  RefOutput out_;
+  View5 wei_, dst_, grad_weight_;
+  MathMode math_;
   int threads_;
-  WorkspaceLedger::Handle sums_ = -1;
+  RefGradient ref_;
+  WorkspaceLedger::Handle rows_ = -1, marked_ = -1;
 };
 
 // gradBias[c] = sum over n, then space, of gradOutput in double, in storage-independent order.
@@ -308,8 +383,15 @@ std::unique_ptr<ConvStep> plan(const ConvProblem& p, PlanBuilder& builder) {
 
 }  // namespace
 
-extern const ConvImpl kReferenceInputGrad = {"ref", Gradient::kInput, supports_everything, plan<RefInputGrad>};
-extern const ConvImpl kReferenceWeightGrad = {"ref", Gradient::kWeight, supports_everything, plan<RefWeightGrad>};
+std::unique_ptr<ConvStep> plan_non_finite_repair(Gradient gradient, const ConvProblem& problem, PlanBuilder& builder) {
+  return std::make_unique<NonFiniteRepair>(gradient, problem, builder);
+}
+
+// The reference computes no product with padding: it needs no repair.
+extern const ConvImpl kReferenceInputGrad = {
+    "ref", Gradient::kInput, supports_everything, plan<RefStep<Gradient::kInput>>, nullptr, nullptr, false};
+extern const ConvImpl kReferenceWeightGrad = {
+    "ref", Gradient::kWeight, supports_everything, plan<RefStep<Gradient::kWeight>>, nullptr, nullptr, false};
 extern const ConvImpl kReferenceBias = {"ref", Gradient::kBias, supports_everything, plan<RefBias>};
 
 }  // namespace aclnn_cpu

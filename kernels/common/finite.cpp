@@ -1,0 +1,55 @@
+#include "kernels/common/finite.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "common/dtype.h"
+#include "kernels/common/pack.h"
+
+namespace aclnn_cpu {
+namespace {
+
+// Element bits whose exponent field is all ones (Inf or NaN) get their top bit set by adding one
+// exponent step to the exponent field: OR over a run, then one test. (A loop of ORs vectorises.)
+template <typename Bits, Bits kExponent, Bits kStep>
+bool finite_bits(const void* data, int64_t count) {
+  const auto* bits = static_cast<const Bits*>(data);
+  Bits seen = 0;
+  for (int64_t i = 0; i < count; ++i) seen |= static_cast<Bits>((bits[i] & kExponent) + kStep);
+  return (seen >> (sizeof(Bits) * 8 - 1)) == 0;
+}
+
+// A contiguous run of `count` elements from element `first`, read without rounding.
+bool finite_run(const View5& view, int64_t first, int64_t count) {
+  const size_t size = dtype_size(view.dtype);
+  const void* at = static_cast<const unsigned char*>(view.data) + first * static_cast<int64_t>(size);
+  switch (view.dtype) {
+    case ACL_FLOAT16: return finite_bits<uint16_t, 0x7c00, 0x0400>(at, count);
+    case ACL_BF16: return finite_bits<uint16_t, 0x7f80, 0x0080>(at, count);
+    default: return finite_bits<uint32_t, 0x7f800000u, 0x00800000u>(at, count);
+  }
+}
+
+}  // namespace
+
+bool all_finite(const View5& view, MathMode math, int64_t n, int64_t c0, int64_t channels) {
+  const int64_t plane = view.shape[2] * view.shape[3] * view.shape[4];
+  if (channels <= 0 || plane == 0) return true;
+  // FLOAT16 values stay what they are when rounded to FLOAT16.
+  const bool as_stored = math == MathMode::kFull || view.dtype == ACL_FLOAT16;
+  if (as_stored && is_dense(view)) return finite_run(view, view.element(n, c0, 0, 0, 0), channels * plane);
+  float values[256];
+  for (int64_t c = c0; c < c0 + channels; ++c) {
+    for (int64_t first = 0; first < plane; first += 256) {
+      const int64_t count = std::min<int64_t>(256, plane - first);
+      read_plane_floats(view, math, n, c, first, count, values);  // (rounded as the kernels round)
+      for (int64_t i = 0; i < count; ++i) {
+        if (!std::isfinite(values[i])) return false;
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace aclnn_cpu
