@@ -106,6 +106,45 @@ TEST(Runtime, MallocIsAlignedAndTracked) {
   EXPECT_EQ(aclrtMallocHost(&host, 0), ACL_ERROR_INVALID_PARAM);
 }
 
+// Sizes whose rounding to the alignment would wrap, or that no object can have, are refused
+// before anything is allocated: never a small block behind a huge size.
+TEST(Runtime, MallocRefusesSizesThatOverflow) {
+  void* const untouched = reinterpret_cast<void*>(uintptr_t{0x1234});
+  for (size_t size : {SIZE_MAX, SIZE_MAX - 1, SIZE_MAX - 62, SIZE_MAX - 63, SIZE_MAX / 2 + 1}) {
+    void* ptr = untouched;
+    EXPECT_EQ(aclrtMalloc(&ptr, size, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_BAD_ALLOC) << size;
+    EXPECT_EQ(ptr, untouched) << size;
+    std::string message = recent_error();
+    EXPECT_NE(message.find("aclrtMalloc: size " + std::to_string(size)), std::string::npos) << message;
+    void* host = untouched;
+    EXPECT_EQ(aclrtMallocHost(&host, size), ACL_ERROR_BAD_ALLOC) << size;
+    EXPECT_EQ(host, untouched) << size;
+    message = recent_error();
+    EXPECT_NE(message.find("aclrtMallocHost: size " + std::to_string(size)), std::string::npos) << message;
+  }
+  void* ptr = nullptr;
+  ASSERT_EQ(aclrtMalloc(&ptr, 4096, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+  EXPECT_EQ(aclrtMemset(ptr, 4096, 0x5A, 4096), ACL_SUCCESS);
+  EXPECT_EQ(static_cast<const uint8_t*>(ptr)[4095], 0x5A);
+  EXPECT_EQ(aclrtFree(ptr), ACL_SUCCESS);
+}
+
+// A range that would wrap past the end of the address space is refused, not copied or filled.
+TEST(Runtime, MemcpyAndMemsetRefuseRangesThatWrap) {
+  void* const high = reinterpret_cast<void*>(UINTPTR_MAX - 15);
+  char buffer[64] = {};
+  EXPECT_EQ(aclrtMemset(high, SIZE_MAX, 0, 32), ACL_ERROR_INVALID_PARAM);
+  EXPECT_NE(recent_error().find("aclrtMemset: devPtr"), std::string::npos);
+  EXPECT_EQ(aclrtMemsetAsync(high, SIZE_MAX, 0, 32, nullptr), ACL_ERROR_INVALID_PARAM);
+  EXPECT_NE(recent_error().find("aclrtMemsetAsync: devPtr"), std::string::npos);
+  EXPECT_EQ(aclrtMemcpy(high, SIZE_MAX, buffer, 32, ACL_MEMCPY_HOST_TO_DEVICE), ACL_ERROR_INVALID_PARAM);
+  EXPECT_NE(recent_error().find("aclrtMemcpy: dst"), std::string::npos);
+  EXPECT_EQ(aclrtMemcpy(buffer, sizeof buffer, high, 32, ACL_MEMCPY_DEVICE_TO_HOST), ACL_ERROR_INVALID_PARAM);
+  EXPECT_NE(recent_error().find("aclrtMemcpy: src"), std::string::npos);
+  EXPECT_EQ(aclrtMemcpyAsync(high, SIZE_MAX, buffer, 32, ACL_MEMCPY_HOST_TO_DEVICE, nullptr), ACL_ERROR_INVALID_PARAM);
+  EXPECT_NE(recent_error().find("aclrtMemcpyAsync: dst"), std::string::npos);
+}
+
 TEST(Runtime, MemcpyKindsAndBounds) {
   std::vector<float> host(16);
   for (size_t i = 0; i < host.size(); ++i) host[i] = static_cast<float>(i) * 1.5f;

@@ -43,7 +43,8 @@ class DeviceBackend {
   virtual const char* name() const = 0;
   virtual uint32_t device_count() const = 0;
 
-  // Device memory: `alignment`-aligned, nullptr when out of memory.
+  // Device memory: `alignment`-aligned (a power of two), nullptr when out of memory or when
+  // `bytes` rounded up to the alignment does not fit in size_t.
   virtual void* allocate(size_t bytes, size_t alignment) = 0;
   virtual void release(void* ptr) = 0;
   // Byte copy / fill between any two addresses of the given kind; ranges are valid.

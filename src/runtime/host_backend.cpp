@@ -31,8 +31,10 @@ class HostBackend final : public DeviceBackend {
   uint32_t device_count() const override { return 1; }
 
   void* allocate(size_t bytes, size_t alignment) override {
-    const size_t rounded = (bytes + alignment - 1) / alignment * alignment;
-    return std::aligned_alloc(alignment, rounded);
+    // aligned_alloc takes a multiple of the alignment; a size that cannot be rounded up has no block.
+    size_t rounded;
+    if (__builtin_add_overflow(bytes, alignment - 1, &rounded)) return nullptr;
+    return std::aligned_alloc(alignment, rounded - rounded % alignment);
   }
   void release(void* ptr) override { std::free(ptr); }
   void copy(void* dst, const void* src, size_t bytes, aclrtMemcpyKind) override { std::memmove(dst, src, bytes); }

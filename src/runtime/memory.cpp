@@ -1,4 +1,6 @@
 // AscendCL memory API: device and host allocations, copies and fills (sync and async).
+#include <cstddef>
+#include <cstdint>
 #include <map>
 #include <mutex>
 
@@ -12,6 +14,9 @@ namespace aclnn_cpu {
 namespace {
 
 constexpr size_t kAlignment = 64;
+// No object may be larger than PTRDIFF_MAX bytes (differences of pointers into it must be
+// defined). Below it, rounding a size up to kAlignment cannot wrap.
+constexpr size_t kMaxAllocation = PTRDIFF_MAX;
 
 // Live allocations by address, so frees of foreign or stale pointers are reported, not executed.
 struct AllocationTable {
@@ -45,6 +50,11 @@ bool valid_kind(const aclrtMemcpyKind& kind) {
 aclError allocate(void** ptr, size_t size, bool device, const char* api) {
   if (ptr == nullptr) return fail(ACL_ERROR_INVALID_PARAM, format("%s: output pointer is nullptr", api));
   if (size == 0) return fail(ACL_ERROR_INVALID_PARAM, format("%s: size is 0 (must be > 0)", api));
+  if (size > kMaxAllocation) {
+    return fail(ACL_ERROR_BAD_ALLOC,
+                format("%s: size %zu exceeds the largest possible allocation, %zu bytes (PTRDIFF_MAX)", api, size,
+                       kMaxAllocation));
+  }
   void* memory = device_backend().allocate(size, kAlignment);
   if (memory == nullptr) return fail(ACL_ERROR_BAD_ALLOC, format("%s: out of memory allocating %zu bytes", api, size));
   AllocationTable& table = allocations();
@@ -71,6 +81,12 @@ aclError release(void* ptr, bool device, const char* api) {
   return ACL_SUCCESS;
 }
 
+// Whether [ptr, ptr + count) runs past the end of the address space (no such range is memory).
+bool wraps(const void* ptr, size_t count) {
+  uintptr_t end;
+  return __builtin_add_overflow(reinterpret_cast<uintptr_t>(ptr), count, &end);
+}
+
 aclError check_copy(void* dst, size_t destMax, const void* src, size_t count, const aclrtMemcpyKind& kind,
                     const char* api) {
   if (dst == nullptr) return fail(ACL_ERROR_INVALID_PARAM, format("%s: dst is nullptr", api));
@@ -82,6 +98,14 @@ aclError check_copy(void* dst, size_t destMax, const void* src, size_t count, co
   if (count > destMax) {
     return fail(ACL_ERROR_INVALID_PARAM, format("%s: count %zu exceeds destMax %zu", api, count, destMax));
   }
+  if (wraps(dst, count)) {
+    return fail(ACL_ERROR_INVALID_PARAM,
+                format("%s: dst %p + count %zu wraps past the end of the address space", api, dst, count));
+  }
+  if (wraps(src, count)) {
+    return fail(ACL_ERROR_INVALID_PARAM,
+                format("%s: src %p + count %zu wraps past the end of the address space", api, src, count));
+  }
   return ACL_SUCCESS;
 }
 
@@ -89,6 +113,10 @@ aclError check_fill(void* devPtr, size_t maxCount, size_t count, const char* api
   if (devPtr == nullptr) return fail(ACL_ERROR_INVALID_PARAM, format("%s: devPtr is nullptr", api));
   if (count > maxCount) {
     return fail(ACL_ERROR_INVALID_PARAM, format("%s: count %zu exceeds maxCount %zu", api, count, maxCount));
+  }
+  if (wraps(devPtr, count)) {
+    return fail(ACL_ERROR_INVALID_PARAM,
+                format("%s: devPtr %p + count %zu wraps past the end of the address space", api, devPtr, count));
   }
   return ACL_SUCCESS;
 }
