@@ -1,13 +1,17 @@
 // Host runtime: init, devices, memory, streams, system options, recent error message.
 #include <dirent.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
@@ -23,6 +27,10 @@
 #include "kernels/gemm/tasks.h"
 #include "runtime/device_backend.h"
 #include "runtime/runtime.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 namespace {
 
@@ -442,6 +450,194 @@ TEST(Runtime, StreamsShareTheComputeThread) {
     for (int t = 0; t < kTasks; ++t) EXPECT_EQ(order[s][static_cast<size_t>(t)], t);
     EXPECT_EQ(aclrtDestroyStream(streams[s]), ACL_SUCCESS);
   }
+}
+
+// A plan that runs `body` on the compute thread.
+class FunctionPlan final : public aclnn_cpu::OperatorPlan {
+ public:
+  explicit FunctionPlan(std::function<int()> body) : body_(std::move(body)) {}
+  uint64_t workspace_bytes() const override { return 0; }
+  std::string describe() const override { return "function"; }
+  int execute(void*) const override { return body_(); }
+
+ private:
+  std::function<int()> body_;
+};
+
+// Runs, from `stream`, a parallel loop of two threads on the compute thread; returns the size of
+// the team that ran it (1 without OpenMP), or -1 on failure.
+int compute_team_size(aclrtStream stream) {
+  std::atomic<int> team{0};
+  const FunctionPlan probe([&team] {
+    return aclnn_cpu::run_tasks(64, 2, "team probe", [&team](int64_t) {
+#ifdef _OPENMP
+      team = omp_get_num_threads();
+#else
+      team = 1;
+#endif
+    });
+  });
+  const int queued = aclnn_cpu::enqueue_on_stream(
+      stream, [&probe] { return aclnn_cpu::device_backend().launch(probe, nullptr); }, "test");
+  if (queued != ACL_SUCCESS || aclrtSynchronizeStream(stream) != ACL_SUCCESS) return -1;
+  return team;
+}
+
+// The team compute_team_size() sees.
+#ifdef _OPENMP
+constexpr int kExpectedTeam = 2;
+#else
+constexpr int kExpectedTeam = 1;
+#endif
+
+// The three gradients of a small 2-D convolution (input 2x8x12x12, eight 3x3 filters, padding 1)
+// through the public API on `stream`, one after another; empty when a call fails.
+std::vector<float> convolution_gradients(aclrtStream stream) {
+  const std::vector<int64_t> image{2, 8, 12, 12}, filters{8, 8, 3, 3}, bias{8};
+  std::vector<float> input(2 * 8 * 12 * 12), weight(8 * 8 * 3 * 3), grad_output(input.size());
+  for (size_t i = 0; i < input.size(); ++i) input[i] = static_cast<float>(i % 13) * 0.25f - 1.5f;
+  for (size_t i = 0; i < weight.size(); ++i) weight[i] = static_cast<float>(i % 7) * 0.125f - 0.375f;
+  for (size_t i = 0; i < grad_output.size(); ++i) grad_output[i] = static_cast<float>(i % 5) * 0.5f - 1.0f;
+  std::vector<float> grad_input(input.size()), grad_weight(weight.size()), grad_bias(8);
+  auto tensor = [](const std::vector<int64_t>& dims, std::vector<float>& data) {
+    return aclCreateTensor(dims.data(), dims.size(), ACL_FLOAT, nullptr, 0,
+                           dims.size() == 4 ? ACL_FORMAT_NCHW : ACL_FORMAT_ND, dims.data(), dims.size(), data.data());
+  };
+  aclTensor* tensors[] = {tensor(image, grad_output), tensor(image, input),         tensor(filters, weight),
+                          tensor(image, grad_input),  tensor(filters, grad_weight), tensor(bias, grad_bias)};
+  const int64_t ones[] = {1, 1}, zeros[] = {0, 0};
+  const bool mask[] = {true, true, true};
+  aclIntArray* bias_sizes = aclCreateIntArray(bias.data(), 1);
+  aclIntArray* unit = aclCreateIntArray(ones, 2);  // stride, padding and dilation
+  aclIntArray* output_padding = aclCreateIntArray(zeros, 2);
+  aclBoolArray* output_mask = aclCreateBoolArray(mask, 3);
+  uint64_t workspace_size = 0;
+  aclOpExecutor* executor = nullptr;
+  void* workspace = nullptr;
+  bool ok = aclnnConvolutionBackwardGetWorkspaceSize(tensors[0], tensors[1], tensors[2], bias_sizes, unit, unit, unit,
+                                                     false, output_padding, 1, output_mask, 0, tensors[3], tensors[4],
+                                                     tensors[5], &workspace_size, &executor) == ACLNN_SUCCESS;
+  if (ok && workspace_size > 0) ok = aclrtMalloc(&workspace, workspace_size, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS;
+  ok = ok && aclnnConvolutionBackward(workspace, workspace_size, executor, stream) == ACLNN_SUCCESS;
+  ok = ok && aclrtSynchronizeStream(stream) == ACL_SUCCESS;
+  if (workspace != nullptr) aclrtFree(workspace);
+  for (aclTensor* t : tensors) aclDestroyTensor(t);
+  aclDestroyIntArray(bias_sizes);
+  aclDestroyIntArray(unit);
+  aclDestroyIntArray(output_padding);
+  aclDestroyBoolArray(output_mask);
+  if (!ok) return {};
+  std::vector<float> grads = grad_input;
+  grads.insert(grads.end(), grad_weight.begin(), grad_weight.end());
+  grads.insert(grads.end(), grad_bias.begin(), grad_bias.end());
+  return grads;
+}
+
+// Runs `body` in a fork()ed child and returns its exit status; a child still running after 20 s
+// is killed (a hang fails the test instead of stalling the suite) and -1 is returned.
+int exit_status_of_child(const std::function<int()>& body) {
+  std::fflush(nullptr);  // nothing buffered is written twice
+  const pid_t pid = fork();
+  if (pid < 0) return -2;
+  if (pid == 0) {
+    int status = 1;
+    try {
+      status = body();
+    } catch (...) {
+    }
+    _exit(status);  // no exit handlers or GoogleTest teardown in the child
+  }
+  for (int waited_ms = 0; waited_ms < 20000; waited_ms += 10) {
+    int status = 0;
+    if (waitpid(pid, &status, WNOHANG) == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  return -1;
+}
+
+// GoogleTest's assertions do not reach the parent from a child: a failed check is named on stderr
+// and the child exits with status 1.
+#define CHILD_CHECK(condition)                                            \
+  do {                                                                    \
+    if (!(condition)) {                                                   \
+      std::fprintf(stderr, "child, line %d: %s\n", __LINE__, #condition); \
+      return 1;                                                           \
+    }                                                                     \
+  } while (0)
+
+// The forked child has only the thread that called fork(): the runtime starts new stream workers
+// and a new compute thread (with a new OpenMP team) there. Streams created before the fork keep
+// working in the child; the work they had queued or running belongs to the parent, is dropped in
+// the child, and the stream's next synchronize there reports it.
+TEST(Fork, ChildRunsOperatorsOnItsOwnThreads) {
+#if defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "ThreadSanitizer refuses to start threads in the child of a multithreaded fork()";
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+  GTEST_SKIP() << "ThreadSanitizer refuses to start threads in the child of a multithreaded fork()";
+#endif
+#endif
+  ASSERT_EQ(aclInit(nullptr), ACL_SUCCESS);
+  const std::vector<float> expected = convolution_gradients(nullptr);
+  ASSERT_FALSE(expected.empty());
+  aclrtStream idle = nullptr, busy = nullptr;
+  ASSERT_EQ(aclrtCreateStream(&idle), ACL_SUCCESS);
+  ASSERT_EQ(aclrtCreateStream(&busy), ACL_SUCCESS);
+  EXPECT_EQ(convolution_gradients(idle), expected);
+  EXPECT_EQ(compute_team_size(idle), kExpectedTeam);
+  // At the fork, `busy` has a plan running on the compute thread and a task queued behind it.
+  std::atomic<bool> started{false}, release{false};
+  std::atomic<int> queued_ran{0};
+  const FunctionPlan blocker([&started, &release] {
+    started = true;
+    while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return 0;
+  });
+  ASSERT_EQ(aclnn_cpu::enqueue_on_stream(
+                busy, [&blocker] { return aclnn_cpu::device_backend().launch(blocker, nullptr); }, "test"),
+            ACL_SUCCESS);
+  EXPECT_EQ(aclnn_cpu::enqueue_on_stream(
+                busy,
+                [&queued_ran] {
+                  ++queued_ran;
+                  return 0;
+                },
+                "test"),
+            ACL_SUCCESS);
+  while (!started) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+
+  const int child = exit_status_of_child([&]() -> int {
+    CHILD_CHECK(convolution_gradients(nullptr) == expected);  // the default stream
+    aclrtStream fresh = nullptr;
+    CHILD_CHECK(aclrtCreateStream(&fresh) == ACL_SUCCESS);
+    CHILD_CHECK(convolution_gradients(fresh) == expected);
+    CHILD_CHECK(compute_team_size(fresh) == kExpectedTeam);
+    CHILD_CHECK(aclrtDestroyStream(fresh) == ACL_SUCCESS);
+    CHILD_CHECK(convolution_gradients(idle) == expected);
+    CHILD_CHECK(aclrtSynchronizeStream(busy) == ACL_ERROR_RT_FAILURE);  // the parent's work, dropped
+    CHILD_CHECK(recent_error().find("fork") != std::string::npos);
+    CHILD_CHECK(aclrtSynchronizeStream(busy) == ACL_SUCCESS);  // reported once
+    CHILD_CHECK(convolution_gradients(busy) == expected);
+    CHILD_CHECK(queued_ran == 0);
+    CHILD_CHECK(aclrtDestroyStream(busy) == ACL_SUCCESS);
+    CHILD_CHECK(aclrtDestroyStream(idle) == ACL_SUCCESS);
+    CHILD_CHECK(aclFinalize() == ACL_SUCCESS);
+    CHILD_CHECK(aclInit(nullptr) == ACL_SUCCESS);
+    CHILD_CHECK(convolution_gradients(nullptr) == expected);
+    CHILD_CHECK(aclrtSynchronizeDevice() == ACL_SUCCESS);
+    CHILD_CHECK(aclFinalize() == ACL_SUCCESS);
+    return 0;
+  });
+  release = true;
+  EXPECT_EQ(child, 0) << "-1: the child hung and was killed; 1: a check failed (stderr); above 128: a signal";
+  EXPECT_EQ(aclrtSynchronizeStream(busy), ACL_SUCCESS);
+  EXPECT_EQ(queued_ran, 1);  // the parent's queued work ran once, in the parent
+  EXPECT_EQ(convolution_gradients(busy), expected);
+  EXPECT_EQ(aclrtDestroyStream(busy), ACL_SUCCESS);
+  EXPECT_EQ(aclrtDestroyStream(idle), ACL_SUCCESS);
+  EXPECT_EQ(aclFinalize(), ACL_SUCCESS);
 }
 
 }  // namespace

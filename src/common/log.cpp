@@ -12,6 +12,7 @@
 #include <ctime>
 #include <mutex>
 
+#include "common/fork.h"
 #include "common/guard.h"
 
 namespace aclnn_cpu {
@@ -94,8 +95,8 @@ void log_message(LogLevel level, const std::string& message) {
   const std::string line =
       format("[%s] ACLNN(%d,%s):%s %s\n", level_name(level), static_cast<int>(::getpid()),
              program_invocation_short_name, timestamp("%Y-%m-%d-%H:%M:%S").c_str(), message.c_str());
-  static std::mutex mutex;
-  std::lock_guard<std::mutex> lock(mutex);
+  static ForkSafeMutex mutex(ForkStage::kLog);  // also guards the log file
+  std::lock_guard<ForkSafeMutex> lock(mutex);
   std::FILE* out = stderr;
   const char* directory = std::getenv("ASCEND_PROCESS_LOG_PATH");
   if (env_is("ASCEND_SLOG_PRINT_TO_STDOUT", "1")) {

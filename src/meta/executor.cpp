@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "aclnn/opdev/op_errno.h"
+#include "common/fork.h"
 #include "common/guard.h"
 #include "common/log.h"
 #include "runtime/runtime.h"
@@ -17,7 +18,7 @@ struct ExecutorEntry {
 };
 
 struct ExecutorTable {
-  std::mutex mutex;
+  ForkSafeMutex mutex{ForkStage::kExecutors};
   std::map<aclOpExecutor*, ExecutorEntry> live;
 };
 
@@ -31,7 +32,7 @@ ExecutorTable& executors() {
 aclOpExecutor* register_executor(std::unique_ptr<aclOpExecutor> executor) {
   aclOpExecutor* handle = executor.get();
   ExecutorTable& table = executors();
-  std::lock_guard<std::mutex> lock(table.mutex);
+  std::lock_guard<ForkSafeMutex> lock(table.mutex);
   table.live[handle] = ExecutorEntry{std::shared_ptr<aclOpExecutor>(std::move(executor)), false};
   return handle;
 }
@@ -46,7 +47,7 @@ aclnnStatus run_executor(void* workspace, uint64_t workspaceSize, aclOpExecutor*
   std::shared_ptr<aclOpExecutor> planned;
   bool one_shot = true;
   {
-    std::lock_guard<std::mutex> lock(table.mutex);
+    std::lock_guard<ForkSafeMutex> lock(table.mutex);
     auto found = table.live.find(executor);
     if (found == table.live.end()) {
       report_error(
@@ -94,7 +95,7 @@ aclnnStatus aclSetAclOpExecutorRepeatable(aclOpExecutor* executor) {
           return ACLNN_ERR_INNER_NULLPTR;
         }
         auto& table = aclnn_cpu::executors();
-        std::lock_guard<std::mutex> lock(table.mutex);
+        std::lock_guard<aclnn_cpu::ForkSafeMutex> lock(table.mutex);
         auto found = table.live.find(executor);
         if (found == table.live.end()) {
           aclnn_cpu::report_error("aclSetAclOpExecutorRepeatable: executor is unknown or was already released");
@@ -113,7 +114,7 @@ aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor* executor) {
           return ACLNN_ERR_INNER_NULLPTR;
         }
         auto& table = aclnn_cpu::executors();
-        std::lock_guard<std::mutex> lock(table.mutex);
+        std::lock_guard<aclnn_cpu::ForkSafeMutex> lock(table.mutex);
         if (table.live.erase(executor) == 0) {
           aclnn_cpu::report_error("aclDestroyAclOpExecutor: executor is unknown or was already released");
           return ACLNN_ERR_INNER;

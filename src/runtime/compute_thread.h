@@ -9,16 +9,24 @@
 #include <functional>
 #include <mutex>
 #include <string>
-#include <thread>
+
+#include "common/fork.h"
 
 namespace aclnn_cpu {
 
-class ComputeThread {
+class ComputeThread final : public ForkParticipant {
  public:
-  ComputeThread();
+  ComputeThread();  // the thread starts with the first run()
   // Runs `job` on the compute thread and waits for it. Returns its status; a failure's message
   // (report_error() on the compute thread) becomes the calling thread's recent error.
   int run(const std::function<int()>& job);
+
+  // fork(): no job starts while the forking thread holds the lock. In the child the thread, its
+  // OpenMP team and the parent's jobs are gone; the next run() starts a new thread, which gets a
+  // new team (libgomp keeps a team per thread that starts parallel regions).
+  void before_fork() noexcept override;
+  void after_fork_in_parent() noexcept override;
+  void after_fork_in_child() noexcept override;
 
  private:
   struct Job {
@@ -32,7 +40,7 @@ class ComputeThread {
   std::mutex mutex_;
   std::condition_variable queued_, finished_;
   std::deque<Job*> jobs_;
-  std::thread thread_;  // detached: lives as long as the process
+  bool started_ = false;  // whether the thread exists (detached: it lives as long as the process)
 };
 
 }  // namespace aclnn_cpu

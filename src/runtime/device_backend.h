@@ -20,7 +20,8 @@ using StreamTask = std::function<int()>;
 class Stream {
  public:
   virtual ~Stream() = default;  // drains the queue first
-  virtual void enqueue(StreamTask task) = 0;
+  // Queues `task`; false (nothing queued) when the stream's worker cannot be started.
+  virtual bool enqueue(StreamTask task) = 0;
   // Waits until every task enqueued so far has run. Returns the first asynchronous failure since
   // the last synchronize (and hands its message to the calling thread), or ACL_SUCCESS.
   virtual int synchronize() = 0;

@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "acl/acl.h"
+#include "common/fork.h"
 #include "common/guard.h"
 #include "common/log.h"
 #include "runtime/device_backend.h"
@@ -20,7 +21,7 @@ constexpr size_t kMaxAllocation = PTRDIFF_MAX;
 
 // Live allocations by address, so frees of foreign or stale pointers are reported, not executed.
 struct AllocationTable {
-  std::mutex mutex;
+  ForkSafeMutex mutex{ForkStage::kAllocations};
   std::map<void*, size_t> device;
   std::map<void*, size_t> host;
 };
@@ -58,7 +59,7 @@ aclError allocate(void** ptr, size_t size, bool device, const char* api) {
   void* memory = device_backend().allocate(size, kAlignment);
   if (memory == nullptr) return fail(ACL_ERROR_BAD_ALLOC, format("%s: out of memory allocating %zu bytes", api, size));
   AllocationTable& table = allocations();
-  std::lock_guard<std::mutex> lock(table.mutex);
+  std::lock_guard<ForkSafeMutex> lock(table.mutex);
   (device ? table.device : table.host)[memory] = size;
   *ptr = memory;
   return ACL_SUCCESS;
@@ -68,7 +69,7 @@ aclError release(void* ptr, bool device, const char* api) {
   if (ptr == nullptr) return fail(ACL_ERROR_INVALID_PARAM, format("%s: pointer is nullptr", api));
   AllocationTable& table = allocations();
   {
-    std::lock_guard<std::mutex> lock(table.mutex);
+    std::lock_guard<ForkSafeMutex> lock(table.mutex);
     auto& live = device ? table.device : table.host;
     auto found = live.find(ptr);
     if (found == live.end()) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "acl/acl.h"
+#include "common/fork.h"
 #include "common/guard.h"
 #include "common/log.h"
 #include "runtime/device_backend.h"
@@ -18,7 +19,7 @@ namespace {
 constexpr int32_t kNoDevice = -1;
 
 struct RuntimeState {
-  std::mutex mutex;
+  ForkSafeMutex mutex{ForkStage::kRuntime};
   bool initialized = false;
   // Shared so that a synchronize in progress keeps its stream alive past a concurrent destroy.
   std::map<Stream*, std::shared_ptr<Stream>> streams;  // user-created, live
@@ -57,7 +58,7 @@ aclError synchronize_all() {
   RuntimeState& s = state();
   std::vector<std::shared_ptr<Stream>> live;
   {
-    std::lock_guard<std::mutex> lock(s.mutex);
+    std::lock_guard<ForkSafeMutex> lock(s.mutex);
     if (s.default_stream) live.push_back(s.default_stream);
     for (auto& entry : s.streams) live.push_back(entry.second);
   }
@@ -77,11 +78,10 @@ aclError no_stream_worker(const char* api) {
 
 int enqueue_on_stream(aclrtStream stream, StreamTask task, const char* api) {
   RuntimeState& s = state();
-  std::lock_guard<std::mutex> lock(s.mutex);
+  std::lock_guard<ForkSafeMutex> lock(s.mutex);
   if (stream == nullptr) {
     std::shared_ptr<Stream> fallback = default_stream_locked(s);
-    if (fallback == nullptr) return no_stream_worker(api);
-    fallback->enqueue(std::move(task));
+    if (fallback == nullptr || !fallback->enqueue(std::move(task))) return no_stream_worker(api);
     return ACL_SUCCESS;
   }
   auto found = s.streams.find(static_cast<Stream*>(stream));
@@ -89,7 +89,7 @@ int enqueue_on_stream(aclrtStream stream, StreamTask task, const char* api) {
     report_error(format("%s: stream %p is not a live stream created by aclrtCreateStream", api, stream));
     return ACL_ERROR_INVALID_PARAM;
   }
-  found->second->enqueue(std::move(task));
+  if (!found->second->enqueue(std::move(task))) return no_stream_worker(api);
   return ACL_SUCCESS;
 }
 
@@ -102,7 +102,7 @@ extern "C" {
 aclError aclInit(const char* configPath) {
   return guard<aclError>("aclInit", ACL_ERROR_BAD_ALLOC, ACL_ERROR_INTERNAL_ERROR, [&]() -> aclError {
     RuntimeState& s = state();
-    std::lock_guard<std::mutex> lock(s.mutex);
+    std::lock_guard<ForkSafeMutex> lock(s.mutex);
     if (s.initialized) return fail(ACL_ERROR_REPEAT_INITIALIZE, "aclInit: already initialised; call aclFinalize first");
     if (configPath != nullptr && configPath[0] != '\0') {
       std::FILE* file = std::fopen(configPath, "r");
@@ -121,11 +121,11 @@ aclError aclInit(const char* configPath) {
 aclError aclFinalize(void) {
   return guard<aclError>("aclFinalize", ACL_ERROR_BAD_ALLOC, ACL_ERROR_INTERNAL_ERROR, [&]() -> aclError {
     {
-      std::lock_guard<std::mutex> lock(state().mutex);
+      std::lock_guard<ForkSafeMutex> lock(state().mutex);
       if (!state().initialized) return fail(ACL_ERROR_REPEAT_FINALIZE, "aclFinalize: aclInit has not been called");
     }
     synchronize_all();
-    std::lock_guard<std::mutex> lock(state().mutex);
+    std::lock_guard<ForkSafeMutex> lock(state().mutex);
     state().initialized = false;
     return ACL_SUCCESS;
   });
@@ -193,7 +193,7 @@ aclError aclrtCreateStream(aclrtStream* stream) {
     if (created == nullptr) return no_stream_worker("aclrtCreateStream");
     Stream* handle = created.get();
     {
-      std::lock_guard<std::mutex> lock(state().mutex);
+      std::lock_guard<ForkSafeMutex> lock(state().mutex);
       state().streams.emplace(handle, std::move(created));
     }
     *stream = handle;
@@ -206,7 +206,7 @@ aclError aclrtDestroyStream(aclrtStream stream) {
     if (stream == nullptr) return fail(ACL_ERROR_INVALID_PARAM, "aclrtDestroyStream: stream is nullptr");
     std::shared_ptr<Stream> doomed;
     {
-      std::lock_guard<std::mutex> lock(state().mutex);
+      std::lock_guard<ForkSafeMutex> lock(state().mutex);
       auto found = state().streams.find(static_cast<Stream*>(stream));
       if (found == state().streams.end()) {
         return fail(ACL_ERROR_INVALID_PARAM, format("aclrtDestroyStream: stream %p is not a live stream", stream));
@@ -222,7 +222,7 @@ aclError aclrtDestroyStream(aclrtStream stream) {
 aclError aclrtSynchronizeStream(aclrtStream stream) {
   return guard<aclError>("aclrtSynchronizeStream", ACL_ERROR_BAD_ALLOC, ACL_ERROR_INTERNAL_ERROR, [&]() -> aclError {
     RuntimeState& s = state();
-    std::unique_lock<std::mutex> lock(s.mutex);
+    std::unique_lock<ForkSafeMutex> lock(s.mutex);
     std::shared_ptr<Stream> target;
     if (stream == nullptr) {
       target = default_stream_locked(s);
@@ -245,7 +245,7 @@ aclError aclrtSetSysParamOpt(aclSysParamOpt opt, int64_t value) {
       return fail(ACL_ERROR_INVALID_PARAM,
                   format("aclrtSetSysParamOpt: opt %d is not an aclSysParamOpt value (0..3)", raw_enum(opt)));
     }
-    std::lock_guard<std::mutex> lock(state().mutex);
+    std::lock_guard<ForkSafeMutex> lock(state().mutex);
     state().sys_params[raw_enum(opt)] = value;
     return ACL_SUCCESS;
   });
@@ -268,7 +268,7 @@ aclError aclrtGetSysParamOpt(aclSysParamOpt opt, int64_t* value) {
       return fail(ACL_ERROR_INVALID_PARAM,
                   format("aclrtGetSysParamOpt: opt %d is not an aclSysParamOpt value (0..3)", raw_enum(opt)));
     }
-    std::lock_guard<std::mutex> lock(state().mutex);
+    std::lock_guard<ForkSafeMutex> lock(state().mutex);
     auto found = state().sys_params.find(raw_enum(opt));
     if (found == state().sys_params.end()) {
       return fail(ACL_ERROR_RT_SYSPARAMOPT_NOT_SET,
