@@ -2,10 +2,14 @@
 // small accepted problems, phase 2 on canaried buffers. A finding is a sanitizer report, a crash,
 // or one of the checks below (trap): an output or the workspace written outside its bytes,
 // outputs written by a refused call, a phase-1 failure without a message, two runs of one
-// repeatable executor that disagree.
+// repeatable executor that disagree, or (valid problems: values drawn from the input, small shapes
+// with four-value padding, dilation, strides, groups, 16-bit dtypes, gapped and permuted views,
+// any outputMask) results of a forced implementation-list entry that differ from the reference's
+// (differential.h).
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -15,6 +19,8 @@
 #include "acl/acl.h"
 #include "aclnn/opdev/op_errno.h"
 #include "aclnnop/aclnn_convolution_backward.h"
+#include "common/dtype.h"
+#include "differential.h"
 
 // c_caller.c: aclCreateTensor with any int as dtype and format, as C callers pass them.
 extern "C" aclTensor* fuzz_create_tensor(const int64_t* dims, uint64_t dims_num, int32_t dtype, const int64_t* strides,
@@ -71,6 +77,18 @@ int64_t some_size(FuzzedDataProvider& in) {
   return kHostile[pick % (sizeof kHostile / sizeof kHostile[0])];
 }
 
+// A value for an input element: a multiple of 1/32 in [-4, 4) (exact in every dtype), sometimes
+// an infinity or a NaN.
+double some_value(FuzzedDataProvider& in) {
+  const int8_t pick = in.ConsumeIntegral<int8_t>();
+  if (pick == 127) return NAN;
+  if (pick == -128) return INFINITY;
+  if (pick == -127) return -INFINITY;
+  return pick / 32.0;
+}
+
+bool valid_dtype(int32_t dtype) { return dtype == ACL_FLOAT || dtype == ACL_FLOAT16 || dtype == ACL_BF16; }
+
 int32_t some_dtype(FuzzedDataProvider& in) {
   static const int32_t kValid[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
   const uint8_t pick = in.ConsumeIntegral<uint8_t>();
@@ -78,16 +96,19 @@ int32_t some_dtype(FuzzedDataProvider& in) {
   return in.ConsumeIntegral<int32_t>();  // any int, also outside the enum
 }
 
-// A tensor built from the input: shape, dtype, format, layout, and memory when it is small.
+// A tensor built from the input: shape, dtype, format, layout, and memory when it is small. Not
+// `mutate`d: a layout whose elements are distinct (dense, permuted, gapped, offset) and values
+// drawn from the input.
 class FuzzTensor {
  public:
   FuzzTensor(FuzzedDataProvider& in, std::vector<int64_t> shape, int32_t dtype, int32_t format, bool mutate)
-      : shape_(std::move(shape)) {
+      : shape_(std::move(shape)), dtype_(dtype) {
     for (int64_t size : shape_) empty_ = empty_ || size == 0;
     strides_.assign(shape_.size(), 1);
     for (size_t i = shape_.size(); i-- > 1;) strides_[i - 1] = sat_mul(strides_[i], shape_[i] > 0 ? shape_[i] : 1);
     int64_t offset = 0;
-    const uint8_t layout = mutate ? in.ConsumeIntegral<uint8_t>() % 8 : 0;
+    static const uint8_t kDistinct[] = {0, 0, 1, 2, 2, 5};
+    const uint8_t layout = mutate ? in.ConsumeIntegral<uint8_t>() % 8 : kDistinct[in.ConsumeIntegral<uint8_t>() % 6];
     if (layout == 1 && shape_.size() > 1) std::swap(strides_.front(), strides_.back());  // permuted
     if (layout == 2) {
       for (int64_t& s : strides_) s = sat_add(sat_mul(s, 2), 1);  // gapped
@@ -97,7 +118,7 @@ class FuzzTensor {
     if (layout == 4 && !shape_.empty()) {
       strides_[in.ConsumeIntegralInRange<size_t>(0, shape_.size() - 1)] = in.ConsumeIntegralInRange<int64_t>(-3, 3);
     }
-    if (layout == 5) offset = some_size(in);
+    if (layout == 5) offset = mutate ? some_size(in) : in.ConsumeIntegralInRange<int64_t>(1, 5);
     const bool no_data = mutate && in.ConsumeIntegral<uint8_t>() < 16;
     const bool no_storage = mutate && in.ConsumeIntegral<uint8_t>() < 32;
     // The elements the view reaches, when they are few: those get memory.
@@ -123,10 +144,17 @@ class FuzzTensor {
       memory_ = std::make_unique<Guarded>(static_cast<size_t>(elements) * element_bytes);
       for (size_t i = 0; i < memory_->bytes(); ++i) memory_->data()[i] = static_cast<uint8_t>(i * 7 + 1);
     }
+    offset_ = offset;
+    if (!mutate && memory_ && valid_dtype(dtype)) {
+      for (int64_t at : element_offsets()) aclnn_cpu::store_element(memory_->data(), dtype, at, some_value(in));
+    }
     tensor_ = fuzz_create_tensor(shape_.data(), shape_.size(), dtype, strides_.data(), offset, format,
                                  no_storage ? nullptr : storage_shape_.data(), no_storage ? 0 : 1,
                                  memory_ ? memory_->data() : nullptr);
   }
+  // The tensor's memory for the differential check (a valid dtype and memory behind it).
+  fuzz::Elements elements() const { return {memory_->data(), dtype_, element_offsets()}; }
+  bool has_values() const { return memory_ != nullptr && valid_dtype(dtype_); }
   ~FuzzTensor() { aclDestroyTensor(tensor_); }
   aclTensor* get() const { return tensor_; }
   // A non-empty view with no memory behind it (an empty one never needs any).
@@ -135,18 +163,38 @@ class FuzzTensor {
   std::vector<uint8_t> contents() const { return memory_ ? memory_->contents() : std::vector<uint8_t>{}; }
 
  private:
+  // The storage element of each logical element, row-major (for a view with memory).
+  std::vector<int64_t> element_offsets() const {
+    int64_t count = 1;
+    for (int64_t size : shape_) count *= size;
+    std::vector<int64_t> out;
+    for (int64_t logical = 0; logical < count; ++logical) {
+      int64_t rest = logical, at = offset_;
+      for (size_t i = shape_.size(); i-- > 0;) {
+        at += rest % shape_[i] * strides_[i];
+        rest /= shape_[i];
+      }
+      out.push_back(at);
+    }
+    return out;
+  }
+
   std::vector<int64_t> shape_, strides_, storage_shape_;
+  int32_t dtype_;
+  int64_t offset_ = 0;
   std::unique_ptr<Guarded> memory_;
   bool empty_ = false;
   aclTensor* tensor_ = nullptr;
 };
 
 using Tensors = std::vector<std::unique_ptr<FuzzTensor>>;
+using Used = std::vector<const FuzzTensor*>;  // the tensors a run reads or writes
 
 // Phase 2 on a canaried workspace (at an odd address, sometimes), twice when repeatable.
+// Returns whether the plan ran (every tensor with memory, status 0).
 template <typename Run>
-void run_phase_two(FuzzedDataProvider& in, Run run, aclOpExecutor* executor, uint64_t workspace_size,
-                   const Tensors& inputs, const Tensors& outputs) {
+bool run_phase_two(FuzzedDataProvider& in, Run run, aclOpExecutor* executor, uint64_t workspace_size,
+                   const Used& inputs, const Used& outputs) {
   bool all_memory = true;
   for (const auto& t : inputs) all_memory = all_memory && !t->lacks_data();
   for (const auto& t : outputs) all_memory = all_memory && !t->lacks_data();
@@ -155,11 +203,12 @@ void run_phase_two(FuzzedDataProvider& in, Run run, aclOpExecutor* executor, uin
   if (workspace_size > kMaxWorkspace) {
     if (!repeat) check(run(nullptr, 0, executor, nullptr) != 0);  // refused: missing data or workspace
     if (repeat) aclDestroyAclOpExecutor(executor);
-    return;
+    return false;
   }
   const size_t shift = in.ConsumeIntegralInRange<size_t>(0, 3) * 4;  // the workspace need not be aligned
   Guarded workspace(workspace_size + shift);
   std::vector<std::vector<uint8_t>> first;
+  bool ran = false;
   for (int round = 0; round < (repeat ? 2 : 1); ++round) {
     const std::vector<std::vector<uint8_t>> before = [&] {
       std::vector<std::vector<uint8_t>> bytes;
@@ -180,8 +229,34 @@ void run_phase_two(FuzzedDataProvider& in, Run run, aclOpExecutor* executor, uin
     for (const auto& t : outputs) after.push_back(t->contents());
     if (round == 0) first = after;
     if (round == 1) check(after == first);  // deterministic, overlapping outputs included
+    ran = true;
   }
   if (repeat) check(aclDestroyAclOpExecutor(executor) == 0);
+  return ran;
+}
+
+// The differential check (differential.h) of a valid problem that ran, with the entry the input
+// picks forced.
+void differential(FuzzedDataProvider& in, const fuzz::PlanCall& plan, fuzz::RunCall run, const Used& inputs,
+                  const Used& outputs, int64_t reduction) {
+  std::vector<fuzz::Elements> in_elements, out_elements;
+  for (const auto& t : inputs) {
+    if (!t->has_values()) return;
+    in_elements.push_back(t->elements());
+  }
+  for (const auto& t : outputs) {
+    if (!t->has_values()) return;
+    out_elements.push_back(t->elements());
+  }
+  const std::vector<std::string>& names = fuzz::forcible_entries();
+  const std::string& forced = names[in.ConsumeIntegral<uint8_t>() % names.size()];
+  fuzz::compare_with_reference(forced, plan, run, in_elements, out_elements, reduction);
+}
+
+int64_t product(const std::vector<int64_t>& values) {
+  int64_t p = 1;
+  for (int64_t v : values) p = sat_mul(p, v);
+  return p;
 }
 
 aclIntArray* int_array(const std::vector<int64_t>& values) { return aclCreateIntArray(values.data(), values.size()); }
@@ -195,17 +270,23 @@ void fuzz_convolution(FuzzedDataProvider& in) {
   const int64_t cin = groups * in.ConsumeIntegralInRange<int64_t>(0, 3);
   const int64_t cout = groups * in.ConsumeIntegralInRange<int64_t>(1, 3);
   const bool transposed = in.ConsumeBool();
-  std::vector<int64_t> stride(p), padding(p), dilation(p), output_padding(p, 0), kernel(p), size(p), out(p);
+  // 2-D: four padding values [top, bottom, left, right] half of the time, a side up to 3 (past the
+  // reach of a small kernel).
+  const bool four_pads = p == 2 && in.ConsumeBool();
+  std::vector<int64_t> stride(p), padding, dilation(p), output_padding(p, 0), kernel(p), size(p), out(p);
   for (int i = 0; i < p; ++i) {
     stride[i] = in.ConsumeIntegralInRange<int64_t>(1, 3);
-    padding[i] = in.ConsumeIntegralInRange<int64_t>(0, 2);
+    const int64_t lo = in.ConsumeIntegralInRange<int64_t>(0, four_pads ? 3 : 2);
+    const int64_t hi = four_pads ? in.ConsumeIntegralInRange<int64_t>(0, 3) : lo;
+    padding.push_back(lo);
+    if (four_pads) padding.push_back(hi);
     dilation[i] = in.ConsumeIntegralInRange<int64_t>(1, 2);
     kernel[i] = in.ConsumeIntegralInRange<int64_t>(1, 3);
     size[i] = in.ConsumeIntegralInRange<int64_t>(1, 7);
     if (transposed) output_padding[i] = in.ConsumeIntegralInRange<int64_t>(0, stride[i] - 1);
     const int64_t span = dilation[i] * (kernel[i] - 1) + 1;
-    out[i] = transposed ? (size[i] - 1) * stride[i] - 2 * padding[i] + span + output_padding[i]
-                        : (size[i] + 2 * padding[i] - span) / stride[i] + 1;
+    out[i] = transposed ? (size[i] - 1) * stride[i] - lo - hi + span + output_padding[i]
+                        : (size[i] + lo + hi - span) / stride[i] + 1;
     if (out[i] < 0) out[i] = 0;
   }
   auto shape = [&](int64_t n, int64_t c, const std::vector<int64_t>& spatial) {
@@ -272,14 +353,25 @@ void fuzz_convolution(FuzzedDataProvider& in) {
   } else {
     // What the run reads and writes: gradOutput for any gradient, input for gradWeight, weight
     // for gradInput, and the requested outputs. The others may lack memory.
-    Tensors used_inputs, used_outputs;
-    if (mask[0] || mask[1] || mask[2]) used_inputs.push_back(std::move(inputs[0]));
-    if (mask[1]) used_inputs.push_back(std::move(inputs[1]));
-    if (mask[0]) used_inputs.push_back(std::move(inputs[2]));
-    for (int i = 0; i < 3; ++i) {
-      if (mask[i]) used_outputs.push_back(std::move(outputs[static_cast<size_t>(i)]));
+    Used used_inputs, used_outputs;
+    if (mask[0] || mask[1] || mask[2]) used_inputs.push_back(inputs[0].get());
+    if (mask[1]) used_inputs.push_back(inputs[1].get());
+    if (mask[0]) used_inputs.push_back(inputs[2].get());
+    for (size_t i = 0; i < 3; ++i) {
+      if (mask[i]) used_outputs.push_back(outputs[i].get());
     }
-    run_phase_two(in, aclnnConvolutionBackward, executor, workspace_size, used_inputs, used_outputs);
+    const bool ran = run_phase_two(in, aclnnConvolutionBackward, executor, workspace_size, used_inputs, used_outputs);
+    if (ran && !mutate) {
+      const fuzz::PlanCall plan = [&](uint64_t* size, aclOpExecutor** planned) {
+        return aclnnConvolutionBackwardGetWorkspaceSize(
+            inputs[0]->get(), inputs[1]->get(), inputs[2]->get(), bias_sizes, s, pad, d, transposed, op,
+            static_cast<int>(groups_arg), output_mask, cube_math_type, mask[0] ? outputs[0]->get() : nullptr,
+            mask[1] ? outputs[1]->get() : nullptr, mask[2] ? outputs[2]->get() : nullptr, size, planned);
+      };
+      const int64_t reduction = sat_add(sat_mul(std::max(cin, cout) / groups, product(kernel)),
+                                        sat_mul(batch, std::max(product(size), product(out))));
+      differential(in, plan, aclnnConvolutionBackward, used_inputs, used_outputs, reduction);
+    }
   }
   aclDestroyIntArray(bias_sizes);
   aclDestroyIntArray(s);
@@ -335,8 +427,19 @@ void fuzz_tbc(FuzzedDataProvider& in) {
     check(executor == nullptr);
     for (size_t i = 0; i < outputs.size(); ++i) check(outputs[i]->contents() == before[i]);
   } else {
-    inputs.pop_back();  // bias is never read: it may lack memory
-    run_phase_two(in, aclnnConvTbcBackward, executor, workspace_size, inputs, outputs);
+    // bias is never read: it may lack memory
+    const Used used_inputs = {inputs[0].get(), inputs[1].get(), inputs[2].get()};
+    const Used used_outputs = {outputs[0].get(), outputs[1].get(), outputs[2].get()};
+    const bool ran = run_phase_two(in, aclnnConvTbcBackward, executor, workspace_size, used_inputs, used_outputs);
+    if (ran && !mutate) {
+      const fuzz::PlanCall plan = [&](uint64_t* size, aclOpExecutor** planned) {
+        return aclnnConvTbcBackwardGetWorkspaceSize(inputs[0]->get(), inputs[1]->get(), inputs[2]->get(),
+                                                    inputs[3]->get(), pad, cube_math_type, outputs[0]->get(),
+                                                    outputs[1]->get(), outputs[2]->get(), size, planned);
+      };
+      const int64_t reduction = sat_add(sat_mul(std::max(cin, cout), k), sat_mul(batch, std::max(time, gy_shape[0])));
+      differential(in, plan, aclnnConvTbcBackward, used_inputs, used_outputs, reduction);
+    }
   }
 }
 
