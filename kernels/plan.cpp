@@ -108,7 +108,6 @@ std::unique_ptr<ConvPlan> ConvPlan::build(const ConvProblem& problem, const std:
   std::unique_ptr<ConvPlan> plan(new ConvPlan());
   plan->problem_ = problem;
   const ConvProblem& p = plan->problem_;
-  PlanBuilder builder(p, plan->ledger_);
   // Empty tensors are planned here, so that no kernel sees their sizes and strides, which no check
   // bounds (a plane of 2^62 entries, a stride of 2^62): a gradient with an empty result has nothing
   // to write and gets no step; one whose inputs are empty is a sum over nothing and gets kZeros.
@@ -128,44 +127,86 @@ std::unique_ptr<ConvPlan> ConvPlan::build(const ConvProblem& problem, const std:
   const ConvImpl* input = chosen[0];
   const bool joint = input != nullptr && chosen[1] != nullptr && input->plan_joint != nullptr &&
                      std::strcmp(input->name, chosen[1]->name) == 0 && input->supports_joint(p);
-  for (const auto& wanted : gradients) {
-    const ConvImpl* impl = chosen[static_cast<int>(wanted.gradient)];
-    if (impl == nullptr) continue;  // not requested, or an empty result
-    plan->ledger_.begin_step();
-    if (!joint || (wanted.gradient == Gradient::kBias && !builder.joint_bias_taken)) {
-      plan->steps_.push_back({impl, impl->plan(p, builder)});
-    } else if (wanted.gradient == Gradient::kInput) {  // the joint step, as gradInput's
-      builder.joint_bias_offered = chosen[2] != nullptr && std::strcmp(chosen[2]->name, "lanes") == 0;
-      plan->steps_.push_back({impl, impl->plan_joint(p, builder)});
-    } else {  // computed by the joint step
-      plan->steps_.push_back({impl, nullptr});
-    }
-  }
-  // The non-finite repair after each gradInput and gradWeight step of an entry that multiplies padding.
-  for (Gradient gradient : {Gradient::kInput, Gradient::kWeight}) {
-    const ConvImpl* impl = chosen[static_cast<int>(gradient)];
-    if (impl == nullptr || !impl->multiplies_padding) continue;
-    plan->ledger_.begin_step();
-    plan->repairs_.push_back(plan_non_finite_repair(gradient, p, builder));
-  }
-  static const char* const kNames[3] = {"src.f32", "wei.f32", "dst.f32"};
-  for (int i = 0; i < 3; ++i) {
-    const View5& view = input_view(p, i);
-    Staging& staging = plan->staging_[i];
-    const auto count = static_cast<uint64_t>(view.numel());
-    if (builder.float_wanted[i]) {
-      if (float_in_place(view, p.math)) {
-        staging.f32_in_place = dense_float_data(view);
-      } else {
-        staging.f32 = plan->ledger_.book(kNames[i], count, sizeof(float));
-      }
-    }
-  }
+  const std::vector<int> threads = plan->threads_within_budget(chosen, joint);
+  plan->plan_steps(chosen, joint, [&](size_t step) { return step < threads.size() ? threads[step] : p.max_threads; });
   if (plan->ledger_.overflowed()) {
     report_error(format("%s: the workspace this problem needs exceeds 2^64 bytes", api));
     return nullptr;
   }
   return plan;
+}
+
+std::vector<uint64_t> ConvPlan::plan_steps(const ConvImpl* const chosen[3], bool joint,
+                                           const std::function<int(size_t)>& threads_for) {
+  const ConvProblem& p = problem_;
+  PlanBuilder builder(p, ledger_);
+  std::vector<uint64_t> bytes;  // per step
+  const auto next_step = [&] {
+    ledger_.begin_step();
+    builder.set_threads(threads_for(bytes.size()));
+  };
+  for (Gradient gradient : {Gradient::kInput, Gradient::kWeight, Gradient::kBias}) {
+    const ConvImpl* impl = chosen[static_cast<int>(gradient)];
+    if (impl == nullptr) continue;  // not requested, or an empty result
+    next_step();
+    if (!joint || (gradient == Gradient::kBias && !builder.joint_bias_taken)) {
+      steps_.push_back({impl, impl->plan(p, builder), builder.threads()});
+    } else if (gradient == Gradient::kInput) {  // the joint step, as gradInput's
+      builder.joint_bias_offered = chosen[2] != nullptr && std::strcmp(chosen[2]->name, "lanes") == 0;
+      steps_.push_back({impl, impl->plan_joint(p, builder), builder.threads()});
+    } else {  // computed by the joint step
+      steps_.push_back({impl, nullptr, builder.threads()});
+    }
+    bytes.push_back(ledger_.step_bytes());
+  }
+  // The non-finite repair after each gradInput and gradWeight step of an entry that multiplies padding.
+  for (Gradient gradient : {Gradient::kInput, Gradient::kWeight}) {
+    const ConvImpl* impl = chosen[static_cast<int>(gradient)];
+    if (impl == nullptr || !impl->multiplies_padding) continue;
+    next_step();
+    repairs_.push_back(plan_non_finite_repair(gradient, p, builder));
+    bytes.push_back(ledger_.step_bytes());
+  }
+  static const char* const kNames[3] = {"src.f32", "wei.f32", "dst.f32"};
+  for (int i = 0; i < 3; ++i) {
+    const View5& view = input_view(p, i);
+    Staging& staging = staging_[i];
+    const auto count = static_cast<uint64_t>(view.numel());
+    if (builder.float_wanted[i]) {
+      if (float_in_place(view, p.math)) {
+        staging.f32_in_place = dense_float_data(view);
+      } else {
+        staging.f32 = ledger_.book(kNames[i], count, sizeof(float));
+      }
+    }
+  }
+  return bytes;
+}
+
+// A step's scratch is F + P * t bytes on t threads (per-thread slices are sized by the problem, not
+// by the thread count). Planned on one thread and on all, each step gives its F and P; one that
+// would take the workspace past its budget (kThreadsWorkspaceGrowth times its one-thread size, or
+// that and kThreadsWorkspaceSlack) gets the most threads that keep it within (at least one). The
+// shared area (the inputs' copies) does not depend on threads.
+std::vector<int> ConvPlan::threads_within_budget(const ConvImpl* const chosen[3], bool joint) const {
+  const int threads = problem_.max_threads;
+  if (threads <= 1) return {};
+  ConvPlan one, all;
+  one.problem_ = all.problem_ = problem_;
+  const std::vector<uint64_t> bytes_one = one.plan_steps(chosen, joint, [](size_t) { return 1; });
+  std::vector<int> out(bytes_one.size(), threads);
+  const std::vector<uint64_t> bytes_all = all.plan_steps(chosen, joint, [&](size_t) { return threads; });
+  if (one.ledger_.overflowed() || all.ledger_.overflowed()) return out;  // (refused by the caller)
+  const double total_one = double(one.ledger_.shared_bytes()) + double(one.ledger_.step_area_bytes());
+  const double budget = std::max(kThreadsWorkspaceGrowth * total_one, total_one + kThreadsWorkspaceSlack) -
+                        double(one.ledger_.shared_bytes());
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (double(bytes_all[i]) <= budget) continue;
+    const double per_thread = double(bytes_all[i] - bytes_one[i]) / (threads - 1);
+    const double fixed = double(bytes_one[i]) - per_thread;
+    out[i] = static_cast<int>(std::clamp((budget - fixed) / per_thread, 1.0, double(threads)));
+  }
+  return out;
 }
 
 int ConvPlan::execute(void* buffer) const {
@@ -204,6 +245,7 @@ std::string ConvPlan::describe() const {
                    static_cast<long long>(chosen.step->tasks()));
     const std::string detail = chosen.step->detail();
     if (!detail.empty()) text += ":" + detail;
+    if (chosen.threads < threads()) text += format(":threads=%d", chosen.threads);
   }
   return text;
 }

@@ -8,6 +8,7 @@
 // scratch: the dense copies of inputs that the steps ask for, and each step's own regions.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -46,9 +47,13 @@ class ConvStep {
 // What an implementation's plan() may ask of the plan being built.
 class PlanBuilder {
  public:
-  PlanBuilder(const ConvProblem& problem, WorkspaceLedger& ledger) : problem_(problem), ledger_(ledger) {}
+  PlanBuilder(const ConvProblem& problem, WorkspaceLedger& ledger)
+      : problem_(problem), ledger_(ledger), threads_(problem.max_threads) {}
   const ConvProblem& problem() const { return problem_; }
-  int threads() const { return problem_.max_threads; }
+  // The threads the step being planned runs on (and books per-thread scratch for): the problem's,
+  // or fewer where its scratch would grow the workspace past its budget (ConvPlan::build).
+  int threads() const { return threads_; }
+  void set_threads(int threads) { threads_ = threads; }
   // Books the step's scratch: `copies` slices of `count` elements (one per thread, or one). Valid
   // while the step runs; the next step reuses the same bytes.
   WorkspaceLedger::Handle book_scratch(const char* name, uint64_t count, uint64_t element_bytes, uint64_t copies = 1) {
@@ -66,6 +71,7 @@ class PlanBuilder {
  private:
   const ConvProblem& problem_;
   WorkspaceLedger& ledger_;
+  int threads_;
 };
 
 // One entry of an implementation list.
@@ -88,14 +94,23 @@ struct ConvImpl {
   bool multiplies_padding = true;
 };
 
+// The most the workspace grows from one thread to any thread count (ConvPlan::build): this many
+// times its one-thread size, or by kThreadsWorkspaceSlack bytes where that is more (a small
+// problem's scratch is not worth a thread).
+constexpr double kThreadsWorkspaceGrowth = 1.5;
+constexpr double kThreadsWorkspaceSlack = 1 << 20;
+
 // The ordered list for one gradient (kernels/implementations.cpp).
 const std::vector<const ConvImpl*>& implementations(Gradient gradient);
 
 class ConvPlan {
  public:
-  // Plans every requested gradient of `problem` with problem.max_threads threads. `only` is a
+  // Plans every requested gradient of `problem` with up to problem.max_threads threads. `only` is a
   // comma-separated list of implementation names (ACLNN_CONVBWD_KERNELS): in each list the first
   // supporting entry named there wins, and a list without such an entry keeps its own order.
+  // The workspace stays within kThreadsWorkspaceGrowth times its size for one thread (or that size
+  // and kThreadsWorkspaceSlack): a step whose per-thread scratch would take it further runs on
+  // fewer threads (the same bits on any number).
   // Returns nullptr when the workspace would not fit in 64 bits (error reported for `api`).
   static std::unique_ptr<ConvPlan> build(const ConvProblem& problem, const std::string& only, const char* api);
 
@@ -109,9 +124,20 @@ class ConvPlan {
   int threads() const { return problem_.max_threads; }
 
  private:
+  ConvPlan() = default;
+  // Plans the steps of the chosen entries (`joint`: gradInput's and gradWeight's in one), then the
+  // repairs, then books the inputs' dense copies; step i (in that order) on threads_for(i) threads.
+  // Returns each step's bytes in the step area.
+  std::vector<uint64_t> plan_steps(const ConvImpl* const chosen[3], bool joint,
+                                   const std::function<int(size_t)>& threads_for);
+  // The threads of each step that keep the workspace within its budget (see build()); empty for one
+  // thread.
+  std::vector<int> threads_within_budget(const ConvImpl* const chosen[3], bool joint) const;
+
   struct Chosen {
     const ConvImpl* impl;
     std::unique_ptr<ConvStep> step;  // null where the gradInput step computes this gradient too
+    int threads;                     // it runs on (fewer than the plan's where its scratch is capped)
   };
   // Where one input comes from at phase 2.
   struct Staging {

@@ -39,6 +39,10 @@ class WorkspaceLedger {
 
   bool overflowed() const { return overflowed_; }
   uint64_t shared_bytes() const { return shared_used_; }
+  // The step area the step being booked uses so far.
+  uint64_t step_bytes() const { return step_used_; }
+  // The largest any step used.
+  uint64_t step_area_bytes() const { return step_max_; }
   // Bytes the caller must provide: both areas plus the alignment slack (0 when nothing is booked).
   uint64_t total_bytes() const;
   const std::vector<Region>& regions() const { return regions_; }

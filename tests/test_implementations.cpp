@@ -239,7 +239,8 @@ const Variant kVariants[] = {
 struct Results {
   std::vector<double> grad_input, grad_weight, grad_bias;
   std::string chosen[3];
-  std::string described;  // the plan's verbose description
+  std::string described;   // the plan's verbose description
+  uint64_t workspace = 0;  // bytes
 };
 
 // The keys of a run's inputs: the case (its name and every size the tensors' shapes depend on) and,
@@ -356,6 +357,8 @@ Results run(const std::string& only, const Case& c, const Variant& v, unsigned s
   const std::unique_ptr<ConvPlan> plan = ConvPlan::build(p, only, "test");
   if (plan_only) {  // which implementations phase 1 chose; nothing computed
     Results chosen;
+    chosen.workspace = plan->workspace_bytes();
+    chosen.described = plan->describe();
     for (Gradient gradient : {Gradient::kInput, Gradient::kWeight, Gradient::kBias}) {
       if (plan->chosen(gradient) != nullptr) chosen.chosen[static_cast<int>(gradient)] = plan->chosen(gradient)->name;
     }
@@ -365,7 +368,7 @@ Results run(const std::string& only, const Case& c, const Variant& v, unsigned s
   const auto address = reinterpret_cast<uintptr_t>(buffer.data());
   unsigned char* workspace = buffer.data() + (64 - address % 64) % 64 + misalign;
   EXPECT_EQ(plan->execute(plan->workspace_bytes() == 0 ? nullptr : workspace), 0);
-  Results r{gx.values(), gw.values(), gb.values(), {}, plan->describe()};
+  Results r{gx.values(), gw.values(), gb.values(), {}, plan->describe(), plan->workspace_bytes()};
   for (Gradient gradient : {Gradient::kInput, Gradient::kWeight, Gradient::kBias}) {
     if (plan->chosen(gradient) != nullptr) r.chosen[static_cast<int>(gradient)] = plan->chosen(gradient)->name;
   }
@@ -1187,6 +1190,33 @@ TEST(Implementations, NonFiniteInputsGiveTheReferencesPattern) {
     EXPECT_GT(compared[name], 0u) << name;
     EXPECT_GT(finite[name], 0u) << name;
   }
+}
+
+// The workspace grows at most kThreadsWorkspaceGrowth times (or by kThreadsWorkspaceSlack) from one
+// thread to any count: steps whose
+// per-thread scratch would take it further run on fewer threads (`:threads=` in the description),
+// with the same bits.
+TEST(Implementations, WorkspaceWithinItsBudgetAtAnyThreadCount) {
+  size_t capped = 0;
+  for (const Case& c : cases()) {
+    for (const std::string& name : {std::string(""), std::string("gemm"), std::string("small_group")}) {
+      const Results one = run(name, c, kVariants[0], 13, 1, 0, kNoPoison, 7, true);
+      for (int threads : {2, 7, 64}) {
+        const Results many = run(name, c, kVariants[0], 13, threads, 0, kNoPoison, 7, true);
+        const double budget =
+            std::max(kThreadsWorkspaceGrowth * double(one.workspace), double(one.workspace) + kThreadsWorkspaceSlack);
+        EXPECT_LE(double(many.workspace), budget + kWorkspaceAlign)
+            << name << " " << c.name << " " << threads << ": " << many.described;
+        if (threads != 64 || many.described.find(":threads=") == std::string::npos || capped >= 6) continue;
+        ++capped;  // a few of them run: the capped steps give the bits of one thread
+        const Results got = run(name, c, kVariants[0], 13, 64), want = run(name, c, kVariants[0], 13, 1);
+        EXPECT_EQ(got.grad_input, want.grad_input) << name << " " << c.name;
+        EXPECT_EQ(got.grad_weight, want.grad_weight) << name << " " << c.name;
+        EXPECT_EQ(got.grad_bias, want.grad_bias) << name << " " << c.name;
+      }
+    }
+  }
+  EXPECT_GT(capped, 0u);
 }
 
 TEST(Implementations, WorkspaceAtAnyAddress) {
