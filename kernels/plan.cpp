@@ -183,28 +183,46 @@ std::vector<uint64_t> ConvPlan::plan_steps(const ConvImpl* const chosen[3], bool
   return bytes;
 }
 
-// A step's scratch is F + P * t bytes on t threads (per-thread slices are sized by the problem, not
-// by the thread count). Planned on one thread and on all, each step gives its F and P; one that
-// would take the workspace past its budget (kThreadsWorkspaceGrowth times its one-thread size, or
-// that and kThreadsWorkspaceSlack) gets the most threads that keep it within (at least one). The
-// shared area (the inputs' copies) does not depend on threads.
+// A step's scratch is about F + P * t bytes on t threads: its per-thread slices are sized by the
+// problem (the channels-last entries cut their rows into more tiles for more threads, smaller
+// slices). Planned on one thread and on all, each step gives its F and P; one that would take the
+// workspace past its budget (kThreadsWorkspaceGrowth times the one-thread size, or that and
+// kThreadsWorkspaceSlack) gets the threads this line says fit, then fewer while a plan on them
+// still does not fit (at least one). The shared area (the inputs' copies) does not depend on threads.
 std::vector<int> ConvPlan::threads_within_budget(const ConvImpl* const chosen[3], bool joint) const {
   const int threads = problem_.max_threads;
   if (threads <= 1) return {};
-  ConvPlan one, all;
-  one.problem_ = all.problem_ = problem_;
-  const std::vector<uint64_t> bytes_one = one.plan_steps(chosen, joint, [](size_t) { return 1; });
-  std::vector<int> out(bytes_one.size(), threads);
-  const std::vector<uint64_t> bytes_all = all.plan_steps(chosen, joint, [&](size_t) { return threads; });
-  if (one.ledger_.overflowed() || all.ledger_.overflowed()) return out;  // (refused by the caller)
-  const double total_one = double(one.ledger_.shared_bytes()) + double(one.ledger_.step_area_bytes());
-  const double budget = std::max(kThreadsWorkspaceGrowth * total_one, total_one + kThreadsWorkspaceSlack) -
-                        double(one.ledger_.shared_bytes());
+  struct Probe {
+    std::vector<uint64_t> bytes;  // per step
+    double shared;
+    bool overflowed;
+  };
+  const auto plan_on = [&](const std::function<int(size_t)>& threads_for) {
+    ConvPlan probe;
+    probe.problem_ = problem_;
+    std::vector<uint64_t> bytes = probe.plan_steps(chosen, joint, threads_for);
+    return Probe{std::move(bytes), double(probe.ledger_.shared_bytes()), probe.ledger_.overflowed()};
+  };
+  const Probe one = plan_on([](size_t) { return 1; });
+  const Probe all = plan_on([&](size_t) { return threads; });
+  std::vector<int> out(one.bytes.size(), all.overflowed ? 1 : threads);
+  if (one.overflowed || all.overflowed || out.empty()) return out;  // (refused by the caller, or one thread each)
+  const double total_one = one.shared + double(*std::max_element(one.bytes.begin(), one.bytes.end()));
+  const double budget = std::max(kThreadsWorkspaceGrowth * total_one, total_one + kThreadsWorkspaceSlack) - one.shared;
+  bool capped = false;
   for (size_t i = 0; i < out.size(); ++i) {
-    if (double(bytes_all[i]) <= budget) continue;
-    const double per_thread = double(bytes_all[i] - bytes_one[i]) / (threads - 1);
-    const double fixed = double(bytes_one[i]) - per_thread;
-    out[i] = static_cast<int>(std::clamp((budget - fixed) / per_thread, 1.0, double(threads)));
+    if (double(all.bytes[i]) <= budget) continue;
+    const double per_thread = double(all.bytes[i] - std::min(all.bytes[i], one.bytes[i])) / (threads - 1);
+    const double fixed = double(one.bytes[i]) - per_thread;
+    out[i] = static_cast<int>(std::clamp((budget - fixed) / std::max(per_thread, 1.0), 1.0, double(threads)));
+    capped = true;
+  }
+  while (capped) {  // the line promises too much where slices shrink with threads: fewer until it fits
+    const Probe now = plan_on([&](size_t i) { return out[i]; });
+    capped = false;
+    for (size_t i = 0; i < out.size(); ++i) {
+      if (out[i] > 1 && (now.overflowed || double(now.bytes[i]) > budget)) out[i] -= 1, capped = true;
+    }
   }
   return out;
 }

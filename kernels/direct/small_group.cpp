@@ -278,9 +278,10 @@ class SmallGroupInput final : public ConvStep {
     return {reinterpret_cast<const char*>(output_.data(w) + (n * g_.groups + grp) * floats), floats * 4};
   }
 
-  // For a direct layer (the source is dY) whose staging holds all of dY (stages_whole_source()): adds
-  // the gradBias lanes of each channel c of the slice this thread staged last into lanes[c * 8], exactly as reduce_bias
-  // forms them (the staged values are the user's, widened exactly, where cubeMathType rounds nothing).
+  // For a direct layer (the source is dY) whose staging holds all of dY (stages_whole_source()):
+  // adds the gradBias lanes of each channel c of the slice this thread staged last into
+  // lanes[c * 8], exactly as reduce_bias forms them (the staged values are the user's, widened
+  // exactly, where cubeMathType rounds nothing).
   void add_source_lanes(const Workspace& w, double* lanes) const {
     const float* staged = w.at<float>(staged_, thread_index());
     View5 plane;  // one staged channel's dY plane, without its padding

@@ -105,6 +105,8 @@ int HostStream::synchronize() {
 // Runs in the fork() child with mutex_ held by the forking thread. The worker does not exist here
 // and the work queued or running belongs to the parent: the tasks are destroyed without running
 // (they hold copies of their arguments and executors), and the next enqueue starts a new worker.
+// The earlier fork stages' locks are still held here, so what a task's destruction runs (an
+// executor's destructor) must take no lock of the library.
 void HostStream::forget_parent_in_fork_child() noexcept {
   dropped_at_fork_ = dropped_at_fork_ || busy_ || !queue_.empty();
   queue_.clear();
