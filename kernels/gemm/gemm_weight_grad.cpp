@@ -206,12 +206,13 @@ class GemmBackwardWeight final : public ConvStep {
         if (!summed) std::fill_n(sum, (r1 - r0) * s_.cout, 0.0f);
         return;
       }
-      Sums sums{(chunk == 0 ? grad_weight : w.at<float>(partials_, chunk - 1)) + grp * s_.cout * s_.rows() + r0,
-                s_.rows(),
-                {}};
-      if (narrows_sums_) {
-        sums = {w.at<float>(sums_, thread_index()), block_, weights16(grp, r0)};
-      }
+      // (grad_weight is null where the sums are narrowed: no pointer is formed from it then)
+      const Sums sums =
+          narrows_sums_
+              ? Sums{w.at<float>(sums_, thread_index()), block_, weights16(grp, r0)}
+              : Sums{(chunk == 0 ? grad_weight : w.at<float>(partials_, chunk - 1)) + grp * s_.cout * s_.rows() + r0,
+                     s_.rows(),
+                     {}};
       const bool summed = windows_ ? sum_bands(w, in, packed_dy, grp, r0, r1, chunk, sums)
                                    : sum_tiles(w, in, packed_dy, grp, r0, r1, chunk, sums);
       if (!summed) {  // an empty range (no output positions): its part of the sum is zero
