@@ -330,7 +330,7 @@ void run_zero_input_channels_with_a_huge_plane(int64_t stride, const std::vector
                                                output_padding_array, 2, mask_array, 0, gx, gw, gb, &size, &executor),
       0)
       << aclGetRecentErrMsg();
-  std::vector<unsigned char> workspace(static_cast<size_t>(size) + 1);
+  std::vector<unsigned char> workspace(static_cast<size_t>(size) + 1, 0xFF);  // NaN: unwritten scratch shows
   EXPECT_EQ(aclnnConvolutionBackward(workspace.data(), size, executor, nullptr), 0);
   EXPECT_EQ(aclrtSynchronizeStream(nullptr), 0);
   EXPECT_EQ(gb_data, (std::vector<float>{1 + 2 + 3 + 4, 5 + 6 + 7 + 8}));
@@ -386,7 +386,7 @@ TEST(ConvEmpty, ZeroBatchWithAHugeStrideGivesZeroWeightGradient) {
                                                1, mask_array, 0, nullptr, gw, nullptr, &size, &executor),
       0)
       << aclGetRecentErrMsg();
-  std::vector<unsigned char> workspace(static_cast<size_t>(size) + 1);
+  std::vector<unsigned char> workspace(static_cast<size_t>(size) + 1, 0xFF);  // NaN: unwritten scratch shows
   EXPECT_EQ(aclnnConvolutionBackward(workspace.data(), size, executor, nullptr), 0);
   EXPECT_EQ(aclrtSynchronizeStream(nullptr), 0);
   EXPECT_EQ(gw_data, std::vector<float>(weight_count, 0.0f));
