@@ -213,6 +213,9 @@ std::vector<Case> cases() {
       {"trailing_pad_rows", trailing_pad(geometry(2, 1, 1, 1, {1, 4}, {1, 3}, {1, 1}, {0, 1}, {1, 1}), 1, 2), false},
       {"trailing_pad_small_group",
        trailing_pad(trailing_pad(geometry(2, 2, 3, 4, {5, 9}, {2, 3}, {1, 1}, {0, 1}, {1, 1}), 1, 3), 2, 2), false},
+      // One row, padded away from the output's one row (padding [2, 0] with stride 3: it reads row -2):
+      // no output position meets the source, every gradient but gradBias is zero.
+      {"padded_away_row", trailing_pad(geometry(2, 1, 3, 4, {1, 9}, {1, 3}, {3, 1}, {2, 1}, {1, 2}), 1, -1), false},
       {"trailing_pad_dense", trailing_pad(geometry(2, 1, 20, 24, {6, 30}, {3, 3}, {1, 1}, {1, 1}, {1, 1}), 1, 3),
        false},
   };

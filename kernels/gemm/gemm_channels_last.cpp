@@ -151,8 +151,8 @@ MatrixRef tap_matrix(const View5& v, const float* data, int64_t k) {           /
 // 1-D along W, one group, stride 1, full-precision math.
 bool geometry_fits(const ConvProblem& p) {
   const ConvGeometry& g = p.geometry;
-  for (int a = 0; a < 2; ++a) {
-    if (g.src_size[a] != 1 || g.dst_size[a] != 1 || g.kernel[a] != 1) return false;
+  for (int a = 0; a < 2; ++a) {  // (an output row padded away from the source row meets none)
+    if (g.src_size[a] != 1 || g.dst_size[a] != 1 || g.kernel[a] != 1 || g.pad[a] != 0) return false;
   }
   return g.groups == 1 && g.stride[2] == 1 && p.math == MathMode::kFull;
 }

@@ -1,6 +1,7 @@
 #include "differential.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <set>
@@ -13,6 +14,14 @@ namespace {
 
 void check(bool ok) {
   if (!ok) __builtin_trap();
+}
+
+// A mismatch: what it was, then the trap.
+void mismatch(const std::string& forced, size_t output, size_t element, double got, double want, double magnitude) {
+  std::fprintf(stderr,
+               "differential: entry '%s', output %zu, element %zu: %.9g, the reference %.9g (sum of |products| %.9g)\n",
+               forced.c_str(), output, element, got, want, magnitude);
+  __builtin_trap();
 }
 
 std::vector<double> values_of(const Elements& t) {
@@ -97,13 +106,15 @@ void compare_with_reference(const std::string& forced, const PlanCall& plan, Run
     const double smallest = outputs[i].dtype == ACL_FLOAT16 ? std::ldexp(1.0, -24) : std::ldexp(1.0, -126);
     for (size_t e = 0; e < want[i].size(); ++e) {
       const double a = got[i][e], r = want[i][e], m = magnitude[i][e];
+      bool same = true;
       if (std::isnan(r) || std::isnan(a)) {
-        check(std::isnan(r) && std::isnan(a));
+        same = std::isnan(r) && std::isnan(a);
       } else if (std::isinf(r) || std::isinf(a)) {
-        check(a == r);
+        same = a == r;
       } else if (std::isfinite(m)) {  // (a sum of magnitudes may overflow a 16-bit output)
-        check(std::fabs(a - r) <= accumulation * m + std::ldexp(std::fabs(r), 1 - bits) + smallest);
+        same = std::fabs(a - r) <= accumulation * m + std::ldexp(std::fabs(r), 1 - bits) + smallest;
       }
+      if (!same) mismatch(forced, i, e, a, r, m);
     }
   }
 }
