@@ -1158,7 +1158,7 @@ TEST(Implementations, InfinitiesStayWhereTheyReach) {
 TEST(Implementations, NonFiniteInputsGiveTheReferencesPattern) {
   std::map<std::string, size_t> compared, finite;
   for (const Case& c : cases()) {
-    for (const Variant& v : {kVariants[0], kVariants[1], kVariants[2]}) {
+    for (const Variant& v : {kVariants[0], kVariants[1]}) {  // (dense, and channels-last for its own entry)
       const Results want = run("ref", c, v, 5, 2, 0, kNonFinite);
       for (const std::string& name : implementation_names()) {
         const unsigned gradients = computed_by(name, c, v, 5);
