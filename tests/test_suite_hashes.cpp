@@ -1,0 +1,142 @@
+// The bits every path gives on the benchmark suite's layers (tests/benchmark/shapes.txt), held
+// against committed hashes (tests/data/suite_hashes.txt): a change that is meant to keep the
+// results (a refactoring, a new instruction set's kernels) proves it here, on every instruction set
+// this CPU runs (x86-64: avx512, avx2, generic; aarch64: its own), all three dtypes. Every path
+// that fuses its multiply-adds (AVX-512, AVX2, aarch64) gives the same bits ("fma" lines).
+//
+// The layers run scaled down (scaled_down()) so that the whole check takes seconds, also under qemu
+// and the sanitizers.
+// SUITE_HASHES_SCALE=full runs them as the suite has them (for a before/after check by hand);
+// SUITE_HASHES_PRINT=1 prints every line (the file's format) to regenerate the file.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "benchmark/bench_layers.h"
+
+namespace {
+
+using bench::AclTensor;
+using bench::Layer;
+
+// The layer the check runs: batch 1 (TBC: 2), a quarter of the channels (per-group channels halved
+// while at least 16, else groups), a quarter of each spatial axis (at least 5 positions, 1-D a
+// sixteenth, at least 32); every kernel, stride, padding and dilation kept.
+Layer scaled_down(Layer l) {
+  l.n = l.tbc ? 2 : 1;
+  for (int halving = 0; halving < 2; ++halving) {
+    const int64_t per_group = std::min(l.cin, l.cout) / l.groups;
+    if (per_group >= 16) {
+      l.cin /= 2, l.cout /= 2;
+    } else if (l.groups % 2 == 0) {
+      l.cin /= 2, l.cout /= 2, l.groups /= 2;
+    }
+  }
+  const bool one_d = l.spatial.size() == 1;
+  for (int64_t& s : l.spatial) s = std::max(one_d ? (s + 15) / 16 : (s + 3) / 4, std::min<int64_t>(s, one_d ? 32 : 5));
+  return l;
+}
+
+// FNV-1a over a buffer's bytes, as 16 hex digits.
+std::string hash_of(const AclTensor& t) {
+  std::vector<unsigned char> bytes(t.bytes);
+  aclrtMemcpy(bytes.data(), bytes.size(), t.data, t.bytes, ACL_MEMCPY_DEVICE_TO_HOST);
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char b : bytes) h = (h ^ b) * 1099511628211ull;
+  char text[17];
+  std::snprintf(text, sizeof(text), "%016llx", static_cast<unsigned long long>(h));
+  return text;
+}
+
+const char* dtype_name(aclDataType dtype) {
+  return dtype == ACL_FLOAT ? "float" : dtype == ACL_FLOAT16 ? "float16" : "bf16";
+}
+
+// "layer dtype gradInput gradWeight gradBias" for one full backward of `l`.
+std::string hashes(const Layer& l, aclDataType dtype) {
+  using bench::count;
+  using bench::random_values;
+  AclTensor x(l.input_shape(), random_values(count(l.input_shape()), 1), l.tensor_format(), dtype);
+  AclTensor w(l.weight_shape(), random_values(count(l.weight_shape()), 2), l.tensor_format(), dtype);
+  AclTensor gy(l.grad_output_shape(), random_values(count(l.grad_output_shape()), 3), l.tensor_format(), dtype);
+  AclTensor b({l.cout}, random_values(l.cout, 4), ACL_FORMAT_ND, dtype);
+  AclTensor gx(l.input_shape(), {}, l.tensor_format(), dtype);
+  AclTensor gw(l.weight_shape(), {}, l.tensor_format(), dtype);
+  AclTensor gb({l.cout}, {}, ACL_FORMAT_ND, dtype);
+  uint64_t size = 0;
+  aclOpExecutor* executor = nullptr;
+  EXPECT_EQ(bench::plan_backward(l, gy.tensor, x.tensor, w.tensor, b.tensor, gx.tensor, gw.tensor, gb.tensor, &size,
+                                 &executor),
+            ACL_SUCCESS)
+      << l.name;
+  void* workspace = nullptr;
+  if (size > 0) aclrtMalloc(&workspace, size, ACL_MEM_MALLOC_HUGE_FIRST);
+  if (workspace != nullptr) aclrtMemset(workspace, size, 0xFF, size);  // NaN everywhere
+  EXPECT_EQ(bench::run_backward(l, workspace, size, executor, nullptr), ACL_SUCCESS) << l.name;
+  aclrtSynchronizeStream(nullptr);
+  if (workspace != nullptr) aclrtFree(workspace);
+  return l.name + " " + dtype_name(dtype) + " " + hash_of(gx) + " " + hash_of(gw) + " " + hash_of(gb);
+}
+
+// The committed lines ("path layer dtype gradInput gradWeight gradBias"), by "path layer dtype".
+std::map<std::string, std::string> committed() {
+  std::ifstream in(SUITE_HASHES_FILE);
+  std::map<std::string, std::string> lines;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream words(line);
+    std::string path, layer, dtype;
+    words >> path >> layer >> dtype;
+    lines[path + " " + layer + " " + dtype] = line;
+  }
+  return lines;
+}
+
+// The instruction sets this build and CPU run (ACLNN_CONVBWD_ISA values), or the one
+// ACLNN_CONVBWD_ISA names.
+std::vector<std::string> isas() {
+  if (const char* isa = std::getenv("ACLNN_CONVBWD_ISA")) return {isa};
+#if defined(__x86_64__)
+  std::vector<std::string> out = {"generic"};
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) out.push_back("avx2");
+  if (__builtin_cpu_supports("avx512f")) out.push_back("avx512");
+  return out;
+#else
+  return {""};  // the one path this build has
+#endif
+}
+
+TEST(SuiteHashes, EveryInstructionSetGivesTheCommittedBits) {
+  aclInit(nullptr);
+  const bool full = std::getenv("SUITE_HASHES_SCALE") != nullptr && std::string(std::getenv("SUITE_HASHES_SCALE")) == "full";
+  const bool print = std::getenv("SUITE_HASHES_PRINT") != nullptr;
+  const std::map<std::string, std::string> expected = committed();
+  setenv("ACLNN_CONVBWD_BF16_DOT", "0", 1);  // BF16 pair products round differently (test_bf16_dot holds them)
+  for (const std::string& isa : isas()) {
+    if (!isa.empty()) setenv("ACLNN_CONVBWD_ISA", isa.c_str(), 1);
+    for (const Layer& layer : bench::read_layers(SHAPES_FILE)) {
+      const Layer l = full ? layer : scaled_down(layer);
+      for (aclDataType dtype : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}) {
+        // x86-64's generic path multiplies and adds apart (no FMA): its own float bits.
+        const std::string line = std::string(isa == "generic" ? "x86-generic " : "fma ") + hashes(l, dtype);
+        if (print) std::printf("%s\n", line.c_str());
+        if (full || print) continue;
+        const auto it = expected.find(line.substr(0, line.find(' ') + 1) + l.name + " " + dtype_name(dtype));
+        ASSERT_NE(it, expected.end()) << "no committed hashes for " << line;
+        EXPECT_EQ(line, it->second) << "isa " << (isa.empty() ? "default" : isa);
+      }
+    }
+  }
+  unsetenv("ACLNN_CONVBWD_ISA");
+  unsetenv("ACLNN_CONVBWD_BF16_DOT");
+}
+
+}  // namespace
