@@ -18,13 +18,13 @@
 
 #include "acl/acl_base.h"
 #include "common/dtype.h"
-#include "kernels/conv_problem.h"
+#include "kernels/common/cpu_isa.h"
+#include "kernels/common/im2col.h"
+#include "kernels/core/conv_problem.h"
+#include "kernels/core/plan.h"
 #include "kernels/gemm/bf16_dot.h"
-#include "kernels/gemm/cpu_isa.h"
-#include "kernels/gemm/im2col.h"
 #include "kernels/gemm/padded_window.h"
 #include "kernels/gemm/sgemm.h"
-#include "kernels/plan.h"
 
 namespace aclnn_cpu {
 namespace {

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "acl/acl_base.h"
-#include "kernels/conv_problem.h"
-#include "kernels/plan.h"
+#include "kernels/core/conv_problem.h"
+#include "kernels/core/plan.h"
 
 #ifdef _OPENMP
 #include <omp.h>

@@ -11,8 +11,8 @@
 #include <random>
 #include <vector>
 
+#include "kernels/common/cpu_isa.h"
 #include "kernels/direct/row_kernels.h"
-#include "kernels/gemm/cpu_isa.h"
 
 namespace aclnn_cpu {
 namespace {

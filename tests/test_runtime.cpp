@@ -23,8 +23,8 @@
 #include "aclnn/opdev/op_errno.h"
 #include "aclnnop/aclnn_convolution_backward.h"
 #include "common/log.h"
-#include "conv/convolution_executor.h"
-#include "kernels/gemm/tasks.h"
+#include "kernels/common/tasks.h"
+#include "meta/plan_executor.h"
 #include "runtime/device_backend.h"
 #include "runtime/runtime.h"
 
@@ -392,7 +392,7 @@ class FailingPlan final : public aclnn_cpu::OperatorPlan {
 };
 
 TEST(Runtime, PhaseTwoFailureReachesSynchronize) {
-  aclOpExecutor* executor = aclnn_cpu::register_executor(std::make_unique<aclnn_cpu::ConvExecutor>(
+  aclOpExecutor* executor = aclnn_cpu::register_executor(std::make_unique<aclnn_cpu::PlanExecutor>(
       std::make_unique<FailingPlan>(), "aclnnConvolutionBackward", "test", aclnn_cpu::Refusal{}));
   aclrtStream stream = nullptr;
   ASSERT_EQ(aclrtCreateStream(&stream), ACL_SUCCESS);

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/gemm/cpu_isa.h"
+#include "kernels/common/cpu_isa.h"
 #include "kernels/gemm/microkernel.h"
 #include "kernels/gemm/sgemm.h"
 

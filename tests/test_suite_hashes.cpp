@@ -116,7 +116,8 @@ std::vector<std::string> isas() {
 
 TEST(SuiteHashes, EveryInstructionSetGivesTheCommittedBits) {
   aclInit(nullptr);
-  const bool full = std::getenv("SUITE_HASHES_SCALE") != nullptr && std::string(std::getenv("SUITE_HASHES_SCALE")) == "full";
+  const bool full =
+      std::getenv("SUITE_HASHES_SCALE") != nullptr && std::string(std::getenv("SUITE_HASHES_SCALE")) == "full";
   const bool print = std::getenv("SUITE_HASHES_PRINT") != nullptr;
   const std::map<std::string, std::string> expected = committed();
   setenv("ACLNN_CONVBWD_BF16_DOT", "0", 1);  // BF16 pair products round differently (test_bf16_dot holds them)

@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "kernels/common/pack.h"
-#include "kernels/plan.h"
+#include "kernels/core/plan.h"
 
 namespace aclnn_cpu {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "kernels/conv_problem.h"
+#include "kernels/core/conv_problem.h"
 
 namespace aclnn_cpu {
 

@@ -13,11 +13,11 @@
 #include <memory>
 #include <string>
 
+#include "kernels/common/im2col.h"
+#include "kernels/common/tasks.h"
+#include "kernels/common/tiling.h"
+#include "kernels/core/plan.h"
 #include "kernels/direct/row_kernels.h"
-#include "kernels/gemm/im2col.h"
-#include "kernels/gemm/tasks.h"
-#include "kernels/gemm/tiling.h"
-#include "kernels/plan.h"
 
 namespace aclnn_cpu {
 namespace {

@@ -23,12 +23,12 @@
 #include "kernels/common/convert.h"
 #include "kernels/common/pack.h"
 #include "kernels/common/runs.h"
+#include "kernels/common/tasks.h"
+#include "kernels/common/tiling.h"
+#include "kernels/core/plan.h"
 #include "kernels/direct/row_kernels.h"
 #include "kernels/gemm/bf16_dot.h"
-#include "kernels/gemm/tasks.h"
-#include "kernels/gemm/tiling.h"
 #include "kernels/gemm/transpose_4x4.h"
-#include "kernels/plan.h"
 
 namespace aclnn_cpu {
 namespace {

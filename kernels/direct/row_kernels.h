@@ -17,7 +17,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "kernels/gemm/cpu_isa.h"
+#include "kernels/common/cpu_isa.h"
 
 namespace aclnn_cpu {
 

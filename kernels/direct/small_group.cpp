@@ -21,12 +21,12 @@
 #include "acl/acl_base.h"
 #include "common/dtype.h"
 #include "kernels/common/convert.h"
+#include "kernels/common/cpu_isa.h"
 #include "kernels/common/pack.h"
+#include "kernels/common/tasks.h"
+#include "kernels/common/tiling.h"
+#include "kernels/core/plan.h"
 #include "kernels/direct/row_kernels.h"
-#include "kernels/gemm/cpu_isa.h"
-#include "kernels/gemm/tasks.h"
-#include "kernels/gemm/tiling.h"
-#include "kernels/plan.h"
 
 namespace aclnn_cpu {
 namespace {

@@ -5,8 +5,8 @@
 #include <cstring>
 
 #include "acl/acl_base.h"
+#include "kernels/common/cpu_isa.h"
 #include "kernels/common/pack.h"
-#include "kernels/gemm/cpu_isa.h"
 
 namespace aclnn_cpu {
 

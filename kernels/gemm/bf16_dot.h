@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "kernels/conv_problem.h"
+#include "kernels/core/conv_problem.h"
 #include "kernels/gemm/sgemm.h"
 
 namespace aclnn_cpu {

@@ -21,11 +21,11 @@
 
 #include "acl/acl_base.h"
 #include "kernels/common/pack.h"
+#include "kernels/common/tasks.h"
+#include "kernels/common/tiling.h"
+#include "kernels/core/plan.h"
 #include "kernels/gemm/bf16_dot.h"
 #include "kernels/gemm/sgemm.h"
-#include "kernels/gemm/tasks.h"
-#include "kernels/gemm/tiling.h"
-#include "kernels/plan.h"
 
 namespace aclnn_cpu {
 namespace {

@@ -10,13 +10,13 @@
 #include <string>
 
 #include "acl/acl_base.h"
+#include "kernels/common/im2col.h"
+#include "kernels/common/tasks.h"
+#include "kernels/common/tiling.h"
+#include "kernels/core/plan.h"
 #include "kernels/gemm/bf16_dot.h"
-#include "kernels/gemm/im2col.h"
 #include "kernels/gemm/padded_window.h"
 #include "kernels/gemm/sgemm.h"
-#include "kernels/gemm/tasks.h"
-#include "kernels/gemm/tiling.h"
-#include "kernels/plan.h"
 
 namespace aclnn_cpu {
 namespace {

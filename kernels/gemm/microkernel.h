@@ -13,7 +13,7 @@
 
 #include <cstdint>
 
-#include "kernels/gemm/cpu_isa.h"
+#include "kernels/common/cpu_isa.h"
 
 namespace aclnn_cpu {
 

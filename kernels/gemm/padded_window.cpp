@@ -9,8 +9,8 @@
 #include "kernels/common/convert.h"
 #include "kernels/common/pack.h"
 #include "kernels/common/runs.h"
+#include "kernels/common/tiling.h"
 #include "kernels/gemm/bf16_dot.h"
-#include "kernels/gemm/tiling.h"
 #include "kernels/gemm/transpose_4x4.h"
 
 namespace aclnn_cpu {

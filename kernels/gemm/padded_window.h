@@ -21,7 +21,7 @@
 
 #include <cstdint>
 
-#include "kernels/conv_problem.h"
+#include "kernels/core/conv_problem.h"
 
 namespace aclnn_cpu {
 

@@ -4,8 +4,8 @@
 #include <cstring>
 
 #include "kernels/common/convert.h"
+#include "kernels/common/cpu_isa.h"
 #include "kernels/common/pack.h"
-#include "kernels/gemm/cpu_isa.h"
 #include "kernels/gemm/microkernel.h"
 #include "kernels/gemm/transpose_4x4.h"
 

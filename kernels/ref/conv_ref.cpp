@@ -14,9 +14,9 @@
 #include "common/dtype.h"
 #include "kernels/common/finite.h"
 #include "kernels/common/pack.h"
-#include "kernels/conv_problem.h"
-#include "kernels/gemm/tasks.h"
-#include "kernels/plan.h"
+#include "kernels/common/tasks.h"
+#include "kernels/core/conv_problem.h"
+#include "kernels/core/plan.h"
 
 namespace aclnn_cpu {
 namespace {
@@ -79,52 +79,42 @@ class RefLoops {
     return total;
   }
 
-  // out[n, co, o] = sum_{ic, k} src[n, g*Cin_g + ic, i(o, k)] * wei[co, ic, k]: plane (n, co) of out.
-  void forward_plane(double* scratch, int64_t n, int64_t co, const View5& out) const {
-    double* x = scratch;
-    double* sums = x + g_.src_plane();
-    double* w = sums + g_.dst_plane();
-    std::fill(sums, sums + g_.dst_plane(), 0.0);
-    const int64_t first_src_channel = co / g_.dst_channels_per_group * g_.src_channels_per_group;
-    for (int64_t ic = 0; ic < g_.src_channels_per_group; ++ic) {
-      pack_plane(src_, math_, n, first_src_channel + ic, x);
+  // Plane (n, c) of a result that gathers from `role`'s input through the weight: forward (a
+  // transposed layer's gradInput) and backward-data are one convolution with the roles swapped.
+  //   forward:       out[n, co, o] = sum_{ic, k} src[n, g*Cin_g + ic, i(o, k)] * wei[co, ic, k]
+  //   backward-data: out[n, ci, i] = sum_{oc, k: o(i, k) valid} dst[n, g*Cout_g + oc, o] * wei[g*Cout_g + oc, ci %
+  //   Cin_g, k]
+  enum class Role { kForward, kBackwardData };
+  void gather_plane(Role role, double* scratch, int64_t n, int64_t c, const View5& out) const {
+    const bool forward = role == Role::kForward;
+    const View5& in_view = forward ? src_ : dst_;
+    const int64_t(&in_size)[3] = forward ? g_.src_size : g_.dst_size;
+    const int64_t(&out_size)[3] = forward ? g_.dst_size : g_.src_size;
+    const TapTable(&taps)[3] = forward ? forward_ : backward_;
+    const int64_t reads = forward ? g_.src_channels_per_group : g_.dst_channels_per_group;
+    const int64_t out_per_group = forward ? g_.dst_channels_per_group : g_.src_channels_per_group;
+    const int64_t group = c / out_per_group;
+    double* in = scratch;
+    double* sums = in + plane(in_size);
+    double* w = sums + plane(out_size);
+    std::fill(sums, sums + plane(out_size), 0.0);
+    for (int64_t r = 0; r < reads; ++r) {
+      // The channel read and the weight entry (co, ic) joining it with out's channel c.
+      const int64_t in_channel = group * reads + r;
+      const int64_t co = forward ? c : in_channel, ic = forward ? r : c % out_per_group;
+      pack_plane(in_view, math_, n, in_channel, in);
       pack_plane(wei_, math_, co, ic, w);
-      each_position(g_.dst_size, [&](int64_t o, int64_t od, int64_t oh, int64_t ow) {
+      each_position(out_size, [&](int64_t o, int64_t od, int64_t oh, int64_t ow) {
         double sum = sums[o];
-        for (const Tap& d : forward_[0][od]) {
-          for (const Tap& h : forward_[1][oh]) {
-            for (const Tap& t : forward_[2][ow]) sum += x[src_index(d.pos, h.pos, t.pos)] * w[tap(d.k, h.k, t.k)];
+        for (const Tap& d : taps[0][od]) {
+          for (const Tap& h : taps[1][oh]) {
+            for (const Tap& t : taps[2][ow]) sum += in[index(in_size, d.pos, h.pos, t.pos)] * w[tap(d.k, h.k, t.k)];
           }
         }
         sums[o] = sum;
       });
     }
-    store_plane(sums, g_.dst_size, out, n, co);
-  }
-
-  // out[n, ci, i] = sum_{oc, k: o(i, k) valid} dst[n, g*Cout_g + oc, o] * wei[g*Cout_g + oc, ci - g*Cin_g, k]:
-  // plane (n, ci) of out.
-  void backward_data_plane(double* scratch, int64_t n, int64_t ci, const View5& out) const {
-    double* sums = scratch;
-    double* y = sums + g_.src_plane();
-    double* w = y + g_.dst_plane();
-    std::fill(sums, sums + g_.src_plane(), 0.0);
-    const int64_t group = ci / g_.src_channels_per_group, ic = ci % g_.src_channels_per_group;
-    for (int64_t oc = 0; oc < g_.dst_channels_per_group; ++oc) {
-      const int64_t co = group * g_.dst_channels_per_group + oc;
-      pack_plane(dst_, math_, n, co, y);
-      pack_plane(wei_, math_, co, ic, w);
-      each_position(g_.src_size, [&](int64_t i, int64_t id, int64_t ih, int64_t iw) {
-        double sum = sums[i];
-        for (const Tap& d : backward_[0][id]) {
-          for (const Tap& h : backward_[1][ih]) {
-            for (const Tap& t : backward_[2][iw]) sum += y[dst_index(d.pos, h.pos, t.pos)] * w[tap(d.k, h.k, t.k)];
-          }
-        }
-        sums[i] = sum;
-      });
-    }
-    store_plane(sums, g_.src_size, out, n, ci);
+    store_plane(sums, out_size, out, n, c);
   }
 
   // out[co, ic, k] = sum_{n, o: i(o, k) valid} dst[n, co, o] * src[n, g*Cin_g + ic, i(o, k)]: row co of
@@ -179,8 +169,11 @@ class RefLoops {
       store_element(out.data, out.dtype, out.element(n, c, d, h, w), sums[at]);
     });
   }
-  int64_t src_index(int64_t d, int64_t h, int64_t w) const { return (d * g_.src_size[1] + h) * g_.src_size[2] + w; }
-  int64_t dst_index(int64_t d, int64_t h, int64_t w) const { return (d * g_.dst_size[1] + h) * g_.dst_size[2] + w; }
+  static int64_t plane(const int64_t (&size)[3]) { return size[0] * size[1] * size[2]; }
+  static int64_t index(const int64_t (&size)[3], int64_t d, int64_t h, int64_t w) {
+    return (d * size[1] + h) * size[2] + w;
+  }
+  int64_t src_index(int64_t d, int64_t h, int64_t w) const { return index(g_.src_size, d, h, w); }
   int64_t tap(int64_t d, int64_t h, int64_t w) const { return (d * g_.kernel[1] + h) * g_.kernel[2] + w; }
 
   ConvGeometry g_;
@@ -252,10 +245,8 @@ class RefGradient {
       double* scratch = w.at<double>(scratch_, thread_index());
       if (weight_) {
         loops_.weight_row(scratch, c, out);
-      } else if (forward_) {
-        loops_.forward_plane(scratch, n, c, out);
       } else {
-        loops_.backward_data_plane(scratch, n, c, out);
+        loops_.gather_plane(forward_ ? RefLoops::Role::kForward : RefLoops::Role::kBackwardData, scratch, n, c, out);
       }
     });
     if (status == ACLNN_SUCCESS) out_.finish(w, threads_);

@@ -18,8 +18,8 @@
 
 #include <memory>
 
-#include "kernels/conv_problem.h"
-#include "kernels/plan.h"
+#include "kernels/core/conv_problem.h"
+#include "kernels/core/plan.h"
 
 namespace aclnn_cpu {
 

@@ -12,9 +12,9 @@
 #include "common/log.h"
 #include "conv/conv_tbc_backward.h"
 #include "conv/convolution_backward.h"
-#include "conv/convolution_executor.h"
 #include "conv/phase2_refusal.h"
 #include "meta/meta_objects.h"
+#include "meta/plan_executor.h"
 #include "runtime/device_backend.h"
 
 namespace aclnn_cpu {
@@ -58,7 +58,7 @@ aclnnStatus publish(const ConvProblem& problem, const std::vector<UsedTensor>& u
                     const char* run_api, std::string call, uint64_t* workspace_size, aclOpExecutor** executor) {
   std::unique_ptr<OperatorPlan> plan = device_backend().plan_convolution(problem, api);
   if (plan == nullptr) return ACLNN_ERR_PARAM_INVALID;
-  auto planned = std::make_unique<ConvExecutor>(std::move(plan), run_api, std::move(call), phase2_refusal(used));
+  auto planned = std::make_unique<PlanExecutor>(std::move(plan), run_api, std::move(call), phase2_refusal(used));
   *workspace_size = planned->workspace_bytes();
   *executor = register_executor(std::move(planned));
   return ACLNN_SUCCESS;

@@ -7,7 +7,7 @@
 #include "aclnn/acl_meta.h"
 #include "conv/check.h"
 #include "conv/phase2_refusal.h"
-#include "kernels/conv_problem.h"
+#include "kernels/core/conv_problem.h"
 
 namespace aclnn_cpu {
 

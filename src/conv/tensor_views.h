@@ -1,7 +1,7 @@
 // Canonical 5-D views (N, C, D, H, W) of user tensors.
 #pragma once
 
-#include "kernels/conv_problem.h"
+#include "kernels/core/conv_problem.h"
 
 struct aclTensor;
 

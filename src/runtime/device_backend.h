@@ -10,7 +10,7 @@
 #include <string>
 
 #include "acl/acl_rt.h"
-#include "kernels/conv_problem.h"
+#include "kernels/core/conv_problem.h"
 
 namespace aclnn_cpu {
 

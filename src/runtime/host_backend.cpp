@@ -6,7 +6,7 @@
 #include <system_error>
 
 #include "common/log.h"
-#include "kernels/plan.h"
+#include "kernels/core/plan.h"
 #include "runtime/compute_thread.h"
 #include "runtime/device_backend.h"
 #include "runtime/stream.h"

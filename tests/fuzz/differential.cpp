@@ -7,7 +7,7 @@
 #include <set>
 
 #include "common/dtype.h"
-#include "kernels/plan.h"
+#include "kernels/core/plan.h"
 
 namespace fuzz {
 namespace {

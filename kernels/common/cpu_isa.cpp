@@ -1,4 +1,4 @@
-#include "kernels/gemm/cpu_isa.h"
+#include "kernels/common/cpu_isa.h"
 
 #include <unistd.h>
 

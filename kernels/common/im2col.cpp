@@ -1,4 +1,4 @@
-#include "kernels/gemm/im2col.h"
+#include "kernels/common/im2col.h"
 
 #include <algorithm>
 #include <cstring>

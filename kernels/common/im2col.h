@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "kernels/conv_problem.h"
-#include "kernels/gemm/cpu_isa.h"
+#include "kernels/common/cpu_isa.h"
+#include "kernels/core/conv_problem.h"
 
 namespace aclnn_cpu {
 

@@ -7,10 +7,10 @@
 
 #include "acl/acl_base.h"
 #include "kernels/common/pack.h"
-#include "kernels/conv_problem.h"
+#include "kernels/core/conv_problem.h"
+#include "kernels/core/plan.h"
+#include "kernels/core/workspace.h"
 #include "kernels/gemm/sgemm.h"
-#include "kernels/plan.h"
-#include "kernels/workspace.h"
 
 namespace aclnn_cpu {
 

@@ -1,4 +1,4 @@
-#include "kernels/plan.h"
+#include "kernels/core/plan.h"
 
 #include <algorithm>
 #include <cstdlib>

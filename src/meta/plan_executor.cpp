@@ -1,4 +1,4 @@
-#include "conv/convolution_executor.h"
+#include "meta/plan_executor.h"
 
 #include <chrono>
 #include <cstdio>
@@ -14,14 +14,14 @@ bool verbose_enabled() {
   return value != nullptr && value[0] != '\0' && std::strcmp(value, "0") != 0;
 }
 
-ConvExecutor::ConvExecutor(std::unique_ptr<OperatorPlan> plan, const char* api, std::string call, Refusal refusal)
+PlanExecutor::PlanExecutor(std::unique_ptr<OperatorPlan> plan, const char* api, std::string call, Refusal refusal)
     : plan_(std::move(plan)),
       api_(api),
       call_(std::move(call)),
       refusal_(std::move(refusal)),
       verbose_(verbose_enabled()) {}
 
-aclnnStatus ConvExecutor::run(void* workspace) const {
+aclnnStatus PlanExecutor::run(void* workspace) const {
   const auto start = std::chrono::steady_clock::now();
   const int status = device_backend().launch(*plan_, workspace);
   if (verbose_) {

@@ -1,4 +1,4 @@
-#include "kernels/workspace.h"
+#include "kernels/core/workspace.h"
 
 #include <cstdint>
 #include <limits>

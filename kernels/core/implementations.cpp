@@ -4,7 +4,7 @@
 //
 // Adding an implementation: one new file defining a ConvImpl, its declaration here, and its
 // place in a list.
-#include "kernels/plan.h"
+#include "kernels/core/plan.h"
 
 namespace aclnn_cpu {
 

@@ -1,7 +1,7 @@
 // Phase 1 turns a ConvProblem into a ConvPlan; phase 2 only executes it.
 //
 // For each requested gradient the plan holds the implementation chosen from that gradient's
-// ordered list (kernels/implementations.cpp: the first entry that supports the problem wins, the
+// ordered list (kernels/core/implementations.cpp: the first entry that supports the problem wins, the
 // double-precision reference is last and supports everything) and the step it planned, with every
 // tile size and task count fixed, and, after the gradInput and gradWeight of an entry that
 // multiplies padding, the non-finite repair (kernels/ref/conv_ref.h). One WorkspaceLedger books all
@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "kernels/conv_problem.h"
-#include "kernels/workspace.h"
+#include "kernels/core/conv_problem.h"
+#include "kernels/core/workspace.h"
 
 namespace aclnn_cpu {
 
@@ -100,7 +100,7 @@ struct ConvImpl {
 constexpr double kThreadsWorkspaceGrowth = 1.5;
 constexpr double kThreadsWorkspaceSlack = 1 << 20;
 
-// The ordered list for one gradient (kernels/implementations.cpp).
+// The ordered list for one gradient (kernels/core/implementations.cpp).
 const std::vector<const ConvImpl*>& implementations(Gradient gradient);
 
 class ConvPlan {

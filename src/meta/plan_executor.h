@@ -1,4 +1,5 @@
-// The executor both operators hand out: a problem planned on the device backend at phase 1.
+// The executor every operator hands out: a problem planned on the device backend at phase 1, run
+// there at phase 2 (and printed by the verbose mode).
 #pragma once
 
 #include <memory>
@@ -9,12 +10,12 @@
 
 namespace aclnn_cpu {
 
-class ConvExecutor final : public aclOpExecutor {
+class PlanExecutor final : public aclOpExecutor {
  public:
   // `api`: the phase-2 entry point's name; `call`: the user's tensors and parameters, printed by
   // the verbose mode (ACLNN_CONVBWD_VERBOSE=1, read at phase 1).
   // `refusal`: why phase 2 must refuse to run (conv/phase2_refusal.h), or status 0.
-  ConvExecutor(std::unique_ptr<OperatorPlan> plan, const char* api, std::string call, Refusal refusal);
+  PlanExecutor(std::unique_ptr<OperatorPlan> plan, const char* api, std::string call, Refusal refusal);
   uint64_t workspace_bytes() const override { return plan_->workspace_bytes(); }
   aclnnStatus run(void* workspace) const override;
   Refusal refusal() const override { return refusal_; }
