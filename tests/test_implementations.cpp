@@ -241,7 +241,10 @@ const Variant kVariants[] = {
 
 struct Results {
   std::vector<double> grad_input, grad_weight, grad_bias;
-  std::string chosen[3];
+  std::string chosen[3];  // the entries phase 1 chose, per gradient
+  std::string family[3];  // ... and their families
+  // Whether gradient i's entry is `name` or of family `name` (ACLNN_CONVBWD_KERNELS names either).
+  bool took(int i, const std::string& name) const { return chosen[i] == name || family[i] == name; }
   std::string described;   // the plan's verbose description
   uint64_t workspace = 0;  // bytes
 };
@@ -363,7 +366,10 @@ Results run(const std::string& only, const Case& c, const Variant& v, unsigned s
     chosen.workspace = plan->workspace_bytes();
     chosen.described = plan->describe();
     for (Gradient gradient : {Gradient::kInput, Gradient::kWeight, Gradient::kBias}) {
-      if (plan->chosen(gradient) != nullptr) chosen.chosen[static_cast<int>(gradient)] = plan->chosen(gradient)->name;
+      if (const ConvImpl* impl = plan->chosen(gradient)) {
+        chosen.chosen[static_cast<int>(gradient)] = impl->name;
+        chosen.family[static_cast<int>(gradient)] = impl->family;
+      }
     }
     return chosen;
   }
@@ -371,9 +377,12 @@ Results run(const std::string& only, const Case& c, const Variant& v, unsigned s
   const auto address = reinterpret_cast<uintptr_t>(buffer.data());
   unsigned char* workspace = buffer.data() + (64 - address % 64) % 64 + misalign;
   EXPECT_EQ(plan->execute(plan->workspace_bytes() == 0 ? nullptr : workspace), 0);
-  Results r{gx.values(), gw.values(), gb.values(), {}, plan->describe(), plan->workspace_bytes()};
+  Results r{gx.values(), gw.values(), gb.values(), {}, {}, plan->describe(), plan->workspace_bytes()};
   for (Gradient gradient : {Gradient::kInput, Gradient::kWeight, Gradient::kBias}) {
-    if (plan->chosen(gradient) != nullptr) r.chosen[static_cast<int>(gradient)] = plan->chosen(gradient)->name;
+    if (const ConvImpl* impl = plan->chosen(gradient)) {
+      r.chosen[static_cast<int>(gradient)] = impl->name;
+      r.family[static_cast<int>(gradient)] = impl->family;
+    }
   }
   if (reference) cached.references[ref_key] = r;
   return r;
@@ -397,7 +406,7 @@ double relative_error(const std::vector<double>& got, const std::vector<double>&
 unsigned computed_by(const std::string& name, const Case& c, const Variant& v, unsigned seed) {
   const Results planned = run(name, c, v, seed, 2, 0, false, 7, true);
   unsigned mask = 0;
-  for (int i = 0; i < 3; ++i) mask |= planned.chosen[i] == name ? 1u << i : 0u;
+  for (int i = 0; i < 3; ++i) mask |= planned.took(i, name) ? 1u << i : 0u;
   return mask == 0 ? 0 : mask | 4u;
 }
 
@@ -416,13 +425,54 @@ std::set<std::string> implementation_names() {
   return names;
 }
 
+// The families of every entry, over all lists (the reference's too): forced by family, each list's
+// entries of that family run where they would be chosen among themselves.
+std::set<std::string> implementation_families() {
+  std::set<std::string> families;
+  for (Gradient gradient : {Gradient::kInput, Gradient::kWeight, Gradient::kBias}) {
+    for (const ConvImpl* impl : implementations(gradient)) families.insert(impl->family);
+  }
+  return families;
+}
+
 TEST(Implementations, ReferenceIsLastInEveryList) {
   for (Gradient gradient : {Gradient::kInput, Gradient::kWeight, Gradient::kBias}) {
     ASSERT_FALSE(implementations(gradient).empty());
     EXPECT_STREQ(implementations(gradient).back()->name, "ref") << gradient_name(gradient);
   }
-  EXPECT_TRUE(implementation_names().count("gemm"));
+  EXPECT_TRUE(implementation_names().count("gemm_flipped"));
   EXPECT_TRUE(implementation_names().count("depthwise"));
+}
+
+// Every entry answers every case with yes or a short reason (printed by ACLNN_CONVBWD_VERBOSE=2 in a
+// comma-separated line: none holds a comma), and every list has a family name on each entry.
+TEST(Implementations, EveryRefusalHasAReason) {
+  const CpuFeatures cpu = CpuFeatures::current();
+  for (const Case& c : cases()) {
+    for (const Variant& v : kVariants) {
+      const Tensor x(c.g.batch, c.g.groups * c.g.src_channels_per_group, c.g.src_size, v.dtype, v.layout);
+      const Tensor dy(c.g.batch, c.g.groups * c.g.dst_channels_per_group, c.g.dst_size, v.dtype, v.layout);
+      const Tensor w(c.g.groups * c.g.dst_channels_per_group, c.g.src_channels_per_group, c.g.kernel, v.dtype,
+                     v.layout);
+      ConvProblem p;
+      p.geometry = c.g;
+      p.src = x.view, p.wei = w.view, p.dst = dy.view, p.bias_source = dy.view;
+      p.input_grad = c.transposed ? InputGrad::kForward : InputGrad::kBackwardData;
+      p.grad_input = c.transposed ? dy.view : x.view, p.grad_weight = w.view;
+      p.want_weight_grad = p.want_bias_grad = true;
+      p.math = v.math;
+      for (Gradient gradient : {Gradient::kInput, Gradient::kWeight, Gradient::kBias}) {
+        for (const ConvImpl* impl : implementations(gradient)) {
+          ASSERT_NE(impl->family, nullptr);
+          const Support support = impl->supports(p, cpu);
+          if (support) continue;
+          ASSERT_NE(support.why_not, nullptr);
+          EXPECT_NE(std::string(support.why_not), "") << impl->name << " " << c.name;
+          EXPECT_EQ(std::string(support.why_not).find(','), std::string::npos) << impl->name << " " << c.name;
+        }
+      }
+    }
+  }
 }
 
 // What sharing the reference's results between layouts rests on (run() computes it afresh on a
@@ -456,7 +506,7 @@ TEST(Implementations, EachMatchesTheReference) {
                                                   {&got.grad_weight, &want.grad_weight},
                                                   {&got.grad_bias, &want.grad_bias}};
         for (int i = 0; i < 3; ++i) {
-          if (got.chosen[i] != name) continue;  // this entry does not compute that gradient
+          if (!got.took(i, name)) continue;  // this entry does not compute that gradient
           EXPECT_LT(relative_error(*pairs[i][0], *pairs[i][1]), tol) << where << " " << got.chosen[i];
         }
       }
@@ -520,10 +570,10 @@ TEST(Implementations, EveryInstructionSetMatchesTheReference) {
           const Results got = run(name, c, v, 13, 2);
           const std::string where = std::string(isa_name(isa)) + " " + name + " " + c.name + " " + v.name;
           EXPECT_NE(got.described.find(std::string("isa=") + isa_name(isa)), std::string::npos) << got.described;
-          if (got.chosen[0] == name) {
+          if (got.took(0, name)) {
             EXPECT_LT(relative_error(got.grad_input, want.grad_input), tolerance(v.dtype)) << where;
           }
-          if (got.chosen[1] == name) {
+          if (got.took(1, name)) {
             EXPECT_LT(relative_error(got.grad_weight, want.grad_weight), tolerance(v.dtype)) << where;
           }
         }
@@ -652,7 +702,7 @@ TEST(Implementations, SixteenBitWeightGradientRoundedByBlocks) {
       const Variant dense{"dense", dtype, Layout::kDense, MathMode::kFull};
       const Variant gapped{"gapped", dtype, Layout::kGapped, MathMode::kFull};
       const Results one = run("gemm", c, dense, 31, 3, 0, false, 2);
-      if (one.chosen[static_cast<int>(Gradient::kWeight)] != "gemm" ||
+      if (!one.took(static_cast<int>(Gradient::kWeight), "gemm") ||
           one.described.find(":depth_major") != std::string::npos)
         continue;
       const size_t weight_at = one.described.find("gradWeight=");
@@ -696,7 +746,7 @@ TEST(Implementations, BF16PairProducts) {
           EXPECT_FALSE(dot) << where;
         }
         for (int i = 0; i < 2; ++i) {
-          if (one.chosen[i] != name) continue;
+          if (!one.took(i, name)) continue;
           const std::vector<double>& got = i == 0 ? one.grad_input : one.grad_weight;
           const std::vector<double>& again = i == 0 ? three.grad_input : three.grad_weight;
           const std::vector<double>& reference = i == 0 ? want.grad_input : want.grad_weight;
@@ -989,13 +1039,13 @@ TEST(Implementations, SuiteLayersOfferEnoughTasksWithinTheWorkspaceBound) {
 
 TEST(Implementations, DefaultChoice) {
   const Results r = run("", cases()[0], kVariants[0], 1, 1);
-  EXPECT_EQ(r.chosen[0], "gemm");
-  EXPECT_EQ(r.chosen[1], "gemm");
+  EXPECT_EQ(r.chosen[0], "gemm_flipped");
+  EXPECT_EQ(r.chosen[1], "gemm_weight");
   EXPECT_EQ(r.chosen[2], "lanes");
   const Results forced = run("ref", cases()[0], kVariants[0], 1, 1);
   for (const std::string& chosen : forced.chosen) EXPECT_EQ(chosen, "ref");
   const Results unknown = run("no_such_kernel,gemm", cases()[0], kVariants[0], 1, 1);
-  EXPECT_EQ(unknown.chosen[0], "gemm");
+  EXPECT_EQ(unknown.family[0], "gemm");
   EXPECT_EQ(unknown.chosen[2], "lanes");  // a list without a named entry keeps its order
   for (const Case& c : cases()) {         // one channel in and out per group: the small-group kernels, and
     // the direct depthwise ones for the gradInput of a direct layer without a flipped form (stride > 1)
@@ -1007,7 +1057,7 @@ TEST(Implementations, DefaultChoice) {
   for (const Case& c : cases()) {  // dense stride-1 cases: the direct gradInput, but BF16 pairs in the GEMMs
     if (std::string(c.name).rfind("direct", 0) != 0) continue;
     EXPECT_EQ(run("", c, kVariants[0], 1, 1).chosen[0], "direct") << c.name;
-    EXPECT_EQ(run("", c, kVariants[4], 1, 1).chosen[0], bf16_dot_available() ? "gemm" : "direct") << c.name;
+    EXPECT_EQ(run("", c, kVariants[4], 1, 1).family[0], bf16_dot_available() ? "gemm" : "direct") << c.name;
   }
   for (const Case& c : cases()) {  // the other small-group cases: the small-group kernels
     if (std::string(c.name).rfind("small_group", 0) != 0) continue;
@@ -1060,9 +1110,7 @@ TEST(Implementations, JointStepGivesTheSeparateStepsBits) {
 // test's time when it ran both; ReferenceKernels.BitIdenticalForAnyThreadCount checks the kernels).
 TEST(Implementations, BitIdenticalForAnyThreadBudget) {
   for (const Case& c : cases()) {  // (cases outermost: each case's inputs are generated once)
-    for (const std::string& name :
-         {std::string("ref"), std::string("gemm"), std::string("depthwise"), std::string("small_group"),
-          std::string("channels_last"), std::string("direct"), std::string("lanes")}) {
+    for (const std::string& name : implementation_families()) {
       if (!runs_there(name, c)) continue;
       for (const Variant& v : name == "ref" ? std::vector<Variant>{kVariants[0]} : variants_for(name)) {
         const unsigned gradients = name == "ref" ? 7 : computed_by(name, c, v, 5);
@@ -1138,7 +1186,7 @@ TEST(Implementations, InfinitiesStayWhereTheyReach) {
     for (const std::string& name : implementation_names()) {
       if ((computed_by(name, c, kVariants[0], 3) & 2) == 0) continue;
       const Results got = run(name, c, kVariants[0], 3, 2, 0, true, 2);
-      if (got.chosen[1] != name) continue;
+      if (!got.took(1, name)) continue;
       ++compared[name];
       for (size_t i = 0; i < want.grad_weight.size(); ++i) {
         finite[name] += std::isfinite(want.grad_weight[i]) ? 1 : 0;
@@ -1168,7 +1216,7 @@ TEST(Implementations, NonFiniteInputsGiveTheReferencesPattern) {
                                                   {&got.grad_weight, &want.grad_weight},
                                                   {&got.grad_bias, &want.grad_bias}};
         for (int i = 0; i < 3; ++i) {
-          if (got.chosen[i] != name) continue;
+          if (!got.took(i, name)) continue;
           ++compared[name];
           const std::vector<double>&out = *pairs[i][0], &ref = *pairs[i][1];
           ASSERT_EQ(out.size(), ref.size());

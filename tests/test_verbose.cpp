@@ -1,4 +1,5 @@
-// ACLNN_CONVBWD_VERBOSE=1: one line per phase 2, in the documented format (docs/architecture.md).
+// ACLNN_CONVBWD_VERBOSE=1: one line per phase 2, in the documented format (docs/architecture.md);
+// =2: also how phase 1 chose each gradient's entry.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -72,8 +73,9 @@ TEST(Verbose, OneLinePerExecution) {
   // gradInput (stride 2: the GEMM path; planes of 32 positions, so both samples in one GEMM): (group,
   // one of 2 channels) = 4 tasks; gradWeight (3 and 2 channels per group: the small-group kernels):
   // (group, sample) = 4; gradBias: 6 channels.
-  EXPECT_EQ(f[5],
-            "gradInput=gemm:tasks=4:isa=generic gradWeight=small_group:tasks=4:isa=generic gradBias=lanes:tasks=6");
+  EXPECT_EQ(
+      f[5],
+      "gradInput=gemm_col2im:tasks=4:isa=generic gradWeight=small_group:tasks=4:isa=generic gradBias=lanes:tasks=6");
   EXPECT_GT(number_after(f[6], "threads="), 0) << f[6];
   EXPECT_EQ(number_after(f[7], "workspace="), static_cast<long long>(result.workspace_size)) << f[7];
   EXPECT_EQ(f[8], "status=0");
@@ -101,6 +103,43 @@ TEST(Verbose, ConvTbc) {
                       0),
             0u)
       << out;
+}
+
+// ACLNN_CONVBWD_VERBOSE=2: at phase 1, one line per gradient naming the entry chosen and every entry
+// tried before it with its reason, then the execution's line.
+TEST(Verbose, LevelTwoSaysWhyEachEntryWasNotChosen) {
+  RunResult result;
+  setenv("ACLNN_CONVBWD_ISA", "generic", 1);
+  const std::string out = captured("2", nullptr, &result);
+  unsetenv("ACLNN_CONVBWD_ISA");
+  ASSERT_EQ(result.status, 0) << result.error;
+  std::vector<std::vector<std::string>> lines;
+  for (size_t start = 0; start < out.size();) {
+    const size_t end = out.find('\n', start);
+    ASSERT_NE(end, std::string::npos) << out;
+    lines.push_back(fields(out.substr(start, end - start)));
+    start = end + 1;
+  }
+  ASSERT_EQ(lines.size(), 4u) << out;
+  const char* const gradients[] = {"gradInput", "gradWeight", "gradBias"};
+  const char* const chosen[] = {"gemm_col2im", "small_group", "lanes"};
+  for (int i = 0; i < 3; ++i) {
+    const std::vector<std::string>& f = lines[i];
+    ASSERT_EQ(f.size(), 8u) << out;  // (no reason holds a comma)
+    EXPECT_EQ(f[1], "plan");
+    EXPECT_EQ(f[2], "aclnnConvolutionBackward");
+    EXPECT_EQ(f[5], gradients[i]);
+    EXPECT_EQ(f[6], chosen[i]);
+  }
+  // gradInput (stride 2, 2 and 3 channels per group): the entries before the GEMM's col2im, each
+  // with its reason.
+  EXPECT_EQ(lines[0][7],
+            "small_group: not stride 1 with padding within the kernel; depthwise: not one channel per group; "
+            "channels_last: not a 1-D stride-1 layer of one group in full precision; direct: fewer than 16 channels "
+            "per group; gemm_flipped: not stride 1 with padding within the kernel; gemm_forward: not a transposed "
+            "layer");
+  EXPECT_EQ(lines[1][7], "");  // the first entry took it
+  EXPECT_EQ(lines[3][1], "exec");
 }
 
 TEST(Verbose, SilentByDefaultAndWithZero) {

@@ -23,7 +23,7 @@ class LanesBias final : public ConvStep {
   int threads_;
 };
 
-bool supports(const ConvProblem&) { return true; }
+Support supports(const ConvProblem&, const CpuFeatures&) { return kSupported; }  // any dtype and layout
 
 std::unique_ptr<ConvStep> plan(const ConvProblem& p, PlanBuilder& builder) {
   return std::make_unique<LanesBias>(p, builder);
@@ -31,6 +31,10 @@ std::unique_ptr<ConvStep> plan(const ConvProblem& p, PlanBuilder& builder) {
 
 }  // namespace
 
-extern const ConvImpl kLanesBias = {"lanes", Gradient::kBias, supports, plan};
+extern const ConvImpl kLanesBias = [] {
+  ConvImpl impl{"lanes", "lanes", Gradient::kBias, supports, plan};
+  impl.bias_in_lanes = true;
+  return impl;
+}();
 
 }  // namespace aclnn_cpu

@@ -112,6 +112,20 @@ Isa selected_isa() {
   return cpu;
 }
 
+bool bf16_dot_supported() {
+#if defined(__x86_64__) && defined(ACLNN_HAVE_X86_KERNELS)
+  return cpu_has_avx512_bf16() && selected_isa() == Isa::kAvx512;
+#else
+  return false;
+#endif
+}
+
+bool bf16_dot_available() {
+  const char* value = std::getenv("ACLNN_CONVBWD_BF16_DOT");
+  const bool asked = value != nullptr && *value != '\0';
+  return bf16_dot_supported() && (asked ? std::strcmp(value, "0") != 0 : cpu_is_amd());
+}
+
 const CacheSizes& cache_sizes() {
   static const CacheSizes sizes = [] {
     int64_t l1 = 32 << 10, l2 = 512 << 10, l3 = 0;  // where the system does not say

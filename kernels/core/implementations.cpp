@@ -1,9 +1,10 @@
 // The ordered implementation lists, one per gradient. Phase 1 takes the first entry whose
-// supports() accepts the problem (ACLNN_CONVBWD_KERNELS can put named entries first). The
-// double-precision reference is last in every list and accepts everything.
+// supports() accepts the problem on this CPU (ACLNN_CONVBWD_KERNELS can put named entries or
+// families first; ACLNN_CONVBWD_VERBOSE=2 prints every refusal's reason). The double-precision
+// reference is last in every list and accepts everything.
 //
 // Adding an implementation: one new file defining a ConvImpl, its declaration here, and its
-// place in a list.
+// place in a list (the tests run every entry of every list on each case it supports).
 #include "kernels/core/plan.h"
 
 namespace aclnn_cpu {
@@ -13,7 +14,9 @@ extern const ConvImpl kDirectInputGrad;         // kernels/direct/direct_input.c
 extern const ConvImpl kDepthwiseWeightGrad;     // kernels/direct/depthwise.cpp
 extern const ConvImpl kChannelsLastInputGrad;   // kernels/gemm/gemm_channels_last.cpp
 extern const ConvImpl kChannelsLastWeightGrad;  // kernels/gemm/gemm_channels_last.cpp
-extern const ConvImpl kGemmInputGrad;           // kernels/gemm/gemm_input_grad.cpp
+extern const ConvImpl kGemmFlippedInputGrad;    // kernels/gemm/gemm_input_grad.cpp
+extern const ConvImpl kGemmForwardInputGrad;    // kernels/gemm/gemm_input_grad.cpp
+extern const ConvImpl kGemmCol2imInputGrad;     // kernels/gemm/gemm_input_grad.cpp
 extern const ConvImpl kGemmWeightGrad;          // kernels/gemm/gemm_weight_grad.cpp
 extern const ConvImpl kSmallGroupInputGrad;     // kernels/direct/small_group.cpp
 extern const ConvImpl kSmallGroupWeightGrad;    // kernels/direct/small_group.cpp
@@ -23,9 +26,9 @@ extern const ConvImpl kReferenceWeightGrad;     // kernels/ref/conv_ref.cpp
 extern const ConvImpl kReferenceBias;           // kernels/ref/conv_ref.cpp
 
 const std::vector<const ConvImpl*>& implementations(Gradient gradient) {
-  static const std::vector<const ConvImpl*> input_grad = {&kSmallGroupInputGrad,   &kDepthwiseInputGrad,
-                                                          &kChannelsLastInputGrad, &kDirectInputGrad,
-                                                          &kGemmInputGrad,         &kReferenceInputGrad};
+  static const std::vector<const ConvImpl*> input_grad = {
+      &kSmallGroupInputGrad,  &kDepthwiseInputGrad,   &kChannelsLastInputGrad, &kDirectInputGrad,
+      &kGemmFlippedInputGrad, &kGemmForwardInputGrad, &kGemmCol2imInputGrad,   &kReferenceInputGrad};
   static const std::vector<const ConvImpl*> weight_grad = {
       &kSmallGroupWeightGrad, &kDepthwiseWeightGrad, &kChannelsLastWeightGrad, &kGemmWeightGrad, &kReferenceWeightGrad};
   static const std::vector<const ConvImpl*> bias = {&kLanesBias, &kReferenceBias};

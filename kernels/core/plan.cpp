@@ -28,16 +28,34 @@ bool named_in(const std::string& list, const char* name) {
   return false;
 }
 
-// The first supporting entry named in `only`, else the first supporting entry.
-const ConvImpl* choose(Gradient gradient, const ConvProblem& problem, const std::string& only) {
+// Whether `only` names the entry or its family.
+bool named(const std::string& only, const ConvImpl& impl) {
+  return named_in(only, impl.name) || named_in(only, impl.family);
+}
+
+// The first supporting entry named in `only`, else the first supporting entry (the reference
+// supports everything). `log` gets the line ConvPlan::choices() describes.
+const ConvImpl* choose(Gradient gradient, const ConvProblem& problem, const CpuFeatures& cpu, const std::string& only,
+                       std::string& log) {
   const std::vector<const ConvImpl*>& list = implementations(gradient);
-  for (const ConvImpl* impl : list) {
-    if (named_in(only, impl->name) && impl->supports(problem)) return impl;
+  std::string refusals;
+  const ConvImpl* chosen = nullptr;
+  for (bool named_pass : {true, false}) {
+    if (named_pass && only.empty()) continue;
+    for (const ConvImpl* impl : list) {
+      if (named_pass && !named(only, *impl)) continue;
+      const Support support = impl->supports(problem, cpu);
+      if (support) {
+        chosen = impl;
+        break;
+      }
+      refusals += format("%s%s: %s", refusals.empty() ? "" : "; ", impl->name, support.why_not);
+    }
+    if (chosen != nullptr) break;
   }
-  for (const ConvImpl* impl : list) {
-    if (impl->supports(problem)) return impl;
-  }
-  return list.back();  // the reference, which supports everything
+  if (chosen == nullptr) chosen = list.back();
+  log = format("%s,%s,%s", gradient_name(gradient), chosen->name, refusals.c_str());
+  return chosen;
 }
 
 const View5& input_view(const ConvProblem& p, int input) { return input == 0 ? p.src : input == 1 ? p.wei : p.dst; }
@@ -73,8 +91,8 @@ class ZeroResult final : public ConvStep {
 };
 
 template <Gradient kGradient>
-bool zeros_supports(const ConvProblem& p) {
-  return sums_nothing(p, kGradient);
+Support zeros_supports(const ConvProblem& p, const CpuFeatures&) {
+  return sums_nothing(p, kGradient) ? kSupported : refuse("inputs not empty");
 }
 template <Gradient kGradient>
 std::unique_ptr<ConvStep> zeros_plan(const ConvProblem& p, PlanBuilder& b) {
@@ -82,12 +100,14 @@ std::unique_ptr<ConvStep> zeros_plan(const ConvProblem& p, PlanBuilder& b) {
 }
 // The step of a gradient whose inputs are empty, for each gradient. Not in the implementation lists:
 // the plan takes it before any list is looked at (ACLNN_CONVBWD_KERNELS does not apply).
-const ConvImpl kZeros[3] = {
-    {"zeros", Gradient::kInput, zeros_supports<Gradient::kInput>, zeros_plan<Gradient::kInput>, nullptr, nullptr,
-     false},
-    {"zeros", Gradient::kWeight, zeros_supports<Gradient::kWeight>, zeros_plan<Gradient::kWeight>, nullptr, nullptr,
-     false},
-    {"zeros", Gradient::kBias, zeros_supports<Gradient::kBias>, zeros_plan<Gradient::kBias>, nullptr, nullptr, false}};
+template <Gradient kGradient>
+constexpr ConvImpl zeros_entry() {
+  ConvImpl impl{"zeros", "zeros", kGradient, zeros_supports<kGradient>, zeros_plan<kGradient>};
+  impl.multiplies_padding = false;
+  return impl;
+}
+const ConvImpl kZeros[3] = {zeros_entry<Gradient::kInput>(), zeros_entry<Gradient::kWeight>(),
+                            zeros_entry<Gradient::kBias>()};
 
 }  // namespace
 
@@ -117,16 +137,27 @@ std::unique_ptr<ConvPlan> ConvPlan::build(const ConvProblem& problem, const std:
   } gradients[] = {{Gradient::kInput, p.input_grad != InputGrad::kNone},
                    {Gradient::kWeight, p.want_weight_grad},
                    {Gradient::kBias, p.want_bias_grad}};
+  const CpuFeatures cpu = CpuFeatures::current();
   const ConvImpl* chosen[3] = {nullptr, nullptr, nullptr};
   for (const auto& wanted : gradients) {
     const int i = static_cast<int>(wanted.gradient);
-    if (!wanted.requested || result_view(p, wanted.gradient).numel() == 0) continue;
-    chosen[i] = kZeros[i].supports(p) ? &kZeros[i] : choose(wanted.gradient, p, only);
+    if (!wanted.requested) continue;
+    std::string log = format("%s,none,an empty result", gradient_name(wanted.gradient));
+    if (result_view(p, wanted.gradient).numel() > 0) {
+      if (kZeros[i].supports(p, cpu)) {
+        chosen[i] = &kZeros[i];
+        log = format("%s,zeros,a sum over empty inputs", gradient_name(wanted.gradient));
+      } else {
+        chosen[i] = choose(wanted.gradient, p, cpu, only, log);
+      }
+    }
+    plan->choices_.push_back(std::move(log));
   }
-  // gradInput and gradWeight in one step where the implementation chosen for both has one for both.
+  // gradInput and gradWeight in one step where the entry chosen for gradInput has one with the entry
+  // chosen for gradWeight.
   const ConvImpl* input = chosen[0];
-  const bool joint = input != nullptr && chosen[1] != nullptr && input->plan_joint != nullptr &&
-                     std::strcmp(input->name, chosen[1]->name) == 0 && input->supports_joint(p);
+  const bool joint =
+      input != nullptr && chosen[1] != nullptr && input->joint_weight == chosen[1] && input->supports_joint(p, cpu);
   const std::vector<int> threads = plan->threads_within_budget(chosen, joint);
   plan->plan_steps(chosen, joint, [&](size_t step) { return step < threads.size() ? threads[step] : p.max_threads; });
   if (plan->ledger_.overflowed()) {
@@ -152,7 +183,7 @@ std::vector<uint64_t> ConvPlan::plan_steps(const ConvImpl* const chosen[3], bool
     if (!joint || (gradient == Gradient::kBias && !builder.joint_bias_taken)) {
       steps_.push_back({impl, impl->plan(p, builder), builder.threads()});
     } else if (gradient == Gradient::kInput) {  // the joint step, as gradInput's
-      builder.joint_bias_offered = chosen[2] != nullptr && std::strcmp(chosen[2]->name, "lanes") == 0;
+      builder.joint_bias_offered = chosen[2] != nullptr && chosen[2]->bias_in_lanes;
       steps_.push_back({impl, impl->plan_joint(p, builder), builder.threads()});
     } else {  // computed by the joint step
       steps_.push_back({impl, nullptr, builder.threads()});
@@ -274,6 +305,8 @@ const ConvImpl* ConvPlan::chosen(Gradient gradient) const {
   }
   return nullptr;
 }
+
+CpuFeatures CpuFeatures::current() { return {selected_isa(), bf16_dot_available()}; }
 
 std::string implementation_filter() {
   const char* value = std::getenv("ACLNN_CONVBWD_KERNELS");

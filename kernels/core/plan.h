@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/common/cpu_isa.h"
 #include "kernels/core/conv_problem.h"
 #include "kernels/core/workspace.h"
 
@@ -74,24 +75,47 @@ class PlanBuilder {
   int threads_;
 };
 
+// The CPU an entry plans for, read once per plan: the instruction set of its kernels
+// (selected_isa(): cpuid and ACLNN_CONVBWD_ISA) and whether BF16 pairs are multiplied as pairs
+// (bf16_dot_available(): AVX512_BF16, and ACLNN_CONVBWD_BF16_DOT or the vendor's default).
+struct CpuFeatures {
+  Isa isa = Isa::kGeneric;
+  bool bf16_pairs = false;
+  static CpuFeatures current();
+};
+
+// An entry's answer to a problem: yes, or a short reason why not (a literal), which the verbose
+// mode prints (ACLNN_CONVBWD_VERBOSE=2) as oneDNN prints its dispatch reasons.
+struct Support {
+  const char* why_not = nullptr;
+  explicit operator bool() const { return why_not == nullptr; }
+};
+constexpr Support kSupported{};
+constexpr Support refuse(const char* why_not) { return Support{why_not}; }
+
 // One entry of an implementation list.
 struct ConvImpl {
-  const char* name;
+  const char* name;    // what ACLNN_CONVBWD_KERNELS and the verbose mode call it ("gemm_flipped")
+  const char* family;  // the entries that share its kernels ("gemm"): ACLNN_CONVBWD_KERNELS may name it
   Gradient gradient;
-  // Whether it computes its gradient of this problem (dtypes, layout, geometry, CPU features).
-  bool (*supports)(const ConvProblem& problem);
+  // Whether it computes its gradient of this problem on this CPU (dtypes, layout, geometry, features).
+  Support (*supports)(const ConvProblem& problem, const CpuFeatures& cpu);
   // Books its workspace and fixes its tiling; called only when supports() said yes.
   std::unique_ptr<ConvStep> (*plan)(const ConvProblem& problem, PlanBuilder& builder);
   // Optional, on a gradInput entry: one step that computes gradInput and gradWeight together (the
-  // inputs read once for both), planned where this entry's name was chosen for both gradients and
+  // inputs read once for both), planned where `joint_weight` is the entry chosen for gradWeight and
   // supports_joint() accepts the problem; it may take gradBias too (PlanBuilder::joint_bias_*). Its
   // results are those of the separate steps, bit for bit.
-  bool (*supports_joint)(const ConvProblem& problem) = nullptr;
+  const ConvImpl* joint_weight = nullptr;
+  Support (*supports_joint)(const ConvProblem& problem, const CpuFeatures& cpu) = nullptr;
   std::unique_ptr<ConvStep> (*plan_joint)(const ConvProblem& problem, PlanBuilder& builder) = nullptr;
   // Whether its products take zeros for the padding (staged or unrolled sources), so that an Inf or
   // NaN meeting the padding gives NaN where the gradient has no term: the plan then follows its
   // gradInput or gradWeight step with the non-finite repair (kernels/ref/conv_ref.h).
   bool multiplies_padding = true;
+  // On a gradBias entry: whether it sums gradOutput in eight double lanes per channel, the order a
+  // joint step reproduces (so that the joint step may compute gradBias in its stead).
+  bool bias_in_lanes = false;
 };
 
 // The most the workspace grows from one thread to any thread count (ConvPlan::build): this many
@@ -106,7 +130,7 @@ const std::vector<const ConvImpl*>& implementations(Gradient gradient);
 class ConvPlan {
  public:
   // Plans every requested gradient of `problem` with up to problem.max_threads threads. `only` is a
-  // comma-separated list of implementation names (ACLNN_CONVBWD_KERNELS): in each list the first
+  // comma-separated list of entry or family names (ACLNN_CONVBWD_KERNELS): in each list the first
   // supporting entry named there wins, and a list without such an entry keeps its own order.
   // The workspace stays within kThreadsWorkspaceGrowth times its size for one thread (or that size
   // and kThreadsWorkspaceSlack): a step whose per-thread scratch would take it further runs on
@@ -117,8 +141,13 @@ class ConvPlan {
   uint64_t workspace_bytes() const { return ledger_.total_bytes(); }
   // Phase 2: packs the inputs the steps asked for, then runs the steps in order.
   int execute(void* workspace) const;
-  // "gradInput=gemm:tasks=64:isa=avx512 gradWeight=ref:tasks=8 ...", for the verbose mode.
+  // "gradInput=gemm_flipped:tasks=64:isa=avx512 gradWeight=ref:tasks=8 ...", for the verbose mode.
   std::string describe() const;
+  // How each requested gradient's entry was chosen, for ACLNN_CONVBWD_VERBOSE=2: one line per
+  // gradient, "<gradient>,<chosen>,<refusals>", the refusals being every entry tried before it as
+  // "<entry>: <reason>" joined by "; " (reasons hold no commas), e.g.
+  // "gradInput,gemm_flipped,small_group: more than 16 channels per group; depthwise: ...".
+  const std::vector<std::string>& choices() const { return choices_; }
   // The implementation chosen for `gradient` (nullptr when not requested).
   const ConvImpl* chosen(Gradient gradient) const;
   int threads() const { return problem_.max_threads; }
@@ -150,6 +179,7 @@ class ConvPlan {
   std::vector<Chosen> steps_;
   std::vector<std::unique_ptr<ConvStep>> repairs_;  // run after every step
   Staging staging_[3];                              // src, wei, dst
+  std::vector<std::string> choices_;
 };
 
 // The value of ACLNN_CONVBWD_KERNELS ("" when unset).

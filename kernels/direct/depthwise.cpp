@@ -156,8 +156,10 @@ class DepthwiseWeight final : public ConvStep {
 };
 
 // One input and one output channel per group, any dtype, layout and geometry.
-bool supports(const ConvProblem& p) {
-  return p.geometry.src_channels_per_group == 1 && p.geometry.dst_channels_per_group == 1;
+Support supports(const ConvProblem& p, const CpuFeatures&) {
+  if (p.geometry.src_channels_per_group != 1 || p.geometry.dst_channels_per_group != 1)
+    return refuse("not one channel per group");
+  return kSupported;
 }
 
 std::unique_ptr<ConvStep> plan_input(const ConvProblem& p, PlanBuilder& builder) {
@@ -169,7 +171,7 @@ std::unique_ptr<ConvStep> plan_weight(const ConvProblem& p, PlanBuilder& builder
 
 }  // namespace
 
-extern const ConvImpl kDepthwiseInputGrad = {"depthwise", Gradient::kInput, supports, plan_input};
-extern const ConvImpl kDepthwiseWeightGrad = {"depthwise", Gradient::kWeight, supports, plan_weight};
+extern const ConvImpl kDepthwiseInputGrad = {"depthwise", "depthwise", Gradient::kInput, supports, plan_input};
+extern const ConvImpl kDepthwiseWeightGrad = {"depthwise", "depthwise", Gradient::kWeight, supports, plan_weight};
 
 }  // namespace aclnn_cpu

@@ -403,19 +403,23 @@ class DirectInput final : public ConvStep {
 // Dense layers (at least 16 channels per group in and out), not 1x1 (whose GEMMs read their source
 // in place, or for a stride past 1 compute only the positions it reaches), with rows and staged dY
 // within their budgets.
-bool supports(const ConvProblem& p) {
+Support supports(const ConvProblem& p, const CpuFeatures& cpu) {
   const ConvGeometry& g = p.geometry;
+  if (p.input_grad != InputGrad::kBackwardData) return refuse("transposed layer");
   // (BF16 operands that the CPU multiplies in pairs take the GEMMs' bf16 dot products instead: twice as fast.)
-  if (p.input_grad != InputGrad::kBackwardData || bf16_pair_products(p.dst, p.wei, p.math) ||
-      g.src_channels_per_group < kRowLanes || g.dst_channels_per_group < kRowLanes || g.batch <= 0 || g.groups <= 0 ||
-      g.kernel_volume() == 1)
-    return false;
+  if (cpu.bf16_pairs && bf16_pair_products(p.dst, p.wei, p.math)) return refuse("BF16 pairs go to the GEMMs");
+  if (g.src_channels_per_group < kRowLanes || g.dst_channels_per_group < kRowLanes)
+    return refuse("fewer than 16 channels per group");
+  if (g.batch <= 0 || g.groups <= 0) return refuse("empty");
+  if (g.kernel_volume() == 1) return refuse("1x1 kernel");
   for (int a = 0; a < 3; ++a) {
     if (g.stride[a] < 1 || g.stride[a] > kMaxReach || g.src_size[a] <= 0 || g.dst_size[a] <= 0 ||
         g.pad[a] > kMaxReach || double(g.kernel[a]) * double(g.dilation[a]) > double(kMaxReach))
-      return false;
+      return refuse("stride or padding or kernel span past its reach");
   }
-  return g.src_size[2] <= kMaxRowWidth && RowStaging::floats(g, g.src_size[1]) * 4 <= double(kStagingBudget);
+  if (g.src_size[2] > kMaxRowWidth) return refuse("rows too wide");
+  if (RowStaging::floats(g, g.src_size[1]) * 4 > double(kStagingBudget)) return refuse("staged rows past the budget");
+  return kSupported;
 }
 
 std::unique_ptr<ConvStep> plan(const ConvProblem& p, PlanBuilder& builder) {
@@ -424,6 +428,6 @@ std::unique_ptr<ConvStep> plan(const ConvProblem& p, PlanBuilder& builder) {
 
 }  // namespace
 
-extern const ConvImpl kDirectInputGrad = {"direct", Gradient::kInput, supports, plan};
+extern const ConvImpl kDirectInputGrad = {"direct", "direct", Gradient::kInput, supports, plan};
 
 }  // namespace aclnn_cpu

@@ -192,6 +192,8 @@ bool small_enough(const ConvGeometry& g, int64_t staged_channels) {
          Staging::floats(g, staged_channels) * 4 <= double(kStagingBudget);
 }
 
+constexpr const char* kNotSmallEnough = "more than 16 channels per group or slices past the staging budget";
+
 // gradInput as a forward convolution, per (sample, group): stage the source slice, then every output
 // row in blocks of 8 output channels.
 class SmallGroupInput final : public ConvStep {
@@ -607,21 +609,26 @@ class SmallGroupJoint final : public ConvStep {
 };
 
 // gradInput: a transposed layer's forward convolution, or a stride-1 direct layer's flipped one.
-bool supports_input(const ConvProblem& p) {
-  if (p.input_grad == InputGrad::kForward) return small_enough(p.geometry, p.geometry.src_channels_per_group);
-  if (!flippable(p.geometry)) return false;
+Support supports_input(const ConvProblem& p, const CpuFeatures&) {
+  if (p.input_grad == InputGrad::kForward) {
+    return small_enough(p.geometry, p.geometry.src_channels_per_group) ? kSupported : refuse(kNotSmallEnough);
+  }
+  if (!flippable(p.geometry)) return refuse("not stride 1 with padding within the kernel");
   const ConvGeometry f = flipped_geometry(p.geometry);
-  return small_enough(f, f.src_channels_per_group);
+  return small_enough(f, f.src_channels_per_group) ? kSupported : refuse(kNotSmallEnough);
 }
-bool supports_weight(const ConvProblem& p) {
+Support supports_weight(const ConvProblem& p, const CpuFeatures&) {
   const ConvGeometry& g = p.geometry;
   const double staged_dy = std::ceil(std::max(1.0, double(g.dst_channels_per_group)) / 8) * 8 *  // slots, at most
                            double(g.dst_size[0]) * double(g.dst_size[1]) *
                            (double(g.dst_size[2]) + kRowLanes);  // dY rows rounded up to whole vectors
-  return small_enough(g, g.src_channels_per_group) && staged_dy * 4 <= double(kStagingBudget) &&
-         double(g.groups) * double(g.dst_channels_per_group * g.src_channels_per_group) * double(g.kernel_volume()) *
-                 kRowLanes * 4 <=
-             double(kLanesBudget);
+  if (!small_enough(g, g.src_channels_per_group)) return refuse(kNotSmallEnough);
+  if (staged_dy * 4 > double(kStagingBudget)) return refuse("staged gradOutput past the budget");
+  if (double(g.groups) * double(g.dst_channels_per_group * g.src_channels_per_group) * double(g.kernel_volume()) *
+          kRowLanes * 4 >
+      double(kLanesBudget))
+    return refuse("lanes past the budget");
+  return kSupported;
 }
 
 std::unique_ptr<ConvStep> plan_input(const ConvProblem& p, PlanBuilder& builder) {
@@ -630,15 +637,23 @@ std::unique_ptr<ConvStep> plan_input(const ConvProblem& p, PlanBuilder& builder)
 std::unique_ptr<ConvStep> plan_weight(const ConvProblem& p, PlanBuilder& builder) {
   return std::make_unique<SmallGroupWeight>(p, builder);
 }
-bool supports_joint(const ConvProblem& p) { return supports_input(p) && supports_weight(p); }
+Support supports_joint(const ConvProblem& p, const CpuFeatures& cpu) {
+  const Support input = supports_input(p, cpu);
+  return input ? supports_weight(p, cpu) : input;
+}
 std::unique_ptr<ConvStep> plan_joint(const ConvProblem& p, PlanBuilder& builder) {
   return std::make_unique<SmallGroupJoint>(p, builder);
 }
 
 }  // namespace
 
-extern const ConvImpl kSmallGroupInputGrad = {"small_group", Gradient::kInput, supports_input,
-                                              plan_input,    supports_joint,   plan_joint};
-extern const ConvImpl kSmallGroupWeightGrad = {"small_group", Gradient::kWeight, supports_weight, plan_weight};
+extern const ConvImpl kSmallGroupWeightGrad = {"small_group", "small_group", Gradient::kWeight, supports_weight,
+                                               plan_weight};
+extern const ConvImpl kSmallGroupInputGrad = [] {
+  ConvImpl impl{"small_group", "small_group", Gradient::kInput, supports_input, plan_input};
+  impl.joint_weight = &kSmallGroupWeightGrad;
+  impl.supports_joint = supports_joint, impl.plan_joint = plan_joint;
+  return impl;
+}();
 
 }  // namespace aclnn_cpu

@@ -10,20 +10,6 @@
 
 namespace aclnn_cpu {
 
-bool bf16_dot_supported() {
-#if defined(__x86_64__) && defined(ACLNN_HAVE_X86_KERNELS)
-  return cpu_has_avx512_bf16() && selected_isa() == Isa::kAvx512;
-#else
-  return false;
-#endif
-}
-
-bool bf16_dot_available() {
-  const char* value = std::getenv("ACLNN_CONVBWD_BF16_DOT");
-  const bool asked = value != nullptr && *value != '\0';
-  return bf16_dot_supported() && (asked ? std::strcmp(value, "0") != 0 : cpu_is_amd());
-}
-
 bool bf16_pair_products(const View5& a, const View5& b, MathMode math) {
   return bf16_dot_available() && a.dtype == ACL_BF16 && b.dtype == ACL_BF16 && math == MathMode::kFull;
 }

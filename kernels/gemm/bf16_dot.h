@@ -14,19 +14,12 @@
 #include <cstdint>
 #include <cstring>
 
+#include "kernels/common/cpu_isa.h"
 #include "kernels/core/conv_problem.h"
 #include "kernels/gemm/sgemm.h"
 
 namespace aclnn_cpu {
 
-// Whether the CPU runs bf16 pair products: it has AVX512_BF16 and ACLNN_CONVBWD_ISA allows avx512.
-bool bf16_dot_supported();
-// Whether plans take them: bf16_dot_supported(), and ACLNN_CONVBWD_BF16_DOT is "1", or unset on AMD's
-// cores ("0" keeps BF16 inputs on the float kernels). cpuid does not say where they are faster; it was
-// measured: on AMD's cores VDPBF16PS runs two multiply-adds per lane at the FMA rate (the bf16
-// GEMMs twice as fast as the float ones), while on an Intel Xeon (family 6, model 207) the pair
-// products took 1.7-1.9 times the float kernels' time on the same BF16 inputs. Read at phase 1.
-bool bf16_dot_available();
 // Whether a product of operands read from views `a` and `b` may take them: bf16_dot_available(),
 // both BF16, and used as they are (not rounded to FLOAT16 by cubeMathType 2). Read at phase 1.
 bool bf16_pair_products(const View5& a, const View5& b, MathMode math);

@@ -666,16 +666,23 @@ class ChannelsLastWeight final : public ConvStep {
 };
 
 // (Empty tensors, whose data may be null, are left to `gemm`.)
-bool supports_input(const ConvProblem& p) {
-  return p.dst.numel() > 0 && p.wei.numel() > 0 && p.grad_input.numel() > 0 &&
-         p.input_grad == InputGrad::kBackwardData && geometry_fits(p) && rows_view(p.dst, false) &&
-         rows_view(p.grad_input, true) && matrix_view(p.wei);
+Support supports_input(const ConvProblem& p, const CpuFeatures&) {
+  if (p.dst.numel() <= 0 || p.wei.numel() <= 0 || p.grad_input.numel() <= 0) return refuse("empty");
+  if (p.input_grad != InputGrad::kBackwardData) return refuse("transposed layer");
+  if (!geometry_fits(p)) return refuse("not a 1-D stride-1 layer of one group in full precision");
+  if (!rows_view(p.dst, false) || !rows_view(p.grad_input, true)) return refuse("not channels-last rows");
+  if (!matrix_view(p.wei)) return refuse("weight not a matrix per tap");
+  return kSupported;
 }
-bool supports_weight(const ConvProblem& p) {
+Support supports_weight(const ConvProblem& p, const CpuFeatures&) {
   const View5& out = p.grad_weight;
   const bool stored = out.shape[0] == 1 || out.shape[1] == 1 || out.stride[0] == 1 || out.stride[1] == 1;
-  return p.src.numel() > 0 && p.dst.numel() > 0 && out.numel() > 0 && geometry_fits(p) && rows_view(p.src, false) &&
-         rows_view(p.dst, false) && float_or_half(out) && (stored || out.dtype != ACL_FLOAT) && !may_overlap(out);
+  if (p.src.numel() <= 0 || p.dst.numel() <= 0 || out.numel() <= 0) return refuse("empty");
+  if (!geometry_fits(p)) return refuse("not a 1-D stride-1 layer of one group in full precision");
+  if (!rows_view(p.src, false) || !rows_view(p.dst, false)) return refuse("not channels-last rows");
+  if (!float_or_half(out) || (!stored && out.dtype == ACL_FLOAT) || may_overlap(out))
+    return refuse("gradWeight view not stored by taps");
+  return kSupported;
 }
 
 std::unique_ptr<ConvStep> plan_input(const ConvProblem& p, PlanBuilder& builder) {
@@ -687,7 +694,9 @@ std::unique_ptr<ConvStep> plan_weight(const ConvProblem& p, PlanBuilder& builder
 
 }  // namespace
 
-extern const ConvImpl kChannelsLastInputGrad = {"channels_last", Gradient::kInput, supports_input, plan_input};
-extern const ConvImpl kChannelsLastWeightGrad = {"channels_last", Gradient::kWeight, supports_weight, plan_weight};
+extern const ConvImpl kChannelsLastInputGrad = {"channels_last", "channels_last", Gradient::kInput, supports_input,
+                                                plan_input};
+extern const ConvImpl kChannelsLastWeightGrad = {"channels_last", "channels_last", Gradient::kWeight, supports_weight,
+                                                 plan_weight};
 
 }  // namespace aclnn_cpu

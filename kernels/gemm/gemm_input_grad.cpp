@@ -780,16 +780,39 @@ class GemmForward final : public ConvStep {
   WorkspaceLedger::Handle rows16_offsets_ = -1;  // rows16_: the source's channel rows' offsets in its tensor
 };
 
-bool supports(const ConvProblem&) { return true; }  // any dtype, layout and geometry
+// gemm_flipped: a direct layer's gradInput as its flipped forward convolution, where that pays.
+Support supports_flipped(const ConvProblem& p, const CpuFeatures&) {
+  if (p.input_grad != InputGrad::kBackwardData) return refuse("transposed layer");
+  if (!flippable(p.geometry)) return refuse("not stride 1 with padding within the kernel");
+  if (!flip_pays(p.geometry)) return refuse("too few positions for its tasks");
+  return kSupported;
+}
+std::unique_ptr<ConvStep> plan_flipped(const ConvProblem& p, PlanBuilder& builder) {
+  return std::make_unique<GemmForward>(p, builder, true);
+}
 
-std::unique_ptr<ConvStep> plan(const ConvProblem& p, PlanBuilder& builder) {
-  if (p.input_grad == InputGrad::kForward) return std::make_unique<GemmForward>(p, builder, false);
-  if (flip_pays(p.geometry)) return std::make_unique<GemmForward>(p, builder, true);
+// gemm_forward: a transposed layer's gradInput, a forward convolution; any dtype, layout and geometry.
+Support supports_forward(const ConvProblem& p, const CpuFeatures&) {
+  return p.input_grad == InputGrad::kForward ? kSupported : refuse("not a transposed layer");
+}
+std::unique_ptr<ConvStep> plan_forward(const ConvProblem& p, PlanBuilder& builder) {
+  return std::make_unique<GemmForward>(p, builder, false);
+}
+
+// gemm_col2im: a direct layer's gradInput as W^T dY and col2im; any dtype, layout and geometry.
+Support supports_col2im(const ConvProblem& p, const CpuFeatures&) {
+  return p.input_grad == InputGrad::kBackwardData ? kSupported : refuse("transposed layer");
+}
+std::unique_ptr<ConvStep> plan_col2im(const ConvProblem& p, PlanBuilder& builder) {
   return std::make_unique<GemmBackwardData>(p, builder);
 }
 
 }  // namespace
 
-extern const ConvImpl kGemmInputGrad = {"gemm", Gradient::kInput, supports, plan};
+extern const ConvImpl kGemmFlippedInputGrad = {"gemm_flipped", "gemm", Gradient::kInput, supports_flipped,
+                                               plan_flipped};
+extern const ConvImpl kGemmForwardInputGrad = {"gemm_forward", "gemm", Gradient::kInput, supports_forward,
+                                               plan_forward};
+extern const ConvImpl kGemmCol2imInputGrad = {"gemm_col2im", "gemm", Gradient::kInput, supports_col2im, plan_col2im};
 
 }  // namespace aclnn_cpu

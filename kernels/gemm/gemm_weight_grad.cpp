@@ -635,7 +635,7 @@ class GemmBackwardWeight final : public ConvStep {
   WorkspaceLedger::Handle sums_ = -1;              // per thread: narrows_sums_'s row block sums
 };
 
-bool supports(const ConvProblem&) { return true; }  // any dtype, layout and geometry
+Support supports(const ConvProblem&, const CpuFeatures&) { return kSupported; }  // any dtype, layout and geometry
 
 std::unique_ptr<ConvStep> plan(const ConvProblem& p, PlanBuilder& builder) {
   return std::make_unique<GemmBackwardWeight>(p, builder);
@@ -643,6 +643,6 @@ std::unique_ptr<ConvStep> plan(const ConvProblem& p, PlanBuilder& builder) {
 
 }  // namespace
 
-extern const ConvImpl kGemmWeightGrad = {"gemm", Gradient::kWeight, supports, plan};
+extern const ConvImpl kGemmWeightGrad = {"gemm_weight", "gemm", Gradient::kWeight, supports, plan};
 
 }  // namespace aclnn_cpu

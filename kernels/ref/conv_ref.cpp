@@ -365,7 +365,7 @@ class RefBias final : public ConvStep {
   int threads_;
 };
 
-bool supports_everything(const ConvProblem&) { return true; }
+Support supports_everything(const ConvProblem&, const CpuFeatures&) { return kSupported; }
 
 template <typename Step>
 std::unique_ptr<ConvStep> plan(const ConvProblem& p, PlanBuilder& builder) {
@@ -379,10 +379,16 @@ std::unique_ptr<ConvStep> plan_non_finite_repair(Gradient gradient, const ConvPr
 }
 
 // The reference computes no product with padding: it needs no repair.
-extern const ConvImpl kReferenceInputGrad = {
-    "ref", Gradient::kInput, supports_everything, plan<RefStep<Gradient::kInput>>, nullptr, nullptr, false};
-extern const ConvImpl kReferenceWeightGrad = {
-    "ref", Gradient::kWeight, supports_everything, plan<RefStep<Gradient::kWeight>>, nullptr, nullptr, false};
-extern const ConvImpl kReferenceBias = {"ref", Gradient::kBias, supports_everything, plan<RefBias>};
+namespace {
+template <Gradient kGradient, typename Step>
+constexpr ConvImpl reference_entry() {
+  ConvImpl impl{"ref", "ref", kGradient, supports_everything, plan<Step>};
+  impl.multiplies_padding = false;
+  return impl;
+}
+}  // namespace
+extern const ConvImpl kReferenceInputGrad = reference_entry<Gradient::kInput, RefStep<Gradient::kInput>>();
+extern const ConvImpl kReferenceWeightGrad = reference_entry<Gradient::kWeight, RefStep<Gradient::kWeight>>();
+extern const ConvImpl kReferenceBias = reference_entry<Gradient::kBias, RefBias>();
 
 }  // namespace aclnn_cpu

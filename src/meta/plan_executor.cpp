@@ -9,17 +9,23 @@
 
 namespace aclnn_cpu {
 
-bool verbose_enabled() {
+int verbose_level() {
   const char* value = std::getenv("ACLNN_CONVBWD_VERBOSE");
-  return value != nullptr && value[0] != '\0' && std::strcmp(value, "0") != 0;
+  if (value == nullptr || value[0] == '\0' || std::strcmp(value, "0") == 0) return 0;
+  return std::strcmp(value, "2") == 0 ? 2 : 1;
 }
 
 PlanExecutor::PlanExecutor(std::unique_ptr<OperatorPlan> plan, const char* api, std::string call, Refusal refusal)
-    : plan_(std::move(plan)),
-      api_(api),
-      call_(std::move(call)),
-      refusal_(std::move(refusal)),
-      verbose_(verbose_enabled()) {}
+    : plan_(std::move(plan)), api_(api), call_(std::move(call)), refusal_(std::move(refusal)) {
+  const int level = verbose_level();
+  verbose_ = level > 0;
+  if (level < 2) return;
+  // Phase 1 (level 2): how each gradient's entry was chosen, one line each.
+  for (const std::string& choice : plan_->choices()) {
+    std::printf("aclnn_convbwd_verbose,plan,%s,%s,%s\n", api_, call_.c_str(), choice.c_str());
+  }
+  std::fflush(stdout);
+}
 
 aclnnStatus PlanExecutor::run(void* workspace) const {
   const auto start = std::chrono::steady_clock::now();

@@ -13,7 +13,7 @@ namespace aclnn_cpu {
 class PlanExecutor final : public aclOpExecutor {
  public:
   // `api`: the phase-2 entry point's name; `call`: the user's tensors and parameters, printed by
-  // the verbose mode (ACLNN_CONVBWD_VERBOSE=1, read at phase 1).
+  // the verbose mode (ACLNN_CONVBWD_VERBOSE, read here at phase 1: level 2 prints the choices now).
   // `refusal`: why phase 2 must refuse to run (conv/phase2_refusal.h), or status 0.
   PlanExecutor(std::unique_ptr<OperatorPlan> plan, const char* api, std::string call, Refusal refusal);
   uint64_t workspace_bytes() const override { return plan_->workspace_bytes(); }
@@ -28,7 +28,8 @@ class PlanExecutor final : public aclOpExecutor {
   bool verbose_;
 };
 
-// Whether ACLNN_CONVBWD_VERBOSE asks for one line per execution.
-bool verbose_enabled();
+// What ACLNN_CONVBWD_VERBOSE asks for: 0 nothing (unset or "0"), 1 one line per execution, 2 also
+// one line per gradient at phase 1 saying how its entry was chosen ("2").
+int verbose_level();
 
 }  // namespace aclnn_cpu

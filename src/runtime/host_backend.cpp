@@ -19,6 +19,7 @@ class HostConvPlan final : public OperatorPlan {
   explicit HostConvPlan(std::unique_ptr<ConvPlan> plan) : plan_(std::move(plan)) {}
   uint64_t workspace_bytes() const override { return plan_->workspace_bytes(); }
   std::string describe() const override { return format("%s,threads=%d", plan_->describe().c_str(), plan_->threads()); }
+  std::vector<std::string> choices() const override { return plan_->choices(); }
   int execute(void* workspace) const override { return plan_->execute(workspace); }
 
  private:
