@@ -113,11 +113,11 @@ void widen_strided_avx2(const uint16_t* in, bool bf16, int64_t step, int64_t n, 
 void copy_rows_avx2(const float* in, int64_t in_stride, int64_t n, int64_t rows, float* out, int64_t out_stride) {
   const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
   const __m256i last = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n % 8)), lane);  // the tail's lanes
-  // Each line copied, the line `ahead` further prefetched: a plane's rows (mbv2's 12.5 KiB) or a row
-  // of each of a group's planes (rnx50's 8 rows of 28 floats) are streams too short or too many for
-  // the hardware prefetchers of Intel's cores to get ahead of (mbv2 backward 0.92, rnx50 0.88). Rows
-  // that are one run: 8 KiB ahead in it (the next plane is the next task's); rows of separate planes:
-  // each 448 floats ahead in its own plane (its rows to come).
+  // Each line copied, the line `ahead` further prefetched: a small plane's rows (a few KiB) or a row
+  // of each of a group's planes (such as 8 rows of 28 floats) are streams too short or too many for
+  // the hardware prefetchers of Intel's cores to get ahead of. Rows that are one run: 8 KiB ahead in
+  // it (the next plane is the next task's); rows of separate planes: each 448 floats ahead in its own
+  // plane (its rows to come).
   const int64_t ahead = 4 * entries_ahead(in_stride == n);
   for (int64_t r = 0; r < rows; ++r, in += in_stride, out += out_stride) {
     prefetch_ahead(in, 4 * n, ahead);
@@ -312,8 +312,8 @@ namespace {
 
 // add_to_double_lanes_avx2 for kChannels channels side by side (channel c's rows from in + c *
 // channel_stride, its lanes at lanes + c * 8): each channel's lanes take its values in the same order,
-// and the channels' chains of additions interleave (one channel's chain waits on each addition's
-// latency: rnx50's 8 channels' lanes had cost 2.5% of its backward, one channel after another).
+// and the channels' chains of additions interleave (one channel's chain alone waits on each addition's
+// latency).
 template <int kChannels>
 void avx2_channels_to_double_lanes(const float* in, int64_t channel_stride, int64_t rows, int64_t row_stride,
                                    int64_t width, double* lanes) {

@@ -1,8 +1,7 @@
 // AVX-512F float -> BF16 narrowing (convert.h), 16 values per step with the mask registers: the
 // same integer rounding as floats_to_bf16_avx2, so the same bits, in about a third of its
-// instructions (it was a sixth of a BF16 1x1 layer's gradInput, storing the result). Compiled with
-// -mavx512f; called only when the CPU has AVX-512F and ACLNN_CONVBWD_ISA allows it
-// (avx512_conversions()).
+// instructions. Compiled with -mavx512f; called only when the CPU has AVX-512F and ACLNN_CONVBWD_ISA
+// allows it (avx512_conversions()).
 #include <immintrin.h>
 
 #include "kernels/common/convert.h"

@@ -18,8 +18,8 @@ Isa detected_isa();
 // a path this CPU runs (a faster one than the CPU has is refused with a warning, and ignored).
 Isa selected_isa();
 
-// Whether the CPU's vendor is AMD (cpuid leaf 0), for the few choices measured to go opposite ways on
-// AMD's and Intel's cores; false off x86-64.
+// Whether the CPU's vendor is AMD (cpuid leaf 0), for the few choices that go opposite ways on AMD's
+// and Intel's cores; false off x86-64.
 bool cpu_is_amd();
 
 // Whether the CPU has AVX512_BF16 (and AVX512DQ), with AVX-512 usable (detected_isa()); false off x86-64.
@@ -29,10 +29,9 @@ bool cpu_has_avx512_bf16();
 // avx512.
 bool bf16_dot_supported();
 // Whether plans take them: bf16_dot_supported(), and ACLNN_CONVBWD_BF16_DOT is "1", or unset on AMD's
-// cores ("0" keeps BF16 inputs on the float kernels). cpuid does not say where they are faster; it was
-// measured: on AMD's cores VDPBF16PS runs two multiply-adds per lane at the FMA rate (the bf16
-// GEMMs twice as fast as the float ones), while on an Intel Xeon (family 6, model 207) the pair
-// products took 1.7-1.9 times the float kernels' time on the same BF16 inputs. Read at phase 1.
+// cores ("0" keeps BF16 inputs on the float kernels). cpuid does not say where they are faster: on
+// AMD's cores VDPBF16PS runs two multiply-adds per lane at the FMA rate; on Intel's Xeons the pair
+// products are slower than the float kernels on the same BF16 inputs. Read at phase 1.
 bool bf16_dot_available();
 // Per-core data cache sizes in bytes (L3: the whole cache divided among the cores sharing it),
 // from the operating system, or conservative defaults where it does not say.

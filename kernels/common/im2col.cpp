@@ -156,7 +156,7 @@ void view_panels(const View5& view, MathMode math, int64_t n, int64_t c0, int64_
   alignas(64) float row[kChunk];
   const int64_t sliver = width * depth, plane = view.shape[2] * view.shape[3] * view.shape[4];
   // A FLOAT view with contiguous planes and nothing to round is copied straight into the slivers
-  // (not through `row`: dY's packing for the small-plane gradInput had been a twentieth of it).
+  // (not through `row`, which would copy every entry once more).
   const bool direct = view.dtype == ACL_FLOAT && math != MathMode::kFp16Inputs && planes_contiguous(view);
   for (int64_t p = 0; p < depth; ++p) {
     for (int64_t j = 0; j < cols;) {  // a chunk at a time, within one sample's plane

@@ -291,7 +291,7 @@ template <typename E>
 void store_floats(const float* in, int64_t count, E* to, int64_t step, bool f16c) {
 #ifdef ACLNN_HAVE_X86_KERNELS
   // (Runs of any length: the shortest, 7 x 7 planes' rows, through a zero-padded block of 8, or under
-  // a mask; one by one, such rows had been 4% of r50_s4's BF16 gradInput.)
+  // a mask, not one by one.)
   if (step == 1 && count >= 1 && f16c) {
     if constexpr (std::is_same_v<E, Eigen::half>) {
       floats_to_halves_avx2(in, reinterpret_cast<uint16_t*>(to), count);

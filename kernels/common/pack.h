@@ -114,9 +114,8 @@ void store_plane_floats(const float* values, const View5& out, int64_t n, int64_
 void store_dense_floats(const float* values, const View5& out, int64_t first, int64_t count);
 
 // store_plane_floats for channels c .. c + channels - 1, channel c + i's values at values + i * value_stride:
-// narrowable_rows views narrowed in one call, AVX-512's or AVX2's (a block's rows stored one call each had
-// been 8% of r50_s1's BF16 gradInput with AVX-512; with AVX2, each through the dtype dispatch of
-// store_plane_floats, 4-5% of r50_3x3s2's), the rest channel by channel.
+// narrowable_rows views narrowed in one call, AVX-512's or AVX2's (not a call per row, each through the
+// dtype dispatch of store_plane_floats), the rest channel by channel.
 void store_rows_floats(const float* values, int64_t value_stride, int64_t channels, const View5& out, int64_t n,
                        int64_t c, int64_t first, int64_t count);
 

@@ -28,10 +28,9 @@ inline int thread_index() {
 // ACLNN_ERR_INNER and a message for `what`; otherwise returns ACLNN_SUCCESS.
 // Tasks are handed out in runs of count / (64 * threads) consecutive ones (at least one): with
 // thousands of small tasks (a depthwise plane each) each thread then reads a stream of neighbouring
-// memory the hardware prefetchers follow (one at a time, the two threads of mbv2's gradInput each
-// read every other plane: 5-16% slower); the usual 64-128 tasks still go one at a time, which
-// balances unequal tasks best (runs of 2 made some dense layers 1-2% slower, guided runs, half the
-// tasks to the first thread, the stem 1.3 times).
+// memory the hardware prefetchers follow (one at a time, two threads would each read every other
+// plane); the usual 64-128 tasks still go one at a time, which balances unequal tasks best (better
+// than runs of 2, or guided runs, which hand half the tasks to the first thread).
 template <typename Task>
 int run_tasks(int64_t count, int threads, const char* what, Task task) {
   std::atomic<bool> failed{false};

@@ -105,9 +105,8 @@ class DirectInput final : public ConvStep {
     block_floats_ = taps_ * cout * kRowLanes;
     weights_ = b.book_scratch("direct.packed_weights", g_.groups * channel_tasks_ * 2 * block_floats_, sizeof(float));
     // Weights other than dense floats, where dense, are converted as they are packed: each output
-    // channel's run of a block's 16 channels x taps, `weight_chunk_` output channels at a time (a
-    // whole-tensor float copy, written and read back once more, had made r50_s4's FLOAT16/BF16
-    // gradInput 1.15 times its fp32 time).
+    // channel's run of a block's 16 channels x taps, `weight_chunk_` output channels at a time (not
+    // through a whole-tensor float copy, written and read back once more).
     const bool weights_in_place = float_in_place(wei_, math_);
     if (!weights_in_place && is_dense(wei_)) {
       weight_chunk_ = std::clamp<int64_t>(kWeightRowFloats / (kRowLanes * taps_), 1, cout);
@@ -133,9 +132,9 @@ class DirectInput final : public ConvStep {
     float* grad_input = output_.data(w);
     for (int i = 0; i < threads_; ++i) *staged_key(w, i) = -1;  // nothing staged yet
     status = run_tasks(tasks(), threads_, "direct gradInput", [&](int64_t t) {
-      // Channel blocks innermost: a thread's next task often reads the dY rows it staged (staging them
-      // again for each block of channels cost r50_s3 1.16 times the time; the blocks of weights stream
-      // from the shared cache as they are read, in order).
+      // Channel blocks innermost: a thread's next task often reads the dY rows it staged (not staging
+      // them again for each block of channels; the blocks of weights stream from the shared cache as
+      // they are read, in order).
       const int64_t ct = t % channel_tasks_, band = t / channel_tasks_ % bands_;
       const int64_t n = t / (channel_tasks_ * bands_) % g_.batch, grp = t / (channel_tasks_ * bands_ * g_.batch);
       run_task(w, weights + (grp * channel_tasks_ + ct) * 2 * block_floats_, grad_input, n, grp, ct, band);
@@ -148,8 +147,8 @@ class DirectInput final : public ConvStep {
   // Each (group, 32 input channels) as two blocks of 16-lane weight vectors: block b's vector of tap
   // k and output channel co at ((b * K + k) * Cout + co) * 16 (zero past the last input channel).
   // A task per block, its taps four at a time over every output channel: each pass writes four runs
-  // (tap k's vectors are Cout x 16 floats apart, 32 KiB in r50_s4: one L1 set for all of a block's
-  // taps at once, which thrashed it) and reads the block's rows of W again from L2.
+  // (tap k's vectors are Cout x 16 floats apart, 32 KiB for 512 output channels: all of a block's taps
+  // at once would fall in one L1 set and thrash it) and reads the block's rows of W again from L2.
   int pack_weights(const Workspace& w, const float* wei, float* out) const {
     const int64_t cin = g_.src_channels_per_group, cout = g_.dst_channels_per_group;
     return run_tasks(g_.groups * channel_tasks_ * 2, threads_, "direct gradInput", [&](int64_t t) {
@@ -176,8 +175,8 @@ class DirectInput final : public ConvStep {
   }
 
   // Output channels [co0, co1) of a block: channel co's run (lanes x taps) at rows + (co - co0) * row_floats.
-  // A whole block's (16 channels x taps) rows transposed 4 x 4 at a time (a gather of every 9th float had
-  // been 10% of r50_s4's gradInput), the last taps % 4 and partial blocks one by one.
+  // A whole block's (16 channels x taps) rows transposed 4 x 4 at a time (not a gather of every taps-th
+  // float), the last taps % 4 and partial blocks one by one.
   void pack_weight_block(const float* rows, int64_t row_floats, int64_t co0, int64_t co1, int64_t lanes,
                          float* block) const {
     const int64_t cout = g_.dst_channels_per_group;
@@ -220,8 +219,7 @@ class DirectInput final : public ConvStep {
     const int64_t ci0 = ct * kBlockChannels, channels = std::min(kBlockChannels, cin - ci0);
     const int64_t plane = g_.src_size[0] * height * width, sd = g_.stride[0], sh = g_.stride[1], sw = g_.stride[2];
     // Stride 2: both column phases computed into the tile (phase 1's after phase 0's positions), then
-    // stored together, interleaved (storing each phase with step 2, one entry at a time, had been a fifth
-    // of r50_3x3s2's gradInput).
+    // stored together, interleaved (not each phase stored with step 2, one entry at a time).
     const bool pairs = sw == 2 && width >= 2;
     const int64_t even_positions = ceil_div(width, int64_t{2});
     for (int64_t ih = ih0; ih < ih1; ++ih) {
@@ -292,8 +290,8 @@ class DirectInput final : public ConvStep {
   }
 
   // tile (channel blocks x positions x 16 lanes) into the channels' rows: channel i's position j at
-  // rows[i * row_stride + step * j]. With unit step, 4 x 4 blocks transposed in vector registers (a
-  // scalar copy had cost conv3d's gradInput 4%), the rest one at a time.
+  // rows[i * row_stride + step * j]. With unit step, 4 x 4 blocks transposed in vector registers (not
+  // a scalar copy), the rest one at a time.
   static void store_tile(const float* tile, int64_t positions, int64_t channels, int64_t step, float* rows,
                          int64_t row_stride) {
     const int64_t whole = step == 1 ? positions / 4 * 4 : 0;
@@ -348,8 +346,8 @@ class DirectInput final : public ConvStep {
     // FLOAT16/BF16 rows of unit stride, used as they are: a channel's rows of a plane widened in one call.
     const bool halves = (dst_.dtype == ACL_FLOAT16 || dst_.dtype == ACL_BF16) && math_ == MathMode::kFull &&
                         dst_.stride[4] == 1 && f16c_conversions();
-    // Float rows likewise, copied by the AVX2 copy that prefetches ahead in them (the staging had waited
-    // on dY's first read from memory: 5% of r50_s1_3x3's gradInput).
+    // Float rows likewise, copied by the AVX2 copy that prefetches ahead in them (so that the staging
+    // does not wait on dY's first read from memory).
     const bool float_rows = floats && f16c_conversions();
 #else
     const bool halves = false, float_rows = false;
@@ -393,10 +391,8 @@ class DirectInput final : public ConvStep {
   WorkspaceLedger::Handle weights_ = -1, staged_ = -1, tile_ = -1, tap_offsets_ = -1;  // all but weights: per thread
   WorkspaceLedger::Handle weight_rows_ = -1;                                           // per thread
   // Whether each row's output lines are prefetched (into L2) while the row before it is computed, so
-  // that its stores do not wait for them to come from memory (the stores of store_tile had been
-  // about 3% of r50_s1_3x3's gradInput): on AMD's cores, where it was measured (Zen 4: r50_3x3s2's
-  // gradInput 0.95 of the time, conv3d's, r50_s1's and r50_s4's 0.99, dlab's 0.99); a burst of
-  // prefetches stalls Intel's cores (small_group.cpp).
+  // that its stores do not wait for them to come from memory: on AMD's cores; a burst of prefetches
+  // stalls Intel's cores (small_group.cpp).
   bool prefetch_rows_ = cpu_is_amd();
 };
 
@@ -406,7 +402,8 @@ class DirectInput final : public ConvStep {
 Support supports(const ConvProblem& p, const CpuFeatures& cpu) {
   const ConvGeometry& g = p.geometry;
   if (p.input_grad != InputGrad::kBackwardData) return refuse("transposed layer");
-  // (BF16 operands that the CPU multiplies in pairs take the GEMMs' bf16 dot products instead: twice as fast.)
+  // (BF16 operands that the CPU multiplies in pairs take the GEMMs' bf16 dot products instead: twice the
+  // multiply-adds per instruction.)
   if (cpu.bf16_pairs && bf16_pair_products(p.dst, p.wei, p.math)) return refuse("BF16 pairs go to the GEMMs");
   if (g.src_channels_per_group < kRowLanes || g.dst_channels_per_group < kRowLanes)
     return refuse("fewer than 16 channels per group");

@@ -10,7 +10,7 @@
 namespace aclnn_cpu {
 namespace {
 
-// The template's 16-lane vector as two ymm registers, for input_rows (the one template AVX2 still
+// The template's 16-lane vector as two ymm registers, for input_rows (the one template AVX2
 // instantiates: its forward and weight rows have kernels of their own, below).
 struct avx2_ops {
   struct T {
@@ -38,7 +38,7 @@ inline void store_first_avx2(float* p, __m256 v, int64_t count) {
 }
 
 // forward_rows on AVX2, in units of 8 positions: kRows rows x kCo channels x kV units of accumulators
-// (12 of AVX2's 16 registers: with 8, as the template's 16-lane blocks had, the FMA units wait on the
+// (12 of AVX2's 16 registers: with 8, as the template's 16-lane blocks give, the FMA units wait on the
 // chains' latency), each entry's chain over (channel, tap) in order as the template's. Units past the
 // width are computed from the staged rows' padding and not stored.
 template <int kCo, int kV, int kRows>
@@ -125,7 +125,7 @@ void forward_row_units_avx2(const ForwardRows& job, int64_t r) {
 }
 
 // forward_rows, kRows (3) rows at a time; the last 1 or 2 rows in pairs, taking a row from the groups
-// before where needed (one row alone has a quarter of the chains: 28 rows, 7% of rnx50's gradInput).
+// before where needed (one row alone has a quarter of the chains).
 template <int kCo, int kV, int kRows>
 void forward_rows_units_avx2(const ForwardRows& job) {
   static_assert(kRows == 3, "pairs for what is left");
@@ -180,12 +180,12 @@ inline __attribute__((always_inline)) void weight_half_pass_avx2(const float* sr
 // weight_rows on AVX2: each 16-lane vector taken as two halves of 8 lanes, all of a block's low halves
 // over the slice and then all its high halves. Lanes are independent chains, and each still takes the
 // slice's (column vector, row) pairs in order: the same sums as weight_rows. A block of kCb channels x
-// kTb taps then holds kCb * kTb registers of accumulators, not twice as many (which spilled: the 2 x 2
-// blocks of whole vectors had reloaded accumulators and the job's fields from the stack every row,
-// rnx50's gradWeight at a third of the FMA peak). The last vector's halves are cleared past the width
-// by an AND (vmaskmovps is slow on AMD's cores), and a half wholly past it is skipped: its products are
-// zeros, which change no sum (a sum from +0 is never -0). The prefetch runs take a step per pass, off
-// the rows' loop (their counters had taken general registers the loop needed).
+// kTb taps then holds kCb * kTb registers of accumulators, not twice as many (which spill: blocks of
+// whole vectors reload accumulators and the job's fields from the stack every row). The last vector's
+// halves are cleared past the width by an AND (vmaskmovps is slow on AMD's cores), and a half wholly
+// past it is skipped: its products are zeros, which change no sum (a sum from +0 is never -0). The
+// prefetch runs take a step per pass, off the rows' loop (their counters would take general registers
+// the loop needs).
 template <int kCb, int kTb>
 void weight_halves_avx2(const WeightRows& job) {
   constexpr int kHalf = kRowLanes / 2;

@@ -16,14 +16,14 @@ inline int64_t lesser(int64_t a, int64_t b) { return a < b ? a : b; }
 // Output positions [w0, w0 + 16 * kVec) of channels [co0, co0 + kCo) of kRows forward rows (row i's
 // staged source row at src_rows[i], its channel 0's output at out_rows[i]). Rows side by side give a
 // one-channel (depthwise) chunk independent chains enough to keep the FMA units busy: one row's four
-// accumulators, each a chain over the taps, had left them half idle (the chains' latency). Each entry's
+// accumulators, each a chain over the taps, leave them half idle (the chains' latency). Each entry's
 // chain is the same whatever kRows is.
 template <class Ops, int kCo, int kVec, int kRows>
 void forward_chunk(const ForwardRows& job, const float* const (&src_rows)[kRows], float* const (&out_rows)[kRows],
                    int64_t co0, int64_t w0) {
   using T = typename Ops::T;
-  // (Every loop over kRows, kCo and kVec unrolled, so that the accumulators stay in registers: GCC kept
-  // them in a stack array, each multiply-add a load and a store, 7 times slower.)
+  // (Every loop over kRows, kCo and kVec unrolled, so that the accumulators stay in registers: else GCC
+  // keeps them in a stack array, each multiply-add a load and a store.)
   T acc[kRows][kCo][kVec];
 #pragma GCC unroll 2
   for (int i = 0; i < kRows; ++i) {
@@ -92,8 +92,8 @@ void forward_row_group(const ForwardRows& job, int64_t r) {
   }
 }
 
-// forward_rows, kRows rows at a time (the last ones alone). One call for all the rows of a slice: with
-// a call per row (a depthwise row is 4 blocks), the calls cost a fifth of the time.
+// forward_rows, kRows rows at a time (the last ones alone). One call for all the rows of a slice, not a
+// call per row (a depthwise row is only 4 blocks, too little work to pay for a call).
 template <class Ops, int kCo, int kVec, int kRows = 1>
 void forward_rows(const ForwardRows& job) {
   int64_t r = 0;
@@ -286,8 +286,7 @@ __attribute__((always_inline)) inline void input_tap(const InputRows& job, const
   using T = typename Ops::T;
   for (int64_t co = 0; co < job.channels; ++co, w += kRowLanes, d += job.dy_channel_stride) {
     // The dY entries of the output channel 8 ahead (both lines the chunk may span): the staged rows
-    // of a 1-D layer are channels 4 KiB apart, a stride the hardware prefetchers do not follow
-    // (conv1d_k5_c256's gradInput 0.83-0.87 of the time; the 2-D layers' short rows: no change).
+    // of a 1-D layer are channels a long row apart, a stride the hardware prefetchers do not follow.
     prefetch_floats_ahead(d, 8 * job.dy_channel_stride);
     prefetch_floats_ahead(d, 8 * job.dy_channel_stride + kPos - 1);
     // (one load for kPos products: the vectors held in registers, not folded into each multiply-add)
@@ -305,8 +304,9 @@ __attribute__((always_inline)) inline void input_tap(const InputRows& job, const
 }
 
 // input_rows' blocks [b0, b0 + kBlocks) x positions [j0, j0 + kPos): kPos x kBlocks accumulators. A
-// tap whose first or last one or two positions of the chunk read only padding leaves them out (r50_s4's
-// 7-position rows: 2 of every 21 products); more than that (a wide dilation), its zeros are multiplied.
+// tap whose first or last one or two positions of the chunk read only padding leaves them out (on rows
+// of 7 positions and 3 taps: 2 of every 21 products); more than that (a wide dilation), its zeros are
+// multiplied.
 template <class Ops, int kBlocks, int kPos>
 void input_chunk(const InputRows& job, int64_t b0, int64_t j0) {
   using T = typename Ops::T;

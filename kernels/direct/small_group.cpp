@@ -403,11 +403,10 @@ class SmallGroupWeight final : public ConvStep {
       stage_rows(n, grp * cout, cout, dy);
       // The slices the thread stages the slice after next (kSlicesAhead), read while this one is
       // computed: where each is one run of memory, a part of each run spread over each source
-      // channel's products into L2 (a burst of prefetches before them, each waiting for a free miss
-      // buffer, had left rnx50's staging a quarter of its gradWeight), with that slice's output;
-      // else the next slice's, in a burst into L1. Two slices ahead, into L2, with the output too:
-      // mbv2's joint backward 0.88 of the time of the next slice's inputs alone into L1 (a depthwise
-      // slice is computed in about the time its 25 KB take to arrive), and no change on rnx50.
+      // channel's products into L2 (not a burst of prefetches before them, each waiting for a free
+      // miss buffer), with that slice's output; else the next slice's, in a burst into L1. Two slices
+      // ahead, into L2, with the output too, rather than the next slice's inputs alone into L1: a
+      // depthwise slice is computed in about the time its inputs take to arrive.
       PlanesRun next_x, next_dy, next_out;
       if (prefetch_next_) {
         const Slice ahead = slice_after({chunk, n, grp}, kSlicesAhead);
@@ -532,8 +531,7 @@ class SmallGroupWeight final : public ConvStep {
   int64_t group_lanes_ = 0, chunks_ = 1;
   int64_t dy_channels_ = 1, dy_row_ = 0;  // staged dY: channel slots per vector, floats per row (WeightRows)
   // Whether the next slices are prefetched, a line at a time, while this one is computed: on AMD's
-  // cores mbv2's gradWeight took 0.86 of the time without; on Intel's the burst of prefetches stalls
-  // the core (every fill buffer taken) and mbv2's backward took 1.12 times as long as without.
+  // cores; on Intel's the burst of prefetches stalls the core (every fill buffer taken).
   bool prefetch_next_ = cpu_is_amd();
   WorkspaceLedger::Handle lanes_ = -1, staged_ = -1, staged_dy_ = -1;  // staged: per thread
 };

@@ -1,8 +1,8 @@
 // col2im_unit_rows_avx512 (col2im_avx512.h): each (c, kd, kh) group's kernel_w rows are added into
 // an output row's source row together, 16 source columns at a time: the source row is loaded once,
 // each tap's columns added under a mask of the lanes it reaches (the other lanes keep their value,
-// signed zeros too), and stored once, instead of a run per tap (r50's 7- and 14-wide rows had cost
-// more in the run walker than in the adding). Compiled with -mavx512f.
+// signed zeros too), and stored once, instead of a run per tap (on rows 7 or 14 wide, walking the
+// runs costs more than the adding). Compiled with -mavx512f.
 #include "kernels/gemm/col2im_avx512.h"
 
 #include <immintrin.h>

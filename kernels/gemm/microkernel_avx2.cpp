@@ -70,8 +70,8 @@ __attribute__((always_inline)) inline void run_avx2_tile(int64_t kc, const float
     a_row[i] = kARows && !kABf16 ? static_cast<const float*>(in_place.base) + in_place.rows[i] : nullptr;
     a16_row[i] = kABf16 ? static_cast<const uint16_t*>(in_place.base) + in_place.rows[i] - 1 : nullptr;
     // Each row a pointer in a register of its own, so that every broadcast is one load from it plus the
-    // column's offset: left to itself GCC kept one row as base + offset and spent two more instructions
-    // on it per step (gradWeights from such rows 2-4% slower, float and BF16).
+    // column's offset: left to itself GCC keeps one row as base + offset and spends two more
+    // instructions on it per step.
     if constexpr (kABf16) asm("" : "+r"(a16_row[i]));  // (kABf16 implies kARows)
     if constexpr (kARows && !kABf16) asm("" : "+r"(a_row[i]));
     acc[i][0] = load_c ? _mm256_loadu_ps(c + i * ldc) : _mm256_setzero_ps();

@@ -478,8 +478,8 @@ void sgemm_rows(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t
       narrowed.out != nullptr && kernel.run_rows_narrow != nullptr && m % kernel.mr == 0 && n % kernel.nr == 0 && k > 0;
   // The first depth block stores C's tiles without reading them: on AMD's cores the next tile's lines
   // are fetched (into L1) while one is computed, so that its stores do not wait for them (a 1x1
-  // layer's gradInput writes its result in place, tile by tile: r50_s1_1x1's 0.96 of the time).
-  // Measured on Zen 4 only; Intel's cores have stalled on bursts of prefetches (small_group.cpp).
+  // layer's gradInput writes its result in place, tile by tile). Not on Intel's cores, which stall on
+  // bursts of prefetches (small_group.cpp).
   static const bool prefetch_c = cpu_is_amd();
   const int64_t block_rows = std::min(blocking.mc, m);  // (of every block but the last)
   // C (m x n) = op(A) (m x k, packed) * op(B) (k x n, float rows read in place)
