@@ -1040,7 +1040,7 @@ TEST(Implementations, SuiteLayersOfferEnoughTasksWithinTheWorkspaceBound) {
 TEST(Implementations, DefaultChoice) {
   const Results r = run("", cases()[0], kVariants[0], 1, 1);
   EXPECT_EQ(r.chosen[0], "gemm_flipped");
-  EXPECT_EQ(r.chosen[1], "gemm_weight");
+  EXPECT_EQ(r.chosen[1], "gemm_weight_windows");
   EXPECT_EQ(r.chosen[2], "lanes");
   const Results forced = run("ref", cases()[0], kVariants[0], 1, 1);
   for (const std::string& chosen : forced.chosen) EXPECT_EQ(chosen, "ref");

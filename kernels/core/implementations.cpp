@@ -17,7 +17,8 @@ extern const ConvImpl kChannelsLastWeightGrad;  // kernels/gemm/gemm_channels_la
 extern const ConvImpl kGemmFlippedInputGrad;    // kernels/gemm/gemm_input_grad.cpp
 extern const ConvImpl kGemmForwardInputGrad;    // kernels/gemm/gemm_input_grad.cpp
 extern const ConvImpl kGemmCol2imInputGrad;     // kernels/gemm/gemm_input_grad.cpp
-extern const ConvImpl kGemmWeightGrad;          // kernels/gemm/gemm_weight_grad.cpp
+extern const ConvImpl kGemmWindowsWeightGrad;   // kernels/gemm/gemm_weight_grad.cpp
+extern const ConvImpl kGemmTilesWeightGrad;     // kernels/gemm/gemm_weight_grad.cpp
 extern const ConvImpl kSmallGroupInputGrad;     // kernels/direct/small_group.cpp
 extern const ConvImpl kSmallGroupWeightGrad;    // kernels/direct/small_group.cpp
 extern const ConvImpl kLanesBias;               // kernels/common/bias.cpp
@@ -29,8 +30,9 @@ const std::vector<const ConvImpl*>& implementations(Gradient gradient) {
   static const std::vector<const ConvImpl*> input_grad = {
       &kSmallGroupInputGrad,  &kDepthwiseInputGrad,   &kChannelsLastInputGrad, &kDirectInputGrad,
       &kGemmFlippedInputGrad, &kGemmForwardInputGrad, &kGemmCol2imInputGrad,   &kReferenceInputGrad};
-  static const std::vector<const ConvImpl*> weight_grad = {
-      &kSmallGroupWeightGrad, &kDepthwiseWeightGrad, &kChannelsLastWeightGrad, &kGemmWeightGrad, &kReferenceWeightGrad};
+  static const std::vector<const ConvImpl*> weight_grad = {&kSmallGroupWeightGrad,   &kDepthwiseWeightGrad,
+                                                           &kChannelsLastWeightGrad, &kGemmWindowsWeightGrad,
+                                                           &kGemmTilesWeightGrad,    &kReferenceWeightGrad};
   static const std::vector<const ConvImpl*> bias = {&kLanesBias, &kReferenceBias};
   switch (gradient) {
     case Gradient::kInput: return input_grad;

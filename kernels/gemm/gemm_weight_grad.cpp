@@ -34,9 +34,85 @@ constexpr int64_t kTransposedMinLength = 4096;        // (sample, position) pair
 constexpr int64_t kMaxBatch = 16;                     // bands per such product, at most
 constexpr int64_t kDyPiece = 1024;                    // positions of dY read from a view per packing step
 
+// How a gradWeight is cut into tasks, from the geometry alone (the sums' order depends on it).
+struct WeightSplit {
+  int64_t chunks = 1, block = 1, blocks = 1, tile = 1;
+  GemmBlocking blocking;
+  bool depth_major = false;    // row blocks may tile the kernel depths' slabs (depth_major_row)
+  int64_t block_channels = 1;  // X channels a row block reads, at most
+  int64_t weight_floats = 1;   // dW's floats
+  int64_t length = 0;          // the reduction's (sample, position) pairs, per group
+};
+
+WeightSplit split_weight_grad(const ConvGeometry& g) {
+  const Shape s(g);
+  WeightSplit out;
+  out.weight_floats = std::max<int64_t>(1, s.groups * s.cout * s.rows());
+  out.length = saturating_product(s.n, s.dst_plane);  // the reduction, per group
+  const int64_t weight_floats = out.weight_floats, length = out.length;
+  // The split: row blocks of at least kMinRowBlock rows and chunks of the reduction, for
+  // kTargetTasks tasks. Each chunk after the first costs a partial dW written and added back; each
+  // row block reads all of dY again. When dY is small enough to be packed once (below), row blocks
+  // come first (reading a packed dY again is cheap); otherwise chunks do (each task would pack its
+  // dY again), bounded by the partials' memory and a useful chunk length. (The choice depends on
+  // the geometry alone, as the sums' order must.)
+  const bool rows_first = product_within(s.groups * s.cout, length, kPackedBudget / 4);
+  const int64_t most_chunks =
+      std::min(1 + kPartialBudget / 4 / weight_floats, std::max<int64_t>(1, length / kMinChunkPositions));
+  int64_t wanted_blocks = 1;
+  if (rows_first) {
+    wanted_blocks = std::clamp<int64_t>(s.rows() / kMinRowBlock, 1, pieces_for_tasks(s.groups));
+  } else {
+    out.chunks = std::min(pieces_for_tasks(s.groups), most_chunks);
+    wanted_blocks = pieces_for_tasks(s.groups * out.chunks);
+  }
+  // (One block wanted: all the rows, not a block of whole units and a sliver of the rest, which
+  // would read its chunk of dY again for a few rows.)
+  out.block =
+      wanted_blocks == 1 ? s.rows() : std::max(kRowBlockUnit, s.rows() / wanted_blocks / kRowBlockUnit * kRowBlockUnit);
+  out.block = std::max<int64_t>(1, std::min(out.block, s.rows()));
+  out.blocks = ceil_div(s.rows(), out.block);
+  if (rows_first) out.chunks = std::min(pieces_for_tasks(s.groups * out.blocks), most_chunks);
+  out.tile = s.tile(out.block);
+  out.blocking = plan_gemm_blocking(s.cout, out.block, std::min(out.tile, ceil_div(length, out.chunks)));
+  // X: read from padded windows per band, or staged per piece (the channels of a row block, the
+  // window of a tile of positions), or from a dense float copy.
+  // (A kernel of no taps has no rows, hence no tasks: count it as one tap here.)
+  // Transposed products from windows of kernels deeper than one plane may take their rows in
+  // depth-major order (depth_major_row) where the row blocks tile the kernel depths' slabs: a band
+  // next to X's front or back then skips the blocks whose taps read only padding (and stages
+  // only its block's slab). A block then spans more channels.
+  const int64_t slab = s.cin * g.kernel[1] * g.kernel[2];
+  out.depth_major = g.kernel[0] > 1 && out.block < s.rows() && slab % out.block == 0;
+  const int64_t block_taps = out.depth_major ? g.kernel[1] * g.kernel[2] : s.kernel_volume;
+  out.block_channels = std::min(s.cin, ceil_div(out.block, std::max<int64_t>(1, block_taps)) + 1);
+  return out;
+}
+
+// Where X may be read from padded windows per band (padded_windows_apply; not a 1x1 kernel of stride
+// 1, whose source is its column matrix), the bands for `split`, each block's window within the
+// staging budget.
+Support window_bands(const ConvGeometry& g, const WeightSplit& split, BandTiling* bands) {
+  const Shape s(g);
+  if (s.n <= 0) return refuse("empty");
+  if (!padded_windows_apply(g)) return refuse("strides or dilation that padded windows do not serve");
+  if (columns_are_source(g)) return refuse("1x1 kernel of stride 1: its source is its column matrix");
+  // Bands of about a tile, and enough of them for every chunk.
+  *bands = BandTiling(g, std::max(ceil_div(s.dst_plane, split.tile), ceil_div(split.chunks, s.n)), kColumnBudget / 16);
+  if (!product_within(s.n, bands->bands(), int64_t{1} << 40) || s.n * bands->bands() < split.chunks)
+    return refuse("fewer bands than chunks");
+  if (!product_within(split.block_channels, bands->channel_floats(), kStagingBudget))
+    return refuse("a block's window past the staging budget");
+  return kSupported;
+}
+
+// Where the step reads X: from padded windows per band, or from tiles (staged per piece, the columns
+// written into the GEMM's packed panels, or a dense float copy).
+enum class WeightForm { kWindows, kTiles };
+
 class GemmBackwardWeight final : public ConvStep {
  public:
-  GemmBackwardWeight(const ConvProblem& p, PlanBuilder& b)
+  GemmBackwardWeight(const ConvProblem& p, PlanBuilder& b, WeightForm form)
       : g_(p.geometry),
         s_(p.geometry),
         threads_(b.threads()),
@@ -45,45 +121,14 @@ class GemmBackwardWeight final : public ConvStep {
         dw_(p.grad_weight),
         math_(p.math),
         x_staged_(stage_from_view(p.src, p.math)) {
-    const int64_t weight_floats = std::max<int64_t>(1, s_.groups * s_.cout * s_.rows());
-    const int64_t length = saturating_product(s_.n, s_.dst_plane);  // the reduction, per group
-    // The split: row blocks of at least kMinRowBlock rows and chunks of the reduction, for
-    // kTargetTasks tasks. Each chunk after the first costs a partial dW written and added back; each
-    // row block reads all of dY again. When dY is small enough to be packed once (below), row blocks
-    // come first (reading a packed dY again is cheap); otherwise chunks do (each task would pack its
-    // dY again), bounded by the partials' memory and a useful chunk length. (The choice depends on
-    // the geometry alone, as the sums' order must.)
-    const bool rows_first = product_within(s_.groups * s_.cout, length, kPackedBudget / 4);
-    const int64_t most_chunks =
-        std::min(1 + kPartialBudget / 4 / weight_floats, std::max<int64_t>(1, length / kMinChunkPositions));
-    int64_t wanted_blocks = 1;
-    if (rows_first) {
-      wanted_blocks = std::clamp<int64_t>(s_.rows() / kMinRowBlock, 1, pieces_for_tasks(s_.groups));
-    } else {
-      chunks_ = std::min(pieces_for_tasks(s_.groups), most_chunks);
-      wanted_blocks = pieces_for_tasks(s_.groups * chunks_);
-    }
-    // (One block wanted: all the rows, not a block of whole units and a sliver of the rest, which
-    // would read its chunk of dY again for a few rows: the stem's 147 rows had been 144 and 3.)
-    block_ = wanted_blocks == 1 ? s_.rows()
-                                : std::max(kRowBlockUnit, s_.rows() / wanted_blocks / kRowBlockUnit * kRowBlockUnit);
-    block_ = std::max<int64_t>(1, std::min(block_, s_.rows()));
-    blocks_ = ceil_div(s_.rows(), block_);
-    if (rows_first) chunks_ = std::min(pieces_for_tasks(s_.groups * blocks_), most_chunks);
-    tile_ = s_.tile(block_);
-    blocking_ = plan_gemm_blocking(s_.cout, block_, std::min(tile_, ceil_div(length, chunks_)));
-    // X: read from padded windows per band, or staged per piece (the channels of a row block, the
-    // window of a tile of positions), or from a dense float copy.
-    // (A kernel of no taps has no rows, hence no tasks: count it as one tap here.)
-    // Transposed products from windows of kernels deeper than one plane may take their rows in
-    // depth-major order (depth_major_row) where the row blocks tile the kernel depths' slabs: a band
-    // next to X's front or back then skips the blocks whose taps read only padding (and stages
-    // only its block's slab). A block then spans more channels.
-    const int64_t slab = s_.cin * g_.kernel[1] * g_.kernel[2];
-    const bool depth_major = g_.kernel[0] > 1 && block_ < s_.rows() && slab % block_ == 0;
-    const int64_t block_taps = depth_major ? g_.kernel[1] * g_.kernel[2] : s_.kernel_volume;
-    const int64_t block_channels = std::min(s_.cin, ceil_div(block_, std::max<int64_t>(1, block_taps)) + 1);
-    if (plan_padded_windows(b, block_channels)) {
+    const WeightSplit split = split_weight_grad(g_);
+    chunks_ = split.chunks, block_ = split.block, blocks_ = split.blocks, tile_ = split.tile;
+    blocking_ = split.blocking;
+    const int64_t weight_floats = split.weight_floats, length = split.length;
+    const bool depth_major = split.depth_major;
+    const int64_t block_channels = split.block_channels;
+    if (form == WeightForm::kWindows) {
+      plan_padded_windows(b, split);
       x_staged_ = false;
     } else {
       const int64_t window = max_source_window(g_, tile_);
@@ -296,16 +341,12 @@ class GemmBackwardWeight final : public ConvStep {
   // each chunk gets whole bands and a row block's window fits the staging budget. The reduction is
   // then cut at band boundaries: chunk c sums bands [B*c/chunks, B*(c+1)/chunks) of the B = N x
   // bands per sample, each band's positions in order. Returns whether it planned.
-  bool plan_padded_windows(PlanBuilder& b, int64_t block_channels) {
-    if (!padded_windows_apply(g_) || columns_are_source(g_)) return false;
-    // Bands of about a tile, and enough of them for every chunk.
-    bands_ = BandTiling(g_, std::max(ceil_div(s_.dst_plane, tile_), ceil_div(chunks_, s_.n)), kColumnBudget / 16);
-    if (!product_within(s_.n, bands_.bands(), int64_t{1} << 40) || s_.n * bands_.bands() < chunks_) return false;
-    if (!product_within(block_channels, bands_.channel_floats(), kStagingBudget)) return false;
+  // The padded-window plan (window_bands said yes: supports_windows).
+  void plan_padded_windows(PlanBuilder& b, const WeightSplit& split) {
+    window_bands(g_, split, &bands_);
     windows_ = true;
-    window_floats_ = block_channels * bands_.channel_floats();  // (booked once the batch is known)
+    window_floats_ = split.block_channels * bands_.channel_floats();  // (booked once the batch is known)
     lines_ = b.book_scratch("gemm.line_offsets", block_, sizeof(int64_t), threads_);
-    return true;
   }
 
   // The padded-window plan's task: sum (Cout_g x rows r0..r1) (+)= dY[:, band] (Cout_g x positions)
@@ -635,14 +676,26 @@ class GemmBackwardWeight final : public ConvStep {
   WorkspaceLedger::Handle sums_ = -1;              // per thread: narrows_sums_'s row block sums
 };
 
-Support supports(const ConvProblem&, const CpuFeatures&) { return kSupported; }  // any dtype, layout and geometry
+// gemm_weight_windows: X read from padded windows per band, where they serve the geometry.
+Support supports_windows(const ConvProblem& p, const CpuFeatures&) {
+  BandTiling bands;
+  return window_bands(p.geometry, split_weight_grad(p.geometry), &bands);
+}
+std::unique_ptr<ConvStep> plan_windows(const ConvProblem& p, PlanBuilder& builder) {
+  return std::make_unique<GemmBackwardWeight>(p, builder, WeightForm::kWindows);
+}
 
-std::unique_ptr<ConvStep> plan(const ConvProblem& p, PlanBuilder& builder) {
-  return std::make_unique<GemmBackwardWeight>(p, builder);
+// gemm_weight_tiles: X's columns per tile of positions; any dtype, layout and geometry.
+Support supports_tiles(const ConvProblem&, const CpuFeatures&) { return kSupported; }
+std::unique_ptr<ConvStep> plan_tiles(const ConvProblem& p, PlanBuilder& builder) {
+  return std::make_unique<GemmBackwardWeight>(p, builder, WeightForm::kTiles);
 }
 
 }  // namespace
 
-extern const ConvImpl kGemmWeightGrad = {"gemm_weight", "gemm", Gradient::kWeight, supports, plan};
+extern const ConvImpl kGemmWindowsWeightGrad = {"gemm_weight_windows", "gemm", Gradient::kWeight, supports_windows,
+                                                plan_windows};
+extern const ConvImpl kGemmTilesWeightGrad = {"gemm_weight_tiles", "gemm", Gradient::kWeight, supports_tiles,
+                                              plan_tiles};
 
 }  // namespace aclnn_cpu
