@@ -440,7 +440,7 @@ TEST(Implementations, ReferenceIsLastInEveryList) {
     ASSERT_FALSE(implementations(gradient).empty());
     EXPECT_STREQ(implementations(gradient).back()->name, "ref") << gradient_name(gradient);
   }
-  EXPECT_TRUE(implementation_names().count("gemm_flipped"));
+  EXPECT_TRUE(implementation_names().count("gemm_col2im"));
   EXPECT_TRUE(implementation_names().count("depthwise"));
 }
 
@@ -1039,7 +1039,7 @@ TEST(Implementations, SuiteLayersOfferEnoughTasksWithinTheWorkspaceBound) {
 
 TEST(Implementations, DefaultChoice) {
   const Results r = run("", cases()[0], kVariants[0], 1, 1);
-  EXPECT_EQ(r.chosen[0], "gemm_flipped");
+  EXPECT_EQ(r.chosen[0], "gemm_flipped_windows");
   EXPECT_EQ(r.chosen[1], "gemm_weight_windows");
   EXPECT_EQ(r.chosen[2], "lanes");
   const Results forced = run("ref", cases()[0], kVariants[0], 1, 1);

@@ -136,8 +136,9 @@ TEST(Verbose, LevelTwoSaysWhyEachEntryWasNotChosen) {
   EXPECT_EQ(lines[0][7],
             "small_group: not stride 1 with padding within the kernel; depthwise: not one channel per group; "
             "channels_last: not a 1-D stride-1 layer of one group in full precision; direct: fewer than 16 channels "
-            "per group; gemm_flipped: not stride 1 with padding within the kernel; gemm_forward: not a transposed "
-            "layer");
+            "per group; gemm_flipped_windows: not stride 1 with padding within the kernel; gemm_flipped_tiles: not "
+            "stride 1 with padding within the kernel; gemm_forward_windows: not a transposed layer; "
+            "gemm_forward_tiles: not a transposed layer");
   EXPECT_EQ(lines[1][7], "");  // the first entry took it
   EXPECT_EQ(lines[3][1], "exec");
 }

@@ -9,27 +9,31 @@
 
 namespace aclnn_cpu {
 
-extern const ConvImpl kDepthwiseInputGrad;      // kernels/direct/depthwise.cpp
-extern const ConvImpl kDirectInputGrad;         // kernels/direct/direct_input.cpp
-extern const ConvImpl kDepthwiseWeightGrad;     // kernels/direct/depthwise.cpp
-extern const ConvImpl kChannelsLastInputGrad;   // kernels/gemm/gemm_channels_last.cpp
-extern const ConvImpl kChannelsLastWeightGrad;  // kernels/gemm/gemm_channels_last.cpp
-extern const ConvImpl kGemmFlippedInputGrad;    // kernels/gemm/gemm_input_grad.cpp
-extern const ConvImpl kGemmForwardInputGrad;    // kernels/gemm/gemm_input_grad.cpp
-extern const ConvImpl kGemmCol2imInputGrad;     // kernels/gemm/gemm_input_grad.cpp
-extern const ConvImpl kGemmWindowsWeightGrad;   // kernels/gemm/gemm_weight_grad.cpp
-extern const ConvImpl kGemmTilesWeightGrad;     // kernels/gemm/gemm_weight_grad.cpp
-extern const ConvImpl kSmallGroupInputGrad;     // kernels/direct/small_group.cpp
-extern const ConvImpl kSmallGroupWeightGrad;    // kernels/direct/small_group.cpp
-extern const ConvImpl kLanesBias;               // kernels/common/bias.cpp
-extern const ConvImpl kReferenceInputGrad;      // kernels/ref/conv_ref.cpp
-extern const ConvImpl kReferenceWeightGrad;     // kernels/ref/conv_ref.cpp
-extern const ConvImpl kReferenceBias;           // kernels/ref/conv_ref.cpp
+extern const ConvImpl kDepthwiseInputGrad;           // kernels/direct/depthwise.cpp
+extern const ConvImpl kDirectInputGrad;              // kernels/direct/direct_input.cpp
+extern const ConvImpl kDepthwiseWeightGrad;          // kernels/direct/depthwise.cpp
+extern const ConvImpl kChannelsLastInputGrad;        // kernels/gemm/gemm_channels_last.cpp
+extern const ConvImpl kChannelsLastWeightGrad;       // kernels/gemm/gemm_channels_last.cpp
+extern const ConvImpl kGemmFlippedWindowsInputGrad;  // kernels/gemm/gemm_input_grad.cpp
+extern const ConvImpl kGemmFlippedTilesInputGrad;    // kernels/gemm/gemm_input_grad.cpp
+extern const ConvImpl kGemmForwardWindowsInputGrad;  // kernels/gemm/gemm_input_grad.cpp
+extern const ConvImpl kGemmForwardTilesInputGrad;    // kernels/gemm/gemm_input_grad.cpp
+extern const ConvImpl kGemmCol2imInputGrad;          // kernels/gemm/gemm_input_grad.cpp
+extern const ConvImpl kGemmWindowsWeightGrad;        // kernels/gemm/gemm_weight_grad.cpp
+extern const ConvImpl kGemmTilesWeightGrad;          // kernels/gemm/gemm_weight_grad.cpp
+extern const ConvImpl kSmallGroupInputGrad;          // kernels/direct/small_group.cpp
+extern const ConvImpl kSmallGroupWeightGrad;         // kernels/direct/small_group.cpp
+extern const ConvImpl kLanesBias;                    // kernels/common/bias.cpp
+extern const ConvImpl kReferenceInputGrad;           // kernels/ref/conv_ref.cpp
+extern const ConvImpl kReferenceWeightGrad;          // kernels/ref/conv_ref.cpp
+extern const ConvImpl kReferenceBias;                // kernels/ref/conv_ref.cpp
 
 const std::vector<const ConvImpl*>& implementations(Gradient gradient) {
-  static const std::vector<const ConvImpl*> input_grad = {
-      &kSmallGroupInputGrad,  &kDepthwiseInputGrad,   &kChannelsLastInputGrad, &kDirectInputGrad,
-      &kGemmFlippedInputGrad, &kGemmForwardInputGrad, &kGemmCol2imInputGrad,   &kReferenceInputGrad};
+  static const std::vector<const ConvImpl*> input_grad = {&kSmallGroupInputGrad,         &kDepthwiseInputGrad,
+                                                          &kChannelsLastInputGrad,       &kDirectInputGrad,
+                                                          &kGemmFlippedWindowsInputGrad, &kGemmFlippedTilesInputGrad,
+                                                          &kGemmForwardWindowsInputGrad, &kGemmForwardTilesInputGrad,
+                                                          &kGemmCol2imInputGrad,         &kReferenceInputGrad};
   static const std::vector<const ConvImpl*> weight_grad = {&kSmallGroupWeightGrad,   &kDepthwiseWeightGrad,
                                                            &kChannelsLastWeightGrad, &kGemmWindowsWeightGrad,
                                                            &kGemmTilesWeightGrad,    &kReferenceWeightGrad};

@@ -421,6 +421,29 @@ bool flip_pays(const ConvGeometry& g) {
          ceil_div(g.src_plane(), pieces_for_tasks(slices)) >= kFlipMinBand;
 }
 
+// Where a forward convolution's source may be read from padded windows (padded_windows_apply; not a
+// 1x1 kernel of stride 1, whose source is its column matrix already), its bands and GEMM blocking, a
+// band's window within the staging budget.
+Support forward_bands(const ConvGeometry& g, GemmBlocking* blocking, BandTiling* bands) {
+  if (!padded_windows_apply(g)) return refuse("strides or dilation that padded windows do not serve");
+  if (columns_are_source(g)) return refuse("1x1 kernel of stride 1: its source is its column matrix");
+  const Shape s(g);
+  const int64_t pieces = pieces_for_tasks(s.n * s.groups);
+  *blocking = plan_gemm_blocking(s.cout, ceil_div(s.dst_plane, pieces), s.rows());
+  const int64_t mr = left_sliver_rows(*blocking), nr = right_sliver_columns(*blocking);
+  const int64_t result_rows = round_up(s.cout, mr);
+  const int64_t max_columns = std::max<int64_t>(4 * nr, kColumnBudget / result_rows);
+  *bands = BandTiling(g, pieces, max_columns);
+  bands->fit_tiles(pieces, column_granularity(*blocking), max_columns);
+  if (!product_within(s.cin, bands->channel_floats(), kStagingBudget))
+    return refuse("a window past the staging budget");
+  if (!product_within(result_rows, round_up(bands->columns(), nr), int64_t{1} << 58)) return refuse("bands too wide");
+  return kSupported;
+}
+
+// Where GemmForward reads its source: padded windows per band of output rows, or tiles of columns.
+enum class ForwardForm { kWindows, kTiles };
+
 // Per (sample, group, output tile): Y = W cols, with W packed once per execution and cols =
 // im2col(src) either written straight into the GEMM's packed panels (never stored whole) or, where
 // padded_windows_apply, read in place from the tile's padded source window (padded_window.h: the
@@ -429,7 +452,7 @@ bool flip_pays(const ConvGeometry& g) {
 // the kernel flipped while it is packed).
 class GemmForward final : public ConvStep {
  public:
-  GemmForward(const ConvProblem& p, PlanBuilder& b, bool flipped)
+  GemmForward(const ConvProblem& p, PlanBuilder& b, bool flipped, ForwardForm form)
       : g_(flipped ? flipped_geometry(p.geometry) : p.geometry),
         s_(g_),
         threads_(b.threads()),
@@ -439,7 +462,10 @@ class GemmForward final : public ConvStep {
         staged_(stage_from_view(source_, p.math)),
         output_(p.grad_input, b, "gradInput.f32", true) {  // (bands and tiles store from their own results)
     const int64_t slices = s_.n * s_.groups;
-    if (plan_padded_windows(p, b)) return;
+    if (form == ForwardForm::kWindows) {
+      plan_padded_windows(p, b);
+      return;
+    }
     // Output tiles small enough for kTargetTasks tasks (the packed panels bound the scratch).
     tile_ = std::max<int64_t>(1, s_.dst_plane / pieces_for_tasks(slices));
     // (A 1x1 kernel's tiles in whole 32-column micro-kernel tiles: its source rows are then read in
@@ -491,22 +517,14 @@ class GemmForward final : public ConvStep {
   }
 
  private:
-  // The padded-window plan, when the geometry allows it (padded_windows_apply; not a 1x1 kernel of
-  // stride 1: its source is its column matrix already) and a window fits the staging budget. Returns whether it
-  // planned. BF16 source and weights (inputs as they are) take bf16 pair products where the CPU has them
-  // (bf16_dot.h): the window staged as pairs of channels, W packed as pairs.
-  bool plan_padded_windows(const ConvProblem& p, PlanBuilder& b) {
-    if (!padded_windows_apply(g_) || columns_are_source(g_)) return false;
-    const int64_t pieces = pieces_for_tasks(s_.n * s_.groups);
-    blocking_ = plan_gemm_blocking(s_.cout, ceil_div(s_.dst_plane, pieces), s_.rows());
+  // The padded-window plan (forward_bands said yes). BF16 source and weights (inputs as they are) take
+  // bf16 pair products where the CPU has them (bf16_dot.h): the window staged as pairs of channels, W
+  // packed as pairs.
+  void plan_padded_windows(const ConvProblem& p, PlanBuilder& b) {
+    forward_bands(g_, &blocking_, &bands_);
     const int64_t mr = left_sliver_rows(blocking_), nr = right_sliver_columns(blocking_);
     const int64_t result_rows = round_up(s_.cout, mr);
-    const int64_t max_columns = std::max<int64_t>(4 * nr, kColumnBudget / result_rows);
-    bands_ = BandTiling(g_, pieces, max_columns);
-    bands_.fit_tiles(pieces, column_granularity(blocking_), max_columns);
     const int64_t channel_floats = bands_.channel_floats();
-    if (!product_within(s_.cin, channel_floats, kStagingBudget)) return false;
-    if (!product_within(result_rows, round_up(bands_.columns(), nr), int64_t{1} << 58)) return false;
     implicit_ = true;
     dot_ = bf16_pair_products(source_, p.wei, math_);
     depth_major_ = !dot_ && g_.kernel[0] > 1;
@@ -522,7 +540,6 @@ class GemmForward final : public ConvStep {
     group_floats_ = dot_ ? packed_pairs_words(s_.cout, depth_) : packed_left_floats(blocking_, s_.cout, s_.rows());
     weights_ = b.book_scratch("gemm.packed_weights", s_.groups * group_floats_, sizeof(float));
     b.need_float_inputs(false, true, false);
-    return true;
   }
 
   // Per (sample, group, band): the band's window staged from the source view, then
@@ -780,23 +797,33 @@ class GemmForward final : public ConvStep {
   WorkspaceLedger::Handle rows16_offsets_ = -1;  // rows16_: the source's channel rows' offsets in its tensor
 };
 
-// gemm_flipped: a direct layer's gradInput as its flipped forward convolution, where that pays.
-Support supports_flipped(const ConvProblem& p, const CpuFeatures&) {
+// The forward convolutions: a direct layer's gradInput as its flipped forward convolution where
+// that pays (gemm_flipped_*), a transposed layer's gradInput (gemm_forward_*, any dtype, layout and
+// geometry); each from padded windows where they serve (*_windows), else from tiles (*_tiles).
+Support supports_flipped(const ConvProblem& p) {
   if (p.input_grad != InputGrad::kBackwardData) return refuse("transposed layer");
   if (!flippable(p.geometry)) return refuse("not stride 1 with padding within the kernel");
   if (!flip_pays(p.geometry)) return refuse("too few positions for its tasks");
   return kSupported;
 }
-std::unique_ptr<ConvStep> plan_flipped(const ConvProblem& p, PlanBuilder& builder) {
-  return std::make_unique<GemmForward>(p, builder, true);
-}
-
-// gemm_forward: a transposed layer's gradInput, a forward convolution; any dtype, layout and geometry.
-Support supports_forward(const ConvProblem& p, const CpuFeatures&) {
+Support supports_forward(const ConvProblem& p) {
   return p.input_grad == InputGrad::kForward ? kSupported : refuse("not a transposed layer");
 }
-std::unique_ptr<ConvStep> plan_forward(const ConvProblem& p, PlanBuilder& builder) {
-  return std::make_unique<GemmForward>(p, builder, false);
+template <bool kFlipped, ForwardForm kForm>
+Support supports_gemm_forward(const ConvProblem& p, const CpuFeatures&) {
+  const Support kind = kFlipped ? supports_flipped(p) : supports_forward(p);
+  if (!kind || kForm == ForwardForm::kTiles) return kind;
+  GemmBlocking blocking;
+  BandTiling bands;
+  return forward_bands(kFlipped ? flipped_geometry(p.geometry) : p.geometry, &blocking, &bands);
+}
+template <bool kFlipped, ForwardForm kForm>
+std::unique_ptr<ConvStep> plan_gemm_forward(const ConvProblem& p, PlanBuilder& builder) {
+  return std::make_unique<GemmForward>(p, builder, kFlipped, kForm);
+}
+template <bool kFlipped, ForwardForm kForm>
+constexpr ConvImpl gemm_forward_entry(const char* name) {
+  return {name, "gemm", Gradient::kInput, supports_gemm_forward<kFlipped, kForm>, plan_gemm_forward<kFlipped, kForm>};
 }
 
 // gemm_col2im: a direct layer's gradInput as W^T dY and col2im; any dtype, layout and geometry.
@@ -809,10 +836,12 @@ std::unique_ptr<ConvStep> plan_col2im(const ConvProblem& p, PlanBuilder& builder
 
 }  // namespace
 
-extern const ConvImpl kGemmFlippedInputGrad = {"gemm_flipped", "gemm", Gradient::kInput, supports_flipped,
-                                               plan_flipped};
-extern const ConvImpl kGemmForwardInputGrad = {"gemm_forward", "gemm", Gradient::kInput, supports_forward,
-                                               plan_forward};
+extern const ConvImpl kGemmFlippedWindowsInputGrad =
+    gemm_forward_entry<true, ForwardForm::kWindows>("gemm_flipped_windows");
+extern const ConvImpl kGemmFlippedTilesInputGrad = gemm_forward_entry<true, ForwardForm::kTiles>("gemm_flipped_tiles");
+extern const ConvImpl kGemmForwardWindowsInputGrad =
+    gemm_forward_entry<false, ForwardForm::kWindows>("gemm_forward_windows");
+extern const ConvImpl kGemmForwardTilesInputGrad = gemm_forward_entry<false, ForwardForm::kTiles>("gemm_forward_tiles");
 extern const ConvImpl kGemmCol2imInputGrad = {"gemm_col2im", "gemm", Gradient::kInput, supports_col2im, plan_col2im};
 
 }  // namespace aclnn_cpu
