@@ -105,13 +105,48 @@ TEST(Sgemm, FusedPathsGiveIdenticalBitsForAnyBlocking) {
   }
   if (fused.empty()) GTEST_SKIP() << "no fused-multiply-add path on this CPU";
   for (const Product& p : products()) {
-    if (p.m == 1 || p.n == 1) continue;  // not the micro-kernels
     const std::vector<float> first = multiply(p, plan_gemm_blocking(p.m, p.n, p.k, fused[0]), 5, nullptr);
     for (Isa isa : fused) {
       GemmBlocking odd = plan_gemm_blocking(p.m, p.n, p.k, isa);
       odd.kc = 5, odd.mc = micro_kernel(isa).mr, odd.nc = micro_kernel(isa).nr;
       for (const GemmBlocking& blocking : {plan_gemm_blocking(p.m, p.n, p.k, isa), odd}) {
         EXPECT_EQ(multiply(p, blocking, 5, nullptr), first) << isa_name(isa) << " " << p.m << "x" << p.n << "x" << p.k;
+      }
+    }
+  }
+}
+
+// A product cut into pieces gives each entry the same bits, down to pieces of one row or one column
+// (the channels-last gradWeight cuts its rows by the thread count): on every path.
+TEST(Sgemm, OneRowOrOneColumnIsTheSameChain) {
+  const int64_t m = 7, n = 19, k = 1500;
+  std::mt19937 rng(3);
+  std::normal_distribution<float> normal;
+  std::vector<float> a(m * k), b(k * n), c0(m * n);
+  for (std::vector<float>* v : {&a, &b, &c0}) {
+    for (float& x : *v) x = normal(rng);
+  }
+  for (Isa isa : runnable_isas()) {
+    for (bool accumulate : {false, true}) {
+      const GemmBlocking blocking = plan_gemm_blocking(m, n, k, isa);
+      std::vector<float> scratch(blocking.scratch_floats() + 16);
+      float* aligned = scratch.data() + (16 - reinterpret_cast<uintptr_t>(scratch.data()) / 4 % 16) % 16;
+      // C (m x n) = A (m x k) * B (k x n) (+ C0), whole
+      std::vector<float> whole = c0;
+      sgemm(blocking, aligned, m, n, k, MatrixRef{a.data(), k, false}, MatrixRef{b.data(), n, false}, accumulate,
+            whole.data(), n);
+      for (int64_t i = 0; i < m; ++i) {  // row i: C (1 x n) = A[i, :] (1 x k) * B (k x n)
+        std::vector<float> row(c0.begin() + i * n, c0.begin() + (i + 1) * n);
+        sgemm(blocking, aligned, 1, n, k, MatrixRef{a.data() + i * k, k, false}, MatrixRef{b.data(), n, false},
+              accumulate, row.data(), n);
+        EXPECT_TRUE(std::equal(row.begin(), row.end(), whole.begin() + i * n)) << isa_name(isa) << " row " << i;
+      }
+      for (int64_t j = 0; j < n; ++j) {  // column j: C (m x 1) = A (m x k) * B[:, j] (k x 1)
+        std::vector<float> column(m);
+        for (int64_t i = 0; i < m; ++i) column[i] = c0[i * n + j];
+        sgemm(blocking, aligned, m, 1, k, MatrixRef{a.data(), k, false}, MatrixRef{b.data() + j, n, false}, accumulate,
+              column.data(), 1);
+        for (int64_t i = 0; i < m; ++i) EXPECT_EQ(column[i], whole[i * n + j]) << isa_name(isa) << " column " << j;
       }
     }
   }

@@ -96,43 +96,6 @@ void tile(const MicroKernel& kernel, int64_t depth, const float* a, const float*
   for (int64_t i = 0; i < rows; ++i) std::memcpy(c + i * ldc, edge + i * nr, static_cast<size_t>(cols) * sizeof(float));
 }
 
-// sum_p x[p] * y[p] in 32 fixed lanes (four independent vector accumulators once vectorised;
-// the order never changes), the lanes then added pairwise.
-float dot(const float* x, const float* y, int64_t length) {
-  constexpr int kLanes = 32;
-  float lanes[kLanes] = {};
-  int64_t p = 0;
-  for (; p + kLanes <= length; p += kLanes) {
-    for (int l = 0; l < kLanes; ++l) lanes[l] += x[p + l] * y[p + l];
-  }
-  for (int l = 0; p < length; ++p, ++l) lanes[l] += x[p] * y[p];
-  for (int width = kLanes / 2; width > 0; width /= 2) {
-    for (int l = 0; l < width; ++l) lanes[l] += lanes[l + width];
-  }
-  return lanes[0];
-}
-
-// A product with one row or one column of C, too thin to pack:
-// out[j*out_step] (+)= sum_p u[p*u_step] * v[p*v_p + j*v_j] for j < count, p < depth.
-void thin_product(int64_t count, int64_t depth, const float* u, int64_t u_step, const float* v, int64_t v_p,
-                  int64_t v_j, float* out, int64_t out_step, bool accumulate) {
-  if (u_step == 1 && v_p == 1) {  // each entry a contiguous dot product
-    for (int64_t j = 0; j < count; ++j) {
-      const float sum = dot(u, v + j * v_j, depth);
-      out[j * out_step] = accumulate ? out[j * out_step] + sum : sum;
-    }
-    return;
-  }
-  if (!accumulate) {  // otherwise rank-1 updates, p in order
-    for (int64_t j = 0; j < count; ++j) out[j * out_step] = 0.0f;
-  }
-  for (int64_t p = 0; p < depth; ++p) {
-    const float scale = u[p * u_step];
-    const float* row = v + p * v_p;
-    for (int64_t j = 0; j < count; ++j) out[j * out_step] += scale * row[j * v_j];
-  }
-}
-
 }  // namespace
 
 std::string isa_detail(const GemmBlocking& blocking) { return std::string("isa=") + isa_name(blocking.isa); }
@@ -278,14 +241,8 @@ void multiply_blocks(const GemmBlocking& blocking, float* scratch, int64_t m, in
 void sgemm(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, int64_t k, MatrixRef a, MatrixRef b,
            bool accumulate, float* c, int64_t ldc) {
   if (m == 0 || n == 0) return;
-  if (m == 1) {  // C (1 x n) = a (1 x k) * op(B)
-    thin_product(n, k, a.data, col_step(a), b.data, row_step(b), col_step(b), c, 1, accumulate);
-    return;
-  }
-  if (n == 1) {  // C (m x 1) = op(A) * b (k x 1)
-    thin_product(m, k, b.data, row_step(b), a.data, col_step(a), row_step(a), c, ldc, accumulate);
-    return;
-  }
+  // (One row or one column too: through the micro-kernel's edge tiles, so that every entry is the
+  // same chain of multiply-adds however the caller cuts C into products.)
   multiply_blocks(blocking, scratch, m, n, k, LeftFromMatrix{a}, RightFromMatrix{b}, accumulate, c, ldc);
 }
 
