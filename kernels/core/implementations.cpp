@@ -14,11 +14,11 @@ extern const ConvImpl kDirectInputGrad;              // kernels/direct/direct_in
 extern const ConvImpl kDepthwiseWeightGrad;          // kernels/direct/depthwise.cpp
 extern const ConvImpl kChannelsLastInputGrad;        // kernels/gemm/gemm_channels_last.cpp
 extern const ConvImpl kChannelsLastWeightGrad;       // kernels/gemm/gemm_channels_last.cpp
-extern const ConvImpl kGemmFlippedWindowsInputGrad;  // kernels/gemm/gemm_input_grad.cpp
-extern const ConvImpl kGemmFlippedTilesInputGrad;    // kernels/gemm/gemm_input_grad.cpp
-extern const ConvImpl kGemmForwardWindowsInputGrad;  // kernels/gemm/gemm_input_grad.cpp
-extern const ConvImpl kGemmForwardTilesInputGrad;    // kernels/gemm/gemm_input_grad.cpp
-extern const ConvImpl kGemmCol2imInputGrad;          // kernels/gemm/gemm_input_grad.cpp
+extern const ConvImpl kGemmFlippedWindowsInputGrad;  // kernels/gemm/gemm_forward.cpp
+extern const ConvImpl kGemmFlippedTilesInputGrad;    // kernels/gemm/gemm_forward.cpp
+extern const ConvImpl kGemmForwardWindowsInputGrad;  // kernels/gemm/gemm_forward.cpp
+extern const ConvImpl kGemmForwardTilesInputGrad;    // kernels/gemm/gemm_forward.cpp
+extern const ConvImpl kGemmCol2imInputGrad;          // kernels/gemm/gemm_col2im.cpp
 extern const ConvImpl kGemmWindowsWeightGrad;        // kernels/gemm/gemm_weight_grad.cpp
 extern const ConvImpl kGemmTilesWeightGrad;          // kernels/gemm/gemm_weight_grad.cpp
 extern const ConvImpl kSmallGroupInputGrad;          // kernels/direct/small_group.cpp

@@ -1,0 +1,419 @@
+// gemm_col2im: a direct convolution's gradInput as cols = W^T dY, then col2im-add into dX. Float
+// accumulation, as on the NPU's cube unit.
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <numeric>
+#include <string>
+
+#include "acl/acl_base.h"
+#include "kernels/common/im2col.h"
+#include "kernels/common/tasks.h"
+#include "kernels/common/tiling.h"
+#include "kernels/core/plan.h"
+#include "kernels/gemm/bf16_dot.h"
+#include "kernels/gemm/padded_window.h"
+#include "kernels/gemm/sgemm.h"
+
+namespace aclnn_cpu {
+namespace {
+
+constexpr int64_t kPackedDyBudget = int64_t{16} << 20;  // bytes of dY packed once for every block of channels
+
+// Per (samples, group, block of input channels), over output-position tiles:
+// cols = W^T dY, then col2im-add into the dense float result. A task takes one sample, or, when the
+// planes are small (under kMinTilePositions positions), several: their columns side by side in one
+// GEMM, so that n is not a plane of a few dozen positions rounded up to the micro-kernel's width
+// (7 x 7 planes: 49 columns computed as 64). dY is packed once for all blocks where a task's
+// columns are one tile (and it fits a budget), else per task while multiplied.
+constexpr int64_t kBufferedResult = int64_t{256} << 10;  // bytes of a task's result buffer, at most
+
+int64_t samples_per_task(const ConvGeometry& g, const Shape& s) {
+  if (columns_are_source(g) || s.dst_plane <= 0 || s.dst_plane >= kMinTilePositions || s.n <= 1) return 1;
+  return ceil_div(s.n, ceil_div(s.n * s.dst_plane, 2 * kMinTilePositions));
+}
+
+class GemmBackwardData final : public ConvStep {
+ public:
+  GemmBackwardData(const ConvProblem& p, PlanBuilder& b)
+      : g_(p.geometry),
+        s_(p.geometry),
+        threads_(b.threads()),
+        dst_(p.dst),
+        math_(p.math),
+        dy_from_view_(stage_from_view(p.dst, p.math)),
+        samples_(samples_per_task(g_, s_)),
+        block_(std::max<int64_t>(1, s_.cin / pieces_for_tasks(ceil_div(s_.n, samples_) * s_.groups))),
+        buffered_(!is_dense_float(p.grad_input) && !may_overlap(p.grad_input) &&
+                  double(samples_) * double(block_) * double(s_.src_plane) * 4 <= double(kBufferedResult)),
+        output_(p.grad_input, b, "gradInput.f32", buffered_) {
+    blocks_ = ceil_div(s_.cin, block_);
+    if (buffered_)
+      result_ = b.book_scratch("gemm.task_result", samples_ * block_ * s_.src_plane, sizeof(float), threads_);
+    const int64_t max_rows = block_ * s_.kernel_volume;
+    tile_ = samples_ > 1 ? samples_ * s_.dst_plane : s_.tile(max_rows);
+    // dY is the right operand of every block's GEMMs: packed once per (samples, group) where there
+    // are several blocks and it fits kPackedDyBudget (each block would pack it again), when a task's
+    // columns are one tile (samples side by side, or one whole plane).
+    // A dY that is not a dense float array (converted while packed) is packed once that way with
+    // planes of several tiles too, its tiles whole slivers (multiples of 32 columns): each block
+    // would convert it again (the stem's FLOAT16 dY, three times).
+    const int64_t units = ceil_div(s_.n, samples_) * s_.groups;
+    const bool tiles_of_slivers = dy_from_view_ && tile_ >= 32 && samples_ == 1;
+    pack_dy_ = samples_ > 1 || (blocks_ > 1 && (tile_ == s_.dst_plane || tiles_of_slivers) && !columns_are_source(g_) &&
+                                product_within(units, s_.cout, kPackedDyBudget) &&
+                                product_within(units * s_.cout, ceil_div(s_.dst_plane, 32), kPackedDyBudget / 4 / 32));
+    if (pack_dy_ && samples_ == 1) tile_ = sliver_tile(tile_);
+    blocking_ = plan_gemm_blocking(max_rows, tile_, s_.cout);
+    if (plan_pair_products(p, b, units, max_rows)) return;
+    // A dY that is not a dense float array, to be packed once per sample (a stem's FLOAT16 dY): converted
+    // once into plain float rows instead and read in place as a float dY is (as panels it cost the
+    // stem's FLOAT16 gradInput 11%: the same floats written, with a transpose more). Booked with a
+    // micro-kernel tile of slack: the last row's last tile reads whole tiles past its end.
+    // Where the micro-kernel widens 16-bit rows itself (sgemm_rows_16bit) and that dY is a dense FLOAT16/BF16
+    // tensor (no rounding asked of it), its rows are read in place from the user's tensor: no copy.
+    const uint64_t copied_floats =
+        uint64_t(saturating_product(saturating_product(s_.n, s_.groups), saturating_product(s_.cout, s_.dst_plane)));
+    if (pack_dy_ && samples_ == 1 && dy_from_view_ && s_.n > 0 && s_.groups > 0 && s_.cout > 0 && s_.dst_plane > 0 &&
+        copied_floats < (uint64_t{1} << 58)) {
+      pack_dy_ = false;
+      rows16_ = (dst_.dtype == ACL_FLOAT16 || dst_.dtype == ACL_BF16) && math_ == MathMode::kFull && is_dense(dst_) &&
+                reads_16bit_rows(blocking_);
+      if (!rows16_) {
+        dy_rows_copy_ =
+            b.book_scratch("gemm.gradOutput_rows", copied_floats + right_sliver_columns(blocking_), sizeof(float));
+      }
+    }
+    // A dense float dY's rows are read in place by the micro-kernel (sgemm_rows) rather than packed
+    // for every task (each block of channels would pack the sample's dY again): the stem's 3 input
+    // channels are 3 tasks of 49 rows per sample, where packing dY was a quarter of gradInput. Its
+    // tiles are whole micro-kernel tiles (rows and columns rounded up in cols).
+    // (Only for a dY with elements: its sizes then multiply within its memory.)
+    rows_dy_ = !pack_dy_ && (!dy_from_view_ || dy_rows_copy_ >= 0 || rows16_) && !columns_are_source(g_) && s_.n > 0 &&
+               s_.groups > 0 && s_.cout > 0 && s_.dst_plane > 0;
+    if (rows_dy_) {
+      tile_ = sliver_tile(tile_);
+      cols_ld_ = round_up(tile_, right_sliver_columns(blocking_));
+      const int64_t rows = round_up(max_rows, left_sliver_rows(blocking_));
+      cols_ = b.book_scratch("gemm.cols", uint64_t(saturating_product(rows, cols_ld_)), sizeof(float), threads_);
+      dy_rows_ = b.book_scratch("gemm.gradOutput_row_offsets", s_.cout, sizeof(int64_t));
+    } else if (!columns_are_source(g_)) {
+      cols_ = b.book_scratch("gemm.cols", max_rows * tile_, sizeof(float), threads_);
+    }
+    pack_ = b.book_scratch("gemm.pack", std::max(blocking_.scratch_floats(true), rows_scratch_floats(blocking_)),
+                           sizeof(float), threads_);
+    // W^T is the left operand of every tile of every sample: packed once per (group, block).
+    // (Sizes past 2^60 bytes, possible only with absurd empty problems, go to the ledger as too large.)
+    const int64_t padded_rows = max_rows + left_sliver_rows(blocking_), limit = int64_t{1} << 58;
+    uint64_t weight_floats = UINT64_MAX;
+    if (product_within(padded_rows, s_.cout, limit) &&
+        product_within(s_.groups * blocks_, padded_rows * s_.cout, limit)) {
+      block_floats_ = packed_left_floats(blocking_, max_rows, s_.cout);
+      weight_floats = static_cast<uint64_t>(s_.groups * blocks_ * block_floats_);
+    }
+    weights_ = b.book_scratch("gemm.packed_weights", weight_floats, sizeof(float));
+    if (pack_dy_) {  // gathered from the view
+      dy_from_view_ = true;
+      dy_floats_ = packed_right_floats(blocking_, samples_ * s_.dst_plane, s_.cout);
+      packed_dy_ = product_within(units, dy_floats_, int64_t{1} << 58)
+                       ? b.book_scratch("gemm.packed_gradOutput", units * dy_floats_, sizeof(float))
+                       : b.book_scratch("gemm.packed_gradOutput", UINT64_MAX, sizeof(float));
+    }
+    b.need_float_inputs(false, true, !dy_from_view_);
+  }
+
+  // dy_rows_copy_: dY converted from the user's view into plain float rows, a task per (sample, group, channel).
+  int copy_grad_output(float* out) const {
+    const int64_t slices = s_.n * s_.groups;
+    return run_tasks(slices * s_.cout, threads_, "gemm gradInput", [&](int64_t t) {
+      const int64_t n = t / s_.cout / s_.groups, grp = t / s_.cout % s_.groups, co = t % s_.cout;
+      read_plane_floats(dst_, math_, n, grp * s_.cout + co, 0, s_.dst_plane, out + t * s_.dst_plane);
+    });
+  }
+
+  int64_t tasks() const override { return ceil_div(s_.n, samples_) * s_.groups * blocks_; }
+  std::string detail() const override {
+    return isa_detail(blocking_) + (dot_ ? ":bf16_dot" : "") + (rows16_ ? ":rows16" : "");
+  }
+
+  int run(const Workspace& w, const StepInputs& in) const override {
+    if (dot_) return run_pairs(w, in);
+    float* grad_input = output_.data(w);
+    float* weights = w.at<float>(weights_);
+    int status = pack_weights(in.f32.wei, weights);
+    if (status == ACLNN_SUCCESS && pack_dy_) status = pack_grad_output(w.at<float>(packed_dy_));
+    const float* dy_copy = dy_rows_copy_ >= 0 ? w.at<float>(dy_rows_copy_) : nullptr;
+    if (status == ACLNN_SUCCESS && dy_copy != nullptr) status = copy_grad_output(w.at<float>(dy_rows_copy_));
+    if (status != ACLNN_SUCCESS) return status;
+    int64_t* dy_rows = w.at<int64_t>(dy_rows_);  // rows_dy_: row co of a slice's dY at co * plane
+    for (int64_t co = 0; co < (rows_dy_ ? s_.cout : 0); ++co) dy_rows[co] = co * s_.dst_plane;
+    // (dense, not empty; a copy's slack read too)
+    const int64_t dy_floats = rows_dy_ ? s_.n * s_.groups * s_.cout * s_.dst_plane +
+                                             (dy_copy != nullptr ? right_sliver_columns(blocking_) : 0)
+                                       : 0;
+    const float* dy_dense = dy_copy != nullptr ? dy_copy : in.f32.dst;
+    // (rows16_: the user's dense FLOAT16/BF16 dY, its rows where a float dY's would be)
+    const uint16_t* dy16 = rows16_ ? static_cast<const uint16_t*>(dst_.data) + dst_.offset : nullptr;
+    status = run_tasks(tasks(), threads_, "gemm gradInput", [&](int64_t t) {
+      const int64_t n0 = t / (s_.groups * blocks_) * samples_, n1 = std::min(s_.n, n0 + samples_);
+      const int64_t grp = t / blocks_ % s_.groups, c0 = t % blocks_ * block_, c1 = std::min(s_.cin, c0 + block_);
+      const PackedLeft wt{weights + (grp * blocks_ + c0 / block_) * block_floats_, s_.cout, 0};
+      const int64_t m = (c1 - c0) * s_.kernel_volume;
+      float* pack = w.at<float>(pack_, thread_index());
+      if (pack_dy_ && samples_ > 1) {  // one tile: the columns of samples n0..n1
+        const int64_t columns = (n1 - n0) * s_.dst_plane;
+        float* cols = w.at<float>(cols_, thread_index());
+        // cols ((c1-c0)*K x samples*plane) = W_g[:, c0*K : c1*K]^T ((c1-c0)*K x Cout_g) * dY[n0:n1] (Cout_g x
+        // samples*plane)
+        const float* dy = w.at<float>(packed_dy_) + (n0 / samples_ * s_.groups + grp) * dy_floats_;
+        sgemm(blocking_, m, columns, s_.cout, wt, PackedRight{dy, s_.cout}, false, cols, columns);
+        for (int64_t n = n0; n < n1; ++n) {
+          float* dx = task_result(w, grad_input, n, n0, grp, c0);  // channel c0's plane
+          std::memset(dx, 0, static_cast<size_t>((c1 - c0) * s_.src_plane) * sizeof(float));
+          col2im_add(g_, cols + (n - n0) * s_.dst_plane, columns, 0, (c1 - c0) * s_.kernel_volume, 0, s_.dst_plane, dx,
+                     blocking_.isa);
+        }
+        return store_task_result(w, grad_input, n0, n1, grp, c0, c1);
+      }
+      const int64_t n = n0;
+      float* dx = task_result(w, grad_input, n, n0, grp, c0);  // channel c0's plane
+      const int64_t slice = (n * s_.groups + grp) * s_.cout * s_.dst_plane;
+      const float* dy = dy_from_view_ && dy_copy == nullptr ? nullptr : dy_dense + slice;
+      const float* packed_dy = pack_dy_ ? w.at<float>(packed_dy_) + (n * s_.groups + grp) * dy_floats_ : nullptr;
+      const bool in_place = cols_ < 0;  // col2im is the identity: the GEMM writes dx
+      if (!in_place) std::memset(dx, 0, static_cast<size_t>((c1 - c0) * s_.src_plane) * sizeof(float));
+      for (int64_t o0 = 0; o0 < s_.dst_plane; o0 += tile_) {
+        const int64_t o1 = std::min(s_.dst_plane, o0 + tile_);
+        float* cols = in_place ? dx + o0 : w.at<float>(cols_, thread_index());
+        // dY's rows in place while whole tiles stay inside dY (only its very last row could end in a
+        // partial one)
+        const int64_t last_row = (n * s_.groups + grp) * s_.cout * s_.dst_plane + (s_.cout - 1) * s_.dst_plane;
+        const bool rows = rows_dy_ && last_row + o0 + round_up(o1 - o0, right_sliver_columns(blocking_)) <= dy_floats;
+        const int64_t ldc = in_place ? s_.src_plane : rows ? cols_ld_ : o1 - o0;
+        // cols ((c1-c0)*K x tile) = W_g[:, c0*K : c1*K]^T ((c1-c0)*K x Cout_g) * dY[:, o0:o1] (Cout_g x tile)
+        if (packed_dy != nullptr) {  // packed once: the tile's slivers (tiles are whole slivers)
+          sgemm(blocking_, m, o1 - o0, s_.cout, wt, PackedRight{packed_dy + o0 * s_.cout, s_.cout}, false, cols, ldc);
+        } else if (rows && rows16_) {
+          sgemm_rows_16bit(blocking_, m, o1 - o0, s_.cout, wt, dy16 + slice + o0, dy_rows, dst_.dtype == ACL_BF16, cols,
+                           ldc, NarrowedRows{nullptr, 0, false});
+        } else if (rows) {
+          sgemm_rows(blocking_, pack, m, o1 - o0, s_.cout, wt, dy + o0, dy_rows, cols, ldc);
+        } else if (dy_from_view_) {  // dY converted from the user's view while it is packed
+          const GradOutputPanels panels{this, n, grp * s_.cout, o0};
+          sgemm(blocking_, pack, m, o1 - o0, s_.cout, wt, PanelWriter{GradOutputPanels::write, &panels}, false, cols,
+                ldc);
+        } else {
+          sgemm(blocking_, pack, m, o1 - o0, s_.cout, wt, MatrixRef{dy + o0, s_.dst_plane, false}, false, cols, ldc);
+        }
+        if (!in_place) col2im_add(g_, cols, ldc, 0, (c1 - c0) * s_.kernel_volume, o0, o1, dx, blocking_.isa);
+      }
+      store_task_result(w, grad_input, n, n + 1, grp, c0, c1);
+    });
+    if (status == ACLNN_SUCCESS) output_.finish(w, threads_, true);
+    return status;
+  }
+
+ private:
+  // A tile of a plane cut into several: a multiple of 32 columns, of every NR (the same tiles, so
+  // the same col2im order, on every ISA), and of whole output rows where such a multiple fits
+  // (col2im then adds a row's runs in one loop).
+  int64_t sliver_tile(int64_t tile) const {
+    if (tile >= s_.dst_plane) return tile;
+    const int64_t width = g_.dst_size[2];  // (the tile is small: no lcm overflows)
+    const int64_t rows_multiple = width >= 1 && width <= tile ? std::lcm(int64_t{32}, width) : INT64_MAX;
+    const int64_t multiple = rows_multiple <= tile ? rows_multiple : 32;
+    return std::max(multiple, tile / multiple * multiple);
+  }
+
+  // Where a task computes channels [c0, ..) of sample n (its first sample n0) of group grp, channel
+  // c0's plane first: in the dense float result, or (buffered_) in this thread's buffer.
+  float* task_result(const Workspace& w, float* grad_input, int64_t n, int64_t n0, int64_t grp, int64_t c0) const {
+    if (buffered_) return w.at<float>(result_, thread_index()) + (n - n0) * block_ * s_.src_plane;
+    return grad_input + ((n * s_.groups + grp) * s_.cin + c0) * s_.src_plane;
+  }
+  // A task's channels [c0, c1) of samples [n0, n1) into the user's view (nothing when computed there).
+  void store_task_result(const Workspace& w, float* grad_input, int64_t n0, int64_t n1, int64_t grp, int64_t c0,
+                         int64_t c1) const {
+    for (int64_t n = n0; n < n1; ++n) {
+      if (!buffered_) {
+        output_.store_part(w, n, grp * s_.cin + c0, grp * s_.cin + c1, 0, s_.src_plane);
+        continue;
+      }
+      const float* planes = task_result(w, grad_input, n, n0, grp, c0);
+      output_.store_rows(planes, s_.src_plane, c1 - c0, n, grp * s_.cin + c0, 0, s_.src_plane);
+    }
+  }
+
+  // W_g[:, c0*K : c1*K]^T ((c1-c0)*K x Cout_g) of each group and block of input channels as a
+  // PackedLeft: one task per (group, block).
+  int pack_weights(const float* wei, float* out) const {
+    return run_tasks(s_.groups * blocks_, threads_, "gemm gradInput", [&](int64_t t) {
+      const int64_t grp = t / blocks_, c0 = t % blocks_ * block_, c1 = std::min(s_.cin, c0 + block_);
+      pack_left(blocking_, (c1 - c0) * s_.kernel_volume, s_.cout,
+                MatrixRef{wei + grp * s_.cout * s_.rows() + c0 * s_.kernel_volume, s_.rows(), true},
+                out + t * block_floats_, s_.cout, 0);
+    });
+  }
+
+  // BF16 dY and W (used as they are) in bf16 pair products where the CPU has them (bf16_dot.h),
+  // pairs of output channels: dY staged once per (samples, group) unit as rows of channel pairs,
+  // [pair][column] words, ld_ apart (its columns rounded up to whole micro-kernel tiles, zeros
+  // past them), within kPackedDyBudget; W^T packed per (group, block) as PackedPairs. Not for a 1x1
+  // kernel of stride 1 (its GEMM writes dX in place). Returns whether it planned.
+  bool plan_pair_products(const ConvProblem& p, PlanBuilder& b, int64_t units, int64_t max_rows) {
+    const int64_t pairs = ceil_div(s_.cout, 2), columns = samples_ * s_.dst_plane;
+    if (!bf16_pair_products(p.dst, p.wei, math_) || columns_are_source(g_) || columns > kPackedDyBudget / 4 ||
+        !product_within(pairs, columns + kBf16DotColumns, kPackedDyBudget / 4))  // (columns first: no overflow)
+      return false;
+    ld_ = round_up(columns, kBf16DotColumns) + kBf16DotColumns;  // (a tile at column o0 reads 32 past it)
+    if (!product_within(units, pairs * ld_, kPackedDyBudget / 4)) return false;
+    dot_ = true;
+    pack_dy_ = false;
+    tile_ = std::min(tile_, columns);
+    const int64_t result_rows = round_up(max_rows, kBf16DotRows), result_columns = round_up(tile_, kBf16DotColumns);
+    cols_ = b.book_scratch("gemm.cols", result_rows * result_columns, sizeof(float), threads_);
+    dy_pairs_ = b.book_scratch("gemm.gradOutput_pairs", units * pairs * ld_, sizeof(uint32_t));
+    dy_planes_ = b.book_scratch("gemm.gradOutput_planes", 2 * s_.dst_plane, sizeof(float), threads_);
+    pair_rows_ = b.book_scratch("gemm.pair_rows", pairs, sizeof(int64_t));
+    block_floats_ = packed_pairs_words(max_rows, pairs);
+    weights_ = b.book_scratch("gemm.packed_weights", s_.groups * blocks_ * block_floats_, sizeof(uint32_t));
+    b.need_float_inputs(false, true, false);
+    return true;
+  }
+
+  // dot_'s run: dY and W^T in pairs, then per (samples, group, block of input channels) and tile of
+  // columns: cols ((c1-c0)*K x tile) = W_g[:, c0*K : c1*K]^T * dY[:, tile], in pairs of output
+  // channels, then col2im-add into the dense float result.
+  int run_pairs(const Workspace& w, const StepInputs& in) const {
+    float* grad_input = output_.data(w);
+    auto* weights = w.at<uint32_t>(weights_);
+    auto* dy_pairs = w.at<uint32_t>(dy_pairs_);
+    const int64_t pairs = ceil_div(s_.cout, 2), units = ceil_div(s_.n, samples_) * s_.groups;
+    int64_t* pair_rows = w.at<int64_t>(pair_rows_);
+    for (int64_t q = 0; q < pairs; ++q) pair_rows[q] = q * ld_;
+    int status = run_tasks(s_.groups * blocks_, threads_, "gemm gradInput", [&](int64_t t) {
+      const int64_t grp = t / blocks_, c0 = t % blocks_ * block_, c1 = std::min(s_.cin, c0 + block_);
+      const int64_t rows = (c1 - c0) * s_.kernel_volume;
+      const float* wei =
+          in.f32.wei + grp * s_.cout * s_.rows() + c0 * s_.kernel_volume;  // W_g^T(i, co): wei[co*rows + i]
+      pack_pairs_left(
+          rows, pairs,
+          [&](int64_t i, int64_t q) {
+            const uint16_t odd = 2 * q + 1 < s_.cout ? bf16_bits(wei[(2 * q + 1) * s_.rows() + i]) : 0;
+            return bf16_pair(bf16_bits(wei[2 * q * s_.rows() + i]), odd);
+          },
+          weights + t * block_floats_);
+    });
+    if (status != ACLNN_SUCCESS) return status;
+    status = run_tasks(units * pairs, threads_, "gemm gradInput", [&](int64_t t) {
+      const int64_t unit = t / pairs, q = t % pairs, n0 = unit / s_.groups * samples_, grp = unit % s_.groups;
+      const int64_t n1 = std::min(s_.n, n0 + samples_);
+      uint32_t* row = dy_pairs + (unit * pairs + q) * ld_;
+      float* planes = w.at<float>(dy_planes_, thread_index());
+      for (int64_t n = n0; n < n1; ++n) {
+        stage_channel_pairs(dst_, n, grp * s_.cout + 2 * q, 2 * q + 1 < s_.cout, 0, s_.dst_plane, planes,
+                            row + (n - n0) * s_.dst_plane);
+      }
+      std::fill(row + (n1 - n0) * s_.dst_plane, row + ld_, 0u);
+    });
+    if (status != ACLNN_SUCCESS) return status;
+    status = run_tasks(tasks(), threads_, "gemm gradInput", [&](int64_t t) {
+      const int64_t unit = t / blocks_, n0 = unit / s_.groups * samples_, n1 = std::min(s_.n, n0 + samples_);
+      const int64_t grp = unit % s_.groups, c0 = t % blocks_ * block_, c1 = std::min(s_.cin, c0 + block_);
+      const PackedPairs wt{weights + (grp * blocks_ + c0 / block_) * block_floats_, pairs};
+      const int64_t m = (c1 - c0) * s_.kernel_volume, columns = (n1 - n0) * s_.dst_plane;
+      float* cols = w.at<float>(cols_, thread_index());
+      for (int64_t n = n0; n < n1; ++n) {
+        std::memset(task_result(w, grad_input, n, n0, grp, c0), 0,
+                    static_cast<size_t>((c1 - c0) * s_.src_plane) * sizeof(float));
+      }
+      for (int64_t o0 = 0; o0 < columns; o0 += tile_) {  // tiles of the unit's columns (within one sample when single)
+        const int64_t o1 = std::min(columns, o0 + tile_), ldc = round_up(o1 - o0, kBf16DotColumns);
+        // cols ((c1-c0)*K x tile) = W_g[:, c0*K : c1*K]^T ((c1-c0)*K x Cout_g) * dY[:, o0:o1] (Cout_g x tile)
+        bf16_dot_rows(blocking_, m, o1 - o0, pairs, wt, dy_pairs + unit * pairs * ld_ + o0, pair_rows, cols, ldc);
+        for (int64_t at = o0; at < o1;) {  // col2im, sample by sample
+          const int64_t n = n0 + at / s_.dst_plane, end = std::min(o1, (at / s_.dst_plane + 1) * s_.dst_plane);
+          const int64_t first = at % s_.dst_plane;
+          col2im_add(g_, cols + (at - o0), ldc, 0, (c1 - c0) * s_.kernel_volume, first, first + (end - at),
+                     task_result(w, grad_input, n, n0, grp, c0), blocking_.isa);
+          at = end;
+        }
+      }
+      store_task_result(w, grad_input, n0, n1, grp, c0, c1);
+    });
+    if (status == ACLNN_SUCCESS) output_.finish(w, threads_, true);
+    return status;
+  }
+
+  // dY of each (samples, group) unit as a PackedRight, read from the view: tasks of whole slivers.
+  int pack_grad_output(float* out) const {
+    const int64_t units = ceil_div(s_.n, samples_) * s_.groups, nr = right_sliver_columns(blocking_);
+    const int64_t pieces = pieces_for_tasks(units), slivers = ceil_div(samples_ * s_.dst_plane, nr);
+    return run_tasks(units * pieces, threads_, "gemm gradInput", [&](int64_t t) {
+      const int64_t unit = t / pieces, n0 = unit / s_.groups * samples_, grp = unit % s_.groups;
+      const int64_t columns = (std::min(s_.n, n0 + samples_) - n0) * s_.dst_plane;
+      const int64_t j0 = slivers * (t % pieces) / pieces * nr,
+                    j1 = std::min(columns, slivers * (t % pieces + 1) / pieces * nr);
+      if (j0 >= j1) return;
+      view_panels(dst_, math_, n0, grp * s_.cout, j0, 0, s_.cout, 0, j1 - j0, static_cast<int>(nr),
+                  out + unit * dy_floats_ + j0 * s_.cout);
+    });
+  }
+
+  // dY[:, first:] of one (sample, group) slice as sgemm's right operand, read from the view.
+  struct GradOutputPanels {
+    const GemmBackwardData* self;
+    int64_t n, c0, first;
+    static void write(const void* context, int64_t p0, int64_t depth, int64_t j0, int64_t cols, int width, float* out) {
+      const auto* panels = static_cast<const GradOutputPanels*>(context);
+      const GemmBackwardData& step = *panels->self;
+      view_panels(step.dst_, step.math_, panels->n, panels->c0, panels->first, p0, depth, j0, cols, width, out);
+    }
+  };
+
+  ConvGeometry g_;
+  Shape s_;
+  int threads_;
+  View5 dst_;  // dY as the user passed it
+  MathMode math_;
+  bool dy_from_view_;     // stage_from_view(dst_): dY read from the view while packed (no dense copy)
+  bool rows_dy_ = false;  // dY's rows read in place (sgemm_rows) into cols of cols_ld_ columns
+  bool rows16_ = false;   // ... from the user's dense FLOAT16/BF16 dY (sgemm_rows_16bit), not from a float copy
+  int64_t cols_ld_ = 0;
+  WorkspaceLedger::Handle dy_rows_ = -1;  // rows_dy_: the offsets of dY's rows in a slice
+  // Samples per task: about 2 * kMinTilePositions columns where planes are smaller than that (sample
+  // groups of equal size but the last), else one. Input channels per task (block_): blocks of a
+  // slice's channels until there are kTargetTasks tasks (whole slices when there are that many).
+  int64_t samples_, block_;
+  // A result that is not a dense float tensor: each task computes its channels in a buffer of its
+  // thread's and rounds them into the view from there (no float copy of the whole result).
+  bool buffered_;
+  DenseFloatOutput output_;
+  WorkspaceLedger::Handle result_ = -1;  // buffered_: per thread
+  int64_t blocks_ = 1, tile_ = 1, block_floats_ = 0;
+  GemmBlocking blocking_;
+  WorkspaceLedger::Handle cols_ = -1, pack_ = -1;  // per thread
+  bool pack_dy_ = false;                           // dY packed once per (samples, group) unit
+  WorkspaceLedger::Handle dy_rows_copy_ = -1;      // dY converted into plain float rows (rows_dy_ reads them)
+  WorkspaceLedger::Handle packed_dy_ = -1;         // pack_dy_: those units
+  int64_t dy_floats_ = 0;                          // floats of one unit's packed dY
+  bool dot_ = false;                               // bf16 pair products (plan_pair_products)
+  int64_t ld_ = 0;                                 // dot_: words between dY's channel-pair rows
+  WorkspaceLedger::Handle dy_pairs_ = -1, dy_planes_ = -1, pair_rows_ = -1;
+  WorkspaceLedger::Handle weights_ = -1;  // W^T packed per (group, block of input channels)
+};
+
+// gemm_col2im: a direct layer's gradInput as W^T dY and col2im; any dtype, layout and geometry.
+Support supports_col2im(const ConvProblem& p, const CpuFeatures&) {
+  return p.input_grad == InputGrad::kBackwardData ? kSupported : refuse("transposed layer");
+}
+std::unique_ptr<ConvStep> plan_col2im(const ConvProblem& p, PlanBuilder& builder) {
+  return std::make_unique<GemmBackwardData>(p, builder);
+}
+
+}  // namespace
+
+extern const ConvImpl kGemmCol2imInputGrad = {"gemm_col2im", "gemm", Gradient::kInput, supports_col2im, plan_col2im};
+
+}  // namespace aclnn_cpu
