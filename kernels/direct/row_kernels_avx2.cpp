@@ -5,6 +5,7 @@
 // below 4 channels, 1 x 9 for one. Compiled with -mavx2 -mfma; called only when the CPU has both.
 #include <immintrin.h>
 
+#include "kernels/common/keep_in_register.h"
 #include "kernels/direct/row_kernels.h"
 
 namespace aclnn_cpu {
@@ -23,7 +24,7 @@ struct avx2_ops {
     _mm256_storeu_ps(p, v.lo);
     _mm256_storeu_ps(p + 8, v.hi);
   }
-  static void in_register(T& v) { asm("" : "+x"(v.lo), "+x"(v.hi)); }
+  static void in_register(T& v) { keep_in_register(v.lo), keep_in_register(v.hi); }
   static T madd(T a, T b, T c) { return {_mm256_fmadd_ps(a.lo, b.lo, c.lo), _mm256_fmadd_ps(a.hi, b.hi, c.hi)}; }
 };
 
@@ -153,12 +154,12 @@ inline __attribute__((always_inline)) void weight_half_pass_avx2(const float* sr
                                                                  __m256 (&acc)[kCb][kTb]) {
   for (int64_t r = 0; r < rows; ++r) {
     const float* s = src + row_base[r];
-    asm("" : "+r"(s));  // (a pointer of its own: each tap's load then s + tap[k] in one address, not a sum first)
+    keep_in_register(s);  // (a pointer of its own: each tap's load then s + tap[k] in one address, not a sum first)
     __m256 x[kTb];
     __m256 mask = _mm256_setzero_ps();
     if (kMasked) {
       const float* masks = keep;
-      asm("" : "+r"(masks));  // (not hoisted out of the loop into a register of its own)
+      keep_in_register(masks);  // (not hoisted out of the loop into a register of its own)
       mask = _mm256_load_ps(masks);
     }
 #pragma GCC unroll 9
@@ -170,7 +171,7 @@ inline __attribute__((always_inline)) void weight_half_pass_avx2(const float* sr
 #pragma GCC unroll 8
     for (int b = 0; b < kCb; ++b) {
       __m256 dv = _mm256_loadu_ps(d + b * kRowLanes);
-      asm("" : "+x"(dv));  // one load for kTb products (GCC would fold a load into each)
+      keep_in_register(dv);  // one load for kTb products (GCC would fold a load into each)
 #pragma GCC unroll 9
       for (int k = 0; k < kTb; ++k) acc[b][k] = _mm256_fmadd_ps(dv, x[k], acc[b][k]);
     }

@@ -5,6 +5,7 @@
 // Compiled with -mavx512f -mfma; called only when the CPU has both.
 #include <immintrin.h>
 
+#include "kernels/common/keep_in_register.h"
 #include "kernels/direct/row_kernels.h"
 
 namespace aclnn_cpu {
@@ -20,7 +21,7 @@ struct avx512_ops {
   static Mask mask_first(int64_t n) { return static_cast<Mask>((1u << n) - 1); }
   static T load_masked(const float* p, Mask m) { return _mm512_maskz_loadu_ps(m, p); }
   static void store(float* p, T v) { _mm512_storeu_ps(p, v); }
-  static void in_register(T& v) { asm("" : "+v"(v)); }
+  static void in_register(T& v) { keep_in_register(v); }
   static void store_masked(float* p, T v, Mask m) { _mm512_mask_storeu_ps(p, m, v); }
   static T add(T a, T b) { return _mm512_add_ps(a, b); }
   static T madd(T a, T b, T c) { return _mm512_fmadd_ps(a, b, c); }

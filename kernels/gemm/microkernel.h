@@ -17,6 +17,8 @@
 
 namespace aclnn_cpu {
 
+// Each instruction set's file assigns the slots it has by name (microkernel_*.cpp); a null slot
+// means that set has no such kernel and sgemm packs the operand instead.
 struct MicroKernel {
   Isa isa;
   int mr, nr;

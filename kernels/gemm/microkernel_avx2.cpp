@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "kernels/common/halves_avx2.h"
+#include "kernels/common/keep_in_register.h"
 #include "kernels/gemm/microkernel.h"
 #include "kernels/gemm/transpose_avx.h"
 
@@ -72,8 +73,8 @@ __attribute__((always_inline)) inline void run_avx2_tile(int64_t kc, const float
     // Each row a pointer in a register of its own, so that every broadcast is one load from it plus the
     // column's offset: left to itself GCC keeps one row as base + offset and spends two more
     // instructions on it per step.
-    if constexpr (kABf16) asm("" : "+r"(a16_row[i]));  // (kABf16 implies kARows)
-    if constexpr (kARows && !kABf16) asm("" : "+r"(a_row[i]));
+    if constexpr (kABf16) keep_in_register(a16_row[i]);  // (kABf16 implies kARows)
+    if constexpr (kARows && !kABf16) keep_in_register(a_row[i]);
     acc[i][0] = load_c ? _mm256_loadu_ps(c + i * ldc) : _mm256_setzero_ps();
     acc[i][1] = load_c ? _mm256_loadu_ps(c + i * ldc + 8) : _mm256_setzero_ps();
     if (kSplit && load_c) deinterleave_pairs_avx2(acc[i][0], acc[i][1]);
@@ -174,19 +175,15 @@ void interleave_nr_avx2(const float* rows, int64_t stride, int64_t depth, float*
 
 }  // namespace
 
-extern const MicroKernel kMicroKernelAvx2 = {Isa::kAvx2,
-                                             kMr,
-                                             kNr,
-                                             run_avx2,
-                                             nullptr,
-                                             nullptr,
-                                             interleave_nr_avx2,
-                                             run_rows_avx2,
-                                             nullptr,
-                                             run_a_rows_avx2,
-                                             nullptr,
-                                             run_rows_16bit_avx2,
-                                             run_a_rows_bf16_avx2,
-                                             run_narrow_avx2};
+extern const MicroKernel kMicroKernelAvx2 = [] {
+  MicroKernel kernel{Isa::kAvx2, kMr, kNr, run_avx2};
+  kernel.interleave_nr = interleave_nr_avx2;
+  kernel.run_rows = run_rows_avx2;
+  kernel.run_a_rows = run_a_rows_avx2;
+  kernel.run_rows_16bit = run_rows_16bit_avx2;
+  kernel.run_a_rows_bf16 = run_a_rows_bf16_avx2;
+  kernel.run_narrow = run_narrow_avx2;
+  return kernel;
+}();
 
 }  // namespace aclnn_cpu

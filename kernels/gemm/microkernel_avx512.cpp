@@ -111,19 +111,17 @@ void interleave_nr_avx512(const float* rows, int64_t stride, int64_t depth, floa
 
 }  // namespace
 
-extern const MicroKernel kMicroKernelAvx512 = {Isa::kAvx512,
-                                               kMr,
-                                               kNr,
-                                               run_avx512,
-                                               run_avx512_half,
-                                               interleave_mr_avx512,
-                                               interleave_nr_avx512,
-                                               run_rows_avx512,
-                                               run_rows_half_avx512,
-                                               run_a_rows_avx512,
-                                               run_rows_narrow_avx512,
-                                               nullptr,
-                                               nullptr,
-                                               run_narrow_avx512};
+extern const MicroKernel kMicroKernelAvx512 = [] {
+  MicroKernel kernel{Isa::kAvx512, kMr, kNr, run_avx512};
+  kernel.run_half = run_avx512_half;
+  kernel.interleave_mr = interleave_mr_avx512;
+  kernel.interleave_nr = interleave_nr_avx512;
+  kernel.run_rows = run_rows_avx512;
+  kernel.run_rows_half = run_rows_half_avx512;
+  kernel.run_a_rows = run_a_rows_avx512;
+  kernel.run_rows_narrow = run_rows_narrow_avx512;
+  kernel.run_narrow = run_narrow_avx512;
+  return kernel;
+}();
 
 }  // namespace aclnn_cpu
