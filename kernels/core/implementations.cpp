@@ -12,8 +12,8 @@ namespace aclnn_cpu {
 extern const ConvImpl kDepthwiseInputGrad;           // kernels/direct/depthwise.cpp
 extern const ConvImpl kDirectInputGrad;              // kernels/direct/direct_input.cpp
 extern const ConvImpl kDepthwiseWeightGrad;          // kernels/direct/depthwise.cpp
-extern const ConvImpl kChannelsLastInputGrad;        // kernels/gemm/gemm_channels_last.cpp
-extern const ConvImpl kChannelsLastWeightGrad;       // kernels/gemm/gemm_channels_last.cpp
+extern const ConvImpl kChannelsLastInputGrad;        // kernels/gemm/channels_last_{input,weight}.cpp
+extern const ConvImpl kChannelsLastWeightGrad;       // kernels/gemm/channels_last_{input,weight}.cpp
 extern const ConvImpl kGemmFlippedWindowsInputGrad;  // kernels/gemm/gemm_forward.cpp
 extern const ConvImpl kGemmFlippedTilesInputGrad;    // kernels/gemm/gemm_forward.cpp
 extern const ConvImpl kGemmForwardWindowsInputGrad;  // kernels/gemm/gemm_forward.cpp
