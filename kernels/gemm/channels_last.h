@@ -46,7 +46,9 @@ constexpr int64_t kPackedBudget = int64_t{32} << 20;  // bytes of float operands
 constexpr int64_t kChunkFloats = int64_t{1} << 17;  // floats of a 16-bit gradInput chunk's staged rows, at most
 constexpr int64_t kLine = 384;                      // floats of a converted line on the stack (6 x 64, 32 x 12)
 
-inline bool float_or_half(const View5& v) { return v.dtype == ACL_FLOAT || v.dtype == ACL_FLOAT16 || v.dtype == ACL_BF16; }
+inline bool float_or_half(const View5& v) {
+  return v.dtype == ACL_FLOAT || v.dtype == ACL_FLOAT16 || v.dtype == ACL_BF16;
+}
 
 inline bool rows_view(const View5& v, bool output) {
   return float_or_half(v) && (v.shape[1] == 1 || v.stride[1] == 1) && v.stride[0] >= 0 && v.stride[4] >= 0 &&
@@ -82,7 +84,8 @@ struct UnitRows {
 // -- a PackedRight of the matrix (W = NR) or a PackedLeft of its transpose (W = MR). A row is
 // converted kLine channels at a time (a multiple of W) into a line zero-padded to whole slivers.
 template <int W>
-inline void pack_rows_converted(const View5& v, const UnitRows& unit, int64_t p0, int64_t p1, float* out, int64_t depth) {
+inline void pack_rows_converted(const View5& v, const UnitRows& unit, int64_t p0, int64_t p1, float* out,
+                                int64_t depth) {
   static_assert(kLine % W == 0, "a line holds whole slivers");
   const View5 planes = positions_as_planes(v);
   const int64_t channels = v.shape[1];
@@ -98,7 +101,7 @@ inline void pack_rows_converted(const View5& v, const UnitRows& unit, int64_t p0
   }
 }
 inline void pack_rows_converted(const View5& v, const UnitRows& unit, int64_t p0, int64_t p1, int width, float* out,
-                         int64_t depth) {
+                                int64_t depth) {
   switch (width) {  // every micro-kernel's MR and NR
     case 6: return pack_rows_converted<6>(v, unit, p0, p1, out, depth);
     case 8: return pack_rows_converted<8>(v, unit, p0, p1, out, depth);

@@ -1,8 +1,8 @@
 // channels_last, gradInput: dX[s, :] = sum over taps k (in order) of dY[s + p - k*d, :] * W_k, per
 // (sample, tile of positions) (kernels/gemm/channels_last.h).
-#include "kernels/gemm/channels_last.h"
-
 #include <memory>
+
+#include "kernels/gemm/channels_last.h"
 
 namespace aclnn_cpu {
 namespace channels_last {

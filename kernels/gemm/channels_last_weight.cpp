@@ -1,8 +1,8 @@
 // channels_last, gradWeight: W_k's gradient = sum over samples (in order) of dY^T * X[t - p + k*d, :],
 // per (tap, block of result rows) (kernels/gemm/channels_last.h).
-#include "kernels/gemm/channels_last.h"
-
 #include <memory>
+
+#include "kernels/gemm/channels_last.h"
 
 namespace aclnn_cpu {
 namespace channels_last {
