@@ -38,7 +38,9 @@ struct MicroTile {
   // Where the results go: into c (row i at c + i * ldc), or, given `narrow`, through
   // narrow(i, v, acc) (vector v of row i), c then only read when load_c.
   struct FloatStore {
-    void operator()(float* c, int64_t ldc, int i, int v, Vec acc) const { Ops::store(c + i * ldc + Ops::kLanes * v, acc); }
+    void operator()(float* c, int64_t ldc, int i, int v, Vec acc) const {
+      Ops::store(c + i * ldc + Ops::kLanes * v, acc);
+    }
   };
 
   // The first V vectors of columns of the tile (B slivers are kNr wide whatever V is). B row p at
