@@ -13,7 +13,7 @@ namespace {
 // dY's rows are read in place from the user's BF16 tensor, each tap's W_k packed in pairs.
 // Interleaved rows (interleaved_rows: ConvTbc's) are tiled as one matrix of N x T rows instead, each
 // tap's product over every sample's rows at once: the packed operand's slivers are then 8
-// neighbouring rows, not 8 positions of one sample N rows apart (32 KiB with fairseq's B 16 x C 512).
+// neighbouring rows, not 8 positions of one sample N rows apart (32 KiB with B 16 x C 512).
 // Each entry's chain (taps in order, output channels in order) is the same: so are the bits.
 // A tile with FLOAT16/BF16 dY or dX goes in chunks of rows (kChunkFloats): each tap's dY rows of the
 // chunk widened into a per-thread block, a 16-bit dX chunk summed in a per-thread float block and

@@ -58,7 +58,7 @@ class GemmBackwardData final : public ConvStep {
     // columns are one tile (samples side by side, or one whole plane).
     // A dY that is not a dense float array (converted while packed) is packed once that way with
     // planes of several tiles too, its tiles whole slivers (multiples of 32 columns): each block
-    // would convert it again (the stem's FLOAT16 dY, three times).
+    // would convert it again.
     const int64_t units = ceil_div(s_.n, samples_) * s_.groups;
     const bool tiles_of_slivers = dy_from_view_ && tile_ >= 32 && samples_ == 1;
     pack_dy_ = samples_ > 1 || (blocks_ > 1 && (tile_ == s_.dst_plane || tiles_of_slivers) && !columns_are_source(g_) &&
@@ -67,10 +67,10 @@ class GemmBackwardData final : public ConvStep {
     if (pack_dy_ && samples_ == 1) tile_ = sliver_tile(tile_);
     blocking_ = plan_gemm_blocking(max_rows, tile_, s_.cout);
     if (plan_pair_products(p, b, units, max_rows)) return;
-    // A dY that is not a dense float array, to be packed once per sample (a stem's FLOAT16 dY): converted
-    // once into plain float rows instead and read in place as a float dY is (as panels it cost the
-    // stem's FLOAT16 gradInput 11%: the same floats written, with a transpose more). Booked with a
-    // micro-kernel tile of slack: the last row's last tile reads whole tiles past its end.
+    // A dY that is not a dense float array, to be packed once per sample: converted once into plain
+    // float rows instead and read in place as a float dY is (as panels: the same floats written, with
+    // a transpose more). Booked with a micro-kernel tile of slack: the last row's last tile reads
+    // whole tiles past its end.
     // Where the micro-kernel widens 16-bit rows itself (sgemm_rows_16bit) and that dY is a dense FLOAT16/BF16
     // tensor (no rounding asked of it), its rows are read in place from the user's tensor: no copy.
     const uint64_t copied_floats =
@@ -86,9 +86,9 @@ class GemmBackwardData final : public ConvStep {
       }
     }
     // A dense float dY's rows are read in place by the micro-kernel (sgemm_rows) rather than packed
-    // for every task (each block of channels would pack the sample's dY again): the stem's 3 input
-    // channels are 3 tasks of 49 rows per sample, where packing dY was a quarter of gradInput. Its
-    // tiles are whole micro-kernel tiles (rows and columns rounded up in cols).
+    // for every task (each block of channels would pack the sample's dY again, even for a block of
+    // one channel's K rows). Its tiles are whole micro-kernel tiles (rows and columns rounded up in
+    // cols).
     // (Only for a dY with elements: its sizes then multiply within its memory.)
     rows_dy_ = !pack_dy_ && (!dy_from_view_ || dy_rows_copy_ >= 0 || rows16_) && !columns_are_source(g_) && s_.n > 0 &&
                s_.groups > 0 && s_.cout > 0 && s_.dst_plane > 0;

@@ -300,7 +300,7 @@ class GemmForward final : public ConvStep {
       if (offsets_ >= 0 && whole && s_.cout % left_sliver_rows(blocking_) == 0) {
         // 1x1, whole tiles: the source's rows (or the staged tile's) read in place (sgemm_rows), nothing packed.
         // A FLOAT16/BF16 result is narrowed by the micro-kernel as it computes it, where it can: stored
-        // after the tile, its stores to memory had been a fifth of the pass, not overlapped with the products.
+        // after the tile, its stores to memory would not overlap the products.
         const NarrowedRows narrowed = buffered && narrows_rows(blocking_) && s_.rows() > 0
                                           ? output_.narrowed_rows(n, grp * s_.cout, o0)
                                           : NarrowedRows{nullptr, 0, false};

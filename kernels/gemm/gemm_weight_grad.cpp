@@ -98,9 +98,9 @@ class GemmBackwardWeight final : public ConvStep {
     depth_major_ = depth_major && windows_ && transposed_ && !dot_;
     // A BF16 1x1 source in float products: X's rows read in place by a micro-kernel that widens each
     // entry as it broadcasts it (sgemm_a_rows_bf16), reading X from memory under the multiply-adds as
-    // it does float X, instead of staging each piece's rows first (a pass of 12-17% of r50_s1_1x1's
-    // BF16 gradWeight, bound by memory). The same values, so the same bits. (A piece whose first entry
-    // is the tensor's first element is still staged: the kernel reads the 16 bits below each entry.)
+    // it does float X, instead of staging each piece's rows first (a pass of its own, bound by
+    // memory). The same values, so the same bits. (A piece whose first entry is the tensor's first
+    // element is still staged: the kernel reads the 16 bits below each entry.)
     bf16_in_place_ = x_staged_ && transposed_ && !dot_ && columns_are_source(g_) && src_.dtype == ACL_BF16 &&
                      math_ == MathMode::kFull && planes_contiguous(src_) && reads_bf16_a_rows(blocking_);
     const int64_t sliver = transposed_ ? right_sliver_columns(blocking_) : mr;
@@ -110,8 +110,8 @@ class GemmBackwardWeight final : public ConvStep {
     // Float products from windows, not transposed: consecutive bands whose positions follow each other
     // in the packed dY are multiplied as one product up to the depth of the GEMM's packed blocks (its
     // kc for a long reduction), their windows staged side by side, so that each load and store of the
-    // sums' tiles serves chains that long (r50_s4's bands are single 7 x 7 planes: 49 positions, its
-    // gradWeight 0.83-0.86 of the time with one band per product). The same chains, so the same sums.
+    // sums' tiles serves chains that long (a band of a single 7 x 7 plane is only 49 positions). The
+    // same chains, so the same sums.
     if (windows_ && !transposed_ && !dot_ && pack_once) {
       const int64_t depth_block = plan_gemm_blocking(s_.cout, block_, length).kc;
       batch_ = std::clamp<int64_t>(depth_block / bands_.columns(), 1, kMaxBatch);
@@ -146,8 +146,8 @@ class GemmBackwardWeight final : public ConvStep {
     // can, from a packed dY): a task sums its row block into a buffer of its own (Cout_g x block floats,
     // in L2), and its last product's whole tiles go narrowed into dW, their stores spread among the
     // multiply-adds as float dW's are (the rest rounded from the buffer): no float dW booked, no pass
-    // over it (r50_s4's 9.4 MB). (Rounded by each task in a pass of its own, a row block's runs of dW,
-    // 128 bytes of r50_s4's 9 KiB apart, had taken 1.3 times the samples of one in-order pass.)
+    // over it. (Each task rounding its row block in a pass of its own would read short runs of dW far
+    // apart: slower than one in-order pass.)
     narrows_sums_ = dense16 && !transposed_ && chunks_ == 1 && pack_once && narrows_products(blocking_);
     if (narrows_sums_) sums_ = b.book_scratch("gemm.row_block_sums", s_.cout * block_, sizeof(float), threads_);
     output_ = DenseFloatOutput(dw_, b, "gradWeight.f32", (rounds_blocks_ && transposed_) || narrows_sums_);
@@ -362,8 +362,8 @@ class GemmBackwardWeight final : public ConvStep {
   }
 
   // out[i] = the window column of a band's position i * step (bands `width` wide, rows window_width
-  // apart in the window) for i < count, counted row by row (no division per position: with one per
-  // position, and the count's own divisions in the loop's bound, this had been 3% of r50_s2's gradWeight).
+  // apart in the window) for i < count, counted row by row (no division per position, nor in the
+  // loop's bound).
   static void window_columns(int64_t width, int64_t window_width, int64_t count, int64_t step, int64_t* out) {
     int64_t row = 0, column = 0;
     for (int64_t i = 0; i < count; ++i, column += step) {
@@ -463,8 +463,8 @@ class GemmBackwardWeight final : public ConvStep {
       const int64_t grp = t / (s_.n * slivers), n = t / slivers % s_.n, c0 = t % slivers * mr;
       const int64_t count = std::min(mr, s_.cout - c0);
       // The sliver's positions [p0, p0 + span) at a time: from the dense float dY in one piece, or read
-      // from the view kDyPiece positions at a time (each piece's rows still in cache when packed: the
-      // stem's 32 whole planes, 1.6 MB, had been converted and then read back from memory).
+      // from the view kDyPiece positions at a time (each piece's rows still in cache when packed, where
+      // whole planes converted first would be read back from memory).
       const int64_t piece = dy_rows_ >= 0 ? std::min(s_.dst_plane, kDyPiece) : s_.dst_plane;
       for (int64_t p0 = 0; p0 < s_.dst_plane; p0 += piece) {
         const int64_t span = std::min(piece, s_.dst_plane - p0), at = n * s_.dst_plane + p0;
@@ -494,8 +494,8 @@ class GemmBackwardWeight final : public ConvStep {
 
   // grad_weight[grp][co][r] = chunk 0's dW^T[grp][r][co] + chunk 1's + ... in chunk order, in blocks
   // of 64 x 64: the chunks added row by row as they lie ([r][co], contiguous runs), then the block
-  // stored transposed as rows of dW (4 x 4 transposes where whole; a scatter per chunk into the
-  // transposed block had been 6% of conv3d's gradWeight), or into a block of rows rounded into dW.
+  // stored transposed as rows of dW (4 x 4 transposes where whole, not a scatter per chunk into the
+  // transposed block), or into a block of rows rounded into dW.
   int add_transposed_partials(const Workspace& w, float* grad_weight) const {
     constexpr int64_t kBlock = 64;
     const int64_t pieces = ceil_div(s_.rows(), kBlock), co_blocks = ceil_div(s_.cout, kBlock);
