@@ -29,9 +29,7 @@ namespace {
 
 using namespace gemm_weight;
 
-constexpr int64_t kTransposedMinLength = 4096;  // (sample, position) pairs per group for transposed products
-constexpr int64_t kMaxBatch = 16;               // bands per such product, at most
-constexpr int64_t kDyPiece = 1024;              // positions of dY read from a view per packing step
+constexpr int64_t kDyPiece = 1024;  // positions of dY read from a view per packing step
 
 // Where the step reads X: from padded windows per band, or from tiles (staged per piece, the columns
 // written into the GEMM's packed panels, or a dense float copy).
@@ -52,7 +50,6 @@ class GemmBackwardWeight final : public ConvStep {
     chunks_ = split.chunks, block_ = split.block, blocks_ = split.blocks, tile_ = split.tile;
     blocking_ = split.blocking;
     const int64_t weight_floats = split.weight_floats, length = split.length;
-    const bool depth_major = split.depth_major;
     const int64_t block_channels = split.block_channels;
     if (form == WeightForm::kWindows) {
       plan_padded_windows(b, split);
@@ -63,61 +60,17 @@ class GemmBackwardWeight final : public ConvStep {
       if (x_staged_) window_ = b.book_scratch("gemm.source_window", block_channels * window, sizeof(float), threads_);
       if (!columns_are_source(g_)) cols_ = b.book_scratch("gemm.cols", block_ * tile_, sizeof(float), threads_);
     }
-    // dY is an operand of every task's GEMMs, and each row block would pack it again: pack it
-    // once (when it is more than one row per group, and within budget or else copied anyway),
-    // reading it from the user's view when it is not a dense float array.
-    group_floats_ = packed_left_floats(blocking_, s_.cout, length);
-    const bool dy_dense = float_in_place(p.dst, p.math);
-    // (Sizes that would not fit in 2^60 bytes take the dense copy, whose booking reports them.)
-    const int64_t mr = left_sliver_rows(blocking_), huge = int64_t{1} << 58;
-    const bool pack_once =
-        s_.cout > 1 &&
-        (product_within(s_.groups, group_floats_, kPackedBudget / 4) ||
-         (!dy_dense && product_within(s_.groups, group_floats_, huge) && product_within(mr, s_.dst_plane, huge)));
-    // With padded windows, the products are transposed, dW^T (rows x Cout_g) = cols (rows x positions)
-    // * dY^T (positions x Cout_g): cols read in place from the window (sgemm_a_rows), dY^T packed once,
-    // nothing packed per band. (The same chains, so the same sums.) Where Cout_g fills the
-    // micro-kernel's columns (within 1/8 of a multiple of them), and the reduction is long enough
-    // (kTransposedMinLength) for the pass that adds the transposed partials into dW to be cheap.
-    // BF16 X and dY (used as they are) take them in bf16 pair products where the CPU has them
-    // (bf16_dot.h), at any length (nothing else multiplies in pairs here): pairs of consecutive
-    // positions, so every band an even number of positions wide (then pairs never straddle output
-    // rows, nor bands, nor samples).
-    const int64_t nr = right_sliver_columns(blocking_);
-    const bool columns_fill = pack_once && round_up(s_.cout, nr) * 8 <= s_.cout * 9;
-    // A 1x1 kernel's X is read in place from the user's tensor (planes contiguous, of even size; tiles
-    // of an even count).
-    const bool pointwise_pairs = columns_are_source(g_) && planes_contiguous(src_) && s_.dst_plane % 2 == 0;
-    dot_ = (windows_ ? bands_.even_widths() : pointwise_pairs) && columns_fill && bf16_pair_products(src_, dst_, math_);
-    if (dot_ && !windows_) {
-      x_staged_ = false;
-      tile_ = std::max<int64_t>(2, tile_ / 2 * 2);
-    }
-    // A 1x1 kernel's source is its column matrix: its rows are read in place the same way.
-    transposed_ = dot_ || ((windows_ || columns_are_source(g_)) && columns_fill && length >= kTransposedMinLength);
-    depth_major_ = depth_major && windows_ && transposed_ && !dot_;
-    // A BF16 1x1 source in float products: X's rows read in place by a micro-kernel that widens each
-    // entry as it broadcasts it (sgemm_a_rows_bf16), reading X from memory under the multiply-adds as
-    // it does float X, instead of staging each piece's rows first (a pass of its own, bound by
-    // memory). The same values, so the same bits. (A piece whose first entry is the tensor's first
-    // element is still staged: the kernel reads the 16 bits below each entry.)
-    bf16_in_place_ = x_staged_ && transposed_ && !dot_ && columns_are_source(g_) && src_.dtype == ACL_BF16 &&
-                     math_ == MathMode::kFull && planes_contiguous(src_) && reads_bf16_a_rows(blocking_);
-    const int64_t sliver = transposed_ ? right_sliver_columns(blocking_) : mr;
-    if (transposed_) group_floats_ = packed_right_floats(blocking_, s_.cout, length);
-    if (dot_) group_floats_ = packed_pairs_right_words(s_.cout, length / 2);
+    const WeightVariant v = choose_weight_variant(p, split, windows_, bands_, window_floats_, x_staged_);
+    x_staged_ = v.x_staged, tile_ = v.tile, blocking_ = v.blocking, batch_ = v.batch;
+    dot_ = v.dot, transposed_ = v.transposed, depth_major_ = v.depth_major, bf16_in_place_ = v.bf16_in_place;
+    rounds_blocks_ = v.rounds_blocks, narrows_sums_ = v.narrows_sums;
+    const bool pack_once = v.pack_once, dy_dense = v.dy_dense;
+    // dY packed once: its slivers (of the split's blocking), as rows of dY, dY^T, or pairs of positions.
+    group_floats_ = dot_          ? packed_pairs_right_words(s_.cout, length / 2)
+                    : transposed_ ? packed_right_floats(split.blocking, s_.cout, length)
+                                  : packed_left_floats(split.blocking, s_.cout, length);
+    const int64_t sliver = transposed_ ? right_sliver_columns(blocking_) : left_sliver_rows(blocking_);
     if (pack_once) packed_dy_ = b.book_scratch("gemm.packed_gradOutput", s_.groups * group_floats_, sizeof(float));
-    // Float products from windows, not transposed: consecutive bands whose positions follow each other
-    // in the packed dY are multiplied as one product up to the depth of the GEMM's packed blocks (its
-    // kc for a long reduction), their windows staged side by side, so that each load and store of the
-    // sums' tiles serves chains that long (a band of a single 7 x 7 plane is only 49 positions). The
-    // same chains, so the same sums.
-    if (windows_ && !transposed_ && !dot_ && pack_once) {
-      const int64_t depth_block = plan_gemm_blocking(s_.cout, block_, length).kc;
-      batch_ = std::clamp<int64_t>(depth_block / bands_.columns(), 1, kMaxBatch);
-      while (batch_ > 1 && !product_within(batch_, window_floats_, kStagingBudget)) --batch_;
-      blocking_ = plan_gemm_blocking(s_.cout, block_, std::min(batch_ * bands_.columns(), ceil_div(length, chunks_)));
-    }
     if (windows_) window_ = b.book_scratch("gemm.padded_window", batch_ * window_floats_, sizeof(float), threads_);
     if (pack_once && !dy_dense) {  // one sliver of dY rows per thread, read from the view
       // (saturated: a size past 64 bits is too large for the ledger)
@@ -135,20 +88,6 @@ class GemmBackwardWeight final : public ConvStep {
       if (chunks_ > 1) partials_ = b.book_scratch("gemm.partials", weight_floats, sizeof(float), chunks_ - 1);
       pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(pack_once), sizeof(float), threads_);
     }
-    // A dense FLOAT16 or BF16 dW summed from partials is rounded into the user's tensor by the pass that
-    // adds them, block by block while each is in cache (round_into_weights), not staged whole as floats
-    // and rounded in a pass of its own: transposed partials through that pass's 64 x 64 blocks (no float
-    // dW booked), several chunks' partials span by span (chunk 0's sums still in a float dW).
-    // Depth-major rows are not runs of dW: staged.
-    const bool dense16 = (dw_.dtype == ACL_FLOAT16 || dw_.dtype == ACL_BF16) && is_dense(dw_);
-    rounds_blocks_ = dense16 && !depth_major_ && (transposed_ || chunks_ > 1);
-    // One chunk's sums, not transposed, are rounded by the micro-kernel as it computes them (where it
-    // can, from a packed dY): a task sums its row block into a buffer of its own (Cout_g x block floats,
-    // in L2), and its last product's whole tiles go narrowed into dW, their stores spread among the
-    // multiply-adds as float dW's are (the rest rounded from the buffer): no float dW booked, no pass
-    // over it. (Each task rounding its row block in a pass of its own would read short runs of dW far
-    // apart: slower than one in-order pass.)
-    narrows_sums_ = dense16 && !transposed_ && chunks_ == 1 && pack_once && narrows_products(blocking_);
     if (narrows_sums_) sums_ = b.book_scratch("gemm.row_block_sums", s_.cout * block_, sizeof(float), threads_);
     output_ = DenseFloatOutput(dw_, b, "gradWeight.f32", (rounds_blocks_ && transposed_) || narrows_sums_);
     b.need_float_inputs(!x_staged_ && !windows_ && !dot_, false, !pack_once || dy_dense);

@@ -1,14 +1,18 @@
 // How the GEMM gradWeight entries (gemm_weight_grad.cpp) cut their work, from the geometry alone:
 // the split into chunks of the reduction and blocks of rows (which fixes the order of the sums),
-// and whether X may be read from padded windows per band (gemm_weight_windows).
+// and whether X may be read from padded windows per band (gemm_weight_windows); and the variant of
+// loops and operand layouts a problem then takes (choose_weight_variant).
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 
+#include "acl/acl_base.h"
 #include "kernels/common/im2col.h"
+#include "kernels/common/pack.h"
 #include "kernels/common/tiling.h"
 #include "kernels/core/plan.h"
+#include "kernels/gemm/bf16_dot.h"
 #include "kernels/gemm/padded_window.h"
 #include "kernels/gemm/sgemm.h"
 
@@ -19,6 +23,8 @@ constexpr int64_t kMinChunkPositions = 512;           // reduction length per ch
 constexpr int64_t kMinRowBlock = 64;                  // column-matrix rows per task when row blocks come first
 constexpr int64_t kRowBlockUnit = 16;                 // row blocks are multiples of it (AVX-512: half a micro-tile)
 constexpr int64_t kPackedBudget = int64_t{32} << 20;  // bytes of dY packed once for all tasks
+constexpr int64_t kTransposedMinLength = 4096;        // (sample, position) pairs per group for transposed products
+constexpr int64_t kMaxBatch = 16;                     // bands per such product, at most
 
 // How a gradWeight is cut into tasks, from the geometry alone (the sums' order depends on it).
 struct WeightSplit {
@@ -90,6 +96,100 @@ inline Support window_bands(const ConvGeometry& g, const WeightSplit& split, Ban
   if (!product_within(split.block_channels, bands->channel_floats(), kStagingBudget))
     return refuse("a block's window past the staging budget");
   return kSupported;
+}
+
+// The variant of the GEMM gradWeight a problem takes (its verbose flags in brackets): the loops and
+// operand layouts of one split, each giving the same chains of multiply-adds. `windows`: X read from
+// padded windows per band (`bands`, `window_floats` per band); `x_staged`: else X staged per piece.
+struct WeightVariant {
+  GemmBlocking blocking;       // the split's, or re-planned for batched bands
+  int64_t tile = 1;            // positions per tile (even for pair products of a 1x1 source)
+  int64_t batch = 1;           // [:bands=] consecutive bands per product
+  bool x_staged = false;       // X staged per piece
+  bool dy_dense = false;       // dY read as a dense float array
+  bool pack_once = false;      // dY packed once for all tasks
+  bool dot = false;            // [:bf16_dot] BF16 pair products
+  bool transposed = false;     // [:transposed] dW^T = cols dY^T, cols read in place
+  bool depth_major = false;    // [:depth_major] transposed rows in depth-major order
+  bool bf16_in_place = false;  // [:bf16_rows] a BF16 1x1 X read in place, widened as broadcast
+  bool rounds_blocks = false;  // a dense 16-bit dW rounded as its partials are added
+  bool narrows_sums = false;   // [:narrowed] ... or by the micro-kernel from one chunk's products
+};
+
+inline WeightVariant choose_weight_variant(const ConvProblem& p, const WeightSplit& split, bool windows,
+                                           const BandTiling& bands, int64_t window_floats, bool x_staged) {
+  const ConvGeometry& g = p.geometry;
+  const Shape s(g);
+  WeightVariant v;
+  v.blocking = split.blocking, v.tile = split.tile, v.x_staged = x_staged;
+  // dY is an operand of every task's GEMMs, and each row block would pack it again: pack it
+  // once (when it is more than one row per group, and within budget or else copied anyway),
+  // reading it from the user's view when it is not a dense float array.
+  const int64_t group_floats = packed_left_floats(split.blocking, s.cout, split.length);
+  v.dy_dense = float_in_place(p.dst, p.math);
+  // (Sizes that would not fit in 2^60 bytes take the dense copy, whose booking reports them.)
+  const int64_t mr = left_sliver_rows(v.blocking), huge = int64_t{1} << 58;
+  v.pack_once =
+      s.cout > 1 &&
+      (product_within(s.groups, group_floats, kPackedBudget / 4) ||
+       (!v.dy_dense && product_within(s.groups, group_floats, huge) && product_within(mr, s.dst_plane, huge)));
+  // With padded windows, the products are transposed, dW^T (rows x Cout_g) = cols (rows x positions)
+  // * dY^T (positions x Cout_g): cols read in place from the window (sgemm_a_rows), dY^T packed once,
+  // nothing packed per band. (The same chains, so the same sums.) Where Cout_g fills the
+  // micro-kernel's columns (within 1/8 of a multiple of them), and the reduction is long enough
+  // (kTransposedMinLength) for the pass that adds the transposed partials into dW to be cheap.
+  // BF16 X and dY (used as they are) take them in bf16 pair products where the CPU has them
+  // (bf16_dot.h), at any length (nothing else multiplies in pairs here): pairs of consecutive
+  // positions, so every band an even number of positions wide (then pairs never straddle output
+  // rows, nor bands, nor samples).
+  const int64_t nr = right_sliver_columns(v.blocking);
+  const bool columns_fill = v.pack_once && round_up(s.cout, nr) * 8 <= s.cout * 9;
+  // A 1x1 kernel's X is read in place from the user's tensor (planes contiguous, of even size; tiles
+  // of an even count).
+  const bool pointwise_pairs = columns_are_source(g) && planes_contiguous(p.src) && s.dst_plane % 2 == 0;
+  v.dot = (windows ? bands.even_widths() : pointwise_pairs) && columns_fill && bf16_pair_products(p.src, p.dst, p.math);
+  if (v.dot && !windows) {
+    v.x_staged = false;
+    v.tile = std::max<int64_t>(2, v.tile / 2 * 2);
+  }
+  // A 1x1 kernel's source is its column matrix: its rows are read in place the same way.
+  v.transposed = v.dot || ((windows || columns_are_source(g)) && columns_fill && split.length >= kTransposedMinLength);
+  v.depth_major = split.depth_major && windows && v.transposed && !v.dot;
+  // A BF16 1x1 source in float products: X's rows read in place by a micro-kernel that widens each
+  // entry as it broadcasts it (sgemm_a_rows_bf16), reading X from memory under the multiply-adds as
+  // it does float X, instead of staging each piece's rows first (a pass of its own, bound by
+  // memory). The same values, so the same bits. (A piece whose first entry is the tensor's first
+  // element is still staged: the kernel reads the 16 bits below each entry.)
+  v.bf16_in_place = v.x_staged && v.transposed && !v.dot && columns_are_source(g) && p.src.dtype == ACL_BF16 &&
+                    p.math == MathMode::kFull && planes_contiguous(p.src) && reads_bf16_a_rows(v.blocking);
+  // Float products from windows, not transposed: consecutive bands whose positions follow each other
+  // in the packed dY are multiplied as one product up to the depth of the GEMM's packed blocks (its
+  // kc for a long reduction), their windows staged side by side, so that each load and store of the
+  // sums' tiles serves chains that long (a band of a single 7 x 7 plane is only 49 positions). The
+  // same chains, so the same sums.
+  if (windows && !v.transposed && !v.dot && v.pack_once) {
+    const int64_t depth_block = plan_gemm_blocking(s.cout, split.block, split.length).kc;
+    v.batch = std::clamp<int64_t>(depth_block / bands.columns(), 1, kMaxBatch);
+    while (v.batch > 1 && !product_within(v.batch, window_floats, kStagingBudget)) --v.batch;
+    v.blocking = plan_gemm_blocking(s.cout, split.block,
+                                    std::min(v.batch * bands.columns(), ceil_div(split.length, split.chunks)));
+  }
+  // A dense FLOAT16 or BF16 dW summed from partials is rounded into the user's tensor by the pass that
+  // adds them, block by block while each is in cache (round_into_weights), not staged whole as floats
+  // and rounded in a pass of its own: transposed partials through that pass's 64 x 64 blocks (no float
+  // dW booked), several chunks' partials span by span (chunk 0's sums still in a float dW).
+  // Depth-major rows are not runs of dW: staged.
+  const bool dense16 =
+      (p.grad_weight.dtype == ACL_FLOAT16 || p.grad_weight.dtype == ACL_BF16) && is_dense(p.grad_weight);
+  v.rounds_blocks = dense16 && !v.depth_major && (v.transposed || split.chunks > 1);
+  // One chunk's sums, not transposed, are rounded by the micro-kernel as it computes them (where it
+  // can, from a packed dY): a task sums its row block into a buffer of its own (Cout_g x block floats,
+  // in L2), and its last product's whole tiles go narrowed into dW, their stores spread among the
+  // multiply-adds as float dW's are (the rest rounded from the buffer): no float dW booked, no pass
+  // over it. (Each task rounding its row block in a pass of its own would read short runs of dW far
+  // apart: slower than one in-order pass.)
+  v.narrows_sums = dense16 && !v.transposed && split.chunks == 1 && v.pack_once && narrows_products(v.blocking);
+  return v;
 }
 
 }  // namespace gemm_weight
