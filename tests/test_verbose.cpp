@@ -143,6 +143,20 @@ TEST(Verbose, LevelTwoSaysWhyEachEntryWasNotChosen) {
   EXPECT_EQ(lines[3][1], "exec");
 }
 
+// A named entry that refuses is asked first and once: its reason leads the line, then the list's order.
+TEST(Verbose, LevelTwoAsksANamedEntryFirstAndOnce) {
+  RunResult result;
+  const std::string out = captured("2", "direct", &result);
+  ASSERT_EQ(result.status, 0) << result.error;
+  const std::string line = out.substr(0, out.find('\n'));
+  const std::vector<std::string> f = fields(line);
+  ASSERT_EQ(f.size(), 8u) << out;
+  EXPECT_EQ(f[5], "gradInput");
+  EXPECT_EQ(f[6], "gemm_col2im");
+  EXPECT_EQ(f[7].rfind("direct: fewer than 16 channels per group; small_group: ", 0), 0u) << f[7];
+  EXPECT_EQ(f[7].find("direct:", 1), std::string::npos) << f[7];
+}
+
 TEST(Verbose, SilentByDefaultAndWithZero) {
   RunResult result;
   EXPECT_EQ(captured(nullptr, nullptr, &result), "");

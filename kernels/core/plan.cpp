@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <cstring>
 
 #include "aclnn/opdev/op_errno.h"
 #include "common/log.h"
@@ -43,7 +42,8 @@ const ConvImpl* choose(Gradient gradient, const ConvProblem& problem, const CpuF
   for (bool named_pass : {true, false}) {
     if (named_pass && only.empty()) continue;
     for (const ConvImpl* impl : list) {
-      if (named_pass && !named(only, *impl)) continue;
+      // (the first pass asks the named entries, the second every other one: each is asked once)
+      if (!only.empty() && named_pass != named(only, *impl)) continue;
       const Support support = impl->supports(problem, cpu);
       if (support) {
         chosen = impl;

@@ -1,8 +1,6 @@
 #include "kernels/gemm/bf16_dot.h"
 
 #include <algorithm>
-#include <cstdlib>
-#include <cstring>
 
 #include "acl/acl_base.h"
 #include "kernels/common/cpu_isa.h"
