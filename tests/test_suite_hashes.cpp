@@ -120,10 +120,15 @@ TEST(SuiteHashes, EveryInstructionSetGivesTheCommittedBits) {
       std::getenv("SUITE_HASHES_SCALE") != nullptr && std::string(std::getenv("SUITE_HASHES_SCALE")) == "full";
   const bool print = std::getenv("SUITE_HASHES_PRINT") != nullptr;
   const std::map<std::string, std::string> expected = committed();
+  const std::vector<Layer> layers = bench::read_layers(SHAPES_FILE);
+  ASSERT_EQ(layers.size(), 16u) << SHAPES_FILE;  // (the suite's layers, read)
+  if (!full && !print) {                         // fma and x86-generic lines, 3 dtypes each
+    ASSERT_EQ(expected.size(), 2 * 16 * 3u) << SUITE_HASHES_FILE;
+  }
   setenv("ACLNN_CONVBWD_BF16_DOT", "0", 1);  // BF16 pair products round differently (test_bf16_dot holds them)
   for (const std::string& isa : isas()) {
     if (!isa.empty()) setenv("ACLNN_CONVBWD_ISA", isa.c_str(), 1);
-    for (const Layer& layer : bench::read_layers(SHAPES_FILE)) {
+    for (const Layer& layer : layers) {
       const Layer l = full ? layer : scaled_down(layer);
       for (aclDataType dtype : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}) {
         // x86-64's generic path multiplies and adds apart (no FMA): its own float bits.

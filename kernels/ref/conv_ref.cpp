@@ -82,8 +82,8 @@ class RefLoops {
   // Plane (n, c) of a result that gathers from `role`'s input through the weight: forward (a
   // transposed layer's gradInput) and backward-data are one convolution with the roles swapped.
   //   forward:       out[n, co, o] = sum_{ic, k} src[n, g*Cin_g + ic, i(o, k)] * wei[co, ic, k]
-  //   backward-data: out[n, ci, i] = sum_{oc, k: o(i, k) valid} dst[n, g*Cout_g + oc, o] * wei[g*Cout_g + oc, ci %
-  //   Cin_g, k]
+  //   backward-data: out[n, ci, i] = sum_{oc, k: o(i, k) valid} dst[n, g*Cout_g + oc, o] * wei[g*Cout_g + oc, ic, k]
+  //                  with ic = ci % Cin_g
   enum class Role { kForward, kBackwardData };
   void gather_plane(Role role, double* scratch, int64_t n, int64_t c, const View5& out) const {
     const bool forward = role == Role::kForward;
@@ -135,7 +135,8 @@ class RefLoops {
           const double dy = y[o];
           for (const Tap& d : forward_[0][od]) {
             for (const Tap& h : forward_[1][oh]) {
-              for (const Tap& t : forward_[2][ow]) row[tap(d.k, h.k, t.k)] += dy * x[src_index(d.pos, h.pos, t.pos)];
+              for (const Tap& t : forward_[2][ow])
+                row[tap(d.k, h.k, t.k)] += dy * x[index(g_.src_size, d.pos, h.pos, t.pos)];
             }
           }
         });
@@ -173,7 +174,6 @@ class RefLoops {
   static int64_t index(const int64_t (&size)[3], int64_t d, int64_t h, int64_t w) {
     return (d * size[1] + h) * size[2] + w;
   }
-  int64_t src_index(int64_t d, int64_t h, int64_t w) const { return index(g_.src_size, d, h, w); }
   int64_t tap(int64_t d, int64_t h, int64_t w) const { return (d * g_.kernel[1] + h) * g_.kernel[2] + w; }
 
   ConvGeometry g_;
