@@ -231,7 +231,6 @@ TEST(Sgemm, NarrowedProductsRoundTheSameSums) {
       if (p.m == 1 || p.n == 1 || p.ta || p.tb || p.k == 0) continue;
       GemmBlocking small = plan_gemm_blocking(p.m, p.n, p.k, isa);
       small.kc = 8, small.mc = micro_kernel(isa).mr * 2, small.nc = micro_kernel(isa).nr * 2;
-      if (!narrows_products(small)) continue;
       const int64_t mr = micro_kernel(isa).mr, nr = micro_kernel(isa).nr, ldc = p.n + 3, ldo = p.n + 5;
       std::mt19937 rng(13);
       std::normal_distribution<float> normal;
@@ -313,9 +312,9 @@ TEST(Sgemm, RowsReadInPlaceGiveTheSameBits) {
               want.data(), p.n);
         std::vector<float> packed(packed_left_floats(blocking, p.m, p.k));
         pack_left(blocking, p.m, p.k, MatrixRef{a.data(), p.k, false}, packed.data(), p.k, 0);
-        std::vector<float> rows_scratch(rows_scratch_floats(blocking) + 1), got(rows * cols, -1.0f);
-        sgemm_rows(blocking, rows_scratch.data(), p.m, p.n, p.k, PackedLeft{packed.data(), p.k, 0}, base.data(),
-                   offsets.data(), got.data(), cols);
+        std::vector<float> got(rows * cols, -1.0f);
+        sgemm_rows(blocking, p.m, p.n, p.k, PackedLeft{packed.data(), p.k, 0}, base.data(), offsets.data(), got.data(),
+                   cols);
         for (int64_t i = 0; i < p.m; ++i) {
           for (int64_t j = 0; j < p.n; ++j) {
             ASSERT_EQ(got[i * cols + j], want[i * p.n + j])
@@ -337,7 +336,6 @@ TEST(Sgemm, SixteenBitRowsReadInPlaceGiveTheSameBits) {
       if (p.m == 1 || p.n == 1 || p.ta || p.tb || p.accumulate || p.k == 0) continue;
       GemmBlocking small = plan_gemm_blocking(p.m, p.n, p.k, isa);
       small.kc = 8, small.mc = micro_kernel(isa).mr * 2;
-      if (!reads_16bit_rows(small)) continue;
       const int64_t mr = micro_kernel(isa).mr, nr = micro_kernel(isa).nr;
       const int64_t rows = (p.m + mr - 1) / mr * mr, cols = (p.n + nr - 1) / nr * nr, pitch = cols + 5;
       for (bool b_bf16 : {false, true}) {
@@ -359,8 +357,8 @@ TEST(Sgemm, SixteenBitRowsReadInPlaceGiveTheSameBits) {
           std::vector<float> packed(packed_left_floats(blocking, p.m, p.k));
           pack_left(blocking, p.m, p.k, MatrixRef{a.data(), p.k, false}, packed.data(), p.k, 0);
           const PackedLeft left{packed.data(), p.k, 0};
-          std::vector<float> scratch(rows_scratch_floats(blocking) + 1), want(rows * cols), got(rows * cols, -1.0f);
-          sgemm_rows(blocking, scratch.data(), p.m, cols, p.k, left, widened.data(), offsets.data(), want.data(), cols);
+          std::vector<float> want(rows * cols), got(rows * cols, -1.0f);
+          sgemm_rows(blocking, p.m, cols, p.k, left, widened.data(), offsets.data(), want.data(), cols);
           const std::string where = std::string(isa_name(isa)) + (b_bf16 ? " bf16 " : " half ") + std::to_string(p.m) +
                                     "x" + std::to_string(p.n) + "x" + std::to_string(p.k) + " kc " +
                                     std::to_string(blocking.kc);
@@ -428,13 +426,12 @@ TEST(Sgemm, LeftRowsReadInPlaceGiveTheSameBits) {
         float* aligned = scratch.data() + (16 - reinterpret_cast<uintptr_t>(scratch.data()) / 4 % 16) % 16;
         std::vector<float> want = c0, got = c0;
         sgemm(blocking, aligned, p.m, p.n, p.k, MatrixRef{a.data(), p.k, false}, right, p.accumulate, want.data(), p.n);
-        std::vector<float> a_scratch(a_rows_scratch_floats(blocking, p.m) + 1);
-        sgemm_a_rows(blocking, a_scratch.data(), p.m, p.n, p.k, base.data(), rows.data(), columns.data(), right,
-                     p.accumulate, got.data(), p.n);
+        sgemm_a_rows(blocking, p.m, p.n, p.k, base.data(), rows.data(), columns.data(), right, p.accumulate, got.data(),
+                     p.n);
         EXPECT_EQ(got, want) << isa_name(isa) << " " << p.m << "x" << p.n << "x" << p.k;
-        // The same with A's entries BF16 values (sgemm_a_rows_bf16: widened as they are read, in place or
-        // packed) against those values widened: the buffer starts with a NaN's bits, the 16 bits below
-        // the lowest entry, which the micro-kernel loads with it and must clear.
+        // The same with A's entries BF16 values (sgemm_a_rows_bf16: widened as they are read) against those
+        // values widened: the buffer starts with a NaN's bits, the 16 bits below the lowest entry, which a
+        // micro-kernel may load with it and must then clear.
         std::vector<uint16_t> base16(base.size() + 1, 0xFFFF);
         std::vector<float> widened(p.m * p.k);
         for (size_t i = 0; i < base.size(); ++i)
@@ -449,9 +446,8 @@ TEST(Sgemm, LeftRowsReadInPlaceGiveTheSameBits) {
         std::vector<float> want16 = c0, got16 = c0;
         sgemm(blocking, aligned, p.m, p.n, p.k, MatrixRef{widened.data(), p.k, false}, right, p.accumulate,
               want16.data(), p.n);
-        std::vector<float> bf16_scratch(a_rows_scratch_floats(blocking, p.m, true) + 1);
-        sgemm_a_rows_bf16(blocking, bf16_scratch.data(), p.m, p.n, p.k, base16.data(), rows16.data(), columns.data(),
-                          right, p.accumulate, got16.data(), p.n);
+        sgemm_a_rows_bf16(blocking, p.m, p.n, p.k, base16.data(), rows16.data(), columns.data(), right, p.accumulate,
+                          got16.data(), p.n);
         EXPECT_EQ(got16, want16) << isa_name(isa) << " bf16 " << p.m << "x" << p.n << "x" << p.k;
       }
     }

@@ -79,7 +79,7 @@ class GemmBackwardData final : public ConvStep {
         copied_floats < (uint64_t{1} << 58)) {
       pack_dy_ = false;
       rows16_ = (dst_.dtype == ACL_FLOAT16 || dst_.dtype == ACL_BF16) && math_ == MathMode::kFull && is_dense(dst_) &&
-                reads_16bit_rows(blocking_);
+                converts_in_registers(blocking_);
       if (!rows16_) {
         dy_rows_copy_ =
             b.book_scratch("gemm.gradOutput_rows", copied_floats + right_sliver_columns(blocking_), sizeof(float));
@@ -101,8 +101,7 @@ class GemmBackwardData final : public ConvStep {
     } else if (!columns_are_source(g_)) {
       cols_ = b.book_scratch("gemm.cols", max_rows * tile_, sizeof(float), threads_);
     }
-    pack_ = b.book_scratch("gemm.pack", std::max(blocking_.scratch_floats(true), rows_scratch_floats(blocking_)),
-                           sizeof(float), threads_);
+    pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(true), sizeof(float), threads_);
     // W^T is the left operand of every tile of every sample: packed once per (group, block).
     // (Sizes past 2^60 bytes, possible only with absurd empty problems, go to the ledger as too large.)
     const int64_t padded_rows = max_rows + left_sliver_rows(blocking_), limit = int64_t{1} << 58;
@@ -198,7 +197,7 @@ class GemmBackwardData final : public ConvStep {
           sgemm_rows_16bit(blocking_, m, o1 - o0, s_.cout, wt, dy16 + slice + o0, dy_rows, dst_.dtype == ACL_BF16, cols,
                            ldc, NarrowedRows{nullptr, 0, false});
         } else if (rows) {
-          sgemm_rows(blocking_, pack, m, o1 - o0, s_.cout, wt, dy + o0, dy_rows, cols, ldc);
+          sgemm_rows(blocking_, m, o1 - o0, s_.cout, wt, dy + o0, dy_rows, cols, ldc);
         } else if (dy_from_view_) {  // dY converted from the user's view while it is packed
           const GradOutputPanels panels{this, n, grp * s_.cout, o0};
           sgemm(blocking_, pack, m, o1 - o0, s_.cout, wt, PanelWriter{GradOutputPanels::write, &panels}, false, cols,

@@ -96,7 +96,7 @@ class GemmForward final : public ConvStep {
     // (sgemm_rows_16bit: not staged, not packed), their results narrowed as they are computed.
     rows16_ = columns_are_source(g_) && (source_.dtype == ACL_FLOAT16 || source_.dtype == ACL_BF16) &&
               math_ == MathMode::kFull && planes_contiguous(source_) && output_.stores_parts() &&
-              reads_16bit_rows(blocking_);
+              converts_in_registers(blocking_);
     if (rows16_) rows16_offsets_ = b.book_scratch("gemm.row_offsets16", s_.rows(), sizeof(int64_t));
     // A result not stored as dense floats: each tile computed into a per-thread buffer and rounded
     // into the user's view from there (never through a whole float copy in memory). (rows16_: whole
@@ -151,7 +151,6 @@ class GemmForward final : public ConvStep {
     window_ = b.book_scratch("gemm.padded_window", window_floats_, sizeof(float), threads_);
     result_ = b.book_scratch("gemm.band_result", result_rows * result_columns_, sizeof(float), threads_);
     offsets_ = b.book_scratch("gemm.row_offsets", depth_, sizeof(int64_t));
-    pack_ = b.book_scratch("gemm.pack", rows_scratch_floats(blocking_), sizeof(float), threads_);
     group_floats_ = dot_ ? packed_pairs_words(s_.cout, depth_) : packed_left_floats(blocking_, s_.cout, s_.rows());
     weights_ = b.book_scratch("gemm.packed_weights", s_.groups * group_floats_, sizeof(float));
     b.need_float_inputs(false, true, false);
@@ -184,8 +183,7 @@ class GemmForward final : public ConvStep {
         const int64_t slab = depth_ / g_.kernel[0];  // depths per kernel depth (in depth-major order)
         const int64_t q0 = inside.begin * slab, q1 = inside.end * slab;
         const PackedLeft wg{weights + grp * group_floats_, s_.rows(), q0};
-        sgemm_rows(blocking_, w.at<float>(pack_, thread_index()), s_.cout, bands_.columns(), q1 - q0, wg, window,
-                   offsets + q0, result, result_columns_);
+        sgemm_rows(blocking_, s_.cout, bands_.columns(), q1 - q0, wg, window, offsets + q0, result, result_columns_);
       }
       // The band's rows into Y, or, for a result not stored as dense floats, straight into the user's view.
       float* y = output_.stores_parts() ? nullptr : grad_input + (n * s_.groups + grp) * s_.cout * s_.dst_plane;
@@ -301,15 +299,15 @@ class GemmForward final : public ConvStep {
         // 1x1, whole tiles: the source's rows (or the staged tile's) read in place (sgemm_rows), nothing packed.
         // A FLOAT16/BF16 result is narrowed by the micro-kernel as it computes it, where it can: stored
         // after the tile, its stores to memory would not overlap the products.
-        const NarrowedRows narrowed = buffered && narrows_rows(blocking_) && s_.rows() > 0
+        const NarrowedRows narrowed = buffered && converts_in_registers(blocking_) && s_.rows() > 0
                                           ? output_.narrowed_rows(n, grp * s_.cout, o0)
                                           : NarrowedRows{nullptr, 0, false};
         const float* rows = x.data + (o0 - x.first);
         if (narrowed.out != nullptr) {
-          sgemm_rows(blocking_, pack, s_.cout, o1 - o0, s_.rows(), wg, rows, w.at<int64_t>(offsets_), y, ldy, narrowed);
+          sgemm_rows(blocking_, s_.cout, o1 - o0, s_.rows(), wg, rows, w.at<int64_t>(offsets_), y, ldy, narrowed);
           return;
         }
-        sgemm_rows(blocking_, pack, s_.cout, o1 - o0, s_.rows(), wg, rows, w.at<int64_t>(offsets_), y, ldy);
+        sgemm_rows(blocking_, s_.cout, o1 - o0, s_.rows(), wg, rows, w.at<int64_t>(offsets_), y, ldy);
       } else if (columns_are_source(g_)) {  // 1x1: the source (staged or not) is the column matrix
         sgemm(blocking_, pack, s_.cout, o1 - o0, s_.rows(), wg,
               MatrixRef{x.data + (o0 - x.first), x.channel_stride, false}, false, y, ldy);

@@ -83,7 +83,6 @@ class GemmBackwardWeight final : public ConvStep {
       positions_ =
           b.book_scratch("gemm.band_positions", windows_ ? bands_.columns() : tile_, sizeof(int64_t), threads_);
       if (!windows_) lines_ = b.book_scratch("gemm.line_offsets", block_, sizeof(int64_t), threads_);
-      pack_ = b.book_scratch("gemm.pack", a_rows_scratch_floats(blocking_, block_), sizeof(float), threads_);
     } else {  // chunk 0 sums into the result itself, each later chunk into its own partial
       if (chunks_ > 1) partials_ = b.book_scratch("gemm.partials", weight_floats, sizeof(float), chunks_ - 1);
       pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(pack_once), sizeof(float), threads_);
@@ -275,8 +274,7 @@ class GemmBackwardWeight final : public ConvStep {
           positions_width = width;
         }
         const PackedRight dy_t{packed_dy + grp * group_floats_, s_.n * s_.dst_plane, n * s_.dst_plane + o0};
-        sgemm_a_rows(blocking_, w.at<float>(pack_, thread), r1 - r0, s_.cout, count, window, lines, positions, dy_t,
-                     summed, sum, s_.cout);
+        sgemm_a_rows(blocking_, r1 - r0, s_.cout, count, window, lines, positions, dy_t, summed, sum, s_.cout);
       } else {  // this band and the next ones that follow it in dY, up to batch_, in one product
         WindowColumns columns{window, window_floats_, lines, window_width};
         const int64_t start = n * s_.dst_plane + o0;
@@ -351,8 +349,8 @@ class GemmBackwardWeight final : public ConvStep {
         }
       }
       if (lowest_entry > 0) {  // X's BF16 rows read in place
-        sgemm_a_rows_bf16(blocking_, w.at<float>(pack_, thread), r1 - r0, s_.cout, o1 - o0,
-                          static_cast<const uint16_t*>(src_.data), lines, positions, dy_t, summed, sum, s_.cout);
+        sgemm_a_rows_bf16(blocking_, r1 - r0, s_.cout, o1 - o0, static_cast<const uint16_t*>(src_.data), lines,
+                          positions, dy_t, summed, sum, s_.cout);
         summed = true;
         at = n * s_.dst_plane + o1;
         continue;
@@ -365,8 +363,8 @@ class GemmBackwardWeight final : public ConvStep {
         x = {staged, window.size(), r0, window.first};
       }
       for (int64_t r = r0; r < r1; ++r) lines[r - r0] = (r - x.first_channel) * x.channel_stride;
-      sgemm_a_rows(blocking_, w.at<float>(pack_, thread), r1 - r0, s_.cout, o1 - o0, x.data + (o0 - x.first), lines,
-                   positions, dy_t, summed, sum, s_.cout);
+      sgemm_a_rows(blocking_, r1 - r0, s_.cout, o1 - o0, x.data + (o0 - x.first), lines, positions, dy_t, summed, sum,
+                   s_.cout);
       summed = true;
       at = n * s_.dst_plane + o1;
     }
@@ -532,7 +530,7 @@ class GemmBackwardWeight final : public ConvStep {
   int64_t window_floats_ = 0;  // windows_: floats of one band's window
   int64_t batch_ = 1;          // windows_: bands per product, at most (consecutive ones, float, not transposed)
   GemmBlocking blocking_;
-  WorkspaceLedger::Handle cols_ = -1, pack_ = -1;  // per thread
+  WorkspaceLedger::Handle cols_ = -1, pack_ = -1;  // per thread (pack_: untransposed only)
   WorkspaceLedger::Handle partials_ = -1;          // per chunk after the first
   WorkspaceLedger::Handle packed_dy_ = -1;         // dY packed once, or none
   WorkspaceLedger::Handle dy_rows_ = -1;           // per thread: a sliver of dY rows read from its view

@@ -161,7 +161,7 @@ inline WeightVariant choose_weight_variant(const ConvProblem& p, const WeightSpl
   // memory). The same values, so the same bits. (A piece whose first entry is the tensor's first
   // element is still staged: the kernel reads the 16 bits below each entry.)
   v.bf16_in_place = v.x_staged && v.transposed && !v.dot && columns_are_source(g) && p.src.dtype == ACL_BF16 &&
-                    p.math == MathMode::kFull && planes_contiguous(p.src) && reads_bf16_a_rows(v.blocking);
+                    p.math == MathMode::kFull && planes_contiguous(p.src) && converts_in_registers(v.blocking);
   // Float products from windows, not transposed: consecutive bands whose positions follow each other
   // in the packed dY are multiplied as one product up to the depth of the GEMM's packed blocks (its
   // kc for a long reduction), their windows staged side by side, so that each load and store of the
@@ -188,7 +188,7 @@ inline WeightVariant choose_weight_variant(const ConvProblem& p, const WeightSpl
   // multiply-adds as float dW's are (the rest rounded from the buffer): no float dW booked, no pass
   // over it. (Each task rounding its row block in a pass of its own would read short runs of dW far
   // apart: slower than one in-order pass.)
-  v.narrows_sums = dense16 && !v.transposed && split.chunks == 1 && v.pack_once && narrows_products(v.blocking);
+  v.narrows_sums = dense16 && !v.transposed && split.chunks == 1 && v.pack_once && converts_in_registers(v.blocking);
   return v;
 }
 

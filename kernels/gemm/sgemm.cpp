@@ -7,7 +7,6 @@
 #include "kernels/common/cpu_isa.h"
 #include "kernels/common/pack.h"
 #include "kernels/gemm/microkernel.h"
-#include "kernels/gemm/transpose_4x4.h"
 
 namespace aclnn_cpu {
 namespace {
@@ -22,35 +21,18 @@ int64_t a_block_floats(const GemmBlocking& b) { return round_up(b.mc * b.kc, 16)
 int64_t row_step(const MatrixRef& m) { return m.transposed ? 1 : m.ld; }
 int64_t col_step(const MatrixRef& m) { return m.transposed ? m.ld : 1; }
 
-// out[p * W + w] = rows[w * stride + p] for w < W, p < depth: W rows read side by side, in 4 x 4
-// blocks (rows past the last multiple of 4 one by one).
-template <int W>
-void interleave_rows(const float* rows, int64_t stride, int64_t depth, float* out) {
-  constexpr int kBlocked = W / 4 * 4;
-  int64_t p = 0;
-  for (; p + 4 <= depth; p += 4) {
-    for (int w = 0; w < kBlocked; w += 4) transpose_4x4(rows + w * stride + p, stride, out + p * W + w, W);
-    for (int w = kBlocked; w < W; ++w) {
-      for (int q = 0; q < 4; ++q) out[(p + q) * W + w] = rows[w * stride + p + q];
-    }
-  }
-  for (; p < depth; ++p) {
-    for (int w = 0; w < W; ++w) out[p * W + w] = rows[w * stride + p];
-  }
-}
-
 // Packs `count` lines of a matrix in slivers of W: line w, entry p at data[w*w_step + p*p_step];
 // sliver s (at out + s * sliver_stride) holds, for each p < depth, the W entries of lines
 // s*W + (0..W-1) (zeros past the last line). `interleave` packs a whole sliver whose lines run
-// along p (p_step 1) faster, if given.
+// along p (p_step 1).
 template <int W>
 void pack_slivers(const float* data, int64_t w_step, int64_t p_step, int64_t count, int64_t depth,
-                  void (*interleave)(const float*, int64_t, int64_t, float*), float* out, int64_t sliver_stride) {
+                  Interleave interleave, float* out, int64_t sliver_stride) {
   for (int64_t s = 0; s < count; s += W, out += sliver_stride) {
     const int64_t valid = std::min<int64_t>(W, count - s);
     const float* base = data + s * w_step;
     if (p_step == 1 && valid == W) {  // lines contiguous: read W of them side by side
-      interleave != nullptr ? interleave(base, w_step, depth, out) : interleave_rows<W>(base, w_step, depth, out);
+      interleave(base, w_step, depth, out);
     } else if (w_step == 1 && valid == W) {  // W consecutive floats per p
       for (int64_t p = 0; p < depth; ++p) std::memcpy(out + p * W, base + p * p_step, W * sizeof(float));
     } else {
@@ -61,8 +43,7 @@ void pack_slivers(const float* data, int64_t w_step, int64_t p_step, int64_t cou
   }
 }
 
-using SliverPacker = void (*)(const float*, int64_t, int64_t, int64_t, int64_t,
-                              void (*)(const float*, int64_t, int64_t, float*), float*, int64_t);
+using SliverPacker = void (*)(const float*, int64_t, int64_t, int64_t, int64_t, Interleave, float*, int64_t);
 
 // pack_slivers for a micro-kernel's MR or NR (every kernel's widths are listed).
 SliverPacker sliver_packer(int width) {
@@ -75,10 +56,10 @@ SliverPacker sliver_packer(int width) {
 }
 
 // One mr x nr tile of C (rows x cols of it valid) from packed slivers; a sliver with at most nr/2
-// valid columns by the half-width kernel where there is one.
+// valid columns by the half-width kernel.
 void tile(const MicroKernel& kernel, int64_t depth, const float* a, const float* b, float* c, int64_t ldc, int64_t rows,
           int64_t cols, bool load_c) {
-  const bool half = kernel.run_half != nullptr && cols <= kernel.nr / 2;
+  const bool half = cols <= kernel.nr / 2;
   const auto run = half ? kernel.run_half : kernel.run;
   const int64_t width = half ? kernel.nr / 2 : kernel.nr;
   if (rows == kernel.mr && cols == width) {
@@ -201,9 +182,7 @@ void multiply_blocks(const GemmBlocking& blocking, float* scratch, int64_t m, in
                      const Right& b, bool accumulate, float* c, int64_t ldc, const NarrowedRows& narrowed = {}) {
   if (empty_product(m, n, k, accumulate, c, ldc)) return;
   const MicroKernel& kernel = micro_kernel(blocking.isa);
-  // (The caller asked narrows_products at phase 1; here only the blocking's kernel counts, so a later
-  // change of the conversion level cannot leave tiles in C that the caller takes for narrowed.)
-  const bool narrow = narrowed.out != nullptr && kernel.run_narrow != nullptr;
+  const bool narrow = narrowed.out != nullptr;
   float* packed_a = scratch;
   float* packed_b = scratch + (Left::kNeedsScratch ? a_block_floats(blocking) : 0);
   for (int64_t jc = 0; jc < n; jc += blocking.nc) {
@@ -261,8 +240,11 @@ void sgemm(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, i
   multiply_blocks(blocking, scratch, m, n, k, LeftPrepacked{a}, RightWritten{b}, accumulate, c, ldc, narrowed);
 }
 
-bool narrows_products(const GemmBlocking& blocking) {
-  return micro_kernel(blocking.isa).run_narrow != nullptr && f16c_conversions();
+bool converts_in_registers(const GemmBlocking& blocking) {
+  const MicroKernel& kernel = micro_kernel(blocking.isa);
+  // (The AVX kernels' conversions are F16C's instructions, and AVX-512's: f16c_conversions() says the
+  // CPU has them.)
+  return kernel.vector_conversions && (kernel.isa == Isa::kGeneric || f16c_conversions());
 }
 
 void sgemm(const GemmBlocking& blocking, int64_t m, int64_t n, int64_t k, const PackedLeft& a, const PackedRight& b,
@@ -288,34 +270,23 @@ void pack_right(const GemmBlocking& blocking, int64_t k, int64_t n, MatrixRef b,
 
 namespace {
 
-// The loops of sgemm_a_rows and sgemm_a_rows_bf16: op(A)(i, p) = widen(a_base[a_rows[i] + a_columns[p]]),
-// read in place by `in_place` (the micro-kernel's run_a_rows for this type of entry), or where that is
-// null packed into `scratch` per depth block and multiplied by `run`.
-template <typename Entry, typename Widen>
-void a_rows_loops(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, int64_t k, const Entry* a_base,
+// The loops of sgemm_a_rows and sgemm_a_rows_bf16: op(A)(i, p) = a_base[a_rows[i] + a_columns[p]], read
+// in place by `in_place` (the micro-kernel's run_a_rows for this type of entry).
+template <typename Entry>
+void a_rows_loops(const GemmBlocking& blocking, int64_t m, int64_t n, int64_t k, const Entry* a_base,
                   const int64_t* a_rows, const int64_t* a_columns, const PackedRight& b, bool accumulate, float* c,
-                  int64_t ldc, Widen widen,
+                  int64_t ldc,
                   void (*in_place)(int64_t, const Entry*, const int64_t*, const int64_t*, const float*, float*, int64_t,
                                    bool)) {
   if (empty_product(m, n, k, accumulate, c, ldc)) return;
   const MicroKernel& kernel = micro_kernel(blocking.isa);
   const int mr = kernel.mr, nr = kernel.nr;
-  const int64_t slivers = (m + mr - 1) / mr, b_sliver = nr * b.depth;
+  const int64_t b_sliver = nr * b.depth;
   alignas(64) float edge[16 * 32];  // a partial tile of C (the largest mr x nr)
   int64_t rows[16];                 // a sliver's row offsets (a partial one repeats its last row)
   for (int64_t pc = 0; pc < k; pc += blocking.kc) {
     const int64_t depth = std::min(blocking.kc, k - pc);
     const bool load_c = accumulate || pc > 0;  // later depth blocks continue each entry's chain
-    if (in_place == nullptr) {                 // this micro-kernel reads packed slivers only: pack them
-      for (int64_t s = 0; s < slivers; ++s) {
-        for (int64_t p = 0; p < depth; ++p) {
-          for (int i = 0; i < mr; ++i) {
-            const int64_t row = a_rows[std::min(s * mr + i, m - 1)];
-            scratch[(s * depth + p) * mr + i] = widen(a_base[row + a_columns[pc + p]]);
-          }
-        }
-      }
-    }
     // B's sliver stays in L1 while A's slivers stream past it.
     for (int64_t jr = 0; jr < n; jr += nr) {
       const int64_t valid_cols = std::min<int64_t>(nr, n - jr);
@@ -330,12 +301,8 @@ void a_rows_loops(const GemmBlocking& blocking, float* scratch, int64_t m, int64
           for (int64_t i = 0; i < valid_rows; ++i)
             std::memcpy(edge + i * nr, c + (ir + i) * ldc + jr, static_cast<size_t>(valid_cols) * sizeof(float));
         }
-        if (in_place != nullptr) {
-          for (int i = 0; i < mr; ++i) rows[i] = a_rows[ir + std::min<int64_t>(i, valid_rows - 1)];
-          in_place(depth, a_base, rows, a_columns + pc, b_tile, c_tile, ld, load_c);
-        } else {
-          kernel.run(depth, scratch + ir / mr * depth * mr, b_tile, c_tile, ld, load_c);
-        }
+        for (int i = 0; i < mr; ++i) rows[i] = a_rows[ir + std::min<int64_t>(i, valid_rows - 1)];
+        in_place(depth, a_base, rows, a_columns + pc, b_tile, c_tile, ld, load_c);
         if (!full) {
           for (int64_t i = 0; i < valid_rows; ++i)
             std::memcpy(c + (ir + i) * ldc + jr, edge + i * nr, static_cast<size_t>(valid_cols) * sizeof(float));
@@ -347,36 +314,21 @@ void a_rows_loops(const GemmBlocking& blocking, float* scratch, int64_t m, int64
 
 }  // namespace
 
-void sgemm_a_rows(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, int64_t k, const float* a_base,
+void sgemm_a_rows(const GemmBlocking& blocking, int64_t m, int64_t n, int64_t k, const float* a_base,
                   const int64_t* a_rows, const int64_t* a_columns, const PackedRight& b, bool accumulate, float* c,
                   int64_t ldc) {
   // C (m x n) (+)= op(A) (m x k, rows read in place) * op(B) (k x n, a PackedRight)
-  a_rows_loops(
-      blocking, scratch, m, n, k, a_base, a_rows, a_columns, b, accumulate, c, ldc, [](float x) { return x; },
-      micro_kernel(blocking.isa).run_a_rows);
+  a_rows_loops(blocking, m, n, k, a_base, a_rows, a_columns, b, accumulate, c, ldc,
+               micro_kernel(blocking.isa).run_a_rows);
 }
 
-void sgemm_a_rows_bf16(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, int64_t k,
-                       const uint16_t* a_base, const int64_t* a_rows, const int64_t* a_columns, const PackedRight& b,
-                       bool accumulate, float* c, int64_t ldc) {
+void sgemm_a_rows_bf16(const GemmBlocking& blocking, int64_t m, int64_t n, int64_t k, const uint16_t* a_base,
+                       const int64_t* a_rows, const int64_t* a_columns, const PackedRight& b, bool accumulate, float* c,
+                       int64_t ldc) {
   // C (m x n) (+)= op(A) (m x k, BF16 rows read in place, widened) * op(B) (k x n, a PackedRight)
-  const auto widen = [](uint16_t bits) {
-    const uint32_t wide = uint32_t{bits} << 16;
-    float value;
-    std::memcpy(&value, &wide, sizeof value);
-    return value;
-  };
-  a_rows_loops(blocking, scratch, m, n, k, a_base, a_rows, a_columns, b, accumulate, c, ldc, widen,
+  a_rows_loops(blocking, m, n, k, a_base, a_rows, a_columns, b, accumulate, c, ldc,
                micro_kernel(blocking.isa).run_a_rows_bf16);
 }
-
-int64_t a_rows_scratch_floats(const GemmBlocking& blocking, int64_t max_m, bool bf16) {
-  const MicroKernel& kernel = micro_kernel(blocking.isa);
-  const bool in_place = bf16 ? kernel.run_a_rows_bf16 != nullptr : kernel.run_a_rows != nullptr;
-  return in_place ? 0 : round_up(std::max<int64_t>(1, max_m), kernel.mr) * blocking.kc;
-}
-
-bool reads_bf16_a_rows(const GemmBlocking& blocking) { return micro_kernel(blocking.isa).run_a_rows_bf16 != nullptr; }
 
 int64_t sliver_entries(int64_t count, int64_t width, int64_t depth) {
   const int64_t slivers = (std::max<int64_t>(1, count) - 1) / width + 1;
@@ -391,12 +343,10 @@ int64_t packed_right_floats(const GemmBlocking& blocking, int64_t n, int64_t dep
   return sliver_entries(n, right_sliver_columns(blocking), depth);
 }
 
-void sgemm_rows(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, int64_t k, const PackedLeft& a,
-                const float* b_base, const int64_t* b_rows, float* c, int64_t ldc) {
-  sgemm_rows(blocking, scratch, m, n, k, a, b_base, b_rows, c, ldc, NarrowedRows{nullptr, 0, false});
+void sgemm_rows(const GemmBlocking& blocking, int64_t m, int64_t n, int64_t k, const PackedLeft& a, const float* b_base,
+                const int64_t* b_rows, float* c, int64_t ldc) {
+  sgemm_rows(blocking, m, n, k, a, b_base, b_rows, c, ldc, NarrowedRows{nullptr, 0, false});
 }
-
-bool narrows_rows(const GemmBlocking& blocking) { return micro_kernel(blocking.isa).run_rows_narrow != nullptr; }
 
 namespace {
 
@@ -427,12 +377,11 @@ void for_each_rows_tile(const GemmBlocking& blocking, const MicroKernel& kernel,
 
 }  // namespace
 
-void sgemm_rows(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, int64_t k, const PackedLeft& a,
-                const float* b_base, const int64_t* b_rows, float* c, int64_t ldc, const NarrowedRows& narrowed) {
+void sgemm_rows(const GemmBlocking& blocking, int64_t m, int64_t n, int64_t k, const PackedLeft& a, const float* b_base,
+                const int64_t* b_rows, float* c, int64_t ldc, const NarrowedRows& narrowed) {
   const MicroKernel& kernel = micro_kernel(blocking.isa);
-  // (narrowed: whole tiles, a micro-kernel that narrows, and a last depth block to narrow in)
-  const bool narrow =
-      narrowed.out != nullptr && kernel.run_rows_narrow != nullptr && m % kernel.mr == 0 && n % kernel.nr == 0 && k > 0;
+  // (narrowed: whole tiles, and a last depth block to narrow in)
+  const bool narrow = narrowed.out != nullptr && m % kernel.mr == 0 && n % kernel.nr == 0 && k > 0;
   // The first depth block stores C's tiles without reading them: on AMD's cores the next tile's lines
   // are fetched (into L1) while one is computed, so that its stores do not wait for them (a 1x1
   // layer's gradInput writes its result in place, tile by tile). Not on Intel's cores, which stall on
@@ -446,10 +395,6 @@ void sgemm_rows(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t
           bool last) {
         const float* b_tile = b_base + jr;
         float* c_tile = c + i * ldc + jr;
-        if (kernel.run_rows == nullptr && i % block_rows == 0) {  // reads packed slivers only: one per block's sliver
-          for (int64_t p = 0; p < depth; ++p)
-            std::memcpy(scratch + p * kernel.nr, b_tile + b_rows[pc + p], kernel.nr * sizeof(float));
-        }
         if (prefetch_c && !load_c && !narrow) {  // the next tile: the next rows, or the next columns' first
           const int64_t ic = i / block_rows * block_rows;
           const float* next = rows_left > kernel.mr ? c_tile + kernel.mr * ldc
@@ -460,22 +405,16 @@ void sgemm_rows(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t
         if (narrow && last) {
           kernel.run_rows_narrow(depth, a_sliver, b_tile, b_rows + pc, c_tile, ldc, load_c,
                                  narrowed.out + i * narrowed.ld + jr, narrowed.ld, narrowed.bf16);
-        } else if (kernel.run_rows_half != nullptr && n - jr <= kernel.nr / 2) {
+        } else if (n - jr <= kernel.nr / 2) {
           kernel.run_rows_half(depth, a_sliver, b_tile, b_rows + pc, c_tile, ldc, load_c);
-        } else if (kernel.run_rows != nullptr) {
-          kernel.run_rows(depth, a_sliver, b_tile, b_rows + pc, c_tile, ldc, load_c);
         } else {
-          kernel.run(depth, a_sliver, scratch, c_tile, ldc, load_c);
+          kernel.run_rows(depth, a_sliver, b_tile, b_rows + pc, c_tile, ldc, load_c);
         }
       });
   if (k == 0) {
     for (int64_t i = 0; i < round_up(m, kernel.mr); ++i)
       std::memset(c + i * ldc, 0, static_cast<size_t>(round_up(n, kernel.nr)) * sizeof(float));
   }
-}
-
-bool reads_16bit_rows(const GemmBlocking& blocking) {
-  return micro_kernel(blocking.isa).run_rows_16bit != nullptr && f16c_conversions();
 }
 
 int64_t sgemm_rows_16bit(const GemmBlocking& blocking, int64_t m, int64_t n, int64_t k, const PackedLeft& a,
@@ -500,16 +439,9 @@ int64_t sgemm_rows_16bit(const GemmBlocking& blocking, int64_t m, int64_t n, int
   return narrowed.out != nullptr ? m / kernel.mr * kernel.mr : 0;
 }
 
-int64_t rows_scratch_floats(const GemmBlocking& blocking) {
-  return micro_kernel(blocking.isa).run_rows != nullptr ? 0 : blocking.kc * micro_kernel(blocking.isa).nr;
-}
-
 int right_sliver_columns(const GemmBlocking& blocking) { return micro_kernel(blocking.isa).nr; }
 
-int column_granularity(const GemmBlocking& blocking) {
-  const MicroKernel& kernel = micro_kernel(blocking.isa);
-  return kernel.run_rows_half != nullptr ? kernel.nr / 2 : kernel.nr;
-}
+int column_granularity(const GemmBlocking& blocking) { return micro_kernel(blocking.isa).nr / 2; }
 
 int left_sliver_rows(const GemmBlocking& blocking) { return micro_kernel(blocking.isa).mr; }
 

@@ -98,8 +98,12 @@ void sgemm(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, i
            MatrixRef b, bool accumulate, float* c, int64_t ldc, const NarrowedRows& narrowed = {});
 void sgemm(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, int64_t k, const PackedLeft& a,
            const PanelWriter& b, bool accumulate, float* c, int64_t ldc, const NarrowedRows& narrowed = {});
-// Whether the micro-kernel of `blocking` stores the products' whole tiles narrowed (sgemm's NarrowedRows).
-bool narrows_products(const GemmBlocking& blocking);
+// Whether the micro-kernel of `blocking` reads FLOAT16/BF16 operands and narrows results in its vector
+// registers (microkernel.h: vector_conversions, and the CPU's F16C for the AVX kernels). Every
+// micro-kernel does both, with the same bits; where this is false it goes lane by lane, and plans
+// convert whole rows once instead of taking sgemm's NarrowedRows, sgemm_rows with NarrowedRows,
+// sgemm_rows_16bit or sgemm_a_rows_bf16.
+bool converts_in_registers(const GemmBlocking& blocking);
 
 // op(B) packed once for many products: its columns in slivers of the micro-kernel's NR, each over
 // the whole `depth` (PanelWriter's layout with p0 = 0: entry (p, j) at data[(j / NR) * NR * depth +
@@ -122,22 +126,16 @@ void pack_right(const GemmBlocking& blocking, int64_t k, int64_t n, MatrixRef b,
 // C (m x n) = op(A) * op(B) + (accumulate ? C : 0) with op(A) read in place, never packed:
 // op(A)(i, p) = a_base[a_rows[i] + a_columns[p]] (the rows of a padded window or a matrix, and the
 // positions along them that the product reads), op(B) a PackedRight. The same chains as the other
-// sgemm, so the same bits as packing op(A) from a matrix. `scratch` holds a_rows_scratch_floats()
-// for products of up to max_m rows (a micro-kernel that reads packed slivers only packs them there;
-// `bf16`: for sgemm_a_rows_bf16).
-void sgemm_a_rows(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, int64_t k, const float* a_base,
+// sgemm, so the same bits as packing op(A) from a matrix.
+void sgemm_a_rows(const GemmBlocking& blocking, int64_t m, int64_t n, int64_t k, const float* a_base,
                   const int64_t* a_rows, const int64_t* a_columns, const PackedRight& b, bool accumulate, float* c,
                   int64_t ldc);
-int64_t a_rows_scratch_floats(const GemmBlocking& blocking, int64_t max_m, bool bf16 = false);
-// The same with op(A)'s entries BF16 values, widened as they are read (in place by a micro-kernel that
-// has the loads, else packed as floats into `scratch`): the same bits as sgemm_a_rows on the widened
-// values. Every a_rows[i] + a_columns[p] is at least 1: the micro-kernel loads the 16 bits below each
-// entry with it (in the tensor: its previous element).
-void sgemm_a_rows_bf16(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, int64_t k,
-                       const uint16_t* a_base, const int64_t* a_rows, const int64_t* a_columns, const PackedRight& b,
-                       bool accumulate, float* c, int64_t ldc);
-// Whether sgemm_a_rows_bf16 reads op(A) in place (the micro-kernel has the loads) rather than packing it.
-bool reads_bf16_a_rows(const GemmBlocking& blocking);
+// The same with op(A)'s entries BF16 values, widened as they are read: the same bits as sgemm_a_rows on
+// the widened values. Every a_rows[i] + a_columns[p] is at least 1: the micro-kernel may load the 16
+// bits below each entry with it (in the tensor: its previous element).
+void sgemm_a_rows_bf16(const GemmBlocking& blocking, int64_t m, int64_t n, int64_t k, const uint16_t* a_base,
+                       const int64_t* a_rows, const int64_t* a_columns, const PackedRight& b, bool accumulate, float* c,
+                       int64_t ldc);
 
 // The same product from both operands packed once (no scratch: nothing is packed per call), or with
 // op(A) a matrix (`scratch` then holds blocking.scratch_floats() floats).
@@ -150,33 +148,27 @@ void sgemm(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, i
 // (never packed) by the micro-kernel. C (m x n) = op(A) * op(B), in whole micro-kernel tiles: C
 // must hold round_up(m, MR) rows and round_up(n, NR) columns, and b_base[b_rows[p] + j] must be
 // readable for j < round_up(n, NR) (the extra rows and columns mean nothing: computed or left as they
-// were; a last tile of at most NR/2 columns may run a half-width kernel).
+// were; a last tile of at most NR/2 columns runs the half-width kernel).
 // The same chains as the other sgemm, so the same bits as packing op(B) from a matrix.
-// `scratch` holds rows_scratch_floats() floats (for a micro-kernel that only reads packed slivers).
-void sgemm_rows(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, int64_t k, const PackedLeft& a,
-                const float* b_base, const int64_t* b_rows, float* c, int64_t ldc);
+void sgemm_rows(const GemmBlocking& blocking, int64_t m, int64_t n, int64_t k, const PackedLeft& a, const float* b_base,
+                const int64_t* b_rows, float* c, int64_t ldc);
 // The same with the results narrowed into `narrowed` (C only holds the earlier depth blocks' sums, where
-// k is deeper than one): for m and n in whole micro-kernel tiles, where narrows_rows(blocking).
-void sgemm_rows(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, int64_t k, const PackedLeft& a,
-                const float* b_base, const int64_t* b_rows, float* c, int64_t ldc, const NarrowedRows& narrowed);
-// Whether the micro-kernel of `blocking` stores narrowed results (sgemm_rows with NarrowedRows).
-bool narrows_rows(const GemmBlocking& blocking);
+// k is deeper than one): for m and n in whole micro-kernel tiles.
+void sgemm_rows(const GemmBlocking& blocking, int64_t m, int64_t n, int64_t k, const PackedLeft& a, const float* b_base,
+                const int64_t* b_rows, float* c, int64_t ldc, const NarrowedRows& narrowed);
 // sgemm_rows with op(B)'s rows FLOAT16 (or, b_bf16, BF16) values read in place and widened by the
 // micro-kernel as it loads them: op(B)(p, j) = b_base[b_rows[p] + j], never staged nor packed, the same
-// chains as on the widened values, where reads_16bit_rows (the micro-kernel has the loads, and the CPU
-// F16C). As in sgemm_rows, C holds round_up(m, MR) rows and round_up(n, NR) columns, and B's rows are
-// read that wide. With `narrowed` (out set; n then a multiple of NR), the rows of whole slivers of MR
-// go there as they are computed (C then only holds the earlier depth blocks' sums). Returns how many
-// leading rows went narrowed (0 without `narrowed`, or for k 0): the others are in C.
-bool reads_16bit_rows(const GemmBlocking& blocking);
+// chains as on the widened values. As in sgemm_rows, C holds round_up(m, MR) rows and round_up(n, NR) columns, and B's
+// rows are read that wide. With `narrowed` (out set; n then a multiple of NR), the rows of whole slivers of MR go there
+// as they are computed (C then only holds the earlier depth blocks' sums). Returns how many leading rows went narrowed
+// (0 without `narrowed`, or for k 0): the others are in C.
 int64_t sgemm_rows_16bit(const GemmBlocking& blocking, int64_t m, int64_t n, int64_t k, const PackedLeft& a,
                          const uint16_t* b_base, const int64_t* b_rows, bool b_bf16, float* c, int64_t ldc,
                          const NarrowedRows& narrowed);
-int64_t rows_scratch_floats(const GemmBlocking& blocking);
 // The micro-kernel's NR: the column multiple sgemm_rows computes in.
 int right_sliver_columns(const GemmBlocking& blocking);
-// The columns sgemm_rows computes come in steps of this many: NR, or NR/2 where a last tile that
-// narrow runs a half-width kernel.
+// The columns sgemm_rows computes come in steps of this many: NR/2 (a last tile that narrow runs the
+// half-width kernel).
 int column_granularity(const GemmBlocking& blocking);
 
 }  // namespace aclnn_cpu
