@@ -135,6 +135,11 @@ std::vector<Case> cases() {
       // A 1x1 gradInput as its flipped forward convolution in tiles of whole 32-column micro-kernel
       // tiles (128 positions): dY's rows read in place.
       {"flipped_pointwise", geometry(2, 1, 16, 8, {64, 64}, {1, 1}, {1, 1}, {0, 0}, {1, 1}), false},
+      // The same, and a transposed layer's, with tiles that start and end inside rows (of 130 and 56),
+      // 48 result channels (whole slivers of every micro-kernel's rows): a staged tile's rows are its own
+      // positions, not the whole source rows it spans.
+      {"flipped_pointwise_unaligned", geometry(1, 1, 48, 8, {64, 130}, {1, 1}, {1, 1}, {0, 0}, {1, 1}), false},
+      {"pointwise_transposed_unaligned", geometry(1, 1, 48, 8, {40, 56}, {1, 1}, {1, 1}, {0, 0}, {1, 1}), true},
       // Stride 1 with enough positions: gradInput as a forward convolution with the kernel flipped.
       {"flipped_2d", geometry(2, 2, 5, 7, {60, 70}, {3, 2}, {1, 1}, {1, 0}, {2, 1}), false},
       {"flipped_3d", geometry(1, 1, 3, 9, {9, 30, 31}, {3, 1, 2}, {1, 1, 1}, {0, 0, 1}, {1, 1, 2}), false},
