@@ -8,7 +8,8 @@
 // kernel tap of every output position is a plain load at a fixed offset (no bounds, no strides):
 //   src[c * channel_stride + row_base[r] + tap[t] + w]
 // is the source element that tap t of output position w of output row r reads (zero in the padding).
-// Vectors are 16 floats on every instruction set (AVX-512: one register, AVX2: two, generic: four),
+// Vectors are 16 floats on every instruction set (AVX-512: one register; AVX2: two, its kernels
+// taking one at a time; generic: four),
 // and each output element is one chain of multiply-adds in a fixed order, so the AVX-512 and AVX2
 // kernels give identical bits (both fuse each multiply-add; the generic x86-64 kernel rounds the
 // product first, as the generic GEMM kernel does).

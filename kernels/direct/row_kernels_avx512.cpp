@@ -13,6 +13,8 @@ namespace {
 
 struct avx512_ops {
   using T = __m512;
+  static constexpr int kLanes = 16;
+  static constexpr bool kPrefetchEachRow = true;
   static T zero() { return _mm512_setzero_ps(); }
   static T splat(float x) { return _mm512_set1_ps(x); }
   static T load(const float* p) { return _mm512_loadu_ps(p); }

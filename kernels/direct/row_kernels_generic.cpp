@@ -5,6 +5,7 @@
 // output channel: 1 x 16 and 1 x 2), input rows in chunks of 2 positions x 16 channels.
 #include <cstring>
 
+#include "kernels/common/keep_in_register.h"
 #include "kernels/direct/row_kernels.h"
 
 #if defined(__aarch64__)
@@ -28,6 +29,8 @@ struct generic_ops {
   struct T {
     Quad q[4];
   };
+  static constexpr int kLanes = 16;
+  static constexpr bool kPrefetchEachRow = true;
   static T splat(float x) { return {{quad_splat(x), quad_splat(x), quad_splat(x), quad_splat(x)}}; }
   static T zero() { return splat(0.0f); }
   static T load(const float* p) {

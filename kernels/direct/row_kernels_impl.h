@@ -1,31 +1,35 @@
-// The row kernels of row_kernels.h as templates over one instruction set's 16-lane vector, included
-// only by the per-instruction-set translation units (row_kernels_*.cpp), inside their anonymous
-// namespace: every function here gets internal linkage there, and it calls nothing from outside
-// (no std:: templates), so no code compiled for one instruction set can be shared with another.
+// The row kernels of row_kernels.h as templates over one instruction set's vectors, included only by
+// the per-instruction-set translation units (row_kernels_*.cpp), inside their anonymous namespace:
+// every function here gets internal linkage there, and it calls nothing from outside (no std::
+// templates), so no code compiled for one instruction set can be shared with another.
 //
-// Ops supplies (all static): a type T of 16 floats; zero(), splat(float), load(const float*),
-// mask_first(n) (a Mask of the first n < 16 lanes), load_masked(const float*, Mask) (those lanes,
-// zeros in the others, which are never read), store_masked(float*, T, Mask) (those lanes only),
-// kCheapMasks (whether a masked load costs what a load does), store(float*, T), add(T, T),
-// madd(a, b, c) = c + a * b (fused where the set has FMA) and in_register(T&) (keeps a loaded
-// vector in registers, not a memory operand of each use). Nothing here may be included outside
-// such a translation unit.
+// Ops supplies (all static): kLanes, the floats of its vector type T (16 or 8: a 16-lane vector of
+// the rows' layout is kRowLanes / kLanes of them, its parts); zero(), splat(float), load(const
+// float*), mask_first(n) (a Mask of the first n < kLanes lanes), load_masked(const float*, Mask) (those
+// lanes, zeros in the others: entries past them may be loaded, never multiplied), store_masked(float*,
+// T, Mask) (those lanes only), kCheapMasks (whether a masked load costs what a load does), store(float*,
+// T), add(T, T), madd(a, b, c) = c + a * b (fused where the set has FMA), in_register(T&) (keeps a
+// loaded vector in registers, not a memory operand of each use) and kPrefetchEachRow (whether
+// weight_rows' prefetch steps once per row, or, where the rows' loop needs every general register,
+// once per pass). Nothing here may be included outside such a translation unit.
 
 inline int64_t lesser(int64_t a, int64_t b) { return a < b ? a : b; }
 
-// Output positions [w0, w0 + 16 * kVec) of channels [co0, co0 + kCo) of kRows forward rows (row i's
+// Output positions [w0, w0 + kLanes * kVec) of channels [co0, co0 + kCo) of kRows forward rows (row i's
 // staged source row at src_rows[i], its channel 0's output at out_rows[i]). Rows side by side give a
-// one-channel (depthwise) chunk independent chains enough to keep the FMA units busy: one row's four
+// one-channel (depthwise) chunk independent chains enough to keep the FMA units busy: one row's
 // accumulators, each a chain over the taps, leave them half idle (the chains' latency). Each entry's
-// chain is the same whatever kRows is.
+// chain is the same whatever kRows, kVec and the vector width are. Vectors past the width are computed
+// from the staged rows' padding and not stored.
 template <class Ops, int kCo, int kVec, int kRows>
 void forward_chunk(const ForwardRows& job, const float* const (&src_rows)[kRows], float* const (&out_rows)[kRows],
                    int64_t co0, int64_t w0) {
   using T = typename Ops::T;
+  constexpr int kLanes = Ops::kLanes;
   // (Every loop over kRows, kCo and kVec unrolled, so that the accumulators stay in registers: else GCC
   // keeps them in a stack array, each multiply-add a load and a store.)
   T acc[kRows][kCo][kVec];
-#pragma GCC unroll 2
+#pragma GCC unroll 4
   for (int i = 0; i < kRows; ++i) {
 #pragma GCC unroll 8
     for (int co = 0; co < kCo; ++co) {
@@ -37,67 +41,100 @@ void forward_chunk(const ForwardRows& job, const float* const (&src_rows)[kRows]
     const float* weights = job.weights + c * job.taps * kForwardBlock + co0;
     for (int64_t t = 0; t < job.taps; ++t, weights += kForwardBlock) {
       const int64_t at = c * job.channel_stride + w0 + job.tap[t];
-#pragma GCC unroll 2
+      // Every row's source vectors first, then each weight broadcast once for all of them: the
+      // accumulators, the source vectors and one weight in registers (on AVX2 all 16 of them).
+      if constexpr (kCo == 1) {  // each source vector meets one weight: loaded into its multiply-add
+        const T w = Ops::splat(weights[0]);
+#pragma GCC unroll 4
+        for (int i = 0; i < kRows; ++i) {
+#pragma GCC unroll 4
+          for (int v = 0; v < kVec; ++v)
+            acc[i][0][v] = Ops::madd(w, Ops::load(src_rows[i] + at + kLanes * v), acc[i][0][v]);
+        }
+        continue;
+      }
+      T x[kRows][kVec];
+#pragma GCC unroll 4
       for (int i = 0; i < kRows; ++i) {
-        T x[kVec];
 #pragma GCC unroll 4
-        for (int v = 0; v < kVec; ++v) x[v] = Ops::load(src_rows[i] + at + kRowLanes * v);
+        for (int v = 0; v < kVec; ++v) x[i][v] = Ops::load(src_rows[i] + at + kLanes * v);
+      }
 #pragma GCC unroll 8
-        for (int co = 0; co < kCo; ++co) {
-          const T w = Ops::splat(weights[co]);
+      for (int co = 0; co < kCo; ++co) {
+        const T w = Ops::splat(weights[co]);
 #pragma GCC unroll 4
-          for (int v = 0; v < kVec; ++v) acc[i][co][v] = Ops::madd(w, x[v], acc[i][co][v]);
+        for (int i = 0; i < kRows; ++i) {
+#pragma GCC unroll 4
+          for (int v = 0; v < kVec; ++v) acc[i][co][v] = Ops::madd(w, x[i][v], acc[i][co][v]);
         }
       }
     }
   }
   const int64_t channels = lesser(kCo, job.out_channels - co0);
-#pragma GCC unroll 2
+#pragma GCC unroll 4
   for (int i = 0; i < kRows; ++i) {
 #pragma GCC unroll 8
-    for (int co = 0; co < channels; ++co) {
+    for (int co = 0; co < kCo; ++co) {
+      if (co >= channels) break;
       float* out = out_rows[i] + (co0 + co) * job.out_channel_stride + w0;
 #pragma GCC unroll 4
       for (int v = 0; v < kVec; ++v) {
-        const int64_t count = lesser(kRowLanes, job.width - w0 - kRowLanes * v);
-        if (count == kRowLanes) {
-          Ops::store(out + kRowLanes * v, acc[i][co][v]);
+        const int64_t count = lesser(kLanes, job.width - w0 - kLanes * v);
+        if (count == kLanes) {
+          Ops::store(out + kLanes * v, acc[i][co][v]);
         } else if (count > 0) {
-          Ops::store_masked(out + kRowLanes * v, acc[i][co][v], Ops::mask_first(count));
+          Ops::store_masked(out + kLanes * v, acc[i][co][v], Ops::mask_first(count));
         }
       }
     }
   }
 }
 
-// Rows [r, r + kRows) of forward_rows, in blocks of kCo channels x 16 * kVec positions (16 at a time at
-// the end of a row that needs fewer).
+// forward_chunk for the last `left` (< kVec) vectors of a row: a template per count, so that no vector
+// wholly past the width is computed.
 template <class Ops, int kCo, int kVec, int kRows>
-void forward_row_group(const ForwardRows& job, int64_t r) {
-  const float* src_rows[kRows];
-  float* out_rows[kRows];
-#pragma GCC unroll 2
-  for (int i = 0; i < kRows; ++i)
-    src_rows[i] = job.src + job.row_base[r + i], out_rows[i] = job.out + (r + i) * job.width;
-  for (int64_t co0 = 0; co0 < job.out_channels; co0 += kCo) {
-    for (int64_t w0 = 0; w0 < job.width;) {
-      if (job.width - w0 > kRowLanes * (kVec - 1)) {
-        forward_chunk<Ops, kCo, kVec, kRows>(job, src_rows, out_rows, co0, w0);
-        w0 += kRowLanes * kVec;
-      } else {
-        forward_chunk<Ops, kCo, 1, kRows>(job, src_rows, out_rows, co0, w0);
-        w0 += kRowLanes;
-      }
-    }
+void forward_tail(const ForwardRows& job, const float* const (&src_rows)[kRows], float* const (&out_rows)[kRows],
+                  int64_t co0, int64_t w0, int64_t left) {
+  if constexpr (kVec > 1) {
+    if (left == kVec - 1) return forward_chunk<Ops, kCo, kVec - 1, kRows>(job, src_rows, out_rows, co0, w0);
+    forward_tail<Ops, kCo, kVec - 1, kRows>(job, src_rows, out_rows, co0, w0, left);
   }
 }
 
-// forward_rows, kRows rows at a time (the last ones alone). One call for all the rows of a slice, not a
-// call per row (a depthwise row is only 4 blocks, too little work to pay for a call).
+// Rows [r, r + kRows) of forward_rows, in blocks of kCo channels x kLanes * kVec positions (fewer
+// vectors at the end of a row that needs fewer).
+template <class Ops, int kCo, int kVec, int kRows>
+void forward_row_group(const ForwardRows& job, int64_t r) {
+  constexpr int kLanes = Ops::kLanes;
+  const float* src_rows[kRows];
+  float* out_rows[kRows];
+#pragma GCC unroll 4
+  for (int i = 0; i < kRows; ++i)
+    src_rows[i] = job.src + job.row_base[r + i], out_rows[i] = job.out + (r + i) * job.width;
+  for (int64_t co0 = 0; co0 < job.out_channels; co0 += kCo) {
+    int64_t w0 = 0;
+    for (; w0 + kLanes * (kVec - 1) < job.width; w0 += kLanes * kVec)
+      forward_chunk<Ops, kCo, kVec, kRows>(job, src_rows, out_rows, co0, w0);
+    const int64_t left = (job.width - w0 + kLanes - 1) / kLanes;  // vectors left, fewer than kVec
+    if (left > 0) forward_tail<Ops, kCo, kVec, kRows>(job, src_rows, out_rows, co0, w0, left);
+  }
+}
+
+// forward_rows, kRows rows at a time; the rows left one at a time, or with groups of three, in pairs
+// (taking a row from the groups before where one is left: a row alone has a third of the chains). One
+// call for all the rows of a slice, not a call per row (a depthwise row is only a few vectors, too
+// little work to pay for a call).
 template <class Ops, int kCo, int kVec, int kRows = 1>
 void forward_rows(const ForwardRows& job) {
-  int64_t r = 0;
-  for (; r + kRows <= job.rows; r += kRows) forward_row_group<Ops, kCo, kVec, kRows>(job, r);
+  int64_t r = 0, end = job.rows;
+  if constexpr (kRows == 3) {
+    const int64_t left = job.rows % kRows, pairs = left == 1 && job.rows > 1 ? 2 : left == 2 ? 1 : 0;
+    end = job.rows - 2 * pairs;
+  }
+  for (; r + kRows <= end; r += kRows) forward_row_group<Ops, kCo, kVec, kRows>(job, r);
+  if constexpr (kRows == 3) {
+    for (; r + 2 <= job.rows; r += 2) forward_row_group<Ops, kCo, kVec, 2>(job, r);
+  }
   for (; r < job.rows; ++r) forward_row_group<Ops, kCo, kVec, 1>(job, r);
 }
 
@@ -125,14 +162,15 @@ struct LinePrefetch {
   }
 };
 
-// One pass of weight_rows over the slice's rows at column vector `at`: for each row, the kTb taps'
+// One pass of weight_rows over the slice's rows at one column vector's part (its lanes from the
+// taps' offsets `tap` and from `dy`, the block's first dY part at row 0): for each row, the kTb taps'
 // source vectors (masked to the first lanes when kMasked: no source entry past the row's width is
-// read), then each output channel's dY vector (at fixed offsets from `dy`, the block's first at row
-// 0), loaded once for its kTb multiply-adds. The accumulators are copied into locals for the pass,
-// so that they stay in registers.
+// multiplied), then each output channel's dY vector (at fixed offsets from `dy`), loaded once for its
+// kTb multiply-adds. The accumulators are copied into locals for the pass, so that they stay in
+// registers.
 template <class Ops, int kCb, int kTb, bool kMasked>
-inline __attribute__((always_inline)) void weight_pass(const WeightRows& job, const float* dy, const int64_t* tap,
-                                                       int64_t at, typename Ops::Mask mask,
+inline __attribute__((always_inline)) void weight_pass(const WeightRows& job, const float* src, const float* dy,
+                                                       const int64_t* tap, typename Ops::Mask mask,
                                                        typename Ops::T (&sums)[kCb][kTb], LinePrefetch& prefetch) {
   using T = typename Ops::T;
   T acc[kCb][kTb];
@@ -141,12 +179,14 @@ inline __attribute__((always_inline)) void weight_pass(const WeightRows& job, co
 #pragma GCC unroll 9
     for (int k = 0; k < kTb; ++k) acc[b][k] = sums[b][k];
   }
+  if (!Ops::kPrefetchEachRow) prefetch.step();
   for (int64_t r = 0; r < job.rows; ++r) {
-    prefetch.step();
-    const float* src = job.src + job.row_base[r] + at;
+    if (Ops::kPrefetchEachRow) prefetch.step();
+    const float* row = src + job.row_base[r];
+    keep_in_register(row);  // (a pointer of its own: each tap's load one address, row + tap[k], not a sum first)
     T x[kTb];
 #pragma GCC unroll 9
-    for (int k = 0; k < kTb; ++k) x[k] = kMasked ? Ops::load_masked(src + tap[k], mask) : Ops::load(src + tap[k]);
+    for (int k = 0; k < kTb; ++k) x[k] = kMasked ? Ops::load_masked(row + tap[k], mask) : Ops::load(row + tap[k]);
     const float* dy_row = dy + r * job.dy_row_stride;
 #pragma GCC unroll 8
     for (int b = 0; b < kCb; ++b) {
@@ -163,45 +203,54 @@ inline __attribute__((always_inline)) void weight_pass(const WeightRows& job, co
   }
 }
 
-// weight_rows in blocks of kCb output channels x kTb taps, each block's kCb * kTb lane vectors held in
-// registers over the whole slice. A block reaching past the taps computes repeats of the last one,
-// past the channels dY's zero slots, and stores only the real ones.
+// weight_rows in blocks of kCb output channels x kTb taps, each block's kCb * kTb vectors held in
+// registers over the whole slice: one part of every column vector at a time (all the first parts of a
+// block, then all its second ones: lanes are independent chains, each still taking the slice's (column
+// vector, row) pairs in order, the same sums whatever the vector width). A block reaching past the taps
+// computes repeats of the last one, past the channels dY's zero slots, and stores only the real ones.
+// A part wholly past the width is skipped (its products are zeros, which change no sum: a sum from +0
+// is never -0).
 template <class Ops, int kCb, int kTb>
 void weight_rows(const WeightRows& job) {
   using T = typename Ops::T;
-  // (a step per row of each pass)
-  LinePrefetch prefetch(job, (job.out_channels + kCb - 1) / kCb * ((job.taps + kTb - 1) / kTb) *
-                                 ((job.width + kRowLanes - 1) / kRowLanes) * job.rows);
-  for (int64_t co0 = 0; co0 < job.out_channels; co0 += kCb) {
-    for (int64_t t0 = 0; t0 < job.taps; t0 += kTb) {
-      const float* dy = job.dy + co0 * kRowLanes;  // the block's first vector, at row 0 and column 0
-      int64_t tap[kTb];
-      for (int k = 0; k < kTb; ++k) tap[k] = job.tap[lesser(t0 + k, job.taps - 1)];
-      T acc[kCb][kTb];
-      for (int b = 0; b < kCb; ++b) {
-        for (int k = 0; k < kTb; ++k) acc[b][k] = Ops::zero();
-      }
-      // Column vectors outermost, then rows: the last, partial vector's mask is fixed for its pass.
-      if constexpr (Ops::kCheapMasks) {  // one pass body, every vector masked (to all lanes but the last)
-        for (int64_t at = 0; at < job.width; at += kRowLanes) {
-          weight_pass<Ops, kCb, kTb, true>(job, dy + at * job.dy_channels, tap, at,
-                                           Ops::mask_first(lesser(kRowLanes, job.width - at)), acc, prefetch);
+  constexpr int kLanes = Ops::kLanes, kParts = kRowLanes / kLanes;
+  const int64_t vectors = (job.width + kRowLanes - 1) / kRowLanes;
+  const int64_t blocks = (job.out_channels + kCb - 1) / kCb * ((job.taps + kTb - 1) / kTb);
+  LinePrefetch prefetch(job, kParts * blocks * vectors * (Ops::kPrefetchEachRow ? job.rows : 1));
+  for (int part = 0; part < kParts; ++part) {
+    const int64_t lane0 = part * kLanes;
+    for (int64_t co0 = 0; co0 < job.out_channels; co0 += kCb) {
+      for (int64_t t0 = 0; t0 < job.taps; t0 += kTb) {
+        const float* dy = job.dy + co0 * kRowLanes + lane0;  // the block's first dY part, at row 0
+        int64_t tap[kTb];
+        for (int k = 0; k < kTb; ++k) tap[k] = job.tap[lesser(t0 + k, job.taps - 1)] + lane0;
+        T acc[kCb][kTb];
+        for (int b = 0; b < kCb; ++b) {
+          for (int k = 0; k < kTb; ++k) acc[b][k] = Ops::zero();
         }
-      } else {
+        // Column vectors outermost, then rows: the last, partial vector's mask is fixed for its pass.
         int64_t at = 0;
-        for (; at + kRowLanes <= job.width; at += kRowLanes) {
-          weight_pass<Ops, kCb, kTb, false>(job, dy + at * job.dy_channels, tap, at, Ops::mask_first(0), acc, prefetch);
+        if constexpr (Ops::kCheapMasks) {  // one pass body, every vector masked (to all lanes but the last)
+          for (; job.width - at - lane0 > 0; at += kRowLanes) {
+            weight_pass<Ops, kCb, kTb, true>(job, job.src + at, dy + at * job.dy_channels, tap,
+                                             Ops::mask_first(lesser(kLanes, job.width - at - lane0)), acc, prefetch);
+          }
+        } else {
+          for (; job.width - at - lane0 >= kLanes; at += kRowLanes) {
+            weight_pass<Ops, kCb, kTb, false>(job, job.src + at, dy + at * job.dy_channels, tap, Ops::mask_first(0),
+                                              acc, prefetch);
+          }
+          if (job.width - at - lane0 > 0) {
+            weight_pass<Ops, kCb, kTb, true>(job, job.src + at, dy + at * job.dy_channels, tap,
+                                             Ops::mask_first(job.width - at - lane0), acc, prefetch);
+          }
         }
-        if (at < job.width) {
-          weight_pass<Ops, kCb, kTb, true>(job, dy + at * job.dy_channels, tap, at, Ops::mask_first(job.width - at),
-                                           acc, prefetch);
-        }
-      }
-      const int64_t channels = lesser(kCb, job.out_channels - co0), taps = lesser(kTb, job.taps - t0);
-      for (int b = 0; b < channels; ++b) {
-        for (int k = 0; k < taps; ++k) {
-          float* lanes = job.lanes + (co0 + b) * job.lanes_channel_stride + (t0 + k) * kRowLanes;
-          Ops::store(lanes, Ops::add(Ops::load(lanes), acc[b][k]));
+        const int64_t channels = lesser(kCb, job.out_channels - co0), taps = lesser(kTb, job.taps - t0);
+        for (int b = 0; b < channels; ++b) {
+          for (int k = 0; k < taps; ++k) {
+            float* lanes = job.lanes + (co0 + b) * job.lanes_channel_stride + (t0 + k) * kRowLanes + lane0;
+            Ops::store(lanes, Ops::add(Ops::load(lanes), acc[b][k]));
+          }
         }
       }
     }
@@ -248,7 +297,7 @@ inline __attribute__((always_inline)) void weight_band(const WeightRows& job, co
 template <class Ops, int kBand, int kKh, int kKw>
 void weight_band_rows(const WeightRows& job) {
   using T = typename Ops::T;
-  static_assert(Ops::kCheapMasks, "every vector is loaded under a mask");
+  static_assert(Ops::kCheapMasks && Ops::kLanes == kRowLanes, "whole 16-lane vectors, every one loaded under a mask");
   T acc[kKh * kKw];
   for (int t = 0; t < kKh * kKw; ++t) acc[t] = Ops::zero();
   // (a step per band, about)
@@ -279,42 +328,48 @@ inline void prefetch_floats_ahead(const float* p, int64_t ahead) {
 }
 
 // One tap of input_chunk, over every output channel: positions [kLo, kPos - kHi) of the chunk (the
-// others read the padding's zeros there), each dY entry splatted once for the kBlocks weight vectors.
+// others read the padding's zeros there), each dY entry splatted once for the kBlocks blocks' weight
+// vectors (kParts vectors each).
 template <class Ops, int kBlocks, int kPos, int kLo, int kHi>
 __attribute__((always_inline)) inline void input_tap(const InputRows& job, const float* w, const float* d,
-                                                     typename Ops::T (&acc)[kPos][kBlocks]) {
+                                                     typename Ops::T (&acc)[kPos][kBlocks * kRowLanes / Ops::kLanes]) {
   using T = typename Ops::T;
+  constexpr int kLanes = Ops::kLanes, kVectors = kBlocks * kRowLanes / kLanes;
+  static_assert(kVectors <= 2, "a block of 16 channels in one or two vectors, or two blocks in one each");
   for (int64_t co = 0; co < job.channels; ++co, w += kRowLanes, d += job.dy_channel_stride) {
     // The dY entries of the output channel 8 ahead (both lines the chunk may span): the staged rows
     // of a 1-D layer are channels a long row apart, a stride the hardware prefetchers do not follow.
     prefetch_floats_ahead(d, 8 * job.dy_channel_stride);
     prefetch_floats_ahead(d, 8 * job.dy_channel_stride + kPos - 1);
-    // (one load for kPos products: the vectors held in registers, not folded into each multiply-add)
-    T w0 = Ops::load(w), w1 = kBlocks > 1 ? Ops::load(w + job.weight_block_stride) : w0;
+    // (one load for kPos products: the vectors held in registers, not folded into each multiply-add;
+    // named, not an array, which GCC would keep in memory)
+    constexpr int kParts = kRowLanes / kLanes;
+    T w0 = Ops::load(w), w1 = kVectors > 1 ? Ops::load(w + (kParts > 1 ? kLanes : job.weight_block_stride)) : w0;
     Ops::in_register(w0);
     Ops::in_register(w1);
     const T wv[2] = {w0, w1};
 #pragma GCC unroll 16
     for (int j = kLo; j < kPos - kHi; ++j) {
       const T x = Ops::splat(d[j]);
-#pragma GCC unroll 2
-      for (int b = 0; b < kBlocks; ++b) acc[j][b] = Ops::madd(x, wv[b], acc[j][b]);
+#pragma GCC unroll 4
+      for (int q = 0; q < kVectors; ++q) acc[j][q] = Ops::madd(x, wv[q], acc[j][q]);
     }
   }
 }
 
-// input_rows' blocks [b0, b0 + kBlocks) x positions [j0, j0 + kPos): kPos x kBlocks accumulators. A
-// tap whose first or last one or two positions of the chunk read only padding leaves them out (on rows
-// of 7 positions and 3 taps: 2 of every 21 products); more than that (a wide dilation), its zeros are
-// multiplied.
+// input_rows' blocks [b0, b0 + kBlocks) x positions [j0, j0 + kPos): kPos x kBlocks x kParts
+// accumulators. A tap whose first or last one or two positions of the chunk read only padding leaves
+// them out (on rows of 7 positions and 3 taps: 2 of every 21 products); more than that (a wide
+// dilation), its zeros are multiplied.
 template <class Ops, int kBlocks, int kPos>
 void input_chunk(const InputRows& job, int64_t b0, int64_t j0) {
   using T = typename Ops::T;
-  T acc[kPos][kBlocks];
+  constexpr int kLanes = Ops::kLanes, kParts = kRowLanes / kLanes, kVectors = kBlocks * kParts;
+  T acc[kPos][kVectors];
 #pragma GCC unroll 16
   for (int j = 0; j < kPos; ++j) {
-#pragma GCC unroll 2
-    for (int b = 0; b < kBlocks; ++b) acc[j][b] = Ops::zero();
+#pragma GCC unroll 4
+    for (int q = 0; q < kVectors; ++q) acc[j][q] = Ops::zero();
   }
   const float* block = job.weights + b0 * job.weight_block_stride;
   for (int64_t t = 0; t < job.taps; ++t) {
@@ -340,8 +395,10 @@ void input_chunk(const InputRows& job, int64_t b0, int64_t j0) {
   }
 #pragma GCC unroll 16
   for (int j = 0; j < kPos; ++j) {
-#pragma GCC unroll 2
-    for (int b = 0; b < kBlocks; ++b) Ops::store(job.out + ((b0 + b) * job.width + j0 + j) * kRowLanes, acc[j][b]);
+#pragma GCC unroll 4
+    for (int q = 0; q < kVectors; ++q) {
+      Ops::store(job.out + ((b0 + q / kParts) * job.width + j0 + j) * kRowLanes + q % kParts * kLanes, acc[j][q]);
+    }
   }
 }
 
