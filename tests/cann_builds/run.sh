@@ -3,8 +3,10 @@
 # (cmake --install into <work>/Ascend/cann), each run checking the printed numbers:
 #   1. ops-nn build.sh's link line (-lopapi_nn -lopapi_math -lascendcl|-lacl_rt -lnnopbase, no
 #      rpath) after sourcing set_env.sh;
-#   2. a CMake project written like CANN's quick start, -DCMAKE_SKIP_RPATH=TRUE, after sourcing
-#      ${ASCEND_HOME_PATH}/bin/setenv.bash as its run.sh does;
+#   2. a CMake project written like the ops-nn examples' (toolkit at ASCEND_HOME_PATH),
+#      -DCMAKE_SKIP_RPATH=TRUE, after sourcing ${ASCEND_HOME_PATH}/bin/setenv.bash as their run.sh
+#      does; and one written like CANN's quick-start guide (toolkit at ASCEND_CUSTOM_PATH, else
+#      /usr/local/Ascend/cann) after sourcing set_env.sh alone;
 #   3. a Python ctypes program loading libascendcl.so, libnnopbase.so and libopapi.so by path.
 # usage: run.sh <build dir> <work dir> <source dir> <arch>-linux
 # Cross builds pass ACLNN_TEST_CXX, ACLNN_TEST_TOOLCHAIN and ACLNN_TEST_EMULATOR
@@ -27,7 +29,7 @@ declare -A expected=(
 )
 
 # Nothing from the build tree may leak in: a clean library path, then the toolkit's scripts.
-unset LD_LIBRARY_PATH ASCEND_HOME_PATH ASCEND_TOOLKIT_HOME ASCEND_OPP_PATH
+unset LD_LIBRARY_PATH ASCEND_HOME_PATH ASCEND_TOOLKIT_HOME ASCEND_OPP_PATH ASCEND_CUSTOM_PATH
 
 echo "--- 0. set_env.sh: variables, and sourcing twice does not grow the paths"
 (
@@ -38,6 +40,10 @@ echo "--- 0. set_env.sh: variables, and sourcing twice does not grow the paths"
   [ "$ASCEND_HOME_PATH" = "$home" ] && [ "$ASCEND_TOOLKIT_HOME" = "$home" ] && [ "$ASCEND_OPP_PATH" = "$home/opp" ] \
     || { echo "FAIL: ASCEND_* variables: $ASCEND_HOME_PATH $ASCEND_TOOLKIT_HOME $ASCEND_OPP_PATH"; exit 1; }
   [ "$once" = "$home/lib64" ] || { echo "FAIL: LD_LIBRARY_PATH=$once"; exit 1; }
+  [ "$ASCEND_CUSTOM_PATH" = "$home" ] || { echo "FAIL: ASCEND_CUSTOM_PATH=$ASCEND_CUSTOM_PATH"; exit 1; }
+  ASCEND_CUSTOM_PATH=/opt/elsewhere
+  . "$home/set_env.sh"
+  [ "$ASCEND_CUSTOM_PATH" = /opt/elsewhere ] || { echo "FAIL: a set ASCEND_CUSTOM_PATH was replaced"; exit 1; }
   echo ok
 )
 
@@ -68,6 +74,16 @@ for sample in convolution_backward_sample conv_tbc_backward_sample; do
     cmake --build "$work/quickstart.$sample" >/dev/null
     # shellcheck disable=SC2086
     "$check" "$work/quickstart.$sample/opapi_test" ${expected[$sample]}
+  )
+
+  echo "--- 2b. $sample: CMake project written like CANN's quick-start guide, after set_env.sh"
+  (
+    . "$home/set_env.sh"
+    cmake -S "$here/quickstart_guide" -B "$work/guide.$sample" -DCMAKE_SKIP_RPATH=TRUE \
+      -DSAMPLE_SOURCE="$source_file" ${ACLNN_TEST_TOOLCHAIN:+"-DCMAKE_TOOLCHAIN_FILE=$ACLNN_TEST_TOOLCHAIN"} >/dev/null
+    cmake --build "$work/guide.$sample" >/dev/null
+    # shellcheck disable=SC2086
+    "$check" "$work/guide.$sample/bin/opapi_test" ${expected[$sample]}
   )
 done
 
