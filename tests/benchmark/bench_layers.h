@@ -1,5 +1,5 @@
 // The benchmark suite's layers (../shared/bench/shapes.txt format) and the tensors that run them
-// through our public API; shared by conv_bench and stream_load.
+// through our public API; shared by conv_bench, ab_time and stream_load.
 #pragma once
 
 #include <algorithm>
@@ -173,6 +173,17 @@ inline aclnnStatus plan_backward(const Layer& l, const aclTensor* gy, const aclT
 }
 
 // Phase 2 of what plan_backward planned.
+// Whether `name` contains one of the comma-separated substrings of `filter` (an empty filter: all).
+inline bool name_matches(const std::string& name, const std::string& filter) {
+  if (filter.empty()) return true;
+  for (size_t start = 0; start <= filter.size();) {
+    const size_t end = std::min(filter.find(',', start), filter.size());
+    if (end > start && name.find(filter.substr(start, end - start)) != std::string::npos) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
 inline aclnnStatus run_backward(const Layer& l, void* workspace, uint64_t size, aclOpExecutor* executor,
                                 aclrtStream stream) {
   return l.tbc ? aclnnConvTbcBackward(workspace, size, executor, stream)

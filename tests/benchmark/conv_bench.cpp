@@ -238,17 +238,6 @@ double geomean(const std::vector<double>& values) {
 
 }  // namespace
 
-// Whether `name` contains one of the comma-separated substrings of `filter` (an empty filter: all).
-bool name_matches(const std::string& name, const std::string& filter) {
-  if (filter.empty()) return true;
-  for (size_t start = 0; start <= filter.size();) {
-    const size_t end = std::min(filter.find(',', start), filter.size());
-    if (end > start && name.find(filter.substr(start, end - start)) != std::string::npos) return true;
-    start = end + 1;
-  }
-  return false;
-}
-
 int main(int argc, char** argv) {
   const std::string file = argc > 1 ? argv[1] : "shapes.txt";
   const int repeats = argc > 2 ? std::stoi(argv[2]) : 5;

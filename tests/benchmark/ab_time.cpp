@@ -1,0 +1,70 @@
+// ab_time: our full backward of each layer of a shapes file, timed alone (no other engine in the
+// process), for before/after comparisons of a change: scripts/ab_bench.sh runs it against two builds
+// of the library, layer by layer, interleaved.
+//   ab_time [shapes.txt] [calls = 10] [name-filter] [dtype = float]
+// Prints "<layer> <ms>" per layer: the fastest of `calls` calls, each phase 1, phase 2 and the stream's
+// synchronisation, as a training step pays. name-filter: comma-separated substrings (conv_bench's).
+#include <chrono>
+#include <cstdio>
+#include <string>
+
+#include "bench_layers.h"
+
+int main(int argc, char** argv) {
+  using namespace bench;
+  const std::string file = argc > 1 ? argv[1] : "shapes.txt";
+  const int calls = argc > 2 ? std::max(1, std::stoi(argv[2])) : 10;
+  const std::string filter = argc > 3 ? argv[3] : "";
+  const std::string dtype_name = argc > 4 ? argv[4] : "float";
+  const aclDataType dtype = dtype_name == "float16" ? ACL_FLOAT16 : dtype_name == "bf16" ? ACL_BF16 : ACL_FLOAT;
+  aclInit(nullptr);
+  aclrtSetDevice(0);
+  aclrtStream stream = nullptr;
+  aclrtCreateStream(&stream);
+  int status = 0;
+  for (const Layer& l : read_layers(file)) {
+    if (!name_matches(l.name, filter)) continue;
+    AclTensor x(l.input_shape(), random_values(count(l.input_shape()), 1), l.tensor_format(), dtype);
+    AclTensor w(l.weight_shape(), random_values(count(l.weight_shape()), 2), l.tensor_format(), dtype);
+    AclTensor gy(l.grad_output_shape(), random_values(count(l.grad_output_shape()), 3), l.tensor_format(), dtype);
+    AclTensor b({l.cout}, random_values(l.cout, 4), ACL_FORMAT_ND, dtype);
+    AclTensor gx(l.input_shape(), {}, l.tensor_format(), dtype);
+    AclTensor gw(l.weight_shape(), {}, l.tensor_format(), dtype);
+    AclTensor gb({l.cout}, {}, ACL_FORMAT_ND, dtype);
+    void* workspace = nullptr;
+    uint64_t booked = 0;
+    double best = 0;
+    for (int call = 0; call < calls; ++call) {
+      const auto start = std::chrono::steady_clock::now();
+      uint64_t size = 0;
+      aclOpExecutor* executor = nullptr;
+      if (plan_backward(l, gy.tensor, x.tensor, w.tensor, b.tensor, gx.tensor, gw.tensor, gb.tensor, &size,
+                        &executor) != ACL_SUCCESS) {
+        std::fprintf(stderr, "%s: phase 1 failed\n", l.name.c_str());
+        status = 1;
+        break;
+      }
+      const auto planned = std::chrono::steady_clock::now();
+      if (size > booked) {  // (allocated outside the timed parts: a training loop keeps its workspace)
+        if (workspace != nullptr) aclrtFree(workspace);
+        aclrtMalloc(&workspace, size, ACL_MEM_MALLOC_HUGE_FIRST);
+        booked = size;
+      }
+      const auto allocated = std::chrono::steady_clock::now();
+      if (run_backward(l, workspace, size, executor, stream) != ACL_SUCCESS) {
+        std::fprintf(stderr, "%s: phase 2 failed\n", l.name.c_str());
+        status = 1;
+        break;
+      }
+      aclrtSynchronizeStream(stream);
+      const auto end = std::chrono::steady_clock::now();
+      const double ms = std::chrono::duration<double, std::milli>((planned - start) + (end - allocated)).count();
+      if (call == 0 || ms < best) best = ms;
+    }
+    if (workspace != nullptr) aclrtFree(workspace);
+    std::printf("%s %.3f\n", l.name.c_str(), best);
+  }
+  aclrtDestroyStream(stream);
+  aclFinalize();
+  return status;
+}
