@@ -60,28 +60,17 @@ const char* dtype_name(aclDataType dtype) {
 
 // "layer dtype gradInput gradWeight gradBias" for one full backward of `l`.
 std::string hashes(const Layer& l, aclDataType dtype) {
-  using bench::count;
-  using bench::random_values;
-  AclTensor x(l.input_shape(), random_values(count(l.input_shape()), 1), l.tensor_format(), dtype);
-  AclTensor w(l.weight_shape(), random_values(count(l.weight_shape()), 2), l.tensor_format(), dtype);
-  AclTensor gy(l.grad_output_shape(), random_values(count(l.grad_output_shape()), 3), l.tensor_format(), dtype);
-  AclTensor b({l.cout}, random_values(l.cout, 4), ACL_FORMAT_ND, dtype);
-  AclTensor gx(l.input_shape(), {}, l.tensor_format(), dtype);
-  AclTensor gw(l.weight_shape(), {}, l.tensor_format(), dtype);
-  AclTensor gb({l.cout}, {}, ACL_FORMAT_ND, dtype);
+  const bench::LayerTensors t(l, dtype);
   uint64_t size = 0;
   aclOpExecutor* executor = nullptr;
-  EXPECT_EQ(bench::plan_backward(l, gy.tensor, x.tensor, w.tensor, b.tensor, gx.tensor, gw.tensor, gb.tensor, &size,
-                                 &executor),
-            ACL_SUCCESS)
-      << l.name;
+  EXPECT_EQ(t.plan(l, &size, &executor), ACL_SUCCESS) << l.name;
   void* workspace = nullptr;
   if (size > 0) aclrtMalloc(&workspace, size, ACL_MEM_MALLOC_HUGE_FIRST);
   if (workspace != nullptr) aclrtMemset(workspace, size, 0xFF, size);  // NaN everywhere
   EXPECT_EQ(bench::run_backward(l, workspace, size, executor, nullptr), ACL_SUCCESS) << l.name;
   aclrtSynchronizeStream(nullptr);
   if (workspace != nullptr) aclrtFree(workspace);
-  return l.name + " " + dtype_name(dtype) + " " + hash_of(gx) + " " + hash_of(gw) + " " + hash_of(gb);
+  return l.name + " " + dtype_name(dtype) + " " + hash_of(t.gx) + " " + hash_of(t.gw) + " " + hash_of(t.gb);
 }
 
 // The committed lines ("path layer dtype gradInput gradWeight gradBias"), by "path layer dtype".

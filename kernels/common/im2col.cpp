@@ -7,6 +7,7 @@
 #include "kernels/common/convert.h"
 #include "kernels/common/pack.h"
 #include "kernels/common/runs.h"
+#include "kernels/common/tiling.h"
 #include "kernels/gemm/col2im_avx512.h"
 
 namespace aclnn_cpu {
@@ -31,6 +32,9 @@ inline void read_run(const float* from, int64_t step, int64_t n, float* to) {
 }  // namespace
 
 PlaneWindow source_window(const ConvGeometry& g, int64_t col_begin, int64_t col_end) {
+  // A 1x1 kernel of stride 1 without padding reads the columns' own positions: exactly those (the
+  // rows of a tile's window then lie the tile's width apart).
+  if (columns_are_source(g)) return col_begin < col_end ? PlaneWindow{col_begin, col_end} : PlaneWindow{};
   const int64_t out_h = g.dst_size[1], out_w = g.dst_size[2];
   const int64_t depth = g.src_size[0], height = g.src_size[1], width = g.src_size[2];
   if (col_begin >= col_end || depth <= 0 || height <= 0 || width <= 0) return {};  // (all padding)

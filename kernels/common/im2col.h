@@ -30,7 +30,8 @@ struct PlaneWindow {
 };
 
 // A window holding every source position that the column-matrix columns [col_begin, col_end)
-// read (whole source lines (d, h) between the first and the last one read, or part of one line).
+// read (whole source lines (d, h) between the first and the last one read, or part of one line; for
+// a 1x1 kernel of stride 1 without padding, exactly the columns' positions).
 PlaneWindow source_window(const ConvGeometry& g, int64_t col_begin, int64_t col_end);
 
 // At least the size of source_window(g, o, o + count) for any o: the staging a tile of `count`

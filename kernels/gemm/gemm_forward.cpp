@@ -286,9 +286,7 @@ class GemmForward final : public ConvStep {
       }
       SliceSource x{nullptr, s_.src_plane};
       if (staged_) {
-        // (A 1x1 kernel's source positions are the tile's own, staged as one run: its rows then lie
-        // tile_ apart, as the row offsets say, where the window of the whole lines it spans would not.)
-        const PlaneWindow window = columns_are_source(g_) ? PlaneWindow{o0, o1} : source_window(g_, o0, o1);
+        const PlaneWindow window = source_window(g_, o0, o1);
         float* staged = w.at<float>(window_, thread_index());
         stage_window(source_, math_, n, grp * s_.cin, 0, s_.cin, window, staged);
         x = {staged, window.size(), 0, window.first};
@@ -296,6 +294,8 @@ class GemmForward final : public ConvStep {
         x.data = source + (n * s_.groups + grp) * s_.cin * s_.src_plane;
       }
       // Y[:, o0:o1] (Cout_g x tile) = W_g (Cout_g x Cin_g*K) * cols (Cin_g*K x tile)
+      // (A staged tile's rows are read at the shared row offsets, tile_ apart: its window must be the
+      // tile's own positions, source_window's for a 1x1 kernel.)
       const bool whole = (o1 - o0) % nr == 0 && (!staged_ || (o1 - o0 == tile_ && x.channel_stride == tile_));
       if (offsets_ >= 0 && whole && s_.cout % left_sliver_rows(blocking_) == 0) {
         // 1x1, whole tiles: the source's rows (or the staged tile's) read in place (sgemm_rows), nothing packed.

@@ -24,13 +24,7 @@ int main(int argc, char** argv) {
   int status = 0;
   for (const Layer& l : read_layers(file)) {
     if (!name_matches(l.name, filter)) continue;
-    AclTensor x(l.input_shape(), random_values(count(l.input_shape()), 1), l.tensor_format(), dtype);
-    AclTensor w(l.weight_shape(), random_values(count(l.weight_shape()), 2), l.tensor_format(), dtype);
-    AclTensor gy(l.grad_output_shape(), random_values(count(l.grad_output_shape()), 3), l.tensor_format(), dtype);
-    AclTensor b({l.cout}, random_values(l.cout, 4), ACL_FORMAT_ND, dtype);
-    AclTensor gx(l.input_shape(), {}, l.tensor_format(), dtype);
-    AclTensor gw(l.weight_shape(), {}, l.tensor_format(), dtype);
-    AclTensor gb({l.cout}, {}, ACL_FORMAT_ND, dtype);
+    const LayerTensors t(l, dtype);
     void* workspace = nullptr;
     uint64_t booked = 0;
     double best = 0;
@@ -38,8 +32,7 @@ int main(int argc, char** argv) {
       const auto start = std::chrono::steady_clock::now();
       uint64_t size = 0;
       aclOpExecutor* executor = nullptr;
-      if (plan_backward(l, gy.tensor, x.tensor, w.tensor, b.tensor, gx.tensor, gw.tensor, gb.tensor, &size,
-                        &executor) != ACL_SUCCESS) {
+      if (t.plan(l, &size, &executor) != ACL_SUCCESS) {
         std::fprintf(stderr, "%s: phase 1 failed\n", l.name.c_str());
         status = 1;
         break;

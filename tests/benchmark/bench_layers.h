@@ -172,7 +172,6 @@ inline aclnnStatus plan_backward(const Layer& l, const aclTensor* gy, const aclT
   return status;
 }
 
-// Phase 2 of what plan_backward planned.
 // Whether `name` contains one of the comma-separated substrings of `filter` (an empty filter: all).
 inline bool name_matches(const std::string& name, const std::string& filter) {
   if (filter.empty()) return true;
@@ -184,10 +183,28 @@ inline bool name_matches(const std::string& name, const std::string& filter) {
   return false;
 }
 
+// Phase 2 of what plan_backward planned.
 inline aclnnStatus run_backward(const Layer& l, void* workspace, uint64_t size, aclOpExecutor* executor,
                                 aclrtStream stream) {
   return l.tbc ? aclnnConvTbcBackward(workspace, size, executor, stream)
                : aclnnConvolutionBackward(workspace, size, executor, stream);
 }
+
+// A layer's tensors in `dtype`: the inputs from the suite's fixed seeds (x 1, weight 2, gradOutput 3,
+// bias 4) and the three gradients; plan() is plan_backward on them.
+struct LayerTensors {
+  AclTensor x, w, gy, b, gx, gw, gb;
+  LayerTensors(const Layer& l, aclDataType dtype)
+      : x(l.input_shape(), random_values(count(l.input_shape()), 1), l.tensor_format(), dtype),
+        w(l.weight_shape(), random_values(count(l.weight_shape()), 2), l.tensor_format(), dtype),
+        gy(l.grad_output_shape(), random_values(count(l.grad_output_shape()), 3), l.tensor_format(), dtype),
+        b({l.cout}, random_values(l.cout, 4), ACL_FORMAT_ND, dtype),
+        gx(l.input_shape(), {}, l.tensor_format(), dtype),
+        gw(l.weight_shape(), {}, l.tensor_format(), dtype),
+        gb({l.cout}, {}, ACL_FORMAT_ND, dtype) {}
+  aclnnStatus plan(const Layer& l, uint64_t* size, aclOpExecutor** executor) const {
+    return plan_backward(l, gy.tensor, x.tensor, w.tensor, b.tensor, gx.tensor, gw.tensor, gb.tensor, size, executor);
+  }
+};
 
 }  // namespace bench

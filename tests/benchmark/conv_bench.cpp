@@ -69,22 +69,13 @@ double backward_flops(const Layer& l) {
 class Ours {
  public:
   Ours(const Layer& l, aclrtStream stream, aclDataType dtype = ACL_FLOAT)
-      : l_(l),
-        stream_(stream),
-        x_(l.input_shape(), random_values(count(l.input_shape()), 1), l.tensor_format(), dtype),
-        w_(l.weight_shape(), random_values(count(l.weight_shape()), 2), l.tensor_format(), dtype),
-        gy_(l.grad_output_shape(), random_values(count(l.grad_output_shape()), 3), l.tensor_format(), dtype),
-        b_({l.cout}, random_values(l.cout, 4), ACL_FORMAT_ND, dtype),
-        gx_(l.input_shape(), {}, l.tensor_format(), dtype),
-        gw_(l.weight_shape(), {}, l.tensor_format(), dtype),
-        gb_({l.cout}, {}, ACL_FORMAT_ND, dtype) {}
+      : l_(l), stream_(stream), tensors_(l, dtype) {}
   ~Ours() {
     if (workspace_ != nullptr) aclrtFree(workspace_);
   }
   void run() {
     aclOpExecutor* executor = nullptr;
-    plan_backward(l_, gy_.tensor, x_.tensor, w_.tensor, b_.tensor, gx_.tensor, gw_.tensor, gb_.tensor, &size_,
-                  &executor);
+    tensors_.plan(l_, &size_, &executor);
     if (workspace_ == nullptr && size_ > 0) aclrtMalloc(&workspace_, size_, ACL_MEM_MALLOC_HUGE_FIRST);
     run_backward(l_, workspace_, size_, executor, stream_);
     aclrtSynchronizeStream(stream_);
@@ -94,7 +85,7 @@ class Ours {
  private:
   Layer l_;
   aclrtStream stream_;
-  AclTensor x_, w_, gy_, b_, gx_, gw_, gb_;
+  LayerTensors tensors_;
   void* workspace_ = nullptr;
   uint64_t size_ = 0;
 };
