@@ -1,4 +1,4 @@
-// The small-group row kernels (kernels/direct/row_kernels.h: WeightRows, ForwardRows), on every
+// The row kernels (kernels/direct/row_kernels.h: WeightRows, ForwardRows, InputRows), on every
 // instruction set the CPU runs: each lane or output is the chain the header promises, emulated here
 // with std::fma (bit for bit on the sets that fuse; the generic x86-64 set rounds each product, so
 // within float error there), over channel counts, tap counts and rows around every set's blocks,
@@ -192,6 +192,74 @@ TEST(RowKernels, ForwardRowsFollowTheirChains) {
         }
       }
       for (int64_t i = k.out_channels * plane; i < static_cast<int64_t>(out.size()); ++i) ASSERT_EQ(out[i], -7.0f);
+    }
+  }
+}
+
+// The direct gradInput rows: every output the blocked sum of its (tap, output channel) products
+// (kernels/common/blocked_sum.h), emulated here, over channel counts around the blocks and groups, taps
+// whose first or last positions read padding, widths around every set's chunks, and 1-3 blocks of 16
+// channels.
+TEST(RowKernels, InputRowsFollowTheBlockedSum) {
+  for (Isa isa : runnable_sets()) {
+    const RowKernels& kernels = row_kernels(isa);
+    const bool fused = isa != Isa::kGeneric;
+    for (int64_t channels : {16, 37, 64, 100, 300}) {
+      for (int64_t taps : {1, 3, 5}) {
+        for (int64_t width : {5, 14, 33}) {
+          const int64_t blocks = 1 + (channels + taps + width) % 3;
+          std::mt19937 rng(static_cast<unsigned>(channels * 131 + taps * 17 + width));
+          std::normal_distribution<float> normal;
+          // Tap t reads dY's positions [first, end), zeros (the staged padding) around them.
+          const int64_t dy_channel_stride = width + 3, dy_tap_stride = channels * dy_channel_stride;
+          std::vector<int64_t> dy_tap, weight_tap, first, end;
+          for (int64_t t = 0; t < taps; ++t) {
+            dy_tap.push_back(t * dy_tap_stride + 1);
+            weight_tap.push_back(t * channels * kRowLanes);
+            first.push_back(t % 3 == 1 ? std::min<int64_t>(t, width) : 0);
+            end.push_back(t % 3 == 2 ? width - std::min<int64_t>(t / 2, width) : width);
+          }
+          std::vector<float> dy(taps * dy_tap_stride + 8, 0.0f), weights(blocks * taps * channels * kRowLanes);
+          for (int64_t t = 0; t < taps; ++t) {
+            for (int64_t co = 0; co < channels; ++co) {
+              for (int64_t j = first[t]; j < end[t]; ++j) dy[dy_tap[t] + co * dy_channel_stride + j] = normal(rng);
+            }
+          }
+          for (float& x : weights) x = normal(rng);
+          std::vector<float> out(blocks * width * kRowLanes, NAN);
+          const InputRows job{
+              dy.data(),         dy_tap.data(),  weight_tap.data(),           first.data(), end.data(), taps, channels,
+              dy_channel_stride, weights.data(), taps * channels * kRowLanes, blocks,       out.data(), width};
+          kernels.input_rows(job);
+          for (int64_t b = 0; b < blocks; ++b) {
+            for (int64_t j = 0; j < width; ++j) {
+              for (int64_t l = 0; l < kRowLanes; ++l) {
+                // The products in (tap, channel) order: chains of kSumBlock from zero, added in groups of
+                // kSumGroup, the groups added in order.
+                float sum = 0.0f, group = 0.0f, chain = 0.0f;
+                for (int64_t r = 0; r < taps * channels; ++r) {
+                  const int64_t t = r / channels, co = r % channels;
+                  if (j >= first[t] && j < end[t]) {
+                    const float w = weights[b * taps * channels * kRowLanes + weight_tap[t] + co * kRowLanes + l];
+                    const float d = dy[dy_tap[t] + co * dy_channel_stride + j];
+                    chain = fused ? std::fma(w, d, chain) : chain + w * d;
+                  }
+                  if ((r + 1) % kSumBlock == 0 || r + 1 == taps * channels) group += chain, chain = 0.0f;
+                  if ((r + 1) % kSumGroup == 0 || r + 1 == taps * channels) sum += group, group = 0.0f;
+                }
+                const float got = out[(b * width + j) * kRowLanes + l];
+                SCOPED_TRACE(testing::Message() << isa_name(isa) << " channels " << channels << " taps " << taps
+                                                << " width " << width << " at " << b << "," << j << "," << l);
+                if (fused) {
+                  ASSERT_EQ(std::memcmp(&got, &sum, sizeof(float)), 0) << got << " vs " << sum;
+                } else {
+                  ASSERT_NEAR(got, sum, 1e-4f * (1.0f + std::fabs(sum)));
+                }
+              }
+            }
+          }
+        }
+      }
     }
   }
 }

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/common/blocked_sum.h"
 #include "kernels/common/cpu_isa.h"
 #include "kernels/gemm/microkernel.h"
 #include "kernels/gemm/sgemm.h"
@@ -93,9 +94,8 @@ TEST(Sgemm, EveryPathMatchesDoublePrecision) {
   }
 }
 
-TEST(Sgemm, FusedPathsGiveIdenticalBitsForAnyBlocking) {
-  // Every entry is one chain of fused multiply-adds in depth order, whatever the register tile,
-  // the cache blocks or the instruction set (the generic x86-64 path has no FMA and is left out).
+// The paths that fuse their multiply-adds (the generic x86-64 path has none).
+std::vector<Isa> fused_isas() {
   std::vector<Isa> fused;
   for (Isa isa : runnable_isas()) {
 #if !defined(__aarch64__)
@@ -103,15 +103,64 @@ TEST(Sgemm, FusedPathsGiveIdenticalBitsForAnyBlocking) {
 #endif
     fused.push_back(isa);
   }
+  return fused;
+}
+
+TEST(Sgemm, FusedPathsGiveIdenticalBitsForAnyBlocking) {
+  // Every entry is the blocked sum of kernels/common/blocked_sum.h, whatever the register tile, the
+  // cache blocks of A and B or the instruction set.
+  const std::vector<Isa> fused = fused_isas();
   if (fused.empty()) GTEST_SKIP() << "no fused-multiply-add path on this CPU";
   for (const Product& p : products()) {
     const std::vector<float> first = multiply(p, plan_gemm_blocking(p.m, p.n, p.k, fused[0]), 5, nullptr);
     for (Isa isa : fused) {
       GemmBlocking odd = plan_gemm_blocking(p.m, p.n, p.k, isa);
-      odd.kc = 5, odd.mc = micro_kernel(isa).mr, odd.nc = micro_kernel(isa).nr;
+      odd.mc = micro_kernel(isa).mr, odd.nc = micro_kernel(isa).nr;
       for (const GemmBlocking& blocking : {plan_gemm_blocking(p.m, p.n, p.k, isa), odd}) {
         EXPECT_EQ(multiply(p, blocking, 5, nullptr), first) << isa_name(isa) << " " << p.m << "x" << p.n << "x" << p.k;
       }
+    }
+  }
+}
+
+// Each entry is the blocked sum, emulated here with std::fma: chains of kSumBlock products from zero,
+// added in order within each group of kSumGroup, the groups' sums added in order to C (or to nothing).
+TEST(Sgemm, EveryEntryIsTheBlockedSum) {
+  const std::vector<Isa> fused = fused_isas();
+  if (fused.empty()) GTEST_SKIP() << "no fused-multiply-add path on this CPU";
+  const int64_t m = 9, n = 37, k = 2 * kSumGroup + kSumBlock + 5;
+  std::mt19937 rng(11);
+  std::normal_distribution<float> normal;
+  std::vector<float> a(m * k), b(k * n), c0(m * n);
+  for (std::vector<float>* v : {&a, &b, &c0}) {
+    for (float& x : *v) x = normal(rng);
+  }
+  for (bool accumulate : {false, true}) {
+    std::vector<float> expected(m * n);
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        float result = accumulate ? c0[i * n + j] : 0.0f;
+        for (int64_t g0 = 0; g0 < k; g0 += kSumGroup) {
+          float group = 0.0f;
+          for (int64_t b0 = g0; b0 < std::min(k, g0 + kSumGroup); b0 += kSumBlock) {
+            float chain = 0.0f;
+            for (int64_t q = b0; q < std::min(k, b0 + kSumBlock); ++q)
+              chain = std::fma(a[i * k + q], b[q * n + j], chain);
+            group += chain;
+          }
+          result = g0 == 0 && !accumulate ? group : result + group;
+        }
+        expected[i * n + j] = result;
+      }
+    }
+    for (Isa isa : fused) {
+      const GemmBlocking blocking = plan_gemm_blocking(m, n, k, isa);
+      std::vector<float> scratch(blocking.scratch_floats() + 16), c = c0;
+      float* aligned = scratch.data() + (16 - reinterpret_cast<uintptr_t>(scratch.data()) / 4 % 16) % 16;
+      // C (m x n) (+)= A (m x k) * B (k x n)
+      sgemm(blocking, aligned, m, n, k, MatrixRef{a.data(), k, false}, MatrixRef{b.data(), n, false}, accumulate,
+            c.data(), n);
+      EXPECT_EQ(c, expected) << isa_name(isa) << (accumulate ? " accumulating" : "");
     }
   }
 }

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "kernels/common/blocked_sum.h"
 #include "kernels/common/cpu_isa.h"
 
 namespace aclnn_cpu {
@@ -85,7 +86,8 @@ struct WeightRows {
 // lies inside dY (the caller lists only those), its dY entries read from a staged row padded with
 // zeros wherever the tap reaches past dY's columns. Tap t reads dY's columns at positions
 // [tap_first[t], tap_end[t]) only: the kernels leave out (up to two at each end of a chunk of
-// positions) the products of the padding's zeros, and sum the others in the order above.
+// positions) the products of the padding's zeros. The taps * channels products in the order above
+// are summed as kernels/common/blocked_sum.h sums (from the first listed tap's first channel).
 struct InputRows {
   const float* dy;
   const int64_t* dy_tap;

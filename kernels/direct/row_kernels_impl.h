@@ -327,16 +327,18 @@ inline void prefetch_floats_ahead(const float* p, int64_t ahead) {
       reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(p) + static_cast<uintptr_t>(ahead) * sizeof(float)));
 }
 
-// One tap of input_chunk, over every output channel: positions [kLo, kPos - kHi) of the chunk (the
-// others read the padding's zeros there), each dY entry splatted once for the kBlocks blocks' weight
-// vectors (kParts vectors each).
+// One tap of input_chunk, over output channels [co0, co1): positions [kLo, kPos - kHi) of the chunk
+// (the others read the padding's zeros there), each dY entry splatted once for the kBlocks blocks'
+// weight vectors (kParts vectors each).
 template <class Ops, int kBlocks, int kPos, int kLo, int kHi>
-__attribute__((always_inline)) inline void input_tap(const InputRows& job, const float* w, const float* d,
+__attribute__((always_inline)) inline void input_tap(const InputRows& job, const float* w, const float* d, int64_t co0,
+                                                     int64_t co1,
                                                      typename Ops::T (&acc)[kPos][kBlocks * kRowLanes / Ops::kLanes]) {
   using T = typename Ops::T;
   constexpr int kLanes = Ops::kLanes, kVectors = kBlocks * kRowLanes / kLanes;
   static_assert(kVectors <= 2, "a block of 16 channels in one or two vectors, or two blocks in one each");
-  for (int64_t co = 0; co < job.channels; ++co, w += kRowLanes, d += job.dy_channel_stride) {
+  w += co0 * kRowLanes, d += co0 * job.dy_channel_stride;
+  for (int64_t co = co0; co < co1; ++co, w += kRowLanes, d += job.dy_channel_stride) {
     // The dY entries of the output channel 8 ahead (both lines the chunk may span): the staged rows
     // of a 1-D layer are channels a long row apart, a stride the hardware prefetchers do not follow.
     prefetch_floats_ahead(d, 8 * job.dy_channel_stride);
@@ -357,47 +359,74 @@ __attribute__((always_inline)) inline void input_tap(const InputRows& job, const
   }
 }
 
+// Output channels [co0, co1) of tap t of input_chunk. A tap whose first or last one or two positions
+// of the chunk read only padding leaves them out (on rows of 7 positions and 3 taps: 2 of every 21
+// products); more than that (a wide dilation), its zeros are multiplied.
+template <class Ops, int kBlocks, int kPos>
+__attribute__((always_inline)) inline void input_tap_channels(
+    const InputRows& job, const float* block, int64_t t, int64_t j0, int64_t co0, int64_t co1,
+    typename Ops::T (&acc)[kPos][kBlocks * kRowLanes / Ops::kLanes]) {
+  const float* w = block + job.weight_tap[t];
+  const float* d = job.dy + job.dy_tap[t] + j0;
+  const int64_t lo = job.tap_first[t] - j0 < 0 ? 0 : lesser(job.tap_first[t] - j0, kPos);
+  const int64_t hi = j0 + kPos - job.tap_end[t] < 0 ? 0 : lesser(j0 + kPos - job.tap_end[t], kPos);
+  if (lo + hi >= kPos) return;  // the chunk's positions all read padding for this tap
+  if constexpr (kPos > 4) {
+    const int64_t edges = lo * 3 + hi;  // (lo, hi) with each at most 2
+    if (lo <= 2 && hi <= 2 && edges != 0) {
+      switch (edges) {
+        case 1: return input_tap<Ops, kBlocks, kPos, 0, 1>(job, w, d, co0, co1, acc);
+        case 2: return input_tap<Ops, kBlocks, kPos, 0, 2>(job, w, d, co0, co1, acc);
+        case 3: return input_tap<Ops, kBlocks, kPos, 1, 0>(job, w, d, co0, co1, acc);
+        case 4: return input_tap<Ops, kBlocks, kPos, 1, 1>(job, w, d, co0, co1, acc);
+        case 6: return input_tap<Ops, kBlocks, kPos, 2, 0>(job, w, d, co0, co1, acc);
+        default: break;  // (1, 2), (2, 1), (2, 2): all positions, zeros included
+      }
+    }
+  }
+  input_tap<Ops, kBlocks, kPos, 0, 0>(job, w, d, co0, co1, acc);
+}
+
 // input_rows' blocks [b0, b0 + kBlocks) x positions [j0, j0 + kPos): kPos x kBlocks x kParts
-// accumulators. A tap whose first or last one or two positions of the chunk read only padding leaves
-// them out (on rows of 7 positions and 3 taps: 2 of every 21 products); more than that (a wide
-// dilation), its zeros are multiplied.
+// accumulators. The (tap, output channel) products of each output, taps.channels of them in that
+// order, are summed as kernels/common/blocked_sum.h sums: chains of kSumBlock from zero (a chain
+// may go on into the next tap), their sums added in order within groups of kSumGroup, the groups'
+// sums added in order. (A tap the chunk leaves out changes no cut: its products are zeros.)
 template <class Ops, int kBlocks, int kPos>
 void input_chunk(const InputRows& job, int64_t b0, int64_t j0) {
   using T = typename Ops::T;
   constexpr int kLanes = Ops::kLanes, kParts = kRowLanes / kLanes, kVectors = kBlocks * kParts;
-  T acc[kPos][kVectors];
+  T acc[kPos][kVectors], group[kPos][kVectors], sum[kPos][kVectors];  // (group and sum in memory)
 #pragma GCC unroll 16
   for (int j = 0; j < kPos; ++j) {
 #pragma GCC unroll 4
-    for (int q = 0; q < kVectors; ++q) acc[j][q] = Ops::zero();
+    for (int q = 0; q < kVectors; ++q) acc[j][q] = group[j][q] = sum[j][q] = Ops::zero();
   }
   const float* block = job.weights + b0 * job.weight_block_stride;
-  for (int64_t t = 0; t < job.taps; ++t) {
-    const float* w = block + job.weight_tap[t];
-    const float* d = job.dy + job.dy_tap[t] + j0;
-    const int64_t lo = std::clamp<int64_t>(job.tap_first[t] - j0, 0, kPos);
-    const int64_t hi = std::clamp<int64_t>(j0 + kPos - job.tap_end[t], 0, kPos);
-    if (lo + hi >= kPos) continue;  // the chunk's positions all read padding for this tap
-    if constexpr (kPos > 4) {
-      const int64_t edges = lo * 3 + hi;  // (lo, hi) with each at most 2
-      if (lo <= 2 && hi <= 2 && edges != 0) {
-        switch (edges) {
-          case 1: input_tap<Ops, kBlocks, kPos, 0, 1>(job, w, d, acc); continue;
-          case 2: input_tap<Ops, kBlocks, kPos, 0, 2>(job, w, d, acc); continue;
-          case 3: input_tap<Ops, kBlocks, kPos, 1, 0>(job, w, d, acc); continue;
-          case 4: input_tap<Ops, kBlocks, kPos, 1, 1>(job, w, d, acc); continue;
-          case 6: input_tap<Ops, kBlocks, kPos, 2, 0>(job, w, d, acc); continue;
-          default: break;  // (1, 2), (2, 1), (2, 2): all positions, zeros included
-        }
+  const int64_t products = job.taps * job.channels;
+  for (int64_t r0 = 0; r0 < products; r0 += kSumBlock) {
+    const int64_t r1 = lesser(products, r0 + kSumBlock);
+    for (int64_t t = r0 / job.channels; t * job.channels < r1; ++t) {
+      const int64_t first = t * job.channels;
+      input_tap_channels<Ops, kBlocks, kPos>(job, block, t, j0, r0 > first ? r0 - first : 0,
+                                             lesser(job.channels, r1 - first), acc);
+    }
+    const bool group_ends = r1 % kSumGroup == 0 || r1 == products;
+#pragma GCC unroll 16
+    for (int j = 0; j < kPos; ++j) {
+#pragma GCC unroll 4
+      for (int q = 0; q < kVectors; ++q) {
+        group[j][q] = Ops::add(group[j][q], acc[j][q]);
+        acc[j][q] = Ops::zero();
+        if (group_ends) sum[j][q] = Ops::add(sum[j][q], group[j][q]), group[j][q] = Ops::zero();
       }
     }
-    input_tap<Ops, kBlocks, kPos, 0, 0>(job, w, d, acc);
   }
 #pragma GCC unroll 16
   for (int j = 0; j < kPos; ++j) {
 #pragma GCC unroll 4
     for (int q = 0; q < kVectors; ++q) {
-      Ops::store(job.out + ((b0 + q / kParts) * job.width + j0 + j) * kRowLanes + q % kParts * kLanes, acc[j][q]);
+      Ops::store(job.out + ((b0 + q / kParts) * job.width + j0 + j) * kRowLanes + q % kParts * kLanes, sum[j][q]);
     }
   }
 }

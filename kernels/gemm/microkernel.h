@@ -2,10 +2,12 @@
 // compiled for that instruction set only (kernels/gemm/microkernel_*.cpp), with internal linkage
 // for everything it inlines: no code compiled for AVX-512 can be merged into a generic caller.
 //
-// A micro-kernel computes one MR x NR tile of C (row-major, leading dimension ldc):
-//   C[i][j] = fma(a[p][i], b[p][j], ... fma(a[0][i], b[0][j], load_c ? C[i][j] : 0))  for p < kc,
+// A micro-kernel computes one MR x NR tile of C (row-major, leading dimension ldc) over a depth of
+// kc <= kSumGroup (one group of the blocked sum, kernels/common/blocked_sum.h):
+//   s_b[i][j] = fma(a[p][i], b[p][j], ... fma(a[p0][i], b[p0][j], 0))  for the block p0 <= p < p0 + kSumBlock,
+//   C[i][j] = (load_c ? C[i][j] : 0) + (((s_0 + s_1) + s_2) + s_3)     (as many blocks as kc holds),
 // from packed panels a (kc x MR: for each p, MR consecutive floats) and b (kc x NR likewise).
-// Every entry is one chain of fused multiply-adds in p order, so the result does not depend on
+// The order of every entry's operations is fixed by kc alone, so the result does not depend on
 // MR, NR, the cache blocking or the instruction set: the AVX-512, AVX2 and aarch64 kernels give
 // identical bits. (The generic x86-64 kernel has no FMA instruction: it rounds the product and
 // the sum separately.)

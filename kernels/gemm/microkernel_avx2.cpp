@@ -28,6 +28,7 @@ struct avx2_ops {
   static Vec load(const float* p) { return _mm256_loadu_ps(p); }
   static void store(float* p, Vec v) { _mm256_storeu_ps(p, v); }
   static Vec madd(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
+  static Vec add(Vec a, Vec b) { return _mm256_add_ps(a, b); }
   static void prefetch_a(const float*) {}
 
   static Vec upper_halves() { return _mm256_castsi256_ps(_mm256_set1_epi32(static_cast<int>(0xFFFF0000u))); }
@@ -53,14 +54,7 @@ struct avx2_ops {
     even = _mm256_castsi256_ps(_mm256_slli_epi32(pairs, 16));
     odd = _mm256_and_ps(_mm256_castsi256_ps(pairs), upper_halves());
   }
-  // Columns 0..7 in lo and 8..15 in hi become the even columns in lo and the odd ones in hi.
-  static void to_pairs(Vec& lo, Vec& hi) {
-    const __m256 even = _mm256_shuffle_ps(lo, hi, _MM_SHUFFLE(2, 0, 2, 0));  // 0 2 8 10 | 4 6 12 14
-    const __m256 odd = _mm256_shuffle_ps(lo, hi, _MM_SHUFFLE(3, 1, 3, 1));
-    lo = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(even), _MM_SHUFFLE(3, 1, 2, 0)));
-    hi = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(odd), _MM_SHUFFLE(3, 1, 2, 0)));
-  }
-  // The inverse.
+  // The even columns in lo and the odd ones in hi become columns 0..7 in lo and 8..15 in hi.
   static void from_pairs(Vec& lo, Vec& hi) {
     const __m256 low = _mm256_unpacklo_ps(lo, hi), high = _mm256_unpackhi_ps(lo, hi);  // 0-3 8-11 | 4-7 12-15
     lo = _mm256_permute2f128_ps(low, high, 0x20);

@@ -24,6 +24,7 @@ struct avx512_ops {
   static Vec load(const float* p) { return _mm512_loadu_ps(p); }
   static void store(float* p, Vec v) { _mm512_storeu_ps(p, v); }
   static Vec madd(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
+  static Vec add(Vec a, Vec b) { return _mm512_add_ps(a, b); }
   static void prefetch_a(const float* p) { _mm_prefetch(reinterpret_cast<const char*>(p), _MM_HINT_T0); }
 
   template <bool kBf16>

@@ -47,6 +47,7 @@ struct neon_ops {
   static Vec load(const float* p) { return vld1q_f32(p); }
   static void store(float* p, Vec v) { vst1q_f32(p, v); }
   static Vec madd(Vec a, Vec b, Vec c) { return vfmaq_f32(c, a, b); }  // c + a*b, one rounding
+  static Vec add(Vec a, Vec b) { return vaddq_f32(a, b); }
   static void prefetch_a(const float*) {}
   template <bool kBf16>
   static Vec widen(const uint16_t* p) {
@@ -77,6 +78,7 @@ struct sse2_ops {
   }
   static void store(float* p, Vec v) { std::memcpy(p, &v, sizeof v); }
   static Vec madd(Vec a, Vec b, Vec c) { return c + a * b; }
+  static Vec add(Vec a, Vec b) { return a + b; }
   static void prefetch_a(const float*) {}
   template <bool kBf16>
   static Vec widen(const uint16_t* p) {

@@ -9,6 +9,7 @@
 //   static Vec zero(); static Vec broadcast(float x);
 //   static Vec load(const float* p); static void store(float* p, Vec v);   (unaligned)
 //   static Vec madd(Vec a, Vec b, Vec c);         c + a * b, fused where the set has FMA
+//   static Vec add(Vec a, Vec b);                 a + b
 //   static void prefetch_a(const float* p);       a hint for A's packed sliver ahead, or nothing
 //   template <bool kBf16> static Vec widen(const uint16_t* p);
 //                                                 kLanes FLOAT16 (kBf16: BF16) values, exactly
@@ -20,22 +21,22 @@
 //                                                 (plans then read 16-bit operands in place)
 //   static constexpr bool kBf16PairSplit;         whether BF16 rows load as pairs (below)
 //   static void load_bf16_pairs(const uint16_t* p, Vec& even, Vec& odd);
-//   static void to_pairs(Vec& lo, Vec& hi); static void from_pairs(Vec& lo, Vec& hi);
-//                                                 (kBf16PairSplit only) 2 * kLanes BF16 values
+//   static void from_pairs(Vec& lo, Vec& hi);    (kBf16PairSplit only) 2 * kLanes BF16 values
 //                                                 widened into their even and odd columns (a shift
 //                                                 and a mask: no shuffle per depth step), and the
-//                                                 tile's columns moved between the two orders
+//                                                 tile's columns put back in order from those two
 //
 // Name an x86 set's ops type after it in lower case (avx512_ops): the portability test
 // (tests/check_portable.sh) finds vector code by function name.
 //
 // MicroTile<Ops, kMr, kV> computes an kMr x (kV * kLanes) tile of C (microkernel.h): every entry
-// one chain of multiply-adds in depth order from 0 or from C, whichever way A and B are read and
-// wherever the results go.
+// the blocked sum microkernel.h defines (chains of kSumBlock multiply-adds from zero, their sums
+// added in order, then added to C), whichever way A and B are read and wherever the results go.
 #pragma once
 
 #include <cstdint>
 
+#include "kernels/common/blocked_sum.h"
 #include "kernels/common/keep_in_register.h"
 #include "kernels/gemm/microkernel.h"
 
@@ -86,6 +87,7 @@ struct MicroTile {
     const float* b_floats = static_cast<const float*>(b);
     const uint16_t* b16 = static_cast<const uint16_t*>(b);
     Vec acc[kMr][V];
+    Vec group[kMr][V];  // the sum of the group's chains before this one (kept in memory by the compiler)
     const float* a_row[kMr];
     const uint16_t* a16_row[kMr];
 #pragma GCC unroll 8
@@ -98,41 +100,57 @@ struct MicroTile {
       if constexpr (kA == AFrom::kRows) keep_in_register(a_row[i]);
       if constexpr (kA == AFrom::kRowsBf16) keep_in_register(a16_row[i]);
 #pragma GCC unroll 2
-      for (int v = 0; v < V; ++v) acc[i][v] = load_c ? Ops::load(c + i * ldc + kLanes * v) : Ops::zero();
-      if constexpr (kSplit) {
-        if (load_c) Ops::to_pairs(acc[i][0], acc[i][1]);
-      }
+      for (int v = 0; v < V; ++v) acc[i][v] = Ops::zero(), group[i][v] = Ops::zero();
     }
+    // The group's chains of kSumBlock products, each from zero; their sums added in order.
+    for (int64_t p0 = 0; p0 < kc; p0 += kSumBlock) {
+      const int64_t p1 = p0 + kSumBlock < kc ? p0 + kSumBlock : kc;
 #pragma GCC unroll 4
-    for (int64_t p = 0; p < kc; ++p, a += kARows ? 0 : kMr) {  // (a is null when A is read in place)
-      if (!kARows) Ops::prefetch_a(a + 8 * kMr);
-      const int64_t at = kARows ? in_place.columns[p] : 0;
-      Vec bv[V];
-      if constexpr (kSplit) {
-        Ops::load_bf16_pairs(b16 + rows[p], bv[0], bv[1]);
-      } else {
+      for (int64_t p = p0; p < p1; ++p, a += kARows ? 0 : kMr) {  // (a is null when A is read in place)
+        if (!kARows) Ops::prefetch_a(a + 8 * kMr);
+        const int64_t at = kARows ? in_place.columns[p] : 0;
+        Vec bv[V];
+        if constexpr (kSplit) {
+          Ops::load_bf16_pairs(b16 + rows[p], bv[0], bv[1]);
+        } else {
 #pragma GCC unroll 2
-        for (int v = 0; v < V; ++v) {
-          if constexpr (kB == BFrom::kPacked) bv[v] = Ops::load(b_floats + p * kNr + kLanes * v);
-          if constexpr (kB == BFrom::kRows) bv[v] = Ops::load(b_floats + rows[p] + kLanes * v);
-          if constexpr (kB16) bv[v] = Ops::template widen<kB == BFrom::kRowsBf16>(b16 + rows[p] + kLanes * v);
+          for (int v = 0; v < V; ++v) {
+            if constexpr (kB == BFrom::kPacked) bv[v] = Ops::load(b_floats + p * kNr + kLanes * v);
+            if constexpr (kB == BFrom::kRows) bv[v] = Ops::load(b_floats + rows[p] + kLanes * v);
+            if constexpr (kB16) bv[v] = Ops::template widen<kB == BFrom::kRowsBf16>(b16 + rows[p] + kLanes * v);
+          }
+        }
+#pragma GCC unroll 8
+        for (int i = 0; i < kMr; ++i) {
+          Vec ai;
+          if constexpr (kA == AFrom::kPacked) ai = Ops::broadcast(a[i]);
+          if constexpr (kA == AFrom::kRows) ai = Ops::broadcast(a_row[i][at]);
+          if constexpr (kA == AFrom::kRowsBf16) ai = Ops::broadcast_bf16(a16_row[i] + at);
+#pragma GCC unroll 2
+          for (int v = 0; v < V; ++v) acc[i][v] = Ops::madd(ai, bv[v], acc[i][v]);
         }
       }
 #pragma GCC unroll 8
       for (int i = 0; i < kMr; ++i) {
-        Vec ai;
-        if constexpr (kA == AFrom::kPacked) ai = Ops::broadcast(a[i]);
-        if constexpr (kA == AFrom::kRows) ai = Ops::broadcast(a_row[i][at]);
-        if constexpr (kA == AFrom::kRowsBf16) ai = Ops::broadcast_bf16(a16_row[i] + at);
 #pragma GCC unroll 2
-        for (int v = 0; v < V; ++v) acc[i][v] = Ops::madd(ai, bv[v], acc[i][v]);
+        for (int v = 0; v < V; ++v) {
+          if (p1 < kc) {
+            group[i][v] = Ops::add(group[i][v], acc[i][v]), acc[i][v] = Ops::zero();
+          } else {
+            acc[i][v] = Ops::add(group[i][v], acc[i][v]);
+          }
+        }
       }
     }
+    // The group's sum, added to C's.
 #pragma GCC unroll 8
     for (int i = 0; i < kMr; ++i) {
       if constexpr (kSplit) Ops::from_pairs(acc[i][0], acc[i][1]);
 #pragma GCC unroll 2
-      for (int v = 0; v < V; ++v) store(c, ldc, i, v, acc[i][v]);
+      for (int v = 0; v < V; ++v) {
+        if (load_c) acc[i][v] = Ops::add(Ops::load(c + i * ldc + kLanes * v), acc[i][v]);
+        store(c, ldc, i, v, acc[i][v]);
+      }
     }
   }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernels/common/blocked_sum.h"
 #include "kernels/common/convert.h"
 #include "kernels/common/cpu_isa.h"
 #include "kernels/common/pack.h"
@@ -89,16 +90,17 @@ GemmBlocking plan_gemm_blocking(int64_t max_m, int64_t max_n, int64_t max_k) {
   return plan_gemm_blocking(max_m, max_n, max_k, selected_isa());
 }
 
-GemmBlocking plan_gemm_blocking(int64_t max_m, int64_t max_n, int64_t max_k, Isa isa) {
+GemmBlocking plan_gemm_blocking(int64_t max_m, int64_t max_n, int64_t /*max_k*/, Isa isa) {
   const MicroKernel& kernel = micro_kernel(isa);
   const CacheSizes& cache = cache_sizes();
   constexpr int64_t kFloat = sizeof(float);
   GemmBlocking b;
   b.isa = isa;
-  // A kc x nr sliver of B fills three quarters of L1 while the mr x kc slivers of A stream past
-  // it (at least 256 deep: shorter chains spend too long loading and storing C).
-  b.kc = std::clamp<int64_t>(cache.l1 * 3 / 4 / (kernel.nr * kFloat) / 8 * 8, 256, 512);
-  b.kc = std::min(b.kc, round_up(std::max<int64_t>(1, max_k), 8));
+  // One group of the blocked sum (its depth fixes the order of the sums, so it is the same on every
+  // CPU): a kc x nr sliver of B (32 KiB for AVX-512's 32 columns) stays in L1 while the mr x kc
+  // slivers of A stream past it. (Not shortened for a shallow product: one deeper than its plan said
+  // must still end its groups where any other plan would.)
+  b.kc = kSumGroup;
   // The mc x kc block of A in half of L2; the kc x nc block of B in half of this core's L3 share.
   b.mc = std::min<int64_t>(round_down_at_least(cache.l2 / 2 / (b.kc * kFloat), kernel.mr), 4096);
   b.mc = std::min(b.mc, round_up(std::max<int64_t>(1, max_m), kernel.mr));

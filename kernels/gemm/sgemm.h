@@ -21,11 +21,11 @@ struct MatrixRef {
 };
 
 // Instruction set and cache blocking of a family of GEMMs, fixed at phase 1 from the CPU's cache
-// sizes and the largest (m, n, k) a step will multiply. Results do not depend on the blocking
-// (see microkernel.h), only the speed does.
+// sizes and the largest (m, n, k) a step will multiply. Results do not depend on mc and nc, only
+// the speed does; kc is where the sums' groups end (microkernel.h), kSumGroup in every plan.
 struct GemmBlocking {
   Isa isa = Isa::kGeneric;
-  int64_t kc = 1;  // depth of a packed block
+  int64_t kc = 1;  // depth of a packed block: kSumGroup (tests set a smaller multiple of 8)
   int64_t mc = 1;  // rows of op(A) per packed block (a multiple of the micro-kernel's MR)
   int64_t nc = 1;  // columns of op(B) per packed block (a multiple of its NR)
   // Floats of packing scratch one sgemm call needs (one per thread running GEMMs); a product whose
