@@ -10,7 +10,7 @@
 // Every product then meets at most kSumBlock + kSumGroup / kSumBlock - 1 + ceil(n / kSumGroup)
 // roundings, against n in one chain: to first order
 //   |error| <= (kSumBlock + kSumGroup / kSumBlock - 1 + ceil(n / kSumGroup)) * 2^-24 * sum |products|
-// (83 units for n = 4608, a 3x3 kernel over 512 channels, where one chain allows 4608). Typical
+// (57 units for n = 4608, a 3x3 kernel over 512 channels, where one chain allows 4608). Typical
 // errors grow like the square root of those counts.
 //
 // Where the cuts fall is part of each kernel's documented order (docs/kernels.md): a function of the
@@ -21,7 +21,7 @@
 
 namespace aclnn_cpu {
 
-constexpr int64_t kSumBlock = 64;   // products per chain from zero
+constexpr int64_t kSumBlock = 32;   // products per chain from zero
 constexpr int64_t kSumGroup = 256;  // products per group (a multiple of kSumBlock)
 static_assert(kSumGroup % kSumBlock == 0, "groups of whole blocks");
 
