@@ -146,6 +146,7 @@ TEST(RowKernels, ForwardRowsFollowTheirChains) {
   }
   cases.push_back({8, 8, 9, 28, 28});
   cases.push_back({1, 1, 25, 57, 5});
+  cases.push_back({1, 3, 15, 20, 3});
   for (Isa isa : runnable_sets()) {
     const RowKernels& kernels = row_kernels(isa);
     const bool fused = isa != Isa::kGeneric;
@@ -166,20 +167,24 @@ TEST(RowKernels, ForwardRowsFollowTheirChains) {
       // Every output channel's plane, with a sentinel after the last: nothing past the rows is written.
       const int64_t plane = k.rows * k.width;
       std::vector<float> out(k.out_channels * plane + 8, -7.0f);
-      const ForwardRows job{src.data(), row_base.data(), k.rows,         channel_stride, k.channels, tap.data(),
-                            k.taps,     weights.data(),  k.out_channels, out.data(),     plane,      k.width};
+      // One output channel: a chain per kernel row (`columns` taps); more: one chain.
+      const int64_t chain_taps = k.out_channels == 1 && k.taps % columns == 0 ? columns : 0;
+      const ForwardRows job{src.data(),     row_base.data(), k.rows,     channel_stride, k.channels, tap.data(), k.taps,
+                            weights.data(), k.out_channels,  out.data(), plane,          k.width,    chain_taps};
       kernels.forward_rows(job);
       for (int64_t co = 0; co < k.out_channels; ++co) {
         for (int64_t r = 0; r < k.rows; ++r) {
           for (int64_t w = 0; w < k.width; ++w) {
-            float sum = 0.0f;
+            float sum = 0.0f, chain = 0.0f;
             for (int64_t c = 0; c < k.channels; ++c) {
               for (int64_t t = 0; t < k.taps; ++t) {
                 const float a = weights[(c * k.taps + t) * kForwardBlock + co];
                 const float x = src[c * channel_stride + row_base[r] + tap[t] + w];
-                sum = fused ? std::fma(a, x, sum) : sum + a * x;
+                chain = fused ? std::fma(a, x, chain) : chain + a * x;
+                if (chain_taps > 0 && (t + 1) % chain_taps == 0) sum += chain, chain = 0.0f;
               }
             }
+            sum += chain;
             const float got = out[co * plane + r * k.width + w];
             SCOPED_TRACE(testing::Message() << isa_name(isa) << " out_channels " << k.out_channels << " width "
                                             << k.width << " rows " << k.rows << " at " << co << "," << r << "," << w);

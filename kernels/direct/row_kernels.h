@@ -29,7 +29,10 @@ constexpr int kForwardBlock = 8;  // output channels per packed weight block of 
 // The output rows of a forward convolution, for up to kForwardBlock output channels:
 //   out[co * out_channel_stride + r * width + w] = sum over c < channels, t < taps (in that order) of
 //       weights[(c * taps + t) * kForwardBlock + co] * src[c * channel_stride + row_base[r] + tap[t] + w]
-// for co < out_channels, r < rows and w < width. The staged rows must hold round_up(width, 16) floats
+// for co < out_channels, r < rows and w < width, one chain of multiply-adds; or, with chain_taps > 0
+// (a divisor of taps: one kernel row) and one output channel, the products in chains of chain_taps
+// taps from zero, the chains' sums added in order (a depthwise sum of 9 products, three chains of 3,
+// has about three quarters of one chain's error). The staged rows must hold round_up(width, 16) floats
 // from each tap's offset on (the lanes past `width` are not stored).
 struct ForwardRows {
   const float* src;
@@ -41,6 +44,7 @@ struct ForwardRows {
   int64_t out_channels;  // <= kForwardBlock
   float* out;
   int64_t out_channel_stride, width;
+  int64_t chain_taps = 0;  // (only read with out_channels 1)
 };
 
 // One slice's contribution to a weight gradient's dot products, in 16 lanes each:

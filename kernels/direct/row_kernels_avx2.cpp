@@ -48,7 +48,9 @@ struct avx2_ops {
 #include "kernels/direct/row_kernels_impl.h"
 
 void forward_rows_avx2(const ForwardRows& job) {
-  if (job.out_channels == 1) return forward_rows<avx2_ops, 1, 4, 3>(job);
+  // (one channel: 3 rows x 2 vectors, so that the accumulators and the sums of the kernel rows' chains
+  // both stay in the 16 registers)
+  if (job.out_channels == 1) return forward_rows<avx2_ops, 1, 2, 3>(job);
   forward_rows<avx2_ops, 4, 1, 3>(job);
 }
 int64_t weight_block_avx2(int64_t out_channels) { return out_channels == 1 ? 1 : out_channels < 4 ? 2 : 4; }

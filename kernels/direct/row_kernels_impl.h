@@ -28,15 +28,18 @@ void forward_chunk(const ForwardRows& job, const float* const (&src_rows)[kRows]
   constexpr int kLanes = Ops::kLanes;
   // (Every loop over kRows, kCo and kVec unrolled, so that the accumulators stay in registers: else GCC
   // keeps them in a stack array, each multiply-add a load and a store.)
-  T acc[kRows][kCo][kVec];
+  T acc[kRows][kCo][kVec], chains[kRows][kVec];  // (chains: the sum of the chains before, kCo 1)
 #pragma GCC unroll 4
   for (int i = 0; i < kRows; ++i) {
 #pragma GCC unroll 8
     for (int co = 0; co < kCo; ++co) {
 #pragma GCC unroll 4
-      for (int v = 0; v < kVec; ++v) acc[i][co][v] = Ops::zero();
+      for (int v = 0; v < kVec; ++v) acc[i][co][v] = chains[i][v] = Ops::zero();
     }
   }
+  // (with one channel: taps left in the current chain)
+  const int64_t chain_taps = job.chain_taps > 0 ? job.chain_taps : job.taps * job.channels;
+  int64_t chain_left = chain_taps;
   for (int64_t c = 0; c < job.channels; ++c) {
     const float* weights = job.weights + c * job.taps * kForwardBlock + co0;
     for (int64_t t = 0; t < job.taps; ++t, weights += kForwardBlock) {
@@ -50,6 +53,15 @@ void forward_chunk(const ForwardRows& job, const float* const (&src_rows)[kRows]
 #pragma GCC unroll 4
           for (int v = 0; v < kVec; ++v)
             acc[i][0][v] = Ops::madd(w, Ops::load(src_rows[i] + at + kLanes * v), acc[i][0][v]);
+        }
+        if (--chain_left == 0) {  // a chain ends: its sum added to the chains' before
+          chain_left = chain_taps;
+#pragma GCC unroll 4
+          for (int i = 0; i < kRows; ++i) {
+#pragma GCC unroll 4
+            for (int v = 0; v < kVec; ++v)
+              chains[i][v] = Ops::add(chains[i][v], acc[i][0][v]), acc[i][0][v] = Ops::zero();
+          }
         }
         continue;
       }
@@ -70,6 +82,13 @@ void forward_chunk(const ForwardRows& job, const float* const (&src_rows)[kRows]
       }
     }
   }
+  if (kCo == 1 && chain_left != chain_taps) {  // (a chain_taps that does not divide taps: the last chain)
+#pragma GCC unroll 4
+    for (int i = 0; i < kRows; ++i) {
+#pragma GCC unroll 4
+      for (int v = 0; v < kVec; ++v) chains[i][v] = Ops::add(chains[i][v], acc[i][0][v]);
+    }
+  }
   const int64_t channels = lesser(kCo, job.out_channels - co0);
 #pragma GCC unroll 4
   for (int i = 0; i < kRows; ++i) {
@@ -80,10 +99,11 @@ void forward_chunk(const ForwardRows& job, const float* const (&src_rows)[kRows]
 #pragma GCC unroll 4
       for (int v = 0; v < kVec; ++v) {
         const int64_t count = lesser(kLanes, job.width - w0 - kLanes * v);
+        const T result = kCo == 1 ? chains[i][v] : acc[i][co][v];
         if (count == kLanes) {
-          Ops::store(out + kLanes * v, acc[i][co][v]);
+          Ops::store(out + kLanes * v, result);
         } else if (count > 0) {
-          Ops::store_masked(out + kLanes * v, acc[i][co][v], Ops::mask_first(count));
+          Ops::store_masked(out + kLanes * v, result, Ops::mask_first(count));
         }
       }
     }
