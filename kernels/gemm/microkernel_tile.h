@@ -100,11 +100,11 @@ struct MicroTile {
       if constexpr (kA == AFrom::kRows) keep_in_register(a_row[i]);
       if constexpr (kA == AFrom::kRowsBf16) keep_in_register(a16_row[i]);
 #pragma GCC unroll 2
-      for (int v = 0; v < V; ++v) acc[i][v] = Ops::zero(), group[i][v] = Ops::zero();
+      for (int v = 0; v < V; ++v) acc[i][v] = Ops::zero();
     }
     // The group's chains of kSumBlock products, each from zero; their sums added in order.
-    for (int64_t p0 = 0; p0 < kc; p0 += kSumBlock) {
-      const int64_t p1 = p0 + kSumBlock < kc ? p0 + kSumBlock : kc;
+    // (the chain over depths [p0, p1), written out twice below: a whole block's length is a constant)
+    const auto chain = [&](int64_t p0, int64_t p1) __attribute__((always_inline)) {
 #pragma GCC unroll 4
       for (int64_t p = p0; p < p1; ++p, a += kARows ? 0 : kMr) {  // (a is null when A is read in place)
         if (!kARows) Ops::prefetch_a(a + 8 * kMr);
@@ -130,14 +130,31 @@ struct MicroTile {
           for (int v = 0; v < V; ++v) acc[i][v] = Ops::madd(ai, bv[v], acc[i][v]);
         }
       }
+    };
+    // The first chain; then, where the group holds more, its sum kept while the others are summed,
+    // each chain's sum added to it in turn.
+    if (kc <= kSumBlock) {
+      chain(0, kc);
+    } else {
+      chain(0, kSumBlock);
 #pragma GCC unroll 8
       for (int i = 0; i < kMr; ++i) {
 #pragma GCC unroll 2
-        for (int v = 0; v < V; ++v) {
-          if (p1 < kc) {
-            group[i][v] = Ops::add(group[i][v], acc[i][v]), acc[i][v] = Ops::zero();
-          } else {
+        for (int v = 0; v < V; ++v) group[i][v] = acc[i][v], acc[i][v] = Ops::zero();
+      }
+      for (int64_t p0 = kSumBlock; p0 < kc; p0 += kSumBlock) {
+        const int64_t p1 = p0 + kSumBlock < kc ? p0 + kSumBlock : kc;
+        if (p1 - p0 == kSumBlock) {
+          chain(p0, p0 + kSumBlock);
+        } else {
+          chain(p0, p1);
+        }
+#pragma GCC unroll 8
+        for (int i = 0; i < kMr; ++i) {
+#pragma GCC unroll 2
+          for (int v = 0; v < V; ++v) {
             acc[i][v] = Ops::add(group[i][v], acc[i][v]);
+            if (p1 < kc) group[i][v] = acc[i][v], acc[i][v] = Ops::zero();
           }
         }
       }
