@@ -168,7 +168,7 @@ TEST(RowKernels, ForwardRowsFollowTheirChains) {
       const int64_t plane = k.rows * k.width;
       std::vector<float> out(k.out_channels * plane + 8, -7.0f);
       // One output channel: a chain per kernel row (`columns` taps); more: one chain.
-      const int64_t chain_taps = k.out_channels == 1 && k.taps % columns == 0 ? columns : 0;
+      const int64_t chain_taps = k.out_channels == 1 ? columns : 0;
       const ForwardRows job{src.data(),     row_base.data(), k.rows,     channel_stride, k.channels, tap.data(), k.taps,
                             weights.data(), k.out_channels,  out.data(), plane,          k.width,    chain_taps};
       kernels.forward_rows(job);
@@ -181,7 +181,7 @@ TEST(RowKernels, ForwardRowsFollowTheirChains) {
                 const float a = weights[(c * k.taps + t) * kForwardBlock + co];
                 const float x = src[c * channel_stride + row_base[r] + tap[t] + w];
                 chain = fused ? std::fma(a, x, chain) : chain + a * x;
-                if (chain_taps > 0 && (t + 1) % chain_taps == 0) sum += chain, chain = 0.0f;
+                if (chain_taps > 0 && ((t + 1) % chain_taps == 0 || t + 1 == k.taps)) sum += chain, chain = 0.0f;
               }
             }
             sum += chain;

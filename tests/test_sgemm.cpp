@@ -167,7 +167,7 @@ TEST(Sgemm, EveryEntryIsTheBlockedSum) {
 
 // A product cut into pieces gives each entry the same bits, down to pieces of one row or one column
 // (the channels-last gradWeight cuts its rows by the thread count): on every path.
-TEST(Sgemm, OneRowOrOneColumnIsTheSameChain) {
+TEST(Sgemm, OneRowOrOneColumnIsTheSameSum) {
   const int64_t m = 7, n = 19, k = 1500;
   std::mt19937 rng(3);
   std::normal_distribution<float> normal;

@@ -10,8 +10,9 @@
 // Every product then meets at most kSumBlock + kSumGroup / kSumBlock - 1 + ceil(n / kSumGroup)
 // roundings, against n in one chain: to first order
 //   |error| <= (kSumBlock + kSumGroup / kSumBlock - 1 + ceil(n / kSumGroup)) * 2^-24 * sum |products|
-// (57 units for n = 4608, a 3x3 kernel over 512 channels, where one chain allows 4608). Typical
-// errors grow like the square root of those counts.
+// (57 units for n = 4608, a 3x3 kernel over 512 channels, where one chain allows 4608); each sum a
+// caller adds to it afterwards (another tap's GEMM, a partial) is one rounding more. Typical errors
+// grow like the square root of those counts.
 //
 // Where the cuts fall is part of each kernel's documented order (docs/kernels.md): a function of the
 // problem alone, never of the instruction set, the register tile or the cache blocking.

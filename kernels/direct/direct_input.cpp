@@ -11,9 +11,9 @@
 // adds every product into place. Each task (sample, group, 32 input channels, band of rows of one
 // input plane) stages the dY rows its band reads into zero-padded rows (any dtype and strides,
 // straight from the user's view), and the row kernels (row_kernels.h, InputRows) hold a chunk of up
-// to 14 positions x 32 channels in registers. Each output element is one chain of multiply-adds in
-// (tap, co) order inside one task, so results do not depend on the thread count, and AVX-512 and
-// AVX2 agree bit for bit.
+// to 14 positions x 32 channels in registers. Each output element is the blocked sum
+// (kernels/common/blocked_sum.h) of its products in (tap, co) order inside one task, so results do
+// not depend on the thread count, and AVX-512 and AVX2 agree bit for bit.
 #include <algorithm>
 #include <cstring>
 #include <memory>

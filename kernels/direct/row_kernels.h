@@ -10,8 +10,8 @@
 // is the source element that tap t of output position w of output row r reads (zero in the padding).
 // Vectors are 16 floats on every instruction set (AVX-512: one register; AVX2: two, its kernels
 // taking one at a time; generic: four),
-// and each output element is one chain of multiply-adds in a fixed order, so the AVX-512 and AVX2
-// kernels give identical bits (both fuse each multiply-add; the generic x86-64 kernel rounds the
+// and each output element is summed in a fixed order (chains of multiply-adds, and their sums), so
+// the AVX-512 and AVX2 kernels give identical bits (both fuse each multiply-add; the generic x86-64 kernel rounds the
 // product first, as the generic GEMM kernel does).
 #pragma once
 
@@ -30,10 +30,10 @@ constexpr int kForwardBlock = 8;  // output channels per packed weight block of 
 //   out[co * out_channel_stride + r * width + w] = sum over c < channels, t < taps (in that order) of
 //       weights[(c * taps + t) * kForwardBlock + co] * src[c * channel_stride + row_base[r] + tap[t] + w]
 // for co < out_channels, r < rows and w < width, one chain of multiply-adds; or, with chain_taps > 0
-// (a divisor of taps: one kernel row) and one output channel, the products in chains of chain_taps
-// taps from zero, the chains' sums added in order (a depthwise sum of 9 products, three chains of 3,
-// has about three quarters of one chain's error). The staged rows must hold round_up(width, 16) floats
-// from each tap's offset on (the lanes past `width` are not stored).
+// (one kernel row) and one output channel, each channel's taps in chains of chain_taps from zero (the
+// last one shorter where chain_taps does not divide taps), the chains' sums added in order (a
+// depthwise sum of 9 products, three chains of 3, has about three quarters of one chain's error). The staged rows must
+// hold round_up(width, 16) floats from each tap's offset on (the lanes past `width` are not stored).
 struct ForwardRows {
   const float* src;
   const int64_t* row_base;

@@ -54,7 +54,9 @@ void forward_chunk(const ForwardRows& job, const float* const (&src_rows)[kRows]
           for (int v = 0; v < kVec; ++v)
             acc[i][0][v] = Ops::madd(w, Ops::load(src_rows[i] + at + kLanes * v), acc[i][0][v]);
         }
-        if (--chain_left == 0) {  // a chain ends: its sum added to the chains' before
+        // A chain ends (after chain_taps taps, or a channel's last one where chains are set): its sum
+        // added to the chains' before.
+        if (--chain_left == 0 || (job.chain_taps > 0 && t + 1 == job.taps)) {
           chain_left = chain_taps;
 #pragma GCC unroll 4
           for (int i = 0; i < kRows; ++i) {
@@ -80,13 +82,6 @@ void forward_chunk(const ForwardRows& job, const float* const (&src_rows)[kRows]
           for (int v = 0; v < kVec; ++v) acc[i][co][v] = Ops::madd(w, x[i][v], acc[i][co][v]);
         }
       }
-    }
-  }
-  if (kCo == 1 && chain_left != chain_taps) {  // (a chain_taps that does not divide taps: the last chain)
-#pragma GCC unroll 4
-    for (int i = 0; i < kRows; ++i) {
-#pragma GCC unroll 4
-      for (int v = 0; v < kVec; ++v) chains[i][v] = Ops::add(chains[i][v], acc[i][0][v]);
     }
   }
   const int64_t channels = lesser(kCo, job.out_channels - co0);

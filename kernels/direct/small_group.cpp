@@ -9,7 +9,8 @@
 //     one, conv_problem.h), per output row and block of 8 output channels.
 //   gradWeight: per source channel, dot products over the slice's rows in 16 lanes, for blocks of
 //     output channels x taps held in registers.
-// Each output element is one chain of multiply-adds in a fixed order inside one task; the weight
+// Each output element is summed in a fixed order inside one task (one chain; with one output channel
+// per group, a chain per kernel row and their sums in order); the weight
 // gradient's lanes are summed over samples in fixed chunks, the chunks in order, then the 16 lanes
 // pairwise. So results do not depend on the thread count, and AVX-512 and AVX2 agree bit for bit.
 #include <algorithm>

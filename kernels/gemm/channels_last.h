@@ -8,8 +8,9 @@
 //   gradInput:  dX[s, :] = sum over taps k (in order) of dY[s + p - k*d, :] * W_k   (rows inside dY only)
 //   gradWeight: W_k's gradient = sum over samples (in order) of dY^T * X[t - p + k*d, :]
 //               (time-major rows: over positions, each position's samples in order)
-// with W_k = W[:, :, k] (Cout x Cin). Every entry is one chain of fused multiply-adds in a fixed
-// order inside one task, so results do not depend on the thread count.
+// with W_k = W[:, :, k] (Cout x Cin). Every entry is summed in a fixed order inside one task (each
+// product a blocked sum, blocked_sum.h, added to the entry), so results do not depend on the thread
+// count.
 //
 // FLOAT16 and BF16 tensors are converted as they are packed, never copied whole: gradWeight packs both
 // of its operands once per execution (from 16-bit rows: X^T as a PackedLeft, dY as a PackedRight), and

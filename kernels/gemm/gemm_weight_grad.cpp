@@ -4,10 +4,11 @@
 // Parallel split, fixed by the geometry alone (never by the thread count): the reduction over
 // (sample, output position) is cut into `chunks` equal ranges, the column-matrix rows into
 // `blocks`; a task (group, block, chunk) sums its range into its chunk's own partial dW, and the
-// partials are then added in chunk order. Each GEMM continues every entry's chain of fused
-// multiply-adds in position order, so a chunk's sum does not depend on the tile size either; nor on
-// the orientation: from padded windows (and 1x1 sources) the products may be transposed, dW^T =
-// cols dY^T with cols read in place, which gives the same chains.
+// partials are then added in chunk order. Within a chunk, each GEMM (a tile of positions, a band, or
+// a batch of bands) sums its positions as a blocked sum (blocked_sum.h) added to the partial, so the
+// products' extents, fixed by the geometry (gemm_weight_split.h), fix the order. From padded windows
+// (and 1x1 sources) the products may be transposed, dW^T = cols dY^T with cols read in place: the
+// same sums as the product of the same extent the other way round.
 #include <algorithm>
 #include <cstdint>
 #include <memory>

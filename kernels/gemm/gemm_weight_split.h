@@ -25,6 +25,11 @@ constexpr int64_t kRowBlockUnit = 16;                 // row blocks are multiple
 constexpr int64_t kPackedBudget = int64_t{32} << 20;  // bytes of dY packed once for all tasks
 constexpr int64_t kTransposedMinLength = 4096;        // (sample, position) pairs per group for transposed products
 constexpr int64_t kMaxBatch = 16;                     // bands per such product, at most
+// The choices below cut the sums (a transposed product per band, or bands batched; dY packed once or
+// not), so they read the geometry and these constants, never the micro-kernel's MR or NR: the same
+// order on every instruction set.
+constexpr int64_t kSliverRowsForBudget = 8;  // dY's channels rounded up to this for the packing budget
+constexpr int64_t kTransposedColumns = 16;   // Cout_g filling whole multiples of this goes transposed
 
 // How a gradWeight is cut into tasks, from the geometry alone (the sums' order depends on it).
 struct WeightSplit {
@@ -99,7 +104,9 @@ inline Support window_bands(const ConvGeometry& g, const WeightSplit& split, Ban
 }
 
 // The variant of the GEMM gradWeight a problem takes (its verbose flags in brackets): the loops and
-// operand layouts of one split, each giving the same chains of multiply-adds. `windows`: X read from
+// operand layouts of one split. Each product is a blocked sum over its positions (blocked_sum.h),
+// added to the chunk's partial: the variant decides where products start (a tile, a band, a batch of
+// bands), so it is chosen from the geometry and constants alone. `windows`: X read from
 // padded windows per band (`bands`, `window_floats` per band); `x_staged`: else X staged per piece.
 struct WeightVariant {
   GemmBlocking blocking;       // the split's, or re-planned for batched bands
@@ -125,29 +132,31 @@ inline WeightVariant choose_weight_variant(const ConvProblem& p, const WeightSpl
   // dY is an operand of every task's GEMMs, and each row block would pack it again: pack it
   // once (when it is more than one row per group, and within budget or else copied anyway),
   // reading it from the user's view when it is not a dense float array.
-  const int64_t group_floats = packed_left_floats(split.blocking, s.cout, split.length);
+  const int64_t group_floats = sliver_entries(s.cout, kSliverRowsForBudget, split.length);
   v.dy_dense = float_in_place(p.dst, p.math);
   // (Sizes that would not fit in 2^60 bytes take the dense copy, whose booking reports them.)
-  const int64_t mr = left_sliver_rows(v.blocking), huge = int64_t{1} << 58;
-  v.pack_once =
-      s.cout > 1 &&
-      (product_within(s.groups, group_floats, kPackedBudget / 4) ||
-       (!v.dy_dense && product_within(s.groups, group_floats, huge) && product_within(mr, s.dst_plane, huge)));
+  const int64_t huge = int64_t{1} << 58;
+  v.pack_once = s.cout > 1 && (product_within(s.groups, group_floats, kPackedBudget / 4) ||
+                               (!v.dy_dense && product_within(s.groups, group_floats, huge) &&
+                                product_within(kSliverRowsForBudget, s.dst_plane, huge)));
   // With padded windows, the products are transposed, dW^T (rows x Cout_g) = cols (rows x positions)
   // * dY^T (positions x Cout_g): cols read in place from the window (sgemm_a_rows), dY^T packed once,
-  // nothing packed per band. (The same chains, so the same sums.) Where Cout_g fills the
-  // micro-kernel's columns (within 1/8 of a multiple of them), and the reduction is long enough
+  // nothing packed per band: a product per band (or tile). Where Cout_g fills whole multiples of
+  // kTransposedColumns (within 1/8), and the reduction is long enough
   // (kTransposedMinLength) for the pass that adds the transposed partials into dW to be cheap.
   // BF16 X and dY (used as they are) take them in bf16 pair products where the CPU has them
   // (bf16_dot.h), at any length (nothing else multiplies in pairs here): pairs of consecutive
   // positions, so every band an even number of positions wide (then pairs never straddle output
   // rows, nor bands, nor samples).
+  // (BF16 pair products have bits of their own: their choice may read their kernel's width.)
   const int64_t nr = right_sliver_columns(v.blocking);
-  const bool columns_fill = v.pack_once && round_up(s.cout, nr) * 8 <= s.cout * 9;
+  const bool pair_columns_fill = v.pack_once && round_up(s.cout, nr) * 8 <= s.cout * 9;
+  const bool columns_fill = v.pack_once && round_up(s.cout, kTransposedColumns) * 8 <= s.cout * 9;
   // A 1x1 kernel's X is read in place from the user's tensor (planes contiguous, of even size; tiles
   // of an even count).
   const bool pointwise_pairs = columns_are_source(g) && planes_contiguous(p.src) && s.dst_plane % 2 == 0;
-  v.dot = (windows ? bands.even_widths() : pointwise_pairs) && columns_fill && bf16_pair_products(p.src, p.dst, p.math);
+  v.dot = (windows ? bands.even_widths() : pointwise_pairs) && pair_columns_fill &&
+          bf16_pair_products(p.src, p.dst, p.math);
   if (v.dot && !windows) {
     v.x_staged = false;
     v.tile = std::max<int64_t>(2, v.tile / 2 * 2);
@@ -164,9 +173,9 @@ inline WeightVariant choose_weight_variant(const ConvProblem& p, const WeightSpl
                     p.math == MathMode::kFull && planes_contiguous(p.src) && converts_in_registers(v.blocking);
   // Float products from windows, not transposed: consecutive bands whose positions follow each other
   // in the packed dY are multiplied as one product up to the depth of the GEMM's packed blocks (its
-  // kc for a long reduction), their windows staged side by side, so that each load and store of the
-  // sums' tiles serves chains that long (a band of a single 7 x 7 plane is only 49 positions). The
-  // same chains, so the same sums.
+  // kc, one group of the blocked sums), their windows staged side by side, so that each load and
+  // store of the sums' tiles serves that many positions (a band of a single 7 x 7 plane is only 49),
+  // and the sums' groups are that long.
   if (windows && !v.transposed && !v.dot && v.pack_once) {
     const int64_t depth_block = plan_gemm_blocking(s.cout, split.block, split.length).kc;
     v.batch = std::clamp<int64_t>(depth_block / bands.columns(), 1, kMaxBatch);

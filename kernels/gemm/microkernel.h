@@ -5,7 +5,7 @@
 // A micro-kernel computes one MR x NR tile of C (row-major, leading dimension ldc) over a depth of
 // kc <= kSumGroup (one group of the blocked sum, kernels/common/blocked_sum.h):
 //   s_b[i][j] = fma(a[p][i], b[p][j], ... fma(a[p0][i], b[p0][j], 0))  for the block p0 <= p < p0 + kSumBlock,
-//   C[i][j] = (load_c ? C[i][j] : 0) + (((s_0 + s_1) + s_2) + s_3)     (as many blocks as kc holds),
+//   C[i][j] = (load_c ? C[i][j] : 0) + ((s_0 + s_1) + ... + s_7)      (as many blocks as kc holds),
 // from packed panels a (kc x MR: for each p, MR consecutive floats) and b (kc x NR likewise).
 // The order of every entry's operations is fixed by kc alone, so the result does not depend on
 // MR, NR, the cache blocking or the instruction set: the AVX-512, AVX2 and aarch64 kernels give

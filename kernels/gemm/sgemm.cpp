@@ -191,7 +191,7 @@ void multiply_blocks(const GemmBlocking& blocking, float* scratch, int64_t m, in
     const int64_t cols = std::min(blocking.nc, n - jc);
     for (int64_t pc = 0; pc < k; pc += blocking.kc) {
       const int64_t depth = std::min(blocking.kc, k - pc);
-      const bool load_c = accumulate || pc > 0;  // later depth blocks continue each entry's chain
+      const bool load_c = accumulate || pc > 0;  // later depth blocks add their groups to C
       int64_t b_stride = 0;
       const float* b_block = b.block(kernel, jc, cols, pc, depth, packed_b, &b_stride);
       for (int64_t ic = 0; ic < m; ic += blocking.mc) {
@@ -223,7 +223,7 @@ void sgemm(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, i
            bool accumulate, float* c, int64_t ldc) {
   if (m == 0 || n == 0) return;
   // (One row or one column too: through the micro-kernel's edge tiles, so that every entry is the
-  // same chain of multiply-adds however the caller cuts C into products.)
+  // same blocked sum however the caller cuts C's rows and columns into products.)
   multiply_blocks(blocking, scratch, m, n, k, LeftFromMatrix{a}, RightFromMatrix{b}, accumulate, c, ldc);
 }
 
@@ -288,7 +288,7 @@ void a_rows_loops(const GemmBlocking& blocking, int64_t m, int64_t n, int64_t k,
   int64_t rows[16];                 // a sliver's row offsets (a partial one repeats its last row)
   for (int64_t pc = 0; pc < k; pc += blocking.kc) {
     const int64_t depth = std::min(blocking.kc, k - pc);
-    const bool load_c = accumulate || pc > 0;  // later depth blocks continue each entry's chain
+    const bool load_c = accumulate || pc > 0;  // later depth blocks add their groups to C
     // B's sliver stays in L1 while A's slivers stream past it.
     for (int64_t jr = 0; jr < n; jr += nr) {
       const int64_t valid_cols = std::min<int64_t>(nr, n - jr);
@@ -357,7 +357,7 @@ namespace {
 // C, each over the mr-row slivers of the block. tile(depth, a_sliver, pc, jr, i, rows, load_c, last)
 // computes C's tile of rows [i, i + rows) (within the block: rows = its remaining rows, mr or more
 // for all but the last), columns [jr, jr + nr), over depths [pc, pc + depth): load_c where an earlier
-// depth block began its chains, `last` in the last depth block.
+// depth block's group is in C, `last` in the last depth block.
 template <typename Tile>
 void for_each_rows_tile(const GemmBlocking& blocking, const MicroKernel& kernel, int64_t m, int64_t n, int64_t k,
                         const PackedLeft& a, Tile tile) {
@@ -366,7 +366,7 @@ void for_each_rows_tile(const GemmBlocking& blocking, const MicroKernel& kernel,
     const int64_t rows = std::min(blocking.mc, m - ic);
     for (int64_t pc = 0; pc < k; pc += blocking.kc) {
       const int64_t depth = std::min(blocking.kc, k - pc);
-      const bool load_c = pc > 0, last = pc + depth == k;  // later depth blocks continue each entry's chain
+      const bool load_c = pc > 0, last = pc + depth == k;  // later depth blocks add their groups to C
       int64_t a_stride = 0;
       const float* a_block = left.block(kernel, ic, rows, pc, depth, nullptr, &a_stride);
       for (int64_t jr = 0; jr < n; jr += kernel.nr) {

@@ -90,7 +90,7 @@ void sgemm(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, i
            const PanelWriter& b, bool accumulate, float* c, int64_t ldc);
 
 // The same product from a packed op(A), with op(B) a matrix or written by a PanelWriter. Always
-// through the micro-kernel, so every entry is one chain of fused multiply-adds in depth order.
+// through the micro-kernel, so every entry is the blocked sum of its products in depth order.
 // With `narrowed.out` set (where narrows_products), the whole MR x NR tiles of C, rows below
 // m - m % MR and columns below n - n % NR, go there narrowed in the last depth block (for k > 0); C
 // holds the rest of the results, and the earlier depth blocks' sums.
