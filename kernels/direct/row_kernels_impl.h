@@ -419,7 +419,6 @@ void input_chunk(const InputRows& job, int64_t b0, int64_t j0) {
   }
   const float* block = job.weights + b0 * job.weight_block_stride;
   const int64_t products = job.taps * job.channels;
-  bool group_open = false, sum_open = false;  // (whether group and sum hold chains yet)
   for (int64_t r0 = 0; r0 < products; r0 += kSumBlock) {
     const int64_t r1 = lesser(products, r0 + kSumBlock);
     for (int64_t t = r0 / job.channels; t * job.channels < r1; ++t) {
@@ -432,17 +431,11 @@ void input_chunk(const InputRows& job, int64_t b0, int64_t j0) {
     for (int j = 0; j < kPos; ++j) {
 #pragma GCC unroll 4
       for (int q = 0; q < kVectors; ++q) {
-        const T chains = group_open ? Ops::add(group[j][q], acc[j][q]) : acc[j][q];
+        group[j][q] = Ops::add(group[j][q], acc[j][q]);
         acc[j][q] = Ops::zero();
-        if (group_ends) {
-          sum[j][q] = sum_open ? Ops::add(sum[j][q], chains) : chains;
-        } else {
-          group[j][q] = chains;
-        }
+        if (group_ends) sum[j][q] = Ops::add(sum[j][q], group[j][q]), group[j][q] = Ops::zero();
       }
     }
-    group_open = !group_ends;
-    sum_open = sum_open || group_ends;
   }
 #pragma GCC unroll 16
   for (int j = 0; j < kPos; ++j) {

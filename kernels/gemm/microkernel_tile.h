@@ -87,7 +87,7 @@ struct MicroTile {
     const float* b_floats = static_cast<const float*>(b);
     const uint16_t* b16 = static_cast<const uint16_t*>(b);
     Vec acc[kMr][V];
-    Vec group[kMr][V];  // the sum of the group's chains before this one (kept in memory by the compiler)
+    Vec group[kMr][V];  // the sum of the group's chains before this one (in memory where registers run out)
     const float* a_row[kMr];
     const uint16_t* a16_row[kMr];
 #pragma GCC unroll 8
@@ -103,7 +103,6 @@ struct MicroTile {
       for (int v = 0; v < V; ++v) acc[i][v] = Ops::zero();
     }
     // The group's chains of kSumBlock products, each from zero; their sums added in order.
-    // (the chain over depths [p0, p1), written out twice below: a whole block's length is a constant)
     const auto chain = [&](int64_t p0, int64_t p1) __attribute__((always_inline)) {
 #pragma GCC unroll 4
       for (int64_t p = p0; p < p1; ++p, a += kARows ? 0 : kMr) {  // (a is null when A is read in place)
@@ -144,11 +143,7 @@ struct MicroTile {
       }
       for (int64_t p0 = kSumBlock; p0 < kc; p0 += kSumBlock) {
         const int64_t p1 = p0 + kSumBlock < kc ? p0 + kSumBlock : kc;
-        if (p1 - p0 == kSumBlock) {
-          chain(p0, p0 + kSumBlock);
-        } else {
-          chain(p0, p1);
-        }
+        chain(p0, p1);
 #pragma GCC unroll 8
         for (int i = 0; i < kMr; ++i) {
 #pragma GCC unroll 2
