@@ -2,6 +2,7 @@
 #include "acl/acl.h"
 #include "aclnn/aclnn_base.h"
 #include "aclnn/opdev/op_errno.h"
+#include "aclnnop/aclnn_convolution.h"
 #include "aclnnop/aclnn_convolution_backward.h"
 
 int c_header_probe(void);
@@ -14,6 +15,7 @@ int c_header_probe(void) {
   /* Called from C with every tensor missing: the first null tensor is reported. */
   aclnnStatus status =
       aclnnConvTbcBackwardGetWorkspaceSize(NULL, NULL, NULL, NULL, 0, 0, NULL, NULL, NULL, &workspace, &executor);
+  status += aclnnConvTbcGetWorkspaceSize(NULL, NULL, NULL, 0, NULL, 0, &workspace, &executor);
   (void)tensor;
   (void)stream;
   return status + ACLNN_ERR_PARAM_INVALID + (int)ACL_FORMAT_NCL + (int)ACL_BF16;

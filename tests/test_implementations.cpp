@@ -304,7 +304,12 @@ std::string reference_key(const Variant& v, unsigned seed, int poison, unsigned 
          std::to_string(gradients) + "|" + std::to_string(threads);
 }
 
-// Runs the gradients of case `c` (`gradients`: 1 input, 2 weight, 4 bias; all by default) with
+// The forward operators' bias (ConvProblem::grad_input_bias): run()'s gradients bit that adds it to
+// gradInput, and its value on channel c.
+constexpr unsigned kWithOutputBias = 8;
+double output_bias(int64_t c) { return 0.25 * static_cast<double>(c % 7) - 0.75; }
+
+// Runs the gradients of case `c` (`gradients`: 1 input, 2 weight, 4 bias, 8 kWithOutputBias; 7 by default) with
 // implementations `only` (ACLNN_CONVBWD_KERNELS syntax) on a workspace starting `misalign` bytes
 // past a 64-byte boundary; `poison` (a Poison; true: kInfAtRowEnds) puts infinities or NaNs among the values.
 Results run(const std::string& only, const Case& c, const Variant& v, unsigned seed, int threads, int misalign = 0,
@@ -357,6 +362,9 @@ Results run(const std::string& only, const Case& c, const Variant& v, unsigned s
                            : Tensor(g.batch, csrc, g.src_size, v.dtype, v.layout);
   Tensor gw(cdst, g.src_channels_per_group, g.kernel, v.dtype, v.layout);
   Tensor gb(1, cdst, {1, 1, 1}, v.dtype, Layout::kDense);
+  Tensor bias(1, gx.view.shape[1], {1, 1, 1}, v.dtype, Layout::kDense);
+  for (int64_t ch = 0; ch < gx.view.shape[1]; ++ch)
+    store_element(bias.view.data, v.dtype, bias.view.element(0, ch, 0, 0, 0), output_bias(ch));
   ConvProblem p;
   p.geometry = g;
   p.src = x.view, p.wei = w.view, p.dst = dy.view;
@@ -367,6 +375,8 @@ Results run(const std::string& only, const Case& c, const Variant& v, unsigned s
   p.want_weight_grad = (gradients & 2) != 0;
   p.want_bias_grad = (gradients & 4) != 0;
   p.grad_weight = gw.view, p.grad_bias = gb.view, p.bias_source = dy.view;
+  p.add_grad_input_bias = (gradients & kWithOutputBias) != 0;
+  p.grad_input_bias = bias.view;
   p.math = v.math;
   p.max_threads = threads;
   const std::unique_ptr<ConvPlan> plan = ConvPlan::build(p, only, "test");
@@ -521,6 +531,43 @@ TEST(Implementations, EachMatchesTheReference) {
       }
     }
   }
+}
+
+// The forward operators' output: gradInput plus a bias per channel. Every gradInput entry adds it in
+// float to its sums before the one rounding (fl32(sum) + bias: bit for bit where the result is FLOAT),
+// and the reference adds it to its double sums.
+TEST(Implementations, GradInputEntriesAddTheOutputBias) {
+  std::set<std::string> checked;  // entries
+  for (const Case& c : cases()) {
+    for (const Variant& v : {kVariants[0], kVariants[2], kVariants[3]}) {
+      const Results want = run("ref", c, v, 11, 2, 0, false, 1 | kWithOutputBias);
+      for (const std::string& name : implementation_names()) {
+        if ((computed_by(name, c, v, 11) & 1) == 0) continue;  // not a gradInput entry for the case
+        const Results got = run(name, c, v, 11, 2, 0, false, 1 | kWithOutputBias);
+        const std::string where = name + " " + c.name + " " + v.name;
+        // (only channels_last, a gradInput of direct layers, leaves a bias to the next entry)
+        if (name == "channels_last" && !got.took(0, name)) continue;
+        ASSERT_TRUE(got.took(0, name)) << where;
+        EXPECT_LT(relative_error(got.grad_input, want.grad_input), tolerance(v.dtype)) << where;
+        checked.insert(name);
+        if (v.dtype != ACL_FLOAT) continue;
+        const Results sums = run(name, c, v, 11, 2, 0, false, 1);
+        const int64_t channels =
+            c.transposed ? c.g.groups * c.g.dst_channels_per_group : c.g.groups * c.g.src_channels_per_group;
+        const size_t plane = sums.grad_input.size() / static_cast<size_t>(c.g.batch * channels);
+        for (size_t i = 0; i < sums.grad_input.size(); ++i) {
+          const int64_t ch = static_cast<int64_t>(i / plane) % channels;
+          const float expected = static_cast<float>(sums.grad_input[i]) + static_cast<float>(output_bias(ch));
+          ASSERT_EQ(got.grad_input[i], static_cast<double>(expected)) << where << " element " << i;
+        }
+      }
+    }
+  }
+  std::string names;
+  for (const std::string& name : checked) names += name + " ";
+  EXPECT_EQ(names,
+            "depthwise direct gemm_col2im gemm_flipped_tiles gemm_flipped_windows gemm_forward_tiles "
+            "gemm_forward_windows small_group ");
 }
 
 // The verbose description of the gemm plan of case `name` (float, dense, 2 threads), or "" where

@@ -349,6 +349,42 @@ void store_rows_floats(const float* values, int64_t value_stride, int64_t channe
   for (int64_t i = 0; i < channels; ++i) store_plane_floats(values + i * value_stride, out, n, c + i, first, count);
 }
 
+float channel_bias(const View5& bias, int64_t c) {
+  return static_cast<float>(load_element(bias.data, bias.dtype, bias.element(0, c, 0, 0, 0)));
+}
+
+void add_channel_bias(const View5& bias, int64_t c0, int64_t channels, float* values, int64_t value_stride,
+                      int64_t count) {
+  for (int64_t i = 0; i < channels; ++i) {
+    const float b = channel_bias(bias, c0 + i);
+    float* row = values + i * value_stride;
+    for (int64_t j = 0; j < count; ++j) row[j] += b;
+  }
+}
+
+void store_rows_with_bias(const float* values, int64_t value_stride, int64_t channels, const View5& out,
+                          const View5& bias, int64_t n, int64_t c, int64_t first, int64_t count) {
+  constexpr int64_t kChunk = 512;  // floats on the stack per store
+  float sums[kChunk];
+  for (int64_t i = 0; i < channels; ++i) {
+    const float b = channel_bias(bias, c + i);
+    const float* row = values + i * value_stride;
+    for (int64_t j0 = 0; j0 < count; j0 += kChunk) {
+      const int64_t run = std::min(kChunk, count - j0);
+      for (int64_t j = 0; j < run; ++j) sums[j] = row[j0 + j] + b;
+      store_plane_floats(sums, out, n, c + i, first + j0, run);
+    }
+  }
+}
+
+void add_bias_to_dense(const View5& bias, float* values, const View5& shape, int threads) {
+  (void)threads;
+  const int64_t channels = shape.shape[1], plane = shape.shape[2] * shape.shape[3] * shape.shape[4];
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (int64_t p = 0; p < shape.shape[0] * channels; ++p)
+    add_channel_bias(bias, p % channels, 1, values + p * plane, plane, plane);
+}
+
 template <typename T>
 void store_dense(const T* values, const View5& out, int threads) {
   (void)threads;

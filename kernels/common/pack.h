@@ -119,6 +119,19 @@ void store_dense_floats(const float* values, const View5& out, int64_t first, in
 void store_rows_floats(const float* values, int64_t value_stride, int64_t channels, const View5& out, int64_t n,
                        int64_t c, int64_t first, int64_t count);
 
+// The forward operators' bias (ConvProblem::grad_input_bias, a (1, C, 1, 1, 1) view of any dtype):
+// channel c's value as float.
+float channel_bias(const View5& bias, int64_t c);
+// values[i * value_stride + j] += bias of channel c0 + i, for i < channels and j < count (one fp32
+// addition each: the same bits on every CPU).
+void add_channel_bias(const View5& bias, int64_t c0, int64_t channels, float* values, int64_t value_stride,
+                      int64_t count);
+// store_rows_floats of the values plus their channels' bias (added in float, then rounded once).
+void store_rows_with_bias(const float* values, int64_t value_stride, int64_t channels, const View5& out,
+                          const View5& bias, int64_t n, int64_t c, int64_t first, int64_t count);
+// add_channel_bias over a dense (N, C, D, H, W) float array shaped like `shape`, on up to `threads` threads.
+void add_bias_to_dense(const View5& bias, float* values, const View5& shape, int threads);
+
 // Whether a block of channels' rows of the view can be narrowed in one call (store_rows_floats,
 // and the micro-kernel's NarrowedRows): FLOAT16 or BF16 with contiguous planes, so that channel
 // c + i's row lies i channel strides after channel c's.

@@ -74,16 +74,26 @@ inline bool stage_from_view(const View5& view, MathMode math) {
 // Floats of staged source per thread, at most (else the step asks for a dense copy).
 constexpr int64_t kStagingBudget = int64_t{4} << 20;
 
+// The forward operators' bias (ConvProblem::grad_input_bias) of a gradInput step's result, or null.
+inline const View5* result_bias(const ConvProblem& p) { return p.add_grad_input_bias ? &p.grad_input_bias : nullptr; }
+// Whether a gradInput step writes its float sums straight into the user's tensor: a dense float
+// array with no bias to add.
+inline bool result_in_place(const ConvProblem& p) { return is_dense_float(p.grad_input) && !p.add_grad_input_bias; }
+
 // A result the GEMM implementations write as a dense float array: the user's tensor itself when
-// it is one, else a staging region copied (and rounded) into the user's view at the end.
+// it is one (and no bias is added), else a staging region copied (and rounded) into the user's view
+// at the end. With a bias, every store adds channel c's bias to its float sums first: the result is
+// fl32(sum) + bias, rounded once into the view's dtype.
 class DenseFloatOutput {
  public:
   // `parts_from_buffers`: the step stores every part of a result that stores_parts() from buffers
   // of its own (store_rows), never through data(): no float region is booked for it then.
   DenseFloatOutput() = default;
-  DenseFloatOutput(const View5& view, PlanBuilder& builder, const char* region_name, bool parts_from_buffers = false)
-      : view_(view) {
-    if (is_dense_float(view)) {
+  DenseFloatOutput(const View5& view, PlanBuilder& builder, const char* region_name, bool parts_from_buffers = false,
+                   const View5* bias = nullptr)
+      : view_(view), has_bias_(bias != nullptr) {
+    if (has_bias_) bias_ = *bias;
+    if (is_dense_float(view) && !has_bias_) {
       in_place_ = true;
     } else {
       by_parts_ = !may_overlap(view);
@@ -103,7 +113,8 @@ class DenseFloatOutput {
   void store_part(const Workspace& workspace, int64_t n, int64_t c0, int64_t c1, int64_t first, int64_t count) const {
     if (!stores_parts()) return;
     const int64_t plane = view_.shape[2] * view_.shape[3] * view_.shape[4];
-    const float* values = workspace.at<float>(staged_) + (n * view_.shape[1] + c0) * plane + first;
+    float* values = workspace.at<float>(staged_) + (n * view_.shape[1] + c0) * plane + first;
+    if (has_bias_) add_channel_bias(bias_, c0, c1 - c0, values, plane, count);
     store_rows_floats(values, plane, c1 - c0, view_, n, c0, first, count);
   }
   // Whether store_part stores (a step may then store its values straight from where it computed
@@ -113,7 +124,11 @@ class DenseFloatOutput {
   // values at values + i * value_stride, into the user's view (store_rows_floats).
   void store_rows(const float* values, int64_t value_stride, int64_t channels, int64_t n, int64_t c, int64_t first,
                   int64_t count) const {
-    store_rows_floats(values, value_stride, channels, view_, n, c, first, count);
+    if (has_bias_) {
+      store_rows_with_bias(values, value_stride, channels, view_, bias_, n, c, first, count);
+    } else {
+      store_rows_floats(values, value_stride, channels, view_, n, c, first, count);
+    }
   }
   // Asks for the user's positions [first, first + count) of channels c .. c + channels - 1 of sample n
   // into L2 ahead of store_rows (a hint: nothing unless stores_parts() and the view's planes are
@@ -123,21 +138,25 @@ class DenseFloatOutput {
   }
   // Where a GEMM may store positions [first, ..) of channels c, c + 1, .. of sample n narrowed as it
   // computes them (sgemm_rows' NarrowedRows): a FLOAT16/BF16 view stored by parts whose planes are
-  // contiguous (channels a row stride apart); else none (out null: store_rows the float results).
+  // contiguous (channels a row stride apart), with no bias to add; else none (out null: store_rows
+  // the float results).
   NarrowedRows narrowed_rows(int64_t n, int64_t c, int64_t first) const {
-    if (!stores_parts() || view_.data == nullptr || !narrowable_rows(view_)) return {nullptr, 0, false};
+    if (!stores_parts() || has_bias_ || view_.data == nullptr || !narrowable_rows(view_)) return {nullptr, 0, false};
     return {static_cast<uint16_t*>(view_.data) + view_.element(n, c, 0, 0, first), view_.stride[1],
             view_.dtype == ACL_BF16};
   }
   // Stores a staged result into the user's view: nothing to do when written in place, or when the
   // step stored every part of it (`parts_stored`) and it could.
   void finish(const Workspace& workspace, int threads, bool parts_stored = false) const {
-    if (!in_place_ && !(parts_stored && by_parts_)) store_dense(workspace.at<float>(staged_), view_, threads);
+    if (in_place_ || (parts_stored && by_parts_)) return;
+    float* values = workspace.at<float>(staged_);
+    if (has_bias_) add_bias_to_dense(bias_, values, view_, threads);
+    store_dense(values, view_, threads);
   }
 
  private:
-  View5 view_;
-  bool in_place_ = false, by_parts_ = false;
+  View5 view_, bias_;
+  bool has_bias_ = false, in_place_ = false, by_parts_ = false;
   WorkspaceLedger::Handle staged_ = -1;
 };
 

@@ -95,6 +95,12 @@ struct ConvProblem {
   View5 grad_weight;  // shaped like wei
   View5 grad_bias;    // (1, C, 1, 1, 1)
   View5 bias_source;  // the user's gradOutput, summed over N and space into grad_bias
+  // The forward operators' bias (aclnnConvolution, aclnnConvTbc, aclnnConvDepthwise2d compute their
+  // output as grad_input): (1, C, 1, 1, 1), added in float to each channel's sums before the one
+  // rounding into grad_input's dtype, result = fl32(sum) + bias.
+  bool add_grad_input_bias = false;
+  View5 grad_input_bias;
+  bool forward_operator = false;  // grad_input is a forward operator's output (its verbose name: "output")
   MathMode math = MathMode::kFull;
   int max_threads = 1;  // threads phase 2 may use, fixed at phase 1
 

@@ -54,7 +54,7 @@ const ConvImpl* choose(Gradient gradient, const ConvProblem& problem, const CpuF
     if (chosen != nullptr) break;
   }
   if (chosen == nullptr) chosen = list.back();
-  log = format("%s,%s,%s", gradient_name(gradient), chosen->name, refusals.c_str());
+  log = format("%s,%s,%s", result_name(problem, gradient), chosen->name, refusals.c_str());
   return chosen;
 }
 
@@ -75,18 +75,35 @@ bool sums_nothing(const ConvProblem& p, Gradient gradient) {
   }
 }
 
-// Writes zeros into a gradient's result.
+// Writes zeros into a gradient's result, or (the forward operators' output over empty sums) each
+// channel's bias.
 class ZeroResult final : public ConvStep {
  public:
-  ZeroResult(const View5& result, int threads) : result_(result), threads_(threads) {}
+  ZeroResult(const View5& result, const View5* bias, int threads) : result_(result), threads_(threads) {
+    if (bias != nullptr) bias_ = *bias, has_bias_ = true;
+  }
   int run(const Workspace&, const StepInputs&) const override {
-    store_zeros(result_, threads_);
+    if (!has_bias_) {
+      store_zeros(result_, threads_);
+      return ACLNN_SUCCESS;
+    }
+    const int64_t plane = result_.shape[2] * result_.shape[3] * result_.shape[4];
+    constexpr int64_t kRun = 1024;  // floats on the stack per store
+    float row[kRun];
+    for (int64_t n = 0; n < result_.shape[0]; ++n) {
+      for (int64_t c = 0; c < result_.shape[1]; ++c) {
+        std::fill(row, row + kRun, channel_bias(bias_, c));
+        for (int64_t first = 0; first < plane; first += kRun)
+          store_plane_floats(row, result_, n, c, first, std::min(kRun, plane - first));
+      }
+    }
     return ACLNN_SUCCESS;
   }
   int64_t tasks() const override { return 1; }
 
  private:
-  View5 result_;
+  View5 result_, bias_;
+  bool has_bias_ = false;
   int threads_;
 };
 
@@ -96,7 +113,8 @@ Support zeros_supports(const ConvProblem& p, const CpuFeatures&) {
 }
 template <Gradient kGradient>
 std::unique_ptr<ConvStep> zeros_plan(const ConvProblem& p, PlanBuilder& b) {
-  return std::make_unique<ZeroResult>(result_view(p, kGradient), b.threads());
+  const View5* bias = kGradient == Gradient::kInput && p.add_grad_input_bias ? &p.grad_input_bias : nullptr;
+  return std::make_unique<ZeroResult>(result_view(p, kGradient), bias, b.threads());
 }
 // The step of a gradient whose inputs are empty, for each gradient. Not in the implementation lists:
 // the plan takes it before any list is looked at (ACLNN_CONVBWD_KERNELS does not apply).
@@ -110,6 +128,10 @@ const ConvImpl kZeros[3] = {zeros_entry<Gradient::kInput>(), zeros_entry<Gradien
                             zeros_entry<Gradient::kBias>()};
 
 }  // namespace
+
+const char* result_name(const ConvProblem& problem, Gradient gradient) {
+  return gradient == Gradient::kInput && problem.forward_operator ? "output" : gradient_name(gradient);
+}
 
 const char* gradient_name(Gradient gradient) {
   switch (gradient) {
@@ -142,11 +164,11 @@ std::unique_ptr<ConvPlan> ConvPlan::build(const ConvProblem& problem, const std:
   for (const auto& wanted : gradients) {
     const int i = static_cast<int>(wanted.gradient);
     if (!wanted.requested) continue;
-    std::string log = format("%s,none,an empty result", gradient_name(wanted.gradient));
+    std::string log = format("%s,none,an empty result", result_name(p, wanted.gradient));
     if (result_view(p, wanted.gradient).numel() > 0) {
       if (kZeros[i].supports(p, cpu)) {
         chosen[i] = &kZeros[i];
-        log = format("%s,zeros,a sum over empty inputs", gradient_name(wanted.gradient));
+        log = format("%s,zeros,a sum over empty inputs", result_name(p, wanted.gradient));
       } else {
         chosen[i] = choose(wanted.gradient, p, cpu, only, log);
       }
@@ -287,10 +309,10 @@ std::string ConvPlan::describe() const {
   for (const Chosen& chosen : steps_) {
     if (!text.empty()) text += ' ';
     if (!chosen.step) {  // computed by the gradInput step
-      text += format("%s=%s:joint", gradient_name(chosen.impl->gradient), chosen.impl->name);
+      text += format("%s=%s:joint", result_name(problem_, chosen.impl->gradient), chosen.impl->name);
       continue;
     }
-    text += format("%s=%s:tasks=%lld", gradient_name(chosen.impl->gradient), chosen.impl->name,
+    text += format("%s=%s:tasks=%lld", result_name(problem_, chosen.impl->gradient), chosen.impl->name,
                    static_cast<long long>(chosen.step->tasks()));
     const std::string detail = chosen.step->detail();
     if (!detail.empty()) text += ":" + detail;

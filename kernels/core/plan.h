@@ -21,6 +21,9 @@ namespace aclnn_cpu {
 
 enum class Gradient { kInput, kWeight, kBias };
 const char* gradient_name(Gradient gradient);  // "gradInput", "gradWeight", "gradBias"
+// The name the verbose mode gives a gradient's result: gradient_name's, or "output" for the result of
+// a forward operator (ConvProblem::forward_operator).
+const char* result_name(const ConvProblem& problem, Gradient gradient);
 
 // The inputs (src, wei, dst) as dense (N, C, D, H, W) float arrays at phase 2, cubeMathType
 // rounding applied; nullptr where no step asked for that input.

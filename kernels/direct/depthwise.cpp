@@ -61,7 +61,7 @@ class DepthwiseInput final : public ConvStep {
       : g_(p.geometry),
         threads_(b.threads()),
         forward_(p.input_grad == InputGrad::kForward),
-        output_(p.grad_input, b, "gradInput.f32") {
+        output_(p.grad_input, b, "gradInput.f32", false, result_bias(p)) {
     if (forward_) {
       b.need_float_inputs(true, true, false);
     } else {

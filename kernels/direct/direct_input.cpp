@@ -90,7 +90,7 @@ class DirectInput final : public ConvStep {
         math_(p.math),
         threads_(b.threads()),
         kernels_(row_kernels(selected_isa())),
-        output_(p.grad_input, b, "gradInput.f32", true),
+        output_(p.grad_input, b, "gradInput.f32", true, result_bias(p)),
         staging_(g_, 1) {
     const int64_t cin = g_.src_channels_per_group, cout = g_.dst_channels_per_group;
     channel_tasks_ = ceil_div(cin, kBlockChannels);

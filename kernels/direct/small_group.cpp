@@ -65,9 +65,9 @@ class SmallGroupInput final : public ConvStep {
         staging_(g_),
         threads_(b.threads()),
         kernels_(row_kernels(selected_isa())),
-        buffered_(!is_dense_float(p.grad_input) && !may_overlap(p.grad_input) &&
+        buffered_(!result_in_place(p) && !may_overlap(p.grad_input) &&
                   double(g_.dst_channels_per_group) * double(g_.dst_plane()) * 4 <= double(kBufferedSlice)),
-        output_(p.grad_input, b, "gradInput.f32", buffered_) {
+        output_(p.grad_input, b, "gradInput.f32", buffered_, result_bias(p)) {
     blocks_ = ceil_div(g_.dst_channels_per_group, kForwardBlock);
     if (buffered_) {
       slice_ =

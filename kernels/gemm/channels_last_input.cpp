@@ -147,6 +147,7 @@ class ChannelsLastInput final : public ConvStep {
 Support supports_input(const ConvProblem& p, const CpuFeatures&) {
   if (p.dst.numel() <= 0 || p.wei.numel() <= 0 || p.grad_input.numel() <= 0) return refuse("empty");
   if (p.input_grad != InputGrad::kBackwardData) return refuse("transposed layer");
+  if (p.add_grad_input_bias) return refuse("a bias to add");
   if (!geometry_fits(p)) return refuse("not a 1-D stride-1 layer of one group in full precision");
   if (!rows_view(p.dst, false) || !rows_view(p.grad_input, true)) return refuse("not channels-last rows");
   if (!matrix_view(p.wei)) return refuse("weight not a matrix per tap");

@@ -45,9 +45,9 @@ class GemmBackwardData final : public ConvStep {
         dy_from_view_(stage_from_view(p.dst, p.math)),
         samples_(samples_per_task(g_, s_)),
         block_(std::max<int64_t>(1, s_.cin / pieces_for_tasks(ceil_div(s_.n, samples_) * s_.groups))),
-        buffered_(!is_dense_float(p.grad_input) && !may_overlap(p.grad_input) &&
+        buffered_(!result_in_place(p) && !may_overlap(p.grad_input) &&
                   double(samples_) * double(block_) * double(s_.src_plane) * 4 <= double(kBufferedResult)),
-        output_(p.grad_input, b, "gradInput.f32", buffered_) {
+        output_(p.grad_input, b, "gradInput.f32", buffered_, result_bias(p)) {
     blocks_ = ceil_div(s_.cin, block_);
     if (buffered_)
       result_ = b.book_scratch("gemm.task_result", samples_ * block_ * s_.src_plane, sizeof(float), threads_);

@@ -75,7 +75,8 @@ class GemmForward final : public ConvStep {
         source_(flipped ? p.dst : p.src),
         math_(p.math),
         staged_(stage_from_view(source_, p.math)),
-        output_(p.grad_input, b, "gradInput.f32", true) {  // (bands and tiles store from their own results)
+        output_(p.grad_input, b, "gradInput.f32", true,
+                result_bias(p)) {  // (bands and tiles store from their own results)
     const int64_t slices = s_.n * s_.groups;
     if (form == ForwardForm::kWindows) {
       plan_padded_windows(p, b);

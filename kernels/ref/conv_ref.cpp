@@ -63,7 +63,13 @@ struct Taps {
 class RefLoops {
  public:
   RefLoops(const ConvProblem& p, bool backward_taps_too)
-      : g_(p.geometry), src_(p.src), wei_(p.wei), dst_(p.dst), math_(p.math) {
+      : g_(p.geometry),
+        src_(p.src),
+        wei_(p.wei),
+        dst_(p.dst),
+        bias_(p.grad_input_bias),
+        has_bias_(p.add_grad_input_bias),
+        math_(p.math) {
     for (int axis = 0; axis < 3; ++axis) {
       forward_[axis] = forward_taps(g_, axis);
       if (backward_taps_too) backward_[axis] = backward_taps(g_, axis);
@@ -97,7 +103,9 @@ class RefLoops {
     double* in = scratch;
     double* sums = in + plane(in_size);
     double* w = sums + plane(out_size);
-    std::fill(sums, sums + plane(out_size), 0.0);
+    // (the forward operators' bias first: it is part of the one double sum)
+    std::fill(sums, sums + plane(out_size),
+              has_bias_ ? load_element(bias_.data, bias_.dtype, bias_.element(0, c, 0, 0, 0)) : 0.0);
     for (int64_t r = 0; r < reads; ++r) {
       // The channel read and the weight entry (co, ic) joining it with out's channel c.
       const int64_t in_channel = group * reads + r;
@@ -177,7 +185,8 @@ class RefLoops {
   int64_t tap(int64_t d, int64_t h, int64_t w) const { return (d * g_.kernel[1] + h) * g_.kernel[2] + w; }
 
   ConvGeometry g_;
-  View5 src_, wei_, dst_;
+  View5 src_, wei_, dst_, bias_;
+  bool has_bias_;
   MathMode math_;
   TapTable forward_[3], backward_[3];  // per axis (backward_: only when asked for)
 };

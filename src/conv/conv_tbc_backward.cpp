@@ -20,11 +20,6 @@ struct Named {
   const aclTensor* tensor;
 };
 
-// TBC (T, B, C) seen as NCL: N = B (dim 1), C = dim 2, L = T (dim 0).
-View5 tbc_as_ncl(const aclTensor& tensor) { return make_view5(tensor, {1, 2, -1, -1, 0}); }
-// Weight (K, Cin, Cout) seen as (Cout, Cin, K).
-View5 kio_as_oik(const aclTensor& tensor) { return make_view5(tensor, {2, 1, -1, -1, 0}); }
-
 }  // namespace
 
 Check validate_conv_tbc_backward(const ConvTbcBackwardArgs& a) {

@@ -35,4 +35,7 @@ View5 make_ncs_view5(const aclTensor& tensor) {
   }
 }
 
+View5 tbc_as_ncl(const aclTensor& tensor) { return make_view5(tensor, {1, 2, -1, -1, 0}); }
+View5 kio_as_oik(const aclTensor& tensor) { return make_view5(tensor, {2, 1, -1, -1, 0}); }
+
 }  // namespace aclnn_cpu

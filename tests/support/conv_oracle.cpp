@@ -62,19 +62,13 @@ std::vector<int64_t> ConvSpec::grad_output_shape() const {
   return shape;
 }
 
-ConvGrads oracle_backward(const ConvSpec& c, const std::vector<double>& x, const std::vector<double>& w,
-                          const std::vector<double>& gy) {
+namespace {
+
+// Calls pair(xi, yi, wi) for every product x[xi] * w[wi] that the forward relation adds into y[yi].
+template <typename Pair>
+void for_each_product(const ConvSpec& c, Pair pair) {
   const Space xs = space_of(c.input_size), ys = space_of(c.output_size()), ks = space_of(c.kernel);
-  ConvGrads g;
-  g.grad_input.assign(x.size(), 0.0);
-  g.grad_weight.assign(w.size(), 0.0);
-  g.grad_bias.assign(static_cast<size_t>(c.out_channels), 0.0);
   const int64_t cin_g = c.in_channels / c.groups, cout_g = c.out_channels / c.groups;
-  for (int64_t n = 0; n < c.batch; ++n) {
-    for (int64_t co = 0; co < c.out_channels; ++co) {
-      for (int64_t o = 0; o < ys.count(); ++o) g.grad_bias[co] += gy[(n * c.out_channels + co) * ys.count() + o];
-    }
-  }
   // The forward relation pairs a "from" position f with a "to" position t = f*s - p + k*d:
   // direct: f runs over the output (gradOutput), t over the input; transposed: f over the input,
   // t over the output, and the weight's first dim indexes input channels.
@@ -100,15 +94,45 @@ ConvGrads oracle_backward(const ConvSpec& c, const std::vector<double>& x, const
               if (!inside) continue;
               const int64_t xi = (n * c.in_channels + ci) * xs.count() + (c.transposed ? f : to.index(tp));
               const int64_t yi = (n * c.out_channels + co) * ys.count() + (c.transposed ? to.index(tp) : f);
-              g.grad_input[xi] += gy[yi] * w[w_base + k];
-              g.grad_weight[w_base + k] += gy[yi] * x[xi];
+              pair(xi, yi, w_base + k);
             }
           }
         }
       }
     }
   }
+}
+
+}  // namespace
+
+ConvGrads oracle_backward(const ConvSpec& c, const std::vector<double>& x, const std::vector<double>& w,
+                          const std::vector<double>& gy) {
+  const int64_t plane = space_of(c.output_size()).count();
+  ConvGrads g;
+  g.grad_input.assign(x.size(), 0.0);
+  g.grad_weight.assign(w.size(), 0.0);
+  g.grad_bias.assign(static_cast<size_t>(c.out_channels), 0.0);
+  for (int64_t n = 0; n < c.batch; ++n) {
+    for (int64_t co = 0; co < c.out_channels; ++co) {
+      for (int64_t o = 0; o < plane; ++o) g.grad_bias[co] += gy[(n * c.out_channels + co) * plane + o];
+    }
+  }
+  for_each_product(c, [&](int64_t xi, int64_t yi, int64_t wi) {
+    g.grad_input[xi] += gy[yi] * w[wi];
+    g.grad_weight[wi] += gy[yi] * x[xi];
+  });
   return g;
+}
+
+std::vector<double> oracle_forward(const ConvSpec& c, const std::vector<double>& x, const std::vector<double>& w,
+                                   const std::vector<double>& bias) {
+  const int64_t plane = space_of(c.output_size()).count();
+  std::vector<double> y(static_cast<size_t>(c.batch * c.out_channels * plane), 0.0);
+  for_each_product(c, [&](int64_t xi, int64_t yi, int64_t wi) { y[yi] += x[xi] * w[wi]; });
+  if (!bias.empty()) {
+    for (size_t i = 0; i < y.size(); ++i) y[i] += bias[i / plane % c.out_channels];
+  }
+  return y;
 }
 
 }  // namespace testing_support

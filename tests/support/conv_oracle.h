@@ -31,6 +31,10 @@ struct ConvGrads {
 ConvGrads oracle_backward(const ConvSpec& spec, const std::vector<double>& input, const std::vector<double>& weight,
                           const std::vector<double>& grad_output);
 
+// The forward result (the operator's output, shaped like gradOutput) + bias (empty: none).
+std::vector<double> oracle_forward(const ConvSpec& spec, const std::vector<double>& input,
+                                   const std::vector<double>& weight, const std::vector<double>& bias);
+
 int64_t product(const std::vector<int64_t>& values);
 
 }  // namespace testing_support

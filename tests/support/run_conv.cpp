@@ -35,6 +35,35 @@ std::string take_error() {
   return message == nullptr ? std::string() : message;
 }
 
+// One value per dim when pad_lo == pad_hi, else [lo, hi] per dim.
+std::vector<int64_t> padding_values(const ConvSpec& spec) {
+  std::vector<int64_t> padding;
+  for (size_t i = 0; i < spec.pad_lo.size(); ++i) {
+    padding.push_back(spec.pad_lo[i]);
+    if (spec.pad_lo != spec.pad_hi) padding.push_back(spec.pad_hi[i]);
+  }
+  return padding;
+}
+
+// Phase 1 (`plan` gets the workspace size and executor pointers), phase 2 on a poisoned workspace,
+// then the output read back (or the error).
+template <typename Plan>
+ForwardResult run_forward(Plan plan, aclnnStatus (*run)(void*, uint64_t, aclOpExecutor*, aclrtStream),
+                          const ForwardOptions& o, const DeviceTensor& output) {
+  ForwardResult result;
+  aclOpExecutor* executor = nullptr;
+  result.status = plan(&result.workspace_size, &executor);
+  RunOptions ro;
+  ro.stream = o.stream;
+  if (result.status == 0) result.status = execute(run, result.workspace_size, executor, ro);
+  if (result.status == 0) {
+    result.output = output.read();
+  } else {
+    result.error = take_error();
+  }
+  return result;
+}
+
 }  // namespace
 
 RunResult run_convolution_backward(const ConvSpec& spec, const RunOptions& o, const std::vector<double>& input,
@@ -55,16 +84,7 @@ RunResult run_convolution_backward(const ConvSpec& spec, const RunOptions& o, co
   auto gw = output(spec.weight_shape(), o.grad_weight_dtype, o.grad_weight_strides,
                    format_for(spec.weight_shape().size(), o.nd_format));
   auto gb = output({spec.out_channels}, o.grad_bias_dtype, o.grad_bias_strides, ACL_FORMAT_ND);
-  std::vector<int64_t> padding;
-  bool symmetric = spec.pad_lo == spec.pad_hi;
-  for (size_t i = 0; i < spec.pad_lo.size(); ++i) {
-    if (symmetric) {
-      padding.push_back(spec.pad_lo[i]);
-    } else {
-      padding.push_back(spec.pad_lo[i]);
-      padding.push_back(spec.pad_hi[i]);
-    }
-  }
+  const std::vector<int64_t> padding = padding_values(spec);
   const std::vector<int64_t> output_padding =
       spec.transposed ? spec.output_padding : std::vector<int64_t>(spec.input_size.size(), 0);
   const int64_t bias_size = spec.out_channels;
@@ -131,6 +151,83 @@ RunResult run_conv_tbc_backward(const TbcSpec& s, const RunOptions& o, const std
   } else {
     result.error = take_error();
   }
+  return result;
+}
+
+ForwardResult run_convolution_forward(const ConvSpec& spec, const ForwardOptions& o, const std::vector<double>& input,
+                                      const std::vector<double>& weight, const std::vector<double>& bias) {
+  auto x = make(spec.input_shape(), o.input_dtype, o.input_layout, false);
+  auto w = make(spec.weight_shape(), o.weight_dtype, o.input_layout, false);
+  auto b = std::make_unique<DeviceTensor>(std::vector<int64_t>{spec.out_channels}, o.bias_dtype, ACL_FORMAT_ND,
+                                          o.input_layout);
+  auto y = make(spec.grad_output_shape(), o.output_dtype, o.output_layout, false);
+  x->fill(input);
+  w->fill(weight);
+  if (!bias.empty()) b->fill(bias);
+  y->poison();
+  const std::vector<int64_t> padding = padding_values(spec);
+  const std::vector<int64_t> output_padding =
+      spec.transposed ? spec.output_padding : std::vector<int64_t>(spec.input_size.size(), 0);
+  aclIntArray* stride = aclCreateIntArray(spec.stride.data(), spec.stride.size());
+  aclIntArray* pads = aclCreateIntArray(padding.data(), padding.size());
+  aclIntArray* dilation = aclCreateIntArray(spec.dilation.data(), spec.dilation.size());
+  aclIntArray* out_pads = aclCreateIntArray(output_padding.data(), output_padding.size());
+  ForwardResult result = run_forward(
+      [&](uint64_t* size, aclOpExecutor** executor) {
+        return aclnnConvolutionGetWorkspaceSize(x->get(), w->get(), bias.empty() ? nullptr : b->get(), stride, pads,
+                                                dilation, spec.transposed, out_pads, spec.groups, y->get(),
+                                                o.cube_math_type, size, executor);
+      },
+      aclnnConvolution, o, *y);
+  aclDestroyIntArray(stride);
+  aclDestroyIntArray(pads);
+  aclDestroyIntArray(dilation);
+  aclDestroyIntArray(out_pads);
+  return result;
+}
+
+ForwardResult run_conv_tbc_forward(const TbcSpec& s, const ForwardOptions& o, const std::vector<double>& self,
+                                   const std::vector<double>& weight, const std::vector<double>& bias) {
+  DeviceTensor x({s.time, s.batch, s.in_channels}, o.input_dtype, ACL_FORMAT_NCL, o.input_layout);
+  DeviceTensor w({s.kernel, s.in_channels, s.out_channels}, o.weight_dtype, ACL_FORMAT_NCL, o.input_layout);
+  DeviceTensor b({s.out_channels}, o.bias_dtype, ACL_FORMAT_ND, o.input_layout);
+  DeviceTensor y({s.out_time(), s.batch, s.out_channels}, o.output_dtype, ACL_FORMAT_NCL, o.output_layout);
+  x.fill(self);
+  w.fill(weight);
+  b.fill(bias);
+  y.poison();
+  return run_forward(
+      [&](uint64_t* size, aclOpExecutor** executor) {
+        return aclnnConvTbcGetWorkspaceSize(x.get(), w.get(), b.get(), s.pad, y.get(), o.cube_math_type, size,
+                                            executor);
+      },
+      aclnnConvTbc, o, y);
+}
+
+ForwardResult run_conv_depthwise2d(const ConvSpec& spec, const ForwardOptions& o, const std::vector<double>& self,
+                                   const std::vector<double>& weight, const std::vector<double>& bias) {
+  auto x = make(spec.input_shape(), o.input_dtype, o.input_layout, false);
+  auto w = make(spec.weight_shape(), o.weight_dtype, o.input_layout, false);
+  DeviceTensor b({spec.out_channels}, o.bias_dtype, ACL_FORMAT_ND, o.input_layout);
+  auto y = make(spec.grad_output_shape(), o.output_dtype, o.output_layout, false);
+  x->fill(self);
+  w->fill(weight);
+  if (!bias.empty()) b.fill(bias);
+  y->poison();
+  aclIntArray* kernel = aclCreateIntArray(spec.kernel.data(), spec.kernel.size());
+  aclIntArray* stride = aclCreateIntArray(spec.stride.data(), spec.stride.size());
+  aclIntArray* pads = aclCreateIntArray(spec.pad_lo.data(), spec.pad_lo.size());
+  aclIntArray* dilation = aclCreateIntArray(spec.dilation.data(), spec.dilation.size());
+  ForwardResult result = run_forward(
+      [&](uint64_t* size, aclOpExecutor** executor) {
+        return aclnnConvDepthwise2dGetWorkspaceSize(x->get(), w->get(), kernel, bias.empty() ? nullptr : b.get(),
+                                                    stride, pads, dilation, y->get(), o.cube_math_type, size, executor);
+      },
+      aclnnConvDepthwise2d, o, *y);
+  aclDestroyIntArray(kernel);
+  aclDestroyIntArray(stride);
+  aclDestroyIntArray(pads);
+  aclDestroyIntArray(dilation);
   return result;
 }
 

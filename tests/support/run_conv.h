@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "acl/acl.h"
+#include "aclnnop/aclnn_convolution.h"
 #include "aclnnop/aclnn_convolution_backward.h"
 #include "support/conv_oracle.h"
 #include "support/device_tensor.h"
@@ -54,6 +55,31 @@ RunResult run_conv_tbc_backward(const TbcSpec& spec, const RunOptions& options, 
 // Oracle for TBC: gradients from the conv_tbc definition, in double.
 ConvGrads oracle_tbc_backward(const TbcSpec& spec, const std::vector<double>& input, const std::vector<double>& weight,
                               const std::vector<double>& self);
+
+// The forward operators' results (output), status and workspace.
+struct ForwardResult {
+  aclnnStatus status = 0;
+  uint64_t workspace_size = 0;
+  std::vector<double> output;
+  std::string error;
+};
+struct ForwardOptions {
+  aclDataType input_dtype = ACL_FLOAT, weight_dtype = ACL_FLOAT, bias_dtype = ACL_FLOAT, output_dtype = ACL_FLOAT;
+  Layout input_layout = Layout::kContiguous, output_layout = Layout::kContiguous;
+  int8_t cube_math_type = 0;
+  aclrtStream stream = nullptr;
+};
+
+// aclnnConvolution of `spec` (bias empty: nullptr); padding passed as run_convolution_backward does.
+ForwardResult run_convolution_forward(const ConvSpec& spec, const ForwardOptions& options,
+                                      const std::vector<double>& input, const std::vector<double>& weight,
+                                      const std::vector<double>& bias);
+// aclnnConvTbc: self (T, B, Cin), weight (K, Cin, Cout), bias (Cout).
+ForwardResult run_conv_tbc_forward(const TbcSpec& spec, const ForwardOptions& options, const std::vector<double>& self,
+                                   const std::vector<double>& weight, const std::vector<double>& bias);
+// aclnnConvDepthwise2d of a 2-D `spec` whose groups are its input channels (bias empty: nullptr).
+ForwardResult run_conv_depthwise2d(const ConvSpec& spec, const ForwardOptions& options, const std::vector<double>& self,
+                                   const std::vector<double>& weight, const std::vector<double>& bias);
 
 // Rounds every value once into `dtype`, as an output of that dtype holds it.
 std::vector<double> rounded(const std::vector<double>& values, aclDataType dtype);

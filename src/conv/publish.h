@@ -1,0 +1,36 @@
+// What every operator's front door shares: planning a validated problem into an executor, the
+// verbose line's text, and the guard that keeps exceptions from crossing the C ABI.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "aclnn/acl_meta.h"
+#include "aclnn/opdev/op_errno.h"
+#include "common/guard.h"
+#include "conv/phase2_refusal.h"
+#include "kernels/core/conv_problem.h"
+
+namespace aclnn_cpu {
+
+// "4x64x28x28"
+std::string dims_text(const std::vector<int64_t>& values);
+// "input:FLOAT:4x64x28x28" ("input:none" for nullptr), for the verbose line.
+std::string tensor_text(const char* name, const aclTensor* tensor);
+
+// Plans a validated problem on the device backend and hands the executor and its workspace size to
+// the caller. `api` names the phase-1 entry point, `run_api` the phase-2 one, `call` the arguments
+// (verbose line). `used`: the tensors the run reads or writes (their addresses may refuse phase 2,
+// never phase 1).
+aclnnStatus publish(const ConvProblem& problem, const std::vector<UsedTensor>& used, const char* api,
+                    const char* run_api, std::string call, uint64_t* workspace_size, aclOpExecutor** executor);
+
+// Runs `body` (returning a status); no exception crosses the C ABI.
+template <typename Body>
+aclnnStatus guarded(const char* api, Body&& body) {
+  return guard<aclnnStatus>(api, ACLNN_ERR_INNER_NULLPTR, ACLNN_ERR_INNER, std::forward<Body>(body));
+}
+
+}  // namespace aclnn_cpu
