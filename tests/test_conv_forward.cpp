@@ -49,8 +49,8 @@ std::vector<NamedSpec> specs() {
       {"transposed2d_asymmetric", spec(2, 1, 3, 4, 1, {5, 4}, {3, 2}, {1, 2}, {1, 0}, {0, 1}, {1, 1}, true)},
       {"transposed2d_output_padding_by_dilation",
        spec(2, 1, 2, 3, 1, {4, 4}, {2, 2}, {1, 1}, {0, 0}, {0, 0}, {3, 2}, true, {2, 1})},
-      {"transposed3d", spec(3, 1, 4, 2, 2, {3, 3, 4}, {2, 2, 3}, {2, 1, 2}, {0, 1, 1}, {0, 1, 1}, {1, 1, 1}, true,
-                            {1, 0, 1})},
+      {"transposed3d",
+       spec(3, 1, 4, 2, 2, {3, 3, 4}, {2, 2, 3}, {2, 1, 2}, {0, 1, 1}, {0, 1, 1}, {1, 1, 1}, true, {1, 0, 1})},
   };
 }
 
@@ -69,8 +69,8 @@ std::vector<double> absolute(std::vector<double> values) {
 // The values a FLOAT16/BF16 tensor holds.
 std::vector<double> held(const std::vector<double>& values, aclDataType dtype) { return rounded(values, dtype); }
 
-void expect_close(const std::vector<double>& got, const std::vector<double>& want,
-                  const std::vector<double>& magnitude, aclDataType dtype, const std::string& where) {
+void expect_close(const std::vector<double>& got, const std::vector<double>& want, const std::vector<double>& magnitude,
+                  aclDataType dtype, const std::string& where) {
   ASSERT_EQ(got.size(), want.size()) << where;
   for (size_t i = 0; i < want.size(); ++i) {
     ASSERT_LE(std::abs(got[i] - want[i]), allowed(magnitude[i], want[i], dtype))
@@ -158,7 +158,8 @@ TEST(ConvForward, GoldenValuesFromPyTorch) {
     }
     ASSERT_EQ(r.status, 0) << g.name << ": " << r.error;
     ASSERT_EQ(r.output.size(), want.size()) << g.name;
-    for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(r.output[i], want[i], 2e-5 * (1 + std::abs(want[i]))) << g.name;
+    for (size_t i = 0; i < want.size(); ++i)
+      EXPECT_NEAR(r.output[i], want[i], 2e-5 * (1 + std::abs(want[i]))) << g.name;
   }
 }
 
@@ -174,7 +175,8 @@ std::vector<double> tbc_oracle(const TbcSpec& s, const std::vector<double>& x, c
           const int64_t at = t + k - s.pad;
           if (at < 0 || at >= s.time) continue;
           for (int64_t ci = 0; ci < s.in_channels; ++ci) {
-            const double p = x[(at * s.batch + b) * s.in_channels + ci] * w[(k * s.in_channels + ci) * s.out_channels + co];
+            const double p =
+                x[(at * s.batch + b) * s.in_channels + ci] * w[(k * s.in_channels + ci) * s.out_channels + co];
             sum += magnitudes ? std::abs(p) : p;
           }
         }
@@ -186,8 +188,8 @@ std::vector<double> tbc_oracle(const TbcSpec& s, const std::vector<double>& x, c
 }
 
 TEST(ConvTbcForward, MatchesTheOracle) {
-  const TbcSpec specs[] = {{9, 2, 3, 4, 3, 1}, {16, 3, 8, 5, 5, 2}, {4, 1, 2, 3, 4, 0}, {1, 2, 3, 2, 3, 1},
-                           {40, 4, 33, 17, 3, 1}};
+  const TbcSpec specs[] = {
+      {9, 2, 3, 4, 3, 1}, {16, 3, 8, 5, 5, 2}, {4, 1, 2, 3, 4, 0}, {1, 2, 3, 2, 3, 1}, {40, 4, 33, 17, 3, 1}};
   for (const TbcSpec& s : specs) {
     for (aclDataType dtype : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}) {
       const std::vector<double> x = held(pattern(s.time * s.batch * s.in_channels, 1), dtype);
@@ -196,8 +198,8 @@ TEST(ConvTbcForward, MatchesTheOracle) {
       ForwardOptions o;
       o.input_dtype = o.weight_dtype = o.output_dtype = dtype;  // (bias stays FLOAT: its dtype is free)
       const ForwardResult r = run_conv_tbc_forward(s, o, x, w, b);
-      const std::string where = "T " + std::to_string(s.time) + " K " + std::to_string(s.kernel) + " dtype " +
-                                std::to_string(dtype);
+      const std::string where =
+          "T " + std::to_string(s.time) + " K " + std::to_string(s.kernel) + " dtype " + std::to_string(dtype);
       ASSERT_EQ(r.status, 0) << where << ": " << r.error;
       expect_close(r.output, tbc_oracle(s, x, w, b, false), tbc_oracle(s, x, w, b, true), dtype, where);
     }

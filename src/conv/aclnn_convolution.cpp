@@ -49,9 +49,8 @@ aclnnStatus aclnnConvolutionGetWorkspaceSize(const aclTensor* input, const aclTe
                                              const aclIntArray* outputPadding, const int64_t groups, aclTensor* output,
                                              int8_t cubeMathType, uint64_t* workspaceSize, aclOpExecutor** executor) {
   return guarded("aclnnConvolutionGetWorkspaceSize", [&] {
-    const ConvolutionArgs args{input,  weight,       bias,          stride,       padding,
-                               dilation, transposed, outputPadding, groups,       output,
-                               cubeMathType, workspaceSize, executor};
+    const ConvolutionArgs args{input,         weight, bias,   stride,       padding,       dilation, transposed,
+                               outputPadding, groups, output, cubeMathType, workspaceSize, executor};
     const Check check = validate_convolution(args);
     if (check.failed()) return check.status;
     return publish(make_convolution_problem(args), used_tensors(args), "aclnnConvolutionGetWorkspaceSize",
@@ -78,7 +77,8 @@ aclnnStatus aclnnConvTbcGetWorkspaceSize(const aclTensor* self, const aclTensor*
 }
 
 aclnnStatus aclnnConvTbc(void* workspace, const uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream) {
-  return guarded("aclnnConvTbc", [&] { return run_executor(workspace, workspaceSize, executor, stream, "aclnnConvTbc"); });
+  return guarded("aclnnConvTbc",
+                 [&] { return run_executor(workspace, workspaceSize, executor, stream, "aclnnConvTbc"); });
 }
 
 aclnnStatus aclnnConvDepthwise2dGetWorkspaceSize(const aclTensor* self, const aclTensor* weight,

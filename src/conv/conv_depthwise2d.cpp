@@ -33,8 +33,8 @@ Check check_kernel_size(const ConvDepthwise2dArgs& a) {
   const int64_t kh = a.weight == nullptr ? 0 : dim_by_letter(*a.weight, 'H');
   const int64_t kw = a.weight == nullptr ? 0 : dim_by_letter(*a.weight, 'W');
   if (k[0] != kh || k[1] != kw) {
-    return invalid(format("kernelSize %s must equal the weight's [H, W] = [%lld, %lld]", to_string(k).c_str(), ll(kh),
-                          ll(kw)));
+    return invalid(
+        format("kernelSize %s must equal the weight's [H, W] = [%lld, %lld]", to_string(k).c_str(), ll(kh), ll(kw)));
   }
   return Check{};
 }
@@ -55,9 +55,14 @@ Check validate_conv_depthwise2d(const ConvDepthwise2dArgs& a) {
   const struct {
     const char* name;
     const void* pointer;
-  } required[] = {{"self", a.self},     {"weight", a.weight}, {"stride", a.stride},
-                  {"padding", a.padding}, {"dilation", a.dilation}, {"out", a.out},
-                  {"workspaceSize", a.workspace_size}, {"executor", a.executor}};
+  } required[] = {{"self", a.self},
+                  {"weight", a.weight},
+                  {"stride", a.stride},
+                  {"padding", a.padding},
+                  {"dilation", a.dilation},
+                  {"out", a.out},
+                  {"workspaceSize", a.workspace_size},
+                  {"executor", a.executor}};
   for (const auto& arg : required) {
     if (arg.pointer == nullptr) return fail_check(ACLNN_ERR_PARAM_NULLPTR, kApi, format("%s is nullptr", arg.name));
   }
@@ -73,8 +78,8 @@ Check validate_conv_depthwise2d(const ConvDepthwise2dArgs& a) {
     check = check_float_dtype(kApi, t.name, *t.tensor);
     if (check.failed()) return check;
     if (t.tensor == a.bias && a.bias->dtype != a.self->dtype) {
-      return invalid(format("bias dtype %s must equal self dtype %s", dtype_name(a.bias->dtype),
-                            dtype_name(a.self->dtype)));
+      return invalid(
+          format("bias dtype %s must equal self dtype %s", dtype_name(a.bias->dtype), dtype_name(a.self->dtype)));
     }
   }
   for (const Named& t : {all[2], all[3]}) {
@@ -118,8 +123,8 @@ Check validate_conv_depthwise2d(const ConvDepthwise2dArgs& a) {
   for (const auto& p : params) {  // (padding >= 0: ours)
     for (int64_t v : p.array->values) {
       if (v < p.minimum) {
-        return invalid(format("%s %s: every element must be >= %lld", p.name, to_string(p.array->values).c_str(),
-                              ll(p.minimum)));
+        return invalid(
+            format("%s %s: every element must be >= %lld", p.name, to_string(p.array->values).c_str(), ll(p.minimum)));
       }
     }
   }
@@ -127,9 +132,10 @@ Check validate_conv_depthwise2d(const ConvDepthwise2dArgs& a) {
   if (!is_empty(*a.self)) {
     for (size_t i = 0; i < 2; ++i) {
       if (Wide{x[2 + i]} + 2 * Wide{padding[i]} - dilated_span(w[2 + i], dilation[i]) < 0) {
-        return invalid(format("spatial dim %zu: self size %lld padded by 2 * %lld is smaller than the kernel %lld "
-                              "dilated by %lld",
-                              i, ll(x[2 + i]), ll(padding[i]), ll(w[2 + i]), ll(dilation[i])));
+        return invalid(
+            format("spatial dim %zu: self size %lld padded by 2 * %lld is smaller than the kernel %lld "
+                   "dilated by %lld",
+                   i, ll(x[2 + i]), ll(padding[i]), ll(w[2 + i]), ll(dilation[i])));
       }
     }
   }
@@ -157,17 +163,19 @@ Check validate_conv_depthwise2d(const ConvDepthwise2dArgs& a) {
   }
   // D7: cubeMathType.
   if (a.cube_math_type < 0 || a.cube_math_type > 4) {
-    return invalid(format("cubeMathType %d is not supported: expected 0 KEEP_DTYPE, 1 ALLOW_FP32_DOWN_PRECISION, "
-                          "2 USE_FP16, 3 USE_HF32 or 4 USE_FP32_ADD",
-                          a.cube_math_type));
+    return invalid(
+        format("cubeMathType %d is not supported: expected 0 KEEP_DTYPE, 1 ALLOW_FP32_DOWN_PRECISION, "
+               "2 USE_FP16, 3 USE_HF32 or 4 USE_FP32_ADD",
+               a.cube_math_type));
   }
   // Ours: sizes the kernels index with, and every tensor inside its storage.
   for (const std::vector<int64_t>* list : {&x, &w, &stride, &padding, &dilation}) {
     for (int64_t v : *list) {
       if (v > INT32_MAX) {
-        return invalid(format("value %lld in %s exceeds 2^31 - 1, the bound on the sizes and parameters of a problem "
-                              "to compute",
-                              ll(v), to_string(*list).c_str()));
+        return invalid(
+            format("value %lld in %s exceeds 2^31 - 1, the bound on the sizes and parameters of a problem "
+                   "to compute",
+                   ll(v), to_string(*list).c_str()));
       }
     }
   }

@@ -94,9 +94,10 @@ Check validate_conv_tbc(const ConvTbcArgs& a) {
   }
   // B6: cubeMathType, after the shapes.
   if (a.cube_math_type < 0 || a.cube_math_type > 4) {
-    return invalid(format("cubeMathType %d is not supported: expected 0 KEEP_DTYPE, 1 ALLOW_FP32_DOWN_PRECISION, "
-                          "2 USE_FP16, 3 USE_HF32 or 4 USE_FP32_ADD",
-                          a.cube_math_type));
+    return invalid(
+        format("cubeMathType %d is not supported: expected 0 KEEP_DTYPE, 1 ALLOW_FP32_DOWN_PRECISION, "
+               "2 USE_FP16, 3 USE_HF32 or 4 USE_FP32_ADD",
+               a.cube_math_type));
   }
   // Ours: sizes the kernels index with, and every tensor inside its storage.
   for (const Named& t : all) {

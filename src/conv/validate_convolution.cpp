@@ -54,7 +54,8 @@ std::vector<Wide> inferred_output(const ConvolutionArgs& a) {
     const int64_t in = spatial(*a.input, i), k = spatial(*a.weight, i);
     const int64_t s = values(a.stride)[static_cast<size_t>(i)], d = values(a.dilation)[static_cast<size_t>(i)];
     if (a.transposed) {
-      shape.push_back((Wide{in} - 1) * s - lo - hi + dilated_span(k, d) + values(a.output_padding)[static_cast<size_t>(i)]);
+      shape.push_back((Wide{in} - 1) * s - lo - hi + dilated_span(k, d) +
+                      values(a.output_padding)[static_cast<size_t>(i)]);
     } else {
       // (C++ division, truncating, as CANN's: only an empty input has a negative numerator here)
       shape.push_back((Wide{in} + lo + hi - dilated_span(k, d)) / s + 1);
@@ -77,8 +78,8 @@ Check check_dims(const ConvolutionArgs& a) {
   } tensors[] = {{"input", a.input}, {"weight", a.weight}, {"output", a.output}};
   for (const auto& t : tensors) {
     if (dims(*t.tensor) < 3 || dims(*t.tensor) > 5) {
-      return invalid(format("%s has %lld dims: expected 3 (conv1d), 4 (conv2d) or 5 (conv3d)", t.name,
-                            ll(dims(*t.tensor))));
+      return invalid(
+          format("%s has %lld dims: expected 3 (conv1d), 4 (conv2d) or 5 (conv3d)", t.name, ll(dims(*t.tensor))));
     }
   }
   for (const auto& t : {tensors[1], tensors[2]}) {
@@ -133,14 +134,16 @@ Check check_formats(const ConvolutionArgs& a) {
     if (!a.transposed && a.weight->format == ACL_FORMAT_FRACTAL_Z)
       return invalid("weight format FRACTAL_Z is an internal format of the 310P only: expected NCHW");
     // (a direct convolution's weight is checked first)
-    const std::pair<const char*, const aclTensor*> direct[] = {{"weight", a.weight}, {"input", a.input}, {"output", a.output}};
-    const std::pair<const char*, const aclTensor*> transposed[] = {{"input", a.input}, {"weight", a.weight}, {"output", a.output}};
+    const std::pair<const char*, const aclTensor*> direct[] = {
+        {"weight", a.weight}, {"input", a.input}, {"output", a.output}};
+    const std::pair<const char*, const aclTensor*> transposed[] = {
+        {"input", a.input}, {"weight", a.weight}, {"output", a.output}};
     for (const auto& t : a.transposed ? transposed : direct) {
       if (t.second->format != ACL_FORMAT_NCHW) return bad(t.first, *t.second, "NCHW");
     }
   } else {
-    for (const auto& t : {std::make_pair("input", a.input), std::make_pair("weight", a.weight),
-                          std::make_pair("output", a.output)}) {
+    for (const auto& t :
+         {std::make_pair("input", a.input), std::make_pair("weight", a.weight), std::make_pair("output", a.output)}) {
       if (t.second->format != ACL_FORMAT_NCDHW && t.second->format != ACL_FORMAT_NDHWC)
         return bad(t.first, *t.second, "NCDHW or NDHWC");
     }
@@ -152,7 +155,8 @@ Check check_formats(const ConvolutionArgs& a) {
   if (a.bias != nullptr) {
     const int32_t f = a.bias->format;
     if (f != ACL_FORMAT_ND && f != ACL_FORMAT_NCL && f != ACL_FORMAT_NCHW && f != ACL_FORMAT_NCDHW) {
-      return invalid(format("bias format %s (%d) is not supported: expected ND, NCL, NCHW or NCDHW", format_name(f), f));
+      return invalid(
+          format("bias format %s (%d) is not supported: expected ND, NCL, NCHW or NCDHW", format_name(f), f));
     }
   }
   return Check{};
@@ -175,8 +179,8 @@ Check check_values(const ConvolutionArgs& a) {
   for (const auto& r : ranges) {
     for (int64_t v : values(r.array)) {
       if (v < r.minimum) {
-        return invalid(format("%s %s: every element must be >= %lld", r.name, to_string(values(r.array)).c_str(),
-                              ll(r.minimum)));
+        return invalid(
+            format("%s %s: every element must be >= %lld", r.name, to_string(values(r.array)).c_str(), ll(r.minimum)));
       }
     }
   }
@@ -186,9 +190,10 @@ Check check_values(const ConvolutionArgs& a) {
       padding_of(a, i, &lo, &hi);
       const int64_t in = spatial(*a.input, i), k = spatial(*a.weight, i);
       if (Wide{in} + lo + hi - dilated_span(k, values(a.dilation)[static_cast<size_t>(i)]) < 0) {
-        return invalid(format("spatial dim %lld: input size %lld padded by %lld + %lld is smaller than the kernel %lld "
-                              "dilated by %lld",
-                              ll(i), ll(in), ll(lo), ll(hi), ll(k), ll(values(a.dilation)[static_cast<size_t>(i)])));
+        return invalid(
+            format("spatial dim %lld: input size %lld padded by %lld + %lld is smaller than the kernel %lld "
+                   "dilated by %lld",
+                   ll(i), ll(in), ll(lo), ll(hi), ll(k), ll(values(a.dilation)[static_cast<size_t>(i)])));
       }
     }
   }
@@ -197,8 +202,8 @@ Check check_values(const ConvolutionArgs& a) {
                 w_c = dim_by_letter(*a.weight, 'C');
   if (a.transposed) {
     if (w_n != in_channels) {
-      return invalid(format("weight.shape[0] = %lld must equal the input channels %lld (transposed)", ll(w_n),
-                            ll(in_channels)));
+      return invalid(
+          format("weight.shape[0] = %lld must equal the input channels %lld (transposed)", ll(w_n), ll(in_channels)));
     }
     for (size_t i = 0; i < values(a.output_padding).size(); ++i) {
       const int64_t op = values(a.output_padding)[i], s = values(a.stride)[i], d = values(a.dilation)[i];
@@ -233,9 +238,10 @@ Check check_values(const ConvolutionArgs& a) {
     const bool ok = rank == 5 ? (along_w >= 0 && along_w <= 255 && along_h >= 0 && along_h <= 255)
                               : (along_w <= 255 && along_h <= 255);
     if (!ok) {
-      return invalid(format("a transposed convolution's (kernel - 1) * dilation - padding along H and W is %s and %s: "
-                            "expected %s 255",
-                            wide_text(along_h).c_str(), wide_text(along_w).c_str(), rank == 5 ? "within 0 and" : "<="));
+      return invalid(
+          format("a transposed convolution's (kernel - 1) * dilation - padding along H and W is %s and %s: "
+                 "expected %s 255",
+                 wide_text(along_h).c_str(), wide_text(along_w).c_str(), rank == 5 ? "within 0 and" : "<="));
     }
   }
   return Check{};
@@ -273,9 +279,10 @@ Check check_computable_sizes(const ConvolutionArgs& a) {
   for (const auto& list : lists) {
     for (int64_t v : list.values) {
       if (v > kLargest) {
-        return invalid(format("%s %s: value %lld exceeds 2^31 - 1, the bound on the sizes, strides, paddings and "
-                              "dilations of a problem to compute",
-                              list.name, to_string(list.values).c_str(), ll(v)));
+        return invalid(
+            format("%s %s: value %lld exceeds 2^31 - 1, the bound on the sizes, strides, paddings and "
+                   "dilations of a problem to compute",
+                   list.name, to_string(list.values).c_str(), ll(v)));
       }
     }
   }
@@ -297,9 +304,14 @@ Check validate_convolution(const ConvolutionArgs& a) {
   const struct {
     const char* name;
     const void* pointer;
-  } required[] = {{"input", a.input},       {"weight", a.weight},        {"stride", a.stride},
-                  {"padding", a.padding},   {"dilation", a.dilation},    {"output", a.output},
-                  {"workspaceSize", a.workspace_size}, {"executor", a.executor},
+  } required[] = {{"input", a.input},
+                  {"weight", a.weight},
+                  {"stride", a.stride},
+                  {"padding", a.padding},
+                  {"dilation", a.dilation},
+                  {"output", a.output},
+                  {"workspaceSize", a.workspace_size},
+                  {"executor", a.executor},
                   {"outputPadding", a.transposed ? static_cast<const void*>(a.output_padding) : &a}};
   for (const auto& arg : required) {
     if (arg.pointer == nullptr) return fail_check(ACLNN_ERR_PARAM_NULLPTR, kApi, format("%s is nullptr", arg.name));
@@ -320,16 +332,17 @@ Check validate_convolution(const ConvolutionArgs& a) {
     Check check = check_float_dtype(kApi, t.name, *t.tensor);
     if (check.failed()) return check;
   }
-  Check check = check_dims(a);                          // F2
-  if (!check.failed()) check = check_formats(a);        // F3
-  if (!check.failed()) check = check_values(a);         // F4, F5
-  if (!check.failed()) check = check_output_shape(a);   // F6
+  Check check = check_dims(a);                         // F2
+  if (!check.failed()) check = check_formats(a);       // F3
+  if (!check.failed()) check = check_values(a);        // F4, F5
+  if (!check.failed()) check = check_output_shape(a);  // F6
   if (check.failed()) return check;
   // F7: cubeMathType (0-4; 4 USE_FP32_ADD computes as KEEP_DTYPE).
   if (a.cube_math_type < 0 || a.cube_math_type > 4) {
-    return invalid(format("cubeMathType %d is not supported: expected 0 KEEP_DTYPE, 1 ALLOW_FP32_DOWN_PRECISION, "
-                          "2 USE_FP16, 3 USE_HF32 or 4 USE_FP32_ADD",
-                          a.cube_math_type));
+    return invalid(
+        format("cubeMathType %d is not supported: expected 0 KEEP_DTYPE, 1 ALLOW_FP32_DOWN_PRECISION, "
+               "2 USE_FP16, 3 USE_HF32 or 4 USE_FP32_ADD",
+               a.cube_math_type));
   }
   check = check_computable_sizes(a);  // ours
   if (check.failed()) return check;
