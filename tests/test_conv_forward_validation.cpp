@@ -66,7 +66,8 @@ Outcome run(Op op, const Call& c) {
                                                 y.get(), c.cube_math_type, size_out, &executor);
       break;
     case Op::kTbc:
-      status = aclnnConvTbcGetWorkspaceSize(input, w.get(), bias, c.pad, y.get(), c.cube_math_type, size_out, &executor);
+      status =
+          aclnnConvTbcGetWorkspaceSize(input, w.get(), bias, c.pad, y.get(), c.cube_math_type, size_out, &executor);
       break;
     case Op::kDepthwise:
       status = aclnnConvDepthwise2dGetWorkspaceSize(input, w.get(), kernel_size.get(), bias,
@@ -113,62 +114,128 @@ const Case kCases[] = {
     {"valid_without_bias", Op::kConvolution, [](Call& c) { c.with_bias = false; }, 0, ""},
     {"valid_mixed_dtypes", Op::kConvolution,
      [](Call& c) { c.x_dtype = ACL_FLOAT16, c.w_dtype = ACL_BF16, c.y_dtype = ACL_FLOAT16; }, 0, ""},
-    {"valid_four_paddings", Op::kConvolution, [](Call& c) { c.padding = {1, 1, 0, 2}, c.y = {2, 4, 5, 5}; }, 0, ""},
+    {"valid_four_paddings", Op::kConvolution,
+     [](Call& c) {
+       c.padding = {1, 1, 0, 2}, c.y = {2, 4, 5, 5};
+     },
+     0, ""},
     {"valid_cube_math_type_4", Op::kConvolution, [](Call& c) { c.cube_math_type = 4; }, 0, ""},
     {"valid_transposed", Op::kConvolution, transposed, 0, ""},
     {"valid_direct_ignores_output_padding", Op::kConvolution, [](Call& c) { c.null_output_padding = true; }, 0, ""},
     {"null_input", Op::kConvolution, [](Call& c) { c.null_input = true; }, kNull, "input is nullptr"},
     {"null_stride_before_workspace", Op::kConvolution, [](Call& c) { c.null_stride = c.null_workspace_size = true; },
      kNull, "stride is nullptr"},
-    {"null_output_padding_transposed", Op::kConvolution,
-     [](Call& c) { transposed(c), c.null_output_padding = true; }, kNull, "outputPadding is nullptr"},
+    {"null_output_padding_transposed", Op::kConvolution, [](Call& c) { transposed(c), c.null_output_padding = true; },
+     kNull, "outputPadding is nullptr"},
     {"bias_dtype_before_input_dtype", Op::kConvolution, [](Call& c) { c.b_dtype = ACL_DOUBLE, c.x_dtype = ACL_INT32; },
      kInvalid, "bias dtype"},
     {"input_dtype", Op::kConvolution, [](Call& c) { c.x_dtype = ACL_INT32; }, kInvalid, "input dtype"},
-    {"input_dims", Op::kConvolution, [](Call& c) { c.x = {8, 25}; }, kInvalid, "input has 2 dims"},
-    {"weight_dims", Op::kConvolution, [](Call& c) { c.x = {2, 4, 25}; }, kInvalid, "weight has 4 dims but input has 3"},
-    {"bias_shape", Op::kConvolution, [](Call& c) { c.b = {1, 4}; }, kInvalid, "bias shape"},
-    {"padding_length", Op::kConvolution, [](Call& c) { c.padding = {1, 1, 1}; }, kInvalid, "padding [1, 1, 1]"},
-    {"format_before_values", Op::kConvolution, [](Call& c) { c.x_format = ACL_FORMAT_NHWC, c.stride = {0, 1}; },
+    {"input_dims", Op::kConvolution,
+     [](Call& c) {
+       c.x = {8, 25};
+     },
+     kInvalid, "input has 2 dims"},
+    {"weight_dims", Op::kConvolution,
+     [](Call& c) {
+       c.x = {2, 4, 25};
+     },
+     kInvalid, "weight has 4 dims but input has 3"},
+    {"bias_shape", Op::kConvolution,
+     [](Call& c) {
+       c.b = {1, 4};
+     },
+     kInvalid, "bias shape"},
+    {"padding_length", Op::kConvolution,
+     [](Call& c) {
+       c.padding = {1, 1, 1};
+     },
+     kInvalid, "padding [1, 1, 1]"},
+    {"format_before_values", Op::kConvolution,
+     [](Call& c) {
+       c.x_format = ACL_FORMAT_NHWC, c.stride = {0, 1};
+     },
      kInvalid, "input format"},
-    {"stride_zero", Op::kConvolution, [](Call& c) { c.stride = {0, 1}; }, kInvalid, "stride [0, 1]"},
-    {"padding_negative", Op::kConvolution, [](Call& c) { c.padding = {-1, 1}; }, kInvalid, "padding [-1, 1]"},
-    {"kernel_past_padded_input", Op::kConvolution, [](Call& c) { c.x = {2, 4, 1, 5}, c.padding = {0, 1}; }, kInvalid,
-     "smaller than the kernel"},
+    {"stride_zero", Op::kConvolution,
+     [](Call& c) {
+       c.stride = {0, 1};
+     },
+     kInvalid, "stride [0, 1]"},
+    {"padding_negative", Op::kConvolution,
+     [](Call& c) {
+       c.padding = {-1, 1};
+     },
+     kInvalid, "padding [-1, 1]"},
+    {"kernel_past_padded_input", Op::kConvolution,
+     [](Call& c) {
+       c.x = {2, 4, 1, 5}, c.padding = {0, 1};
+     },
+     kInvalid, "smaller than the kernel"},
     {"groups_zero", Op::kConvolution, [](Call& c) { c.groups = 0; }, kInvalid, "groups 0"},
     {"channels_and_groups", Op::kConvolution, [](Call& c) { c.groups = 1; }, kInvalid, "input channels 4"},
     {"output_padding_past_stride_and_dilation", Op::kConvolution,
-     [](Call& c) { transposed(c), c.output_padding = {2, 1}; }, kInvalid, "outputPadding [2, 1]"},
+     [](Call& c) {
+       transposed(c), c.output_padding = {2, 1};
+     },
+     kInvalid, "outputPadding [2, 1]"},
     {"output_shape_before_cube_math_type", Op::kConvolution,
-     [](Call& c) { c.y = {2, 4, 5, 4}, c.cube_math_type = 9; }, kInvalid, "output shape [2, 4, 5, 4]"},
+     [](Call& c) {
+       c.y = {2, 4, 5, 4}, c.cube_math_type = 9;
+     },
+     kInvalid, "output shape [2, 4, 5, 4]"},
     {"cube_math_type", Op::kConvolution, [](Call& c) { c.cube_math_type = 5; }, kInvalid, "cubeMathType 5"},
-    {"empty_input_with_output", Op::kConvolution, [](Call& c) { c.x = {2, 4, 0, 5}, c.y = {2, 4, 0, 5}; }, 0, ""},
+    {"empty_input_with_output", Op::kConvolution,
+     [](Call& c) {
+       c.x = {2, 4, 0, 5}, c.y = {2, 4, 0, 5};
+     },
+     0, ""},
     // aclnnConvTbc
     {"tbc_valid", Op::kTbc, tbc, 0, ""},
     {"tbc_null_bias", Op::kTbc, [](Call& c) { tbc(c), c.with_bias = false; }, kNull, "bias is nullptr"},
     {"tbc_bias_dtype_free", Op::kTbc, [](Call& c) { tbc(c), c.b_dtype = ACL_FLOAT16; }, 0, ""},
     {"tbc_weight_dtype", Op::kTbc, [](Call& c) { tbc(c), c.w_dtype = ACL_FLOAT16; }, kInvalid, "weight dtype"},
     {"tbc_format", Op::kTbc, [](Call& c) { tbc(c), c.x_format = ACL_FORMAT_NCHW; }, kInvalid, "self format"},
-    {"tbc_channels", Op::kTbc, [](Call& c) { tbc(c), c.w = {3, 2, 4}; }, kInvalid, "self channels 3"},
+    {"tbc_channels", Op::kTbc,
+     [](Call& c) {
+       tbc(c), c.w = {3, 2, 4};
+     },
+     kInvalid, "self channels 3"},
     {"tbc_pad_negative", Op::kTbc, [](Call& c) { tbc(c), c.pad = -1; }, kInvalid, "pad -1"},
-    {"tbc_output_before_cube_math_type", Op::kTbc, [](Call& c) { tbc(c), c.y = {5, 2, 4}, c.cube_math_type = 7; },
+    {"tbc_output_before_cube_math_type", Op::kTbc,
+     [](Call& c) {
+       tbc(c), c.y = {5, 2, 4}, c.cube_math_type = 7;
+     },
      kInvalid, "output shape [5, 2, 4]"},
     // aclnnConvDepthwise2d
     {"depthwise_valid", Op::kDepthwise, depthwise, 0, ""},
     {"depthwise_kernel_size_before_nulls", Op::kDepthwise,
-     [](Call& c) { depthwise(c), c.kernel_size = {3, 2}, c.null_input = true; }, kInvalid, "kernelSize [3, 2]"},
+     [](Call& c) {
+       depthwise(c), c.kernel_size = {3, 2}, c.null_input = true;
+     },
+     kInvalid, "kernelSize [3, 2]"},
     {"depthwise_null_self", Op::kDepthwise, [](Call& c) { depthwise(c), c.null_input = true; }, kNull,
      "self is nullptr"},
     {"depthwise_bias_dtype", Op::kDepthwise, [](Call& c) { depthwise(c), c.b_dtype = ACL_FLOAT16; }, kInvalid,
      "bias dtype"},
-    {"depthwise_four_paddings", Op::kDepthwise, [](Call& c) { depthwise(c), c.padding = {1, 1, 1, 1}; }, kInvalid,
-     "padding [1, 1, 1, 1]"},
+    {"depthwise_four_paddings", Op::kDepthwise,
+     [](Call& c) {
+       depthwise(c), c.padding = {1, 1, 1, 1};
+     },
+     kInvalid, "padding [1, 1, 1, 1]"},
     {"depthwise_weight_channels", Op::kDepthwise,
-     [](Call& c) { depthwise(c), c.w = {6, 2, 3, 3}; }, kInvalid, "weight.shape[1] = 2"},
-    {"depthwise_multiplier", Op::kDepthwise, [](Call& c) { depthwise(c), c.w = {4, 1, 3, 3}, c.b = {4}; }, kInvalid,
-     "multiple of the self channels 3"},
-    {"depthwise_out_shape", Op::kDepthwise, [](Call& c) { depthwise(c), c.y = {2, 6, 6, 5}; }, kInvalid,
-     "out shape [2, 6, 6, 5]"},
+     [](Call& c) {
+       depthwise(c), c.w = {6, 2, 3, 3};
+     },
+     kInvalid, "weight.shape[1] = 2"},
+    {"depthwise_multiplier", Op::kDepthwise,
+     [](Call& c) {
+       depthwise(c), c.w = {4, 1, 3, 3}, c.b = {4};
+     },
+     kInvalid, "multiple of the self channels 3"},
+    {"depthwise_out_shape", Op::kDepthwise,
+     [](Call& c) {
+       depthwise(c), c.y = {2, 6, 6, 5};
+     },
+     kInvalid, "out shape [2, 6, 6, 5]"},
 };
 
 TEST(ConvForwardValidation, EachCheckInOrder) {

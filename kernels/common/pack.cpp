@@ -362,16 +362,29 @@ void add_channel_bias(const View5& bias, int64_t c0, int64_t channels, float* va
   }
 }
 
+namespace {
+// out[j] = values[j] + bias for j < count.
+void add_bias_row(const float* __restrict values, float bias, int64_t count, float* __restrict out) {
+  for (int64_t j = 0; j < count; ++j) out[j] = values[j] + bias;
+}
+}  // namespace
+
 void store_rows_with_bias(const float* values, int64_t value_stride, int64_t channels, const View5& out,
                           const View5& bias, int64_t n, int64_t c, int64_t first, int64_t count) {
+  if (out.dtype == ACL_FLOAT && planes_contiguous(out)) {  // straight into the user's rows
+    for (int64_t i = 0; i < channels; ++i) {
+      float* to = static_cast<float*>(out.data) + out.element(n, c + i, 0, 0, first);
+      add_bias_row(values + i * value_stride, channel_bias(bias, c + i), count, to);
+    }
+    return;
+  }
   constexpr int64_t kChunk = 512;  // floats on the stack per store
   float sums[kChunk];
   for (int64_t i = 0; i < channels; ++i) {
     const float b = channel_bias(bias, c + i);
-    const float* row = values + i * value_stride;
     for (int64_t j0 = 0; j0 < count; j0 += kChunk) {
       const int64_t run = std::min(kChunk, count - j0);
-      for (int64_t j = 0; j < run; ++j) sums[j] = row[j0 + j] + b;
+      add_bias_row(values + i * value_stride + j0, b, run, sums);
       store_plane_floats(sums, out, n, c + i, first + j0, run);
     }
   }

@@ -13,6 +13,7 @@
 
 #include "acl/acl.h"
 #include "aclnn/acl_meta.h"
+#include "aclnnop/aclnn_convolution.h"
 #include "aclnnop/aclnn_convolution_backward.h"
 
 namespace bench {
@@ -190,8 +191,29 @@ inline aclnnStatus run_backward(const Layer& l, void* workspace, uint64_t size, 
                : aclnnConvolutionBackward(workspace, size, executor, stream);
 }
 
+// Phase 1 of the forward pass of `l` with its bias into `y` (shaped like gradOutput): aclnnConvTbc for
+// TBC layers, aclnnConvolution otherwise.
+inline aclnnStatus plan_forward(const Layer& l, const aclTensor* x, const aclTensor* w, const aclTensor* bias,
+                                aclTensor* y, uint64_t* size, aclOpExecutor** executor) {
+  if (l.tbc) return aclnnConvTbcGetWorkspaceSize(x, w, bias, l.pad[0], y, 0, size, executor);
+  aclIntArray* stride = aclCreateIntArray(l.stride.data(), l.stride.size());
+  aclIntArray* pad = aclCreateIntArray(l.pad.data(), l.pad.size());
+  aclIntArray* dil = aclCreateIntArray(l.dilation.data(), l.dilation.size());
+  aclIntArray* op = aclCreateIntArray(l.output_padding.data(), l.output_padding.size());
+  const aclnnStatus status =
+      aclnnConvolutionGetWorkspaceSize(x, w, bias, stride, pad, dil, l.transposed, op, l.groups, y, 0, size, executor);
+  aclDestroyIntArray(stride), aclDestroyIntArray(pad), aclDestroyIntArray(dil), aclDestroyIntArray(op);
+  return status;
+}
+
+// Phase 2 of what plan_forward planned.
+inline aclnnStatus run_forward(const Layer& l, void* workspace, uint64_t size, aclOpExecutor* executor,
+                               aclrtStream stream) {
+  return l.tbc ? aclnnConvTbc(workspace, size, executor, stream) : aclnnConvolution(workspace, size, executor, stream);
+}
+
 // A layer's tensors in `dtype`: the inputs from the suite's fixed seeds (x 1, weight 2, gradOutput 3,
-// bias 4) and the three gradients; plan() is plan_backward on them.
+// bias 4) and the three gradients; plan() is plan_backward on them, plan_forward_pass() plan_forward.
 struct LayerTensors {
   AclTensor x, w, gy, b, gx, gw, gb;
   LayerTensors(const Layer& l, aclDataType dtype)
@@ -204,6 +226,10 @@ struct LayerTensors {
         gb({l.cout}, {}, ACL_FORMAT_ND, dtype) {}
   aclnnStatus plan(const Layer& l, uint64_t* size, aclOpExecutor** executor) const {
     return plan_backward(l, gy.tensor, x.tensor, w.tensor, b.tensor, gx.tensor, gw.tensor, gb.tensor, size, executor);
+  }
+  // The forward pass instead, written into gy's tensor.
+  aclnnStatus plan_forward_pass(const Layer& l, uint64_t* size, aclOpExecutor** executor) const {
+    return plan_forward(l, x.tensor, w.tensor, b.tensor, gy.tensor, size, executor);
   }
 };
 

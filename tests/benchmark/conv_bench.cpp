@@ -1,5 +1,6 @@
-// Side-by-side benchmark: one full convolution backward (gradInput + gradWeight + gradBias, fp32)
-// through our public API and through oneDNN, on the layers of shapes.txt, in one run.
+// Side-by-side benchmark: one full convolution backward (gradInput + gradWeight + gradBias, fp32), or
+// the forward pass with its bias, through our public API and through oneDNN, on the layers of
+// shapes.txt, in one run.
 //
 // Per layer, interleaved round by round (oneDNN kernels-only, oneDNN from plain tensors, ours, then
 // again), each engine's best round of medians (this machine drifts): ours ms, GFLOP/s, % of the
@@ -8,6 +9,7 @@
 // and out timed, and primitives created on the plain layouts); both ratios; then geomeans.
 //
 //   conv_bench [shapes.txt] [repeats per round = 5] [name-filter] [rounds = 3] [dtype = float]
+//              [direction = backward | forward]
 //
 // name-filter: comma-separated substrings; a layer runs when its name contains one of them.
 //
@@ -56,28 +58,29 @@ double median_seconds(int repeats, const std::function<void()>& body) {
   return times[times.size() / 2];
 }
 
-// Multiply-adds of one full backward: gradInput and gradWeight each cost one convolution.
-double backward_flops(const Layer& l) {
+// Floating-point operations of one convolution (2 per multiply-add); a full backward is two
+// (gradInput and gradWeight).
+double convolution_flops(const Layer& l) {
   // The direct convolution's output plane: gradOutput's, or the input's for a transposed layer.
   const Dims plane = l.transposed ? l.spatial : l.out_spatial();
-  double macs = double(l.n) * l.cout * (l.cin / l.groups) * count(l.kernel) * count(plane);
-  return 2.0 * 2.0 * macs;
+  return 2.0 * double(l.n) * l.cout * (l.cin / l.groups) * count(l.kernel) * count(plane);
 }
 
 // Our library, tensors and workspace made once: phase 1 + phase 2 + synchronize per call (what a
 // training step pays).
 class Ours {
  public:
-  Ours(const Layer& l, aclrtStream stream, aclDataType dtype = ACL_FLOAT)
-      : l_(l), stream_(stream), tensors_(l, dtype) {}
+  Ours(const Layer& l, aclrtStream stream, aclDataType dtype, bool forward)
+      : l_(l), stream_(stream), tensors_(l, dtype), forward_(forward) {}
   ~Ours() {
     if (workspace_ != nullptr) aclrtFree(workspace_);
   }
   void run() {
     aclOpExecutor* executor = nullptr;
-    tensors_.plan(l_, &size_, &executor);
+    forward_ ? tensors_.plan_forward_pass(l_, &size_, &executor) : tensors_.plan(l_, &size_, &executor);
     if (workspace_ == nullptr && size_ > 0) aclrtMalloc(&workspace_, size_, ACL_MEM_MALLOC_HUGE_FIRST);
-    run_backward(l_, workspace_, size_, executor, stream_);
+    forward_ ? run_forward(l_, workspace_, size_, executor, stream_)
+             : run_backward(l_, workspace_, size_, executor, stream_);
     aclrtSynchronizeStream(stream_);
   }
   uint64_t workspace_bytes() const { return size_; }
@@ -86,6 +89,7 @@ class Ours {
   Layer l_;
   aclrtStream stream_;
   LayerTensors tensors_;
+  bool forward_;
   void* workspace_ = nullptr;
   uint64_t size_ = 0;
 };
@@ -96,11 +100,11 @@ enum class OneDnnMode {
   kPlainLayout,   // primitives created directly on the plain layouts
 };
 
-// A backward-data and a backward-weights (+bias) primitive with their memories, created once;
-// the returned function executes both (with the reorders `mode` asks for) and waits.
-// Every tensor in `type` (f32, or bf16/f16 for the dtype rows).
+// A backward-data and a backward-weights (+bias) primitive with their memories, created once, or
+// (`forward`) the forward primitive with its bias; the returned function executes them (with the
+// reorders `mode` asks for) and waits. Every tensor in `type` (f32, or bf16/f16 for the dtype rows).
 std::function<void()> onednn_runner(const Layer& c, OneDnnMode mode, const dnnl::engine& eng, dnnl::stream& strm,
-                                    dnnl::memory::data_type type = dnnl::memory::data_type::f32) {
+                                    bool forward, dnnl::memory::data_type type = dnnl::memory::data_type::f32) {
   using namespace dnnl;
   using tag = memory::format_tag;
   const bool grouped = c.groups > 1;
@@ -186,11 +190,24 @@ std::function<void()> onednn_runner(const Layer& c, OneDnnMode mode, const dnnl:
     add(weights, {{DNNL_ARG_SRC, weights_pd.src_desc()}, {DNNL_ARG_DIFF_DST, weights_pd.diff_dst_desc()}},
         {{DNNL_ARG_DIFF_WEIGHTS, weights_pd.diff_weights_desc()}, {DNNL_ARG_DIFF_BIAS, bias_md}}, plain_weights);
   };
+  const std::unordered_map<int, memory::desc> plain_forward = {
+      {DNNL_ARG_SRC, src_plain}, {DNNL_ARG_WEIGHTS, wei_plain}, {DNNL_ARG_DST, dst_plain}};
+  auto add_forward = [&](auto prim, const auto& pd) {
+    add(prim, {{DNNL_ARG_SRC, pd.src_desc()}, {DNNL_ARG_WEIGHTS, pd.weights_desc()}, {DNNL_ARG_BIAS, bias_md}},
+        {{DNNL_ARG_DST, pd.dst_desc()}}, plain_forward);
+  };
   if (!c.transposed) {
     const auto fwd = convolution_forward::primitive_desc(
         convolution_forward::desc(prop_kind::forward_training, algorithm::convolution_direct, src_md, wei_md, bias_md,
                                   dst_md, strides, dil, pad_l, pad_r),
         eng);
+    if (forward) {
+      add_forward(convolution_forward(fwd), fwd);
+      return [steps, &strm] {
+        for (Step& step : *steps) step.prim.execute(strm, step.args);
+        strm.wait();
+      };
+    }
     const auto bwd_d = convolution_backward_data::primitive_desc(
         convolution_backward_data::desc(algorithm::convolution_direct, src_md, wei_md, dst_md, strides, dil, pad_l,
                                         pad_r),
@@ -205,6 +222,13 @@ std::function<void()> onednn_runner(const Layer& c, OneDnnMode mode, const dnnl:
         deconvolution_forward::desc(prop_kind::forward_training, algorithm::deconvolution_direct, src_md, wei_md,
                                     bias_md, dst_md, strides, dil, pad_l, pad_r),
         eng);
+    if (forward) {
+      add_forward(deconvolution_forward(fwd), fwd);
+      return [steps, &strm] {
+        for (Step& step : *steps) step.prim.execute(strm, step.args);
+        strm.wait();
+      };
+    }
     const auto bwd_d = deconvolution_backward_data::primitive_desc(
         deconvolution_backward_data::desc(algorithm::deconvolution_direct, src_md, wei_md, dst_md, strides, dil, pad_l,
                                           pad_r),
@@ -237,6 +261,7 @@ int main(int argc, char** argv) {
   const std::string dtype_name = argc > 5 ? argv[5] : "float";
   const aclDataType dtype = dtype_name == "float16" ? ACL_FLOAT16 : dtype_name == "bf16" ? ACL_BF16 : ACL_FLOAT;
   const bool half = dtype != ACL_FLOAT;
+  const bool forward = argc > 6 && std::string(argv[6]) == "forward";
   aclInit(nullptr);
   aclrtSetDevice(0);
   aclrtStream stream = nullptr;
@@ -261,21 +286,21 @@ int main(int argc, char** argv) {
     if (!name_matches(l.name, filter)) continue;
     Layer as_conv = l;  // oneDNN's view of ConvTbc: the 1-D convolution NCW with the same sizes
     as_conv.tbc = false;
-    Ours ours(l, stream);
-    std::unique_ptr<Ours> ours_half(half ? new Ours(l, stream, dtype) : nullptr);
+    Ours ours(l, stream, ACL_FLOAT, forward);
+    std::unique_ptr<Ours> ours_half(half ? new Ours(l, stream, dtype, forward) : nullptr);
     double t_half = 1e30, t_kern_half = 1e30;
     std::function<void()> kernels_half;  // oneDNN on `dtype` tensors, where it has the primitives
     if (half) {
       try {
-        kernels_half = onednn_runner(as_conv, OneDnnMode::kKernelsOnly, eng, strm,
+        kernels_half = onednn_runner(as_conv, OneDnnMode::kKernelsOnly, eng, strm, forward,
                                      dtype == ACL_BF16 ? dnnl::memory::data_type::bf16 : dnnl::memory::data_type::f16);
       } catch (const dnnl::error&) {
         kernels_half = nullptr;
       }
     }
-    const auto kernels = onednn_runner(as_conv, OneDnnMode::kKernelsOnly, eng, strm);
-    const auto reorders = onednn_runner(as_conv, OneDnnMode::kWithReorders, eng, strm);
-    const auto plain = onednn_runner(as_conv, OneDnnMode::kPlainLayout, eng, strm);
+    const auto kernels = onednn_runner(as_conv, OneDnnMode::kKernelsOnly, eng, strm, forward);
+    const auto reorders = onednn_runner(as_conv, OneDnnMode::kWithReorders, eng, strm, forward);
+    const auto plain = onednn_runner(as_conv, OneDnnMode::kPlainLayout, eng, strm, forward);
     double t_ours = 1e30, t_kern = 1e30, t_reorders = 1e30, t_plain = 1e30;
     std::vector<double> half_over_ours;  // each round's ratio
     // oneDNN's primitives on plain layouts are sometimes reference loops, 10-100x slower: those
@@ -299,8 +324,9 @@ int main(int argc, char** argv) {
     const double t_dnnl_plain = std::min(t_reorders, t_plain);
     std::sort(half_over_ours.begin(), half_over_ours.end());
     const double paired = half_over_ours.empty() ? 0.0 : half_over_ours[half_over_ours.size() / 2];
-    rows.push_back({l.name, t_ours, t_kern, t_dnnl_plain, backward_flops(l), ours.workspace_bytes() / 1048576.0,
-                    t_reorders <= t_plain ? 'r' : 'p', t_half, paired, kernels_half ? t_kern_half : 0.0});
+    rows.push_back({l.name, t_ours, t_kern, t_dnnl_plain, (forward ? 1 : 2) * convolution_flops(l),
+                    ours.workspace_bytes() / 1048576.0, t_reorders <= t_plain ? 'r' : 'p', t_half, paired,
+                    kernels_half ? t_kern_half : 0.0});
     if (half) half_all.push_back(t_half / t_ours), paired_all.push_back(paired);
     std::fprintf(stderr, "%s done\n", l.name.c_str());
     plain_all.push_back(t_ours / t_dnnl_plain);
@@ -310,6 +336,7 @@ int main(int argc, char** argv) {
       kern_dense.push_back(t_ours / t_kern);
     }
   }
+  std::printf("%s; ", forward ? "forward with bias" : "full backward");
   std::printf("threads %d, measured FMA peak %.1f GFLOP/s (%s); best of %d interleaved rounds, median of %d each\n",
               threads, peak.gflops, peak.isa, rounds, repeats);
   std::printf("%-20s %9s %8s %6s %7s %10s %10s %11s %10s\n", "layer", "ours ms", "GFLOP/s", "%peak", "ws MiB",
