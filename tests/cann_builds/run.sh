@@ -1,5 +1,5 @@
 #!/bin/bash
-# The doc samples built the three ways CANN users build them, against an installed toolkit home
+# The doc samples (and our forward operators' sample) built the three ways CANN users build them, against an installed toolkit home
 # (cmake --install into <work>/Ascend/cann), each run checking the printed numbers:
 #   1. ops-nn build.sh's link line (-lopapi_nn -lopapi_math -lascendcl|-lacl_rt -lnnopbase, no
 #      rpath) after sourcing set_env.sh;
@@ -26,6 +26,7 @@ cmake --install "$build_dir" --prefix "$home" >/dev/null
 declare -A expected=(
   [convolution_backward_sample]="gradInputResult=2.000000x196 gradWeightResult=98.000000x4 gradBiasResult=98.000000x2"
   [conv_tbc_backward_sample]="gradInputResult=2.000000x10 gradWeightResult=5.000000x4 gradBiasResult=5.000000x2"
+  [convolution_forward_sample]="convolutionResult=19.000000x8 transposedConvolutionResult=3.000000x48 convTbcResult=3.000000x12 convDepthwise2dResult=10.000000x16"
 )
 
 # Nothing from the build tree may leak in: a clean library path, then the toolkit's scripts.
@@ -47,7 +48,7 @@ echo "--- 0. set_env.sh: variables, and sourcing twice does not grow the paths"
   echo ok
 )
 
-for sample in convolution_backward_sample conv_tbc_backward_sample; do
+for sample in convolution_backward_sample conv_tbc_backward_sample convolution_forward_sample; do
   source_file="$source_dir/examples/$sample.cpp"
   for runtime in ascendcl acl_rt; do
     echo "--- 1. $sample: build.sh link line with -l$runtime"
