@@ -179,6 +179,9 @@ std::vector<Case> cases() {
       // band transposed or batches bands must not depend on the micro-kernel's width (16 on AVX2, 32 on
       // AVX-512), since it cuts the sums.
       {"weight_orientation", geometry(64, 1, 4, 48, {8, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}), false},
+      // A forward product over a plane too small for its tasks (25 positions, one sample): one band, and
+      // the tasks from blocks of the 20 output channels (whole slivers of the micro-kernel's rows).
+      {"forward_row_blocks", geometry(1, 1, 6, 20, {5, 5}, {3, 3}, {1, 1}, {1, 1}, {1, 1}), true},
       // gradInput through col2im on small planes (144 positions): GEMMs over the columns of 3 samples,
       // then of the last 2.
       {"sample_groups", geometry(5, 2, 6, 5, {20, 10}, {3, 3}, {1, 1}, {0, 0}, {1, 1}), false},
@@ -577,6 +580,14 @@ std::string gemm_plan_of(const std::string& name) {
     if (c.name == name) return run("gemm", c, kVariants[0], 11, 2).described;
   }
   return "";
+}
+
+// A small plane's forward products take their tasks from blocks of output channels (values checked
+// against the reference above, and across instruction sets and thread counts below).
+TEST(Implementations, ForwardRowBlocksWherePlanned) {
+  const std::string plan = gemm_plan_of("forward_row_blocks");
+  EXPECT_NE(plan.find("gradInput=gemm_forward_windows"), std::string::npos) << plan;
+  EXPECT_NE(plan.find(":row_blocks="), std::string::npos) << plan;
 }
 
 // The depth_major_3d case takes depth-major products in both gradients (its values are checked

@@ -36,20 +36,29 @@ bool flip_pays(const ConvGeometry& g) {
          ceil_div(g.src_plane(), pieces_for_tasks(slices)) >= kFlipMinBand;
 }
 
+// Fewest positions a band takes where output channels can be cut instead: a band's columns are padded
+// to whole micro-kernel tiles, so narrower bands waste products (and restage their windows).
+constexpr int64_t kMinBandColumns = 64;
+
 // Where a forward convolution's source may be read from padded windows (padded_windows_apply; not a
 // 1x1 kernel of stride 1, whose source is its column matrix already), its bands and GEMM blocking, a
-// band's window within the staging budget.
-Support forward_bands(const ConvGeometry& g, GemmBlocking* blocking, BandTiling* bands) {
+// band's window within the staging budget. A slice's kTargetTasks share comes from bands of at least
+// kMinBandColumns positions where its plane has them, the rest from `row_blocks` blocks of output
+// channels (whole slivers of the micro-kernel's rows). Neither cut changes an entry's sum.
+Support forward_bands(const ConvGeometry& g, GemmBlocking* blocking, BandTiling* bands, int64_t* row_blocks) {
   if (!padded_windows_apply(g)) return refuse("strides or dilation that padded windows do not serve");
   if (columns_are_source(g)) return refuse("1x1 kernel of stride 1: its source is its column matrix");
   const Shape s(g);
   const int64_t pieces = pieces_for_tasks(s.n * s.groups);
-  *blocking = plan_gemm_blocking(s.cout, ceil_div(s.dst_plane, pieces), s.rows());
+  const int64_t band_pieces = std::max<int64_t>(1, std::min(pieces, s.dst_plane / kMinBandColumns));
+  *blocking = plan_gemm_blocking(s.cout, ceil_div(s.dst_plane, band_pieces), s.rows());
   const int64_t mr = left_sliver_rows(*blocking), nr = right_sliver_columns(*blocking);
   const int64_t result_rows = round_up(s.cout, mr);
   const int64_t max_columns = std::max<int64_t>(4 * nr, kColumnBudget / result_rows);
-  *bands = BandTiling(g, pieces, max_columns);
-  bands->fit_tiles(pieces, column_granularity(*blocking), max_columns);
+  *bands = BandTiling(g, band_pieces, max_columns);
+  bands->fit_tiles(band_pieces, column_granularity(*blocking), max_columns);
+  const int64_t block_rows = round_up(ceil_div(s.cout, ceil_div(pieces, bands->bands())), mr);
+  *row_blocks = ceil_div(s.cout, block_rows);
   if (!product_within(s.cin, bands->channel_floats(), kStagingBudget))
     return refuse("a window past the staging budget");
   if (!product_within(result_rows, round_up(bands->columns(), nr), int64_t{1} << 58)) return refuse("bands too wide");
@@ -115,9 +124,10 @@ class GemmForward final : public ConvStep {
     b.need_float_inputs(!flipped_ && !staged_, true, flipped_ && !staged_);
   }
 
-  int64_t tasks() const override { return s_.n * s_.groups * (implicit_ ? bands_.bands() : tiles_); }
+  int64_t tasks() const override { return s_.n * s_.groups * (implicit_ ? bands_.bands() * row_blocks_ : tiles_); }
   std::string detail() const override {
     return isa_detail(blocking_) + (flipped_ ? ":flipped" : "") + (implicit_ ? ":windows" : "") +
+           (row_blocks_ > 1 ? ":row_blocks=" + std::to_string(row_blocks_) : "") +
            (depth_major_ ? ":depth_major" : "") + (dot_ ? ":bf16_dot" : "") + (rows16_ ? ":rows16" : "");
   }
 
@@ -137,12 +147,14 @@ class GemmForward final : public ConvStep {
   // bf16 pair products where the CPU has them (bf16_dot.h): the window staged as pairs of channels, W
   // packed as pairs.
   void plan_padded_windows(const ConvProblem& p, PlanBuilder& b) {
-    forward_bands(g_, &blocking_, &bands_);
+    forward_bands(g_, &blocking_, &bands_, &row_blocks_);
     const int64_t mr = left_sliver_rows(blocking_), nr = right_sliver_columns(blocking_);
     const int64_t result_rows = round_up(s_.cout, mr);
     const int64_t channel_floats = bands_.channel_floats();
     implicit_ = true;
     dot_ = bf16_pair_products(source_, p.wei, math_);
+    if (dot_) row_blocks_ = 1;  // (pairs of channels: whole rows per task)
+    block_rows_ = round_up(ceil_div(s_.cout, row_blocks_), mr);
     depth_major_ = !dot_ && g_.kernel[0] > 1;
     // Channels (in pairs: rows of pairs) of the window, and the depth of the products.
     const int64_t channels = dot_ ? ceil_div(s_.cin, 2) : s_.cin;
@@ -150,21 +162,26 @@ class GemmForward final : public ConvStep {
     window_floats_ = channels * channel_floats + nr;  // + the zeros the last column tile reads past it
     result_columns_ = round_up(bands_.columns(), nr);
     window_ = b.book_scratch("gemm.padded_window", window_floats_, sizeof(float), threads_);
-    result_ = b.book_scratch("gemm.band_result", result_rows * result_columns_, sizeof(float), threads_);
+    result_ = b.book_scratch("gemm.band_result", std::min(result_rows, block_rows_) * result_columns_, sizeof(float),
+                             threads_);
     offsets_ = b.book_scratch("gemm.row_offsets", depth_, sizeof(int64_t));
     group_floats_ = dot_ ? packed_pairs_words(s_.cout, depth_) : packed_left_floats(blocking_, s_.cout, s_.rows());
     weights_ = b.book_scratch("gemm.packed_weights", s_.groups * group_floats_, sizeof(float));
     b.need_float_inputs(false, true, false);
   }
 
-  // Per (sample, group, band): the band's window staged from the source view, then
-  // result (Cout_g x columns) = W_g (Cout_g x Cin_g*K) * cols (Cin_g*K x columns), cols read in
+  // Per (sample, group, band, block of output channels [c0, c1)): the band's window staged from the source
+  // view, then result (c1 - c0 x columns) = W_g[c0:c1] (x Cin_g*K) * cols (Cin_g*K x columns), cols read in
   // place from the window, and the band's valid columns copied into Y.
   int run_bands(const Workspace& w, const float* weights, float* grad_input) const {
     int64_t* offsets = w.at<int64_t>(offsets_);
     for (int64_t q = 0; q < depth_; ++q) bands_.row_offsets(depth_row(q), depth_row(q) + 1, 0, offsets + q);
     const int64_t width = bands_.window_width();
-    return run_tasks(tasks(), threads_, "gemm gradInput", [&](int64_t t) {
+    return run_tasks(tasks(), threads_, "gemm gradInput", [&](int64_t task) {
+      // (a block's tasks one after another: its rows of W stay in cache over the samples and bands)
+      const int64_t per_block = s_.n * s_.groups * bands_.bands();
+      const int64_t t = task % per_block, c0 = task / per_block * block_rows_;
+      const int64_t c1 = std::min(s_.cout, c0 + block_rows_), rows = c1 - c0;
       const int64_t n = t / (s_.groups * bands_.bands()), grp = t / bands_.bands() % s_.groups;
       const OutputBand band = bands_.band(t % bands_.bands());
       float* result = w.at<float>(result_, thread_index());
@@ -183,19 +200,19 @@ class GemmForward final : public ConvStep {
         stage_padded_window(source_, math_, g_, bands_, n, grp * s_.cin, s_.cin, band, inside, nr, window);
         const int64_t slab = depth_ / g_.kernel[0];  // depths per kernel depth (in depth-major order)
         const int64_t q0 = inside.begin * slab, q1 = inside.end * slab;
-        const PackedLeft wg{weights + grp * group_floats_, s_.rows(), q0};
-        sgemm_rows(blocking_, s_.cout, bands_.columns(), q1 - q0, wg, window, offsets + q0, result, result_columns_);
+        const PackedLeft wg{weights + grp * group_floats_ + c0 * s_.rows(), s_.rows(), q0};  // (slivers from row c0)
+        sgemm_rows(blocking_, rows, bands_.columns(), q1 - q0, wg, window, offsets + q0, result, result_columns_);
       }
       // The band's rows into Y, or, for a result not stored as dense floats, straight into the user's view.
-      float* y = output_.stores_parts() ? nullptr : grad_input + (n * s_.groups + grp) * s_.cout * s_.dst_plane;
+      float* y = output_.stores_parts() ? nullptr : grad_input + ((n * s_.groups + grp) * s_.cout + c0) * s_.dst_plane;
       const int64_t line = g_.dst_size[2], lines_per_plane = g_.dst_size[1], count = band.w1 - band.w0;
       const auto first = [&](int64_t oh) { return (band.od * lines_per_plane + oh) * line + band.w0; };
       if (output_.stores_parts()) {  // all channels' row oh per call (channel c's at + c * result_columns_)
         for (int64_t oh = band.h0; oh < band.h1; ++oh)
-          output_.store_rows(result + (oh - band.h0) * width, result_columns_, s_.cout, n, grp * s_.cout, first(oh),
+          output_.store_rows(result + (oh - band.h0) * width, result_columns_, rows, n, grp * s_.cout + c0, first(oh),
                              count);
       } else {  // a channel's rows one after another: its plane written in order
-        for (int64_t c = 0; c < s_.cout; ++c)
+        for (int64_t c = 0; c < rows; ++c)
           for (int64_t oh = band.h0; oh < band.h1; ++oh)
             std::memcpy(y + c * s_.dst_plane + first(oh), result + c * result_columns_ + (oh - band.h0) * width,
                         static_cast<size_t>(count) * sizeof(float));
@@ -403,6 +420,7 @@ class GemmForward final : public ConvStep {
   WorkspaceLedger::Handle planes_ = -1;  // dot_ of a 1x1 kernel, per thread: two source rows as floats
   BandTiling bands_;
   int64_t tile_ = 1, tiles_ = 1, group_floats_ = 0, window_floats_ = 0, result_columns_ = 0;
+  int64_t row_blocks_ = 1, block_rows_ = 0;  // implicit_: blocks of output channels per band, and their rows
   GemmBlocking blocking_;
   WorkspaceLedger::Handle pack_ = -1;         // per thread
   WorkspaceLedger::Handle weights_ = -1;      // the packed (flipped) weights
@@ -431,7 +449,8 @@ Support supports_gemm_forward(const ConvProblem& p, const CpuFeatures&) {
   if (!kind || kForm == ForwardForm::kTiles) return kind;
   GemmBlocking blocking;
   BandTiling bands;
-  return forward_bands(kFlipped ? flipped_geometry(p.geometry) : p.geometry, &blocking, &bands);
+  int64_t row_blocks = 1;
+  return forward_bands(kFlipped ? flipped_geometry(p.geometry) : p.geometry, &blocking, &bands, &row_blocks);
 }
 template <bool kFlipped, ForwardForm kForm>
 std::unique_ptr<ConvStep> plan_gemm_forward(const ConvProblem& p, PlanBuilder& builder) {
