@@ -1,4 +1,5 @@
-// The bits every path gives on the benchmark suite's layers (tests/benchmark/shapes.txt), held
+// The bits every path gives on the benchmark suite's layers (tests/benchmark/shapes.txt), backward and
+// forward (with its bias), held
 // against committed hashes (tests/data/suite_hashes.txt): a change that is meant to keep the
 // results (a refactoring, a new instruction set's kernels) proves it here, on every instruction set
 // this CPU runs (x86-64: avx512, avx2, generic; aarch64: its own), all three dtypes. Every path
@@ -58,19 +59,30 @@ const char* dtype_name(aclDataType dtype) {
   return dtype == ACL_FLOAT ? "float" : dtype == ACL_FLOAT16 ? "float16" : "bf16";
 }
 
-// "layer dtype gradInput gradWeight gradBias" for one full backward of `l`.
+// Phase 2 of a planned executor on a workspace of NaNs.
+void execute(const Layer& l, bool forward, uint64_t size, aclOpExecutor* executor) {
+  void* workspace = nullptr;
+  if (size > 0) aclrtMalloc(&workspace, size, ACL_MEM_MALLOC_HUGE_FIRST);
+  if (workspace != nullptr) aclrtMemset(workspace, size, 0xFF, size);  // NaN everywhere
+  const aclnnStatus status = forward ? bench::run_forward(l, workspace, size, executor, nullptr)
+                                     : bench::run_backward(l, workspace, size, executor, nullptr);
+  EXPECT_EQ(status, ACL_SUCCESS) << l.name;
+  aclrtSynchronizeStream(nullptr);
+  if (workspace != nullptr) aclrtFree(workspace);
+}
+
+// "layer dtype gradInput gradWeight gradBias output" for one full backward of `l`, then its forward
+// pass with the bias (into gradOutput's tensor, read by then).
 std::string hashes(const Layer& l, aclDataType dtype) {
   const bench::LayerTensors t(l, dtype);
   uint64_t size = 0;
   aclOpExecutor* executor = nullptr;
   EXPECT_EQ(t.plan(l, &size, &executor), ACL_SUCCESS) << l.name;
-  void* workspace = nullptr;
-  if (size > 0) aclrtMalloc(&workspace, size, ACL_MEM_MALLOC_HUGE_FIRST);
-  if (workspace != nullptr) aclrtMemset(workspace, size, 0xFF, size);  // NaN everywhere
-  EXPECT_EQ(bench::run_backward(l, workspace, size, executor, nullptr), ACL_SUCCESS) << l.name;
-  aclrtSynchronizeStream(nullptr);
-  if (workspace != nullptr) aclrtFree(workspace);
-  return l.name + " " + dtype_name(dtype) + " " + hash_of(t.gx) + " " + hash_of(t.gw) + " " + hash_of(t.gb);
+  execute(l, false, size, executor);
+  const std::string backward = hash_of(t.gx) + " " + hash_of(t.gw) + " " + hash_of(t.gb);
+  EXPECT_EQ(t.plan_forward_pass(l, &size, &executor), ACL_SUCCESS) << l.name;
+  execute(l, true, size, executor);
+  return l.name + " " + dtype_name(dtype) + " " + backward + " " + hash_of(t.gy);
 }
 
 // The committed lines ("path layer dtype gradInput gradWeight gradBias"), by "path layer dtype".
