@@ -1,4 +1,4 @@
-// Phase 2 takes its scratch from the workspace: between aclnn*Backward and the stream's
+// Phase 2 takes its scratch from the workspace: between aclnn*Backward (or a forward operator's run) and the stream's
 // synchronisation the library allocates nothing of 1 KiB or more, on every kind of problem.
 // malloc & co. are replaced in this executable (glibc allows it), so every allocation of the
 // library, libstdc++, libgomp and Eigen is seen. Not built with sanitizers, which replace them too.
@@ -141,6 +141,31 @@ TEST_F(Phase2Heap, ConvTbc) {
   const RunResult result = run_conv_tbc_backward(spec, counted(), pattern(64 * 4 * 32, 1), pattern(5 * 32 * 48, 2),
                                                  pattern(spec.out_time() * 4 * 48, 3));
   expect_no_large_allocation(result, "ConvTbc");
+}
+
+// The forward operators, with a bias: direct, transposed, ConvTbc and ConvDepthwise2d (BF16, strided).
+TEST_F(Phase2Heap, ForwardOperators) {
+  ForwardOptions options;
+  options.phase2_observer = counted().phase2_observer;
+  auto expect_none = [](const ForwardResult& result, const std::string& what) {
+    ASSERT_EQ(result.status, 0) << what << ": " << result.error;
+    EXPECT_EQ(g_large.load(), 0) << what << ": phase 2 allocated " << g_large.load() << " blocks of >= 1 KiB";
+  };
+  for (bool transposed : {false, true}) {
+    const ConvSpec spec{2, 2, 16, 24, 1, {12, 12}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}, transposed, {1, 1}};
+    expect_none(run_convolution_forward(spec, options, pattern(product(spec.input_shape()), 1),
+                                        pattern(product(spec.weight_shape()), 2), pattern(24, 4)),
+                transposed ? "aclnnConvolution, transposed" : "aclnnConvolution");
+  }
+  const TbcSpec tbc{64, 4, 32, 48, 5, 2};
+  expect_none(run_conv_tbc_forward(tbc, options, pattern(64 * 4 * 32, 1), pattern(5 * 32 * 48, 2), pattern(48, 4)),
+              "aclnnConvTbc");
+  ForwardOptions bf16 = options;
+  bf16.input_dtype = bf16.weight_dtype = bf16.bias_dtype = bf16.output_dtype = ACL_BF16;
+  bf16.input_layout = bf16.output_layout = Layout::kStrided;
+  const ConvSpec depthwise{2, 2, 8, 16, 8, {20, 20}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, false, {}};
+  expect_none(run_conv_depthwise2d(depthwise, bf16, pattern(2 * 8 * 400, 1), pattern(16 * 9, 2), pattern(16, 4)),
+              "aclnnConvDepthwise2d");
 }
 
 TEST_F(Phase2Heap, ReferenceImplementations) {

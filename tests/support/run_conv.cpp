@@ -55,6 +55,7 @@ ForwardResult run_forward(Plan plan, aclnnStatus (*run)(void*, uint64_t, aclOpEx
   result.status = plan(&result.workspace_size, &executor);
   RunOptions ro;
   ro.stream = o.stream;
+  ro.phase2_observer = o.phase2_observer;
   if (result.status == 0) result.status = execute(run, result.workspace_size, executor, ro);
   if (result.status == 0) {
     result.output = output.read();

@@ -68,6 +68,7 @@ struct ForwardOptions {
   Layout input_layout = Layout::kContiguous, output_layout = Layout::kContiguous;
   int8_t cube_math_type = 0;
   aclrtStream stream = nullptr;
+  std::function<void(bool)> phase2_observer;  // as RunOptions'
 };
 
 // aclnnConvolution of `spec` (bias empty: nullptr); padding passed as run_convolution_backward does.
