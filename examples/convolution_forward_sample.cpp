@@ -19,10 +19,7 @@
     }                                \
   } while (0)
 
-#define LOG_PRINT(message, ...)     \
-  do {                              \
-    printf(message, ##__VA_ARGS__); \
-  } while (0)
+#define LOG_PRINT(...) printf(__VA_ARGS__)
 
 int64_t GetShapeSize(const std::vector<int64_t>& shape) {
   int64_t size = 1;

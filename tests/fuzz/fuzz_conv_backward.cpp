@@ -1,4 +1,5 @@
-// libFuzzer target: both GetWorkspaceSize functions on hostile and near-valid arguments, and, for
+// libFuzzer target: the backward operators' GetWorkspaceSize functions and aclnnConvolution's (forward,
+// with or without a bias) on hostile and near-valid arguments, and, for
 // small accepted problems, phase 2 on canaried buffers. A finding is a sanitizer report, a crash,
 // or one of the checks below (trap): an output or the workspace written outside its bytes,
 // outputs written by a refused call, a phase-1 failure without a message, two runs of one
@@ -18,6 +19,7 @@
 
 #include "acl/acl.h"
 #include "aclnn/opdev/op_errno.h"
+#include "aclnnop/aclnn_convolution.h"
 #include "aclnnop/aclnn_convolution_backward.h"
 #include "common/dtype.h"
 #include "differential.h"
@@ -261,44 +263,69 @@ int64_t product(const std::vector<int64_t>& values) {
 
 aclIntArray* int_array(const std::vector<int64_t>& values) { return aclCreateIntArray(values.data(), values.size()); }
 
-void fuzz_convolution(FuzzedDataProvider& in) {
-  const bool mutate = in.ConsumeIntegral<uint8_t>() < 96;
-  // A near-valid problem: every size derived from the parameters, then (mutate) bent.
-  const int p = in.ConsumeIntegralInRange<int>(1, 3);
-  const int64_t groups = in.ConsumeIntegralInRange<int64_t>(1, 3);
-  const int64_t batch = in.ConsumeIntegralInRange<int64_t>(0, 2);
-  const int64_t cin = groups * in.ConsumeIntegralInRange<int64_t>(0, 3);
-  const int64_t cout = groups * in.ConsumeIntegralInRange<int64_t>(1, 3);
-  const bool transposed = in.ConsumeBool();
+// A valid convolution drawn from the input: every size derived from the parameters.
+struct Problem {
+  int p = 1;
+  int64_t groups = 1, batch = 0, cin = 0, cout = 1;
+  bool transposed = false;
+  std::vector<int64_t> stride, padding, dilation, output_padding, kernel, size, out;
+  std::vector<int64_t> x_shape, gy_shape, w_shape;  // input, gradOutput (the forward output), weight
+  int32_t format = ACL_FORMAT_NCL;
+};
+
+Problem some_problem(FuzzedDataProvider& in) {
+  Problem c;
+  c.p = in.ConsumeIntegralInRange<int>(1, 3);
+  const int p = c.p;
+  c.groups = in.ConsumeIntegralInRange<int64_t>(1, 3);
+  c.batch = in.ConsumeIntegralInRange<int64_t>(0, 2);
+  c.cin = c.groups * in.ConsumeIntegralInRange<int64_t>(0, 3);
+  c.cout = c.groups * in.ConsumeIntegralInRange<int64_t>(1, 3);
+  c.transposed = in.ConsumeBool();
   // 2-D: four padding values [top, bottom, left, right] half of the time, a side up to 3 (past the
   // reach of a small kernel).
   const bool four_pads = p == 2 && in.ConsumeBool();
-  std::vector<int64_t> stride(p), padding, dilation(p), output_padding(p, 0), kernel(p), size(p), out(p);
+  c.stride.resize(p), c.dilation.resize(p), c.output_padding.assign(p, 0), c.kernel.resize(p), c.size.resize(p);
+  c.out.resize(p);
   for (int i = 0; i < p; ++i) {
-    stride[i] = in.ConsumeIntegralInRange<int64_t>(1, 3);
+    c.stride[i] = in.ConsumeIntegralInRange<int64_t>(1, 3);
     const int64_t lo = in.ConsumeIntegralInRange<int64_t>(0, four_pads ? 3 : 2);
     const int64_t hi = four_pads ? in.ConsumeIntegralInRange<int64_t>(0, 3) : lo;
-    padding.push_back(lo);
-    if (four_pads) padding.push_back(hi);
-    dilation[i] = in.ConsumeIntegralInRange<int64_t>(1, 2);
-    kernel[i] = in.ConsumeIntegralInRange<int64_t>(1, 3);
-    size[i] = in.ConsumeIntegralInRange<int64_t>(1, 7);
-    if (transposed) output_padding[i] = in.ConsumeIntegralInRange<int64_t>(0, stride[i] - 1);
-    const int64_t span = dilation[i] * (kernel[i] - 1) + 1;
-    out[i] = transposed ? (size[i] - 1) * stride[i] - lo - hi + span + output_padding[i]
-                        : (size[i] + lo + hi - span) / stride[i] + 1;
-    if (out[i] < 0) out[i] = 0;
+    c.padding.push_back(lo);
+    if (four_pads) c.padding.push_back(hi);
+    c.dilation[i] = in.ConsumeIntegralInRange<int64_t>(1, 2);
+    c.kernel[i] = in.ConsumeIntegralInRange<int64_t>(1, 3);
+    c.size[i] = in.ConsumeIntegralInRange<int64_t>(1, 7);
+    if (c.transposed) c.output_padding[i] = in.ConsumeIntegralInRange<int64_t>(0, c.stride[i] - 1);
+    const int64_t span = c.dilation[i] * (c.kernel[i] - 1) + 1;
+    c.out[i] = c.transposed ? (c.size[i] - 1) * c.stride[i] - lo - hi + span + c.output_padding[i]
+                            : (c.size[i] + lo + hi - span) / c.stride[i] + 1;
+    if (c.out[i] < 0) c.out[i] = 0;
   }
-  auto shape = [&](int64_t n, int64_t c, const std::vector<int64_t>& spatial) {
-    std::vector<int64_t> s = {n, c};
+  auto shape = [&](int64_t n, int64_t channels, const std::vector<int64_t>& spatial) {
+    std::vector<int64_t> s = {n, channels};
     s.insert(s.end(), spatial.begin(), spatial.end());
     return s;
   };
   // Forward roles: input (N, Cin, size) -> gradOutput (N, Cout, out); transposed swaps channels.
-  const int64_t in_channels = transposed ? cout : cin, out_channels = transposed ? cin : cout;
-  std::vector<int64_t> x_shape = shape(batch, in_channels, size), gy_shape = shape(batch, out_channels, out);
-  std::vector<int64_t> w_shape = shape(cout, cin / groups, kernel);  // (C(conv output), C(conv input)/g, k)
-  int32_t format = p == 1 ? ACL_FORMAT_NCL : p == 2 ? ACL_FORMAT_NCHW : ACL_FORMAT_NCDHW;
+  const int64_t in_channels = c.transposed ? c.cout : c.cin, out_channels = c.transposed ? c.cin : c.cout;
+  c.x_shape = shape(c.batch, in_channels, c.size), c.gy_shape = shape(c.batch, out_channels, c.out);
+  c.w_shape = shape(c.cout, c.cin / c.groups, c.kernel);  // (C(conv output), C(conv input)/g, k)
+  c.format = p == 1 ? ACL_FORMAT_NCL : p == 2 ? ACL_FORMAT_NCHW : ACL_FORMAT_NCDHW;
+  return c;
+}
+
+void fuzz_convolution(FuzzedDataProvider& in) {
+  const bool mutate = in.ConsumeIntegral<uint8_t>() < 96;
+  // A near-valid problem: every size derived from the parameters, then (mutate) bent.
+  Problem c = some_problem(in);
+  std::vector<int64_t>&stride = c.stride, &padding = c.padding, &dilation = c.dilation,
+  &output_padding = c.output_padding;
+  std::vector<int64_t>&x_shape = c.x_shape, &gy_shape = c.gy_shape, &w_shape = c.w_shape;
+  const std::vector<int64_t>&kernel = c.kernel, &size = c.size, &out = c.out;
+  const int64_t groups = c.groups, batch = c.batch, cin = c.cin, cout = c.cout;
+  const bool transposed = c.transposed;
+  int32_t format = c.format;
   int64_t groups_arg = groups;
   int8_t cube_math_type = static_cast<int8_t>(in.ConsumeIntegralInRange<int>(0, 3));
   bool mask[4] = {in.ConsumeBool(), in.ConsumeBool(), in.ConsumeBool(), false};
@@ -381,6 +408,72 @@ void fuzz_convolution(FuzzedDataProvider& in) {
   aclDestroyBoolArray(output_mask);
 }
 
+// aclnnConvolution (forward) of a valid problem, with or without a bias, sometimes bent.
+void fuzz_forward(FuzzedDataProvider& in) {
+  const bool mutate = in.ConsumeIntegral<uint8_t>() < 96;
+  Problem c = some_problem(in);
+  const bool with_bias = in.ConsumeBool();
+  int64_t groups_arg = c.groups;
+  int8_t cube_math_type = static_cast<int8_t>(in.ConsumeIntegralInRange<int>(0, 4));
+  int32_t format = c.format;
+  std::vector<int64_t> b_shape = {c.gy_shape[1]};
+  if (mutate) {  // bend one thing
+    std::vector<int64_t>* arrays[] = {&c.stride,  &c.padding,  &c.dilation, &c.output_padding,
+                                      &c.x_shape, &c.gy_shape, &c.w_shape,  &b_shape};
+    switch (in.ConsumeIntegralInRange<int>(0, 6)) {
+      case 0: {
+        std::vector<int64_t>& a = *arrays[in.ConsumeIntegralInRange<size_t>(0, 7)];
+        if (!a.empty()) a[in.ConsumeIntegralInRange<size_t>(0, a.size() - 1)] = some_size(in);
+        break;
+      }
+      case 1: arrays[in.ConsumeIntegralInRange<size_t>(0, 7)]->push_back(some_size(in)); break;
+      case 2: arrays[in.ConsumeIntegralInRange<size_t>(0, 7)]->pop_back(); break;
+      case 3: groups_arg = some_size(in); break;
+      case 4: cube_math_type = in.ConsumeIntegral<int8_t>(); break;
+      case 5: format = in.ConsumeIntegral<int32_t>(); break;
+      default: break;  // layouts and dtypes only (FuzzTensor)
+    }
+  }
+  Tensors inputs, outputs;
+  auto tensor = [&](const std::vector<int64_t>& s, int32_t f) {
+    return std::make_unique<FuzzTensor>(in, s, some_dtype(in), f, mutate);
+  };
+  inputs.push_back(tensor(c.x_shape, format));
+  inputs.push_back(tensor(c.w_shape, format));
+  if (with_bias) inputs.push_back(tensor(b_shape, ACL_FORMAT_ND));
+  outputs.push_back(tensor(c.gy_shape, format));
+  aclIntArray *s = int_array(c.stride), *pad = int_array(c.padding), *d = int_array(c.dilation);
+  aclIntArray* op = int_array(c.output_padding);
+  const std::vector<uint8_t> before = outputs[0]->contents();
+  const fuzz::PlanCall plan = [&](uint64_t* size, aclOpExecutor** planned) {
+    return aclnnConvolutionGetWorkspaceSize(inputs[0]->get(), inputs[1]->get(), with_bias ? inputs[2]->get() : nullptr,
+                                            s, pad, d, c.transposed, op, groups_arg, outputs[0]->get(), cube_math_type,
+                                            size, planned);
+  };
+  uint64_t workspace_size = 0;
+  aclOpExecutor* executor = nullptr;
+  const aclnnStatus status = plan(&workspace_size, &executor);
+  if (status != 0) {
+    check(status == ACLNN_ERR_PARAM_NULLPTR || status == ACLNN_ERR_PARAM_INVALID);
+    check(aclGetRecentErrMsg() != nullptr);  // every failure says why
+    check(executor == nullptr);
+    check(outputs[0]->contents() == before);
+  } else {
+    Used used_inputs, used_outputs = {outputs[0].get()};
+    for (const auto& t : inputs) used_inputs.push_back(t.get());
+    const bool ran = run_phase_two(in, aclnnConvolution, executor, workspace_size, used_inputs, used_outputs);
+    if (ran && !mutate) {
+      // (one bias term more than the products)
+      const int64_t reduction = sat_add(sat_mul(std::max(c.cin, c.cout) / c.groups, product(c.kernel)), 1);
+      differential(in, plan, aclnnConvolution, used_inputs, used_outputs, reduction);
+    }
+  }
+  aclDestroyIntArray(s);
+  aclDestroyIntArray(pad);
+  aclDestroyIntArray(d);
+  aclDestroyIntArray(op);
+}
+
 void fuzz_tbc(FuzzedDataProvider& in) {
   const bool mutate = in.ConsumeIntegral<uint8_t>() < 96;
   const int64_t time = in.ConsumeIntegralInRange<int64_t>(0, 7), batch = in.ConsumeIntegralInRange<int64_t>(0, 3);
@@ -452,10 +545,10 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FuzzedDataProvider in(data, size);
-  if (in.ConsumeBool()) {
-    fuzz_tbc(in);
-  } else {
-    fuzz_convolution(in);
+  switch (in.ConsumeIntegral<uint8_t>() % 3) {
+    case 0: fuzz_tbc(in); break;
+    case 1: fuzz_convolution(in); break;
+    default: fuzz_forward(in); break;
   }
   return 0;
 }
