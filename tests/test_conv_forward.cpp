@@ -132,6 +132,56 @@ TEST(ConvForward, AdjointOfTheInputGradient) {
   }
 }
 
+// (N, C, D, H, W) values in row-major order, reordered as (N, D, H, W, C).
+std::vector<double> channels_last(const std::vector<double>& values, const std::vector<int64_t>& shape) {
+  const int64_t n = shape[0], c = shape[1], plane = shape[2] * shape[3] * shape[4];
+  std::vector<double> out(values.size());
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t ch = 0; ch < c; ++ch)
+      for (int64_t p = 0; p < plane; ++p) out[(i * plane + p) * c + ch] = values[(i * c + ch) * plane + p];
+  return out;
+}
+std::vector<int64_t> channels_last_shape(const std::vector<int64_t>& s) { return {s[0], s[2], s[3], s[4], s[1]}; }
+
+// 3-D tensors in NDHWC (input, weight and output each), direct and transposed, with a bias.
+TEST(ConvForward, ChannelsLast3d) {
+  for (bool transposed : {false, true}) {
+    const ConvSpec c =
+        spec(3, 2, 4, 6, 2, {3, 4, 5}, {2, 3, 2}, {1, 2, 1}, {1, 1, 0}, {1, 1, 0}, {1, 1, 2}, transposed, {0, 1, 0});
+    const std::vector<double> x = pattern(product(c.input_shape()), 1), w = pattern(product(c.weight_shape()), 2);
+    const std::vector<double> b = pattern(c.out_channels, 4);
+    DeviceTensor tx(channels_last_shape(c.input_shape()), ACL_FLOAT, ACL_FORMAT_NDHWC);
+    DeviceTensor tw(channels_last_shape(c.weight_shape()), ACL_FLOAT, ACL_FORMAT_NDHWC);
+    DeviceTensor tb({c.out_channels}, ACL_FLOAT, ACL_FORMAT_ND);
+    DeviceTensor ty(channels_last_shape(c.grad_output_shape()), ACL_FLOAT, ACL_FORMAT_NDHWC);
+    tx.fill(channels_last(x, c.input_shape()));
+    tw.fill(channels_last(w, c.weight_shape()));
+    tb.fill(b);
+    const std::vector<int64_t> padding = {1, 1, 0};
+    aclIntArray* stride = aclCreateIntArray(c.stride.data(), 3);
+    aclIntArray* pads = aclCreateIntArray(padding.data(), 3);
+    aclIntArray* dilation = aclCreateIntArray(c.dilation.data(), 3);
+    aclIntArray* out_pads = aclCreateIntArray(c.output_padding.data(), 3);
+    uint64_t size = 0;
+    aclOpExecutor* executor = nullptr;
+    ASSERT_EQ(aclnnConvolutionGetWorkspaceSize(tx.get(), tw.get(), tb.get(), stride, pads, dilation, transposed,
+                                               out_pads, c.groups, ty.get(), 0, &size, &executor),
+              0)
+        << aclGetRecentErrMsg();
+    void* workspace = nullptr;
+    if (size > 0) {
+      ASSERT_EQ(aclrtMalloc(&workspace, size, ACL_MEM_MALLOC_HUGE_FIRST), 0);
+    }
+    ASSERT_EQ(aclnnConvolution(workspace, size, executor, nullptr), 0);
+    ASSERT_EQ(aclrtSynchronizeStream(nullptr), 0);
+    if (workspace != nullptr) aclrtFree(workspace);
+    for (aclIntArray* a : {stride, pads, dilation, out_pads}) aclDestroyIntArray(a);
+    expect_close(ty.read(), channels_last(oracle_forward(c, x, w, b), c.grad_output_shape()),
+                 channels_last(oracle_forward(c, absolute(x), absolute(w), {}), c.grad_output_shape()), ACL_FLOAT,
+                 transposed ? "NDHWC transposed" : "NDHWC");
+  }
+}
+
 TEST(ConvForward, GoldenValuesFromPyTorch) {
   const std::vector<GoldenCase> cases = read_golden("forward_golden.txt");
   ASSERT_GE(cases.size(), 10u);

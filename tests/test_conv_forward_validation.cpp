@@ -122,6 +122,28 @@ const Case kCases[] = {
     {"valid_cube_math_type_4", Op::kConvolution, [](Call& c) { c.cube_math_type = 4; }, 0, ""},
     {"valid_transposed", Op::kConvolution, transposed, 0, ""},
     {"valid_direct_ignores_output_padding", Op::kConvolution, [](Call& c) { c.null_output_padding = true; }, 0, ""},
+    // 1-D weights NCL or ND, read by position (an ND weight's channels are its dim 1)
+    {"valid_1d_nd_weight", Op::kConvolution,
+     [](Call& c) {
+       c.x = {1, 2, 5}, c.w = {4, 2, 3}, c.y = {1, 4, 3}, c.b = {4}, c.groups = 1;
+       c.x_format = c.y_format = ACL_FORMAT_NCL, c.w_format = ACL_FORMAT_ND;
+       c.stride = {1}, c.padding = {0}, c.dilation = {1}, c.output_padding = {0};
+     },
+     0, ""},
+    {"1d_nd_weight_channels_by_position", Op::kConvolution,
+     [](Call& c) {
+       c.x = {1, 2, 5}, c.w = {4, 2, 3}, c.y = {1, 4, 3}, c.b = {4}, c.groups = 2;
+       c.x_format = c.y_format = ACL_FORMAT_NCL, c.w_format = ACL_FORMAT_ND;
+       c.stride = {1}, c.padding = {0}, c.dilation = {1}, c.output_padding = {0};
+     },
+     kInvalid, "input channels 2"},
+    {"1d_weight_format", Op::kConvolution,
+     [](Call& c) {
+       c.x = {1, 2, 5}, c.w = {4, 3, 1}, c.y = {1, 4, 3}, c.b = {4}, c.groups = 2;
+       c.x_format = c.y_format = ACL_FORMAT_NCL, c.w_format = ACL_FORMAT_NDHWC;
+       c.stride = {1}, c.padding = {0}, c.dilation = {1}, c.output_padding = {0};
+     },
+     kInvalid, "weight format NDHWC"},
     {"null_input", Op::kConvolution, [](Call& c) { c.null_input = true; }, kNull, "input is nullptr"},
     {"null_stride_before_workspace", Op::kConvolution, [](Call& c) { c.null_stride = c.null_workspace_size = true; },
      kNull, "stride is nullptr"},

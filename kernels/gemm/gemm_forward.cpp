@@ -44,21 +44,23 @@ constexpr int64_t kMinBandColumns = 64;
 // 1x1 kernel of stride 1, whose source is its column matrix already), its bands and GEMM blocking, a
 // band's window within the staging budget. A slice's kTargetTasks share comes from bands of at least
 // kMinBandColumns positions where its plane has them, the rest from `row_blocks` blocks of output
-// channels (whole slivers of the micro-kernel's rows). Neither cut changes an entry's sum.
+// channels (whole slivers of the micro-kernel's rows), where `row_blocks` is not null (else all of it
+// from bands). Neither cut changes an entry's sum.
 Support forward_bands(const ConvGeometry& g, GemmBlocking* blocking, BandTiling* bands, int64_t* row_blocks) {
   if (!padded_windows_apply(g)) return refuse("strides or dilation that padded windows do not serve");
   if (columns_are_source(g)) return refuse("1x1 kernel of stride 1: its source is its column matrix");
   const Shape s(g);
   const int64_t pieces = pieces_for_tasks(s.n * s.groups);
-  const int64_t band_pieces = std::max<int64_t>(1, std::min(pieces, s.dst_plane / kMinBandColumns));
+  const int64_t band_pieces =
+      row_blocks == nullptr ? pieces : std::max<int64_t>(1, std::min(pieces, s.dst_plane / kMinBandColumns));
   *blocking = plan_gemm_blocking(s.cout, ceil_div(s.dst_plane, band_pieces), s.rows());
   const int64_t mr = left_sliver_rows(*blocking), nr = right_sliver_columns(*blocking);
   const int64_t result_rows = round_up(s.cout, mr);
   const int64_t max_columns = std::max<int64_t>(4 * nr, kColumnBudget / result_rows);
   *bands = BandTiling(g, band_pieces, max_columns);
   bands->fit_tiles(band_pieces, column_granularity(*blocking), max_columns);
-  const int64_t block_rows = round_up(ceil_div(s.cout, ceil_div(pieces, bands->bands())), mr);
-  *row_blocks = ceil_div(s.cout, block_rows);
+  if (row_blocks != nullptr)
+    *row_blocks = ceil_div(s.cout, round_up(ceil_div(s.cout, ceil_div(pieces, bands->bands())), mr));
   if (!product_within(s.cin, bands->channel_floats(), kStagingBudget))
     return refuse("a window past the staging budget");
   if (!product_within(result_rows, round_up(bands->columns(), nr), int64_t{1} << 58)) return refuse("bands too wide");
@@ -147,13 +149,12 @@ class GemmForward final : public ConvStep {
   // bf16 pair products where the CPU has them (bf16_dot.h): the window staged as pairs of channels, W
   // packed as pairs.
   void plan_padded_windows(const ConvProblem& p, PlanBuilder& b) {
-    forward_bands(g_, &blocking_, &bands_, &row_blocks_);
+    dot_ = bf16_pair_products(source_, p.wei, math_);
+    forward_bands(g_, &blocking_, &bands_, dot_ ? nullptr : &row_blocks_);  // (pairs: every row per task)
     const int64_t mr = left_sliver_rows(blocking_), nr = right_sliver_columns(blocking_);
     const int64_t result_rows = round_up(s_.cout, mr);
     const int64_t channel_floats = bands_.channel_floats();
     implicit_ = true;
-    dot_ = bf16_pair_products(source_, p.wei, math_);
-    if (dot_) row_blocks_ = 1;  // (pairs of channels: whole rows per task)
     block_rows_ = round_up(ceil_div(s_.cout, row_blocks_), mr);
     depth_major_ = !dot_ && g_.kernel[0] > 1;
     // Channels (in pairs: rows of pairs) of the window, and the depth of the products.

@@ -1,4 +1,4 @@
-// aclnnConvDepthwise2d: checks D0-D8 (docs/convolution_forward.md) and its problem, a 2-D
+// aclnnConvDepthwise2d: checks D0-D7 (docs/convolution_forward.md) and its problem, a 2-D
 // convolution with one group per input channel.
 #include "aclnn/opdev/op_errno.h"
 #include "common/dtype.h"

@@ -1,4 +1,4 @@
-// aclnnConvTbc: checks B0-B8 (docs/convolution_forward.md) and the direct 1-D problem of TBC
+// aclnnConvTbc: checks B0-B6 (docs/convolution_forward.md) and the direct 1-D problem of TBC
 // tensors seen through permuted views (no copies).
 #include "aclnn/opdev/op_errno.h"
 #include "common/dtype.h"

@@ -39,7 +39,7 @@ int64_t dim_by_letter(const aclTensor& tensor, char letter) {
 ConvProblem make_convolution_problem(const ConvolutionArgs& a) {
   // N-C-spatial tensors, or NDHWC ones as the same (N, C, D, H, W) views.
   auto view = [](const aclTensor& t) {
-    return t.format == ACL_FORMAT_NDHWC ? make_view5(t, {0, 4, 1, 2, 3}) : make_ncs_view5(t);
+    return t.format == ACL_FORMAT_NDHWC && dims(t) == 5 ? make_view5(t, {0, 4, 1, 2, 3}) : make_ncs_view5(t);
   };
   const View5 input = view(*a.input), weight = view(*a.weight), output = view(*a.output);
   const View5& src = a.transposed ? output : input;

@@ -1,4 +1,4 @@
-// Parameter checks of aclnnConvolutionGetWorkspaceSize in CANN's order (F0-F9 of
+// Parameter checks of aclnnConvolutionGetWorkspaceSize in CANN's order (F0-F7 of
 // docs/convolution_forward.md), with the checks our kernels need marked "ours".
 // Nothing here allocates or touches tensor data.
 #include <algorithm>
@@ -23,11 +23,11 @@ long long ll(int64_t value) { return static_cast<long long>(value); }
 
 int64_t spatial_dims(const ConvolutionArgs& a) { return dims(*a.input) - 2; }
 
-// A tensor's spatial size i (0 = outermost), channels-last formats (NDHWC) included.
-int64_t spatial(const aclTensor& tensor, int64_t i) {
-  const bool channels_last = tensor.format == ACL_FORMAT_NDHWC;
-  return dim_size(tensor, (channels_last ? 1 : 2) + i);
-}
+// A tensor's dims by position, as the problem reads them (src/conv/forward_problem.cpp): N first, then
+// C and the spatial dims, or (a 5-D NDHWC tensor) the spatial dims and C last.
+bool channels_last(const aclTensor& tensor) { return tensor.format == ACL_FORMAT_NDHWC && dims(tensor) == 5; }
+int64_t channels(const aclTensor& tensor) { return dim_size(tensor, channels_last(tensor) ? 4 : 1); }
+int64_t spatial(const aclTensor& tensor, int64_t i) { return dim_size(tensor, (channels_last(tensor) ? 1 : 2) + i); }
 
 // Leading and trailing padding of spatial dim i: 2-D [top, bottom, left, right], 1-D [left, right],
 // else one symmetric value per dim.
@@ -44,10 +44,10 @@ void padding_of(const ConvolutionArgs& a, int64_t i, int64_t* lo, int64_t* hi) {
 // The output shape CANN infers (F7): forward floor((in + lo + hi - dilated kernel) / stride) + 1,
 // transposed (in - 1) * stride - lo - hi + dilated kernel + outputPadding. Entries are 128-bit.
 std::vector<Wide> inferred_output(const ConvolutionArgs& a) {
-  const bool channels_last = a.input->format == ACL_FORMAT_NDHWC;
-  const int64_t out_channels = a.transposed ? dim_by_letter(*a.weight, 'C') * a.groups : dim_by_letter(*a.weight, 'N');
-  std::vector<Wide> shape = {dim_by_letter(*a.input, 'N')};
-  if (!channels_last) shape.push_back(out_channels);
+  const bool last = channels_last(*a.input);
+  const Wide out_channels = a.transposed ? Wide{channels(*a.weight)} * a.groups : dim_size(*a.weight, 0);
+  std::vector<Wide> shape = {dim_size(*a.input, 0)};
+  if (!last) shape.push_back(out_channels);
   for (int64_t i = 0; i < spatial_dims(a); ++i) {
     int64_t lo = 0, hi = 0;
     padding_of(a, i, &lo, &hi);
@@ -61,7 +61,7 @@ std::vector<Wide> inferred_output(const ConvolutionArgs& a) {
       shape.push_back((Wide{in} + lo + hi - dilated_span(k, d)) / s + 1);
     }
   }
-  if (channels_last) shape.push_back(out_channels);
+  if (last) shape.push_back(out_channels);
   return shape;
 }
 
@@ -89,7 +89,7 @@ Check check_dims(const ConvolutionArgs& a) {
     }
   }
   if (a.bias != nullptr) {
-    const Wide expected = a.transposed ? Wide{dim_by_letter(*a.weight, 'C')} * a.groups : dim_by_letter(*a.weight, 'N');
+    const Wide expected = a.transposed ? Wide{channels(*a.weight)} * a.groups : dim_size(*a.weight, 0);
     if (dims(*a.bias) != 1 || dim_size(*a.bias, 0) != expected) {
       return invalid(format("bias shape %s: expected 1-D with %s elements (%s)", to_string(a.bias->view_shape).c_str(),
                             wide_text(expected).c_str(),
@@ -126,10 +126,11 @@ Check check_formats(const ConvolutionArgs& a) {
                           format_name(t.format), t.format, ll(rank), expected));
   };
   if (rank == 3) {
-    // (CANN requires NCL of input and of weight or output)
+    // (CANN requires NCL of input and of weight or output, so never looks at the weight's format, whose
+    // letters it then reads the channels by; ours: the weight NCL or ND, read by position)
     if (a.input->format != ACL_FORMAT_NCL) return bad("input", *a.input, "NCL");
-    if (a.weight->format != ACL_FORMAT_NCL && a.output->format != ACL_FORMAT_NCL)
-      return bad("output", *a.output, "NCL");
+    if (a.weight->format != ACL_FORMAT_NCL && a.weight->format != ACL_FORMAT_ND)
+      return bad("weight", *a.weight, "NCL or ND");
   } else if (rank == 4) {
     if (!a.transposed && a.weight->format == ACL_FORMAT_FRACTAL_Z)
       return invalid("weight format FRACTAL_Z is an internal format of the 310P only: expected NCHW");
@@ -198,8 +199,7 @@ Check check_values(const ConvolutionArgs& a) {
     }
   }
   if (a.groups <= 0) return invalid(format("groups %lld must be > 0", ll(a.groups)));
-  const int64_t in_channels = dim_by_letter(*a.input, 'C'), w_n = dim_by_letter(*a.weight, 'N'),
-                w_c = dim_by_letter(*a.weight, 'C');
+  const int64_t in_channels = channels(*a.input), w_n = dim_size(*a.weight, 0), w_c = channels(*a.weight);
   if (a.transposed) {
     if (w_n != in_channels) {
       return invalid(

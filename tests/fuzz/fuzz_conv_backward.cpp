@@ -415,12 +415,12 @@ void fuzz_forward(FuzzedDataProvider& in) {
   const bool with_bias = in.ConsumeBool();
   int64_t groups_arg = c.groups;
   int8_t cube_math_type = static_cast<int8_t>(in.ConsumeIntegralInRange<int>(0, 4));
-  int32_t format = c.format;
+  int32_t format = c.format, weight_format = c.format;
   std::vector<int64_t> b_shape = {c.gy_shape[1]};
   if (mutate) {  // bend one thing
     std::vector<int64_t>* arrays[] = {&c.stride,  &c.padding,  &c.dilation, &c.output_padding,
                                       &c.x_shape, &c.gy_shape, &c.w_shape,  &b_shape};
-    switch (in.ConsumeIntegralInRange<int>(0, 6)) {
+    switch (in.ConsumeIntegralInRange<int>(0, 7)) {
       case 0: {
         std::vector<int64_t>& a = *arrays[in.ConsumeIntegralInRange<size_t>(0, 7)];
         if (!a.empty()) a[in.ConsumeIntegralInRange<size_t>(0, a.size() - 1)] = some_size(in);
@@ -430,8 +430,9 @@ void fuzz_forward(FuzzedDataProvider& in) {
       case 2: arrays[in.ConsumeIntegralInRange<size_t>(0, 7)]->pop_back(); break;
       case 3: groups_arg = some_size(in); break;
       case 4: cube_math_type = in.ConsumeIntegral<int8_t>(); break;
-      case 5: format = in.ConsumeIntegral<int32_t>(); break;
-      default: break;  // layouts and dtypes only (FuzzTensor)
+      case 5: format = weight_format = in.ConsumeIntegral<int32_t>(); break;
+      case 6: weight_format = in.ConsumeIntegral<int32_t>(); break;  // the weight's alone (its channels' place)
+      default: break;                                                // layouts and dtypes only (FuzzTensor)
     }
   }
   Tensors inputs, outputs;
@@ -439,7 +440,7 @@ void fuzz_forward(FuzzedDataProvider& in) {
     return std::make_unique<FuzzTensor>(in, s, some_dtype(in), f, mutate);
   };
   inputs.push_back(tensor(c.x_shape, format));
-  inputs.push_back(tensor(c.w_shape, format));
+  inputs.push_back(tensor(c.w_shape, weight_format));
   if (with_bias) inputs.push_back(tensor(b_shape, ACL_FORMAT_ND));
   outputs.push_back(tensor(c.gy_shape, format));
   aclIntArray *s = int_array(c.stride), *pad = int_array(c.padding), *d = int_array(c.dilation);
