@@ -14,19 +14,6 @@
 namespace testing_support {
 namespace {
 
-ConvSpec spec(int spatial, int64_t batch, int64_t cin, int64_t cout, int64_t groups, std::vector<int64_t> size,
-              std::vector<int64_t> kernel, std::vector<int64_t> stride, std::vector<int64_t> pad_lo,
-              std::vector<int64_t> pad_hi, std::vector<int64_t> dilation, bool transposed = false,
-              std::vector<int64_t> output_padding = {}) {
-  ConvSpec s;
-  s.spatial = spatial;
-  s.batch = batch, s.in_channels = cin, s.out_channels = cout, s.groups = groups;
-  s.input_size = size, s.kernel = kernel, s.stride = stride, s.pad_lo = pad_lo, s.pad_hi = pad_hi;
-  s.dilation = dilation, s.transposed = transposed;
-  s.output_padding = output_padding.empty() ? std::vector<int64_t>(size.size(), 0) : output_padding;
-  return s;
-}
-
 struct NamedSpec {
   const char* name;
   ConvSpec spec;
@@ -36,21 +23,21 @@ struct NamedSpec {
 // and output paddings (one at least the stride where the dilation allows it).
 std::vector<NamedSpec> specs() {
   return {
-      {"conv1d", spec(1, 2, 3, 4, 1, {9}, {3}, {1}, {1}, {1}, {1})},
-      {"conv1d_stride_dilation_pairs", spec(1, 2, 4, 6, 2, {13}, {3}, {2}, {2}, {1}, {2})},
-      {"conv2d", spec(2, 2, 3, 5, 1, {7, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1})},
-      {"conv2d_asymmetric", spec(2, 1, 4, 4, 2, {6, 7}, {3, 2}, {2, 1}, {0, 1}, {2, 0}, {1, 2})},
-      {"conv2d_1x1", spec(2, 2, 8, 16, 1, {5, 5}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, {1, 1})},
-      {"conv2d_depthwise", spec(2, 2, 6, 12, 6, {9, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1})},
-      {"conv2d_wide", spec(2, 1, 40, 36, 1, {12, 12}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1})},
-      {"conv3d", spec(3, 2, 3, 4, 1, {4, 5, 6}, {2, 3, 3}, {1, 2, 1}, {1, 1, 0}, {1, 1, 0}, {1, 1, 2})},
-      {"transposed1d", spec(1, 2, 4, 3, 1, {6}, {3}, {2}, {1}, {1}, {1}, true, {1})},
-      {"transposed2d", spec(2, 2, 4, 6, 2, {4, 5}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}, true, {1, 0})},
-      {"transposed2d_asymmetric", spec(2, 1, 3, 4, 1, {5, 4}, {3, 2}, {1, 2}, {1, 0}, {0, 1}, {1, 1}, true)},
+      {"conv1d", make_spec(1, 2, 3, 4, 1, {9}, {3}, {1}, {1}, {1}, {1})},
+      {"conv1d_stride_dilation_pairs", make_spec(1, 2, 4, 6, 2, {13}, {3}, {2}, {2}, {1}, {2})},
+      {"conv2d", make_spec(2, 2, 3, 5, 1, {7, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1})},
+      {"conv2d_asymmetric", make_spec(2, 1, 4, 4, 2, {6, 7}, {3, 2}, {2, 1}, {0, 1}, {2, 0}, {1, 2})},
+      {"conv2d_1x1", make_spec(2, 2, 8, 16, 1, {5, 5}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, {1, 1})},
+      {"conv2d_depthwise", make_spec(2, 2, 6, 12, 6, {9, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1})},
+      {"conv2d_wide", make_spec(2, 1, 40, 36, 1, {12, 12}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1})},
+      {"conv3d", make_spec(3, 2, 3, 4, 1, {4, 5, 6}, {2, 3, 3}, {1, 2, 1}, {1, 1, 0}, {1, 1, 0}, {1, 1, 2})},
+      {"transposed1d", make_spec(1, 2, 4, 3, 1, {6}, {3}, {2}, {1}, {1}, {1}, true, {1})},
+      {"transposed2d", make_spec(2, 2, 4, 6, 2, {4, 5}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}, true, {1, 0})},
+      {"transposed2d_asymmetric", make_spec(2, 1, 3, 4, 1, {5, 4}, {3, 2}, {1, 2}, {1, 0}, {0, 1}, {1, 1}, true)},
       {"transposed2d_output_padding_by_dilation",
-       spec(2, 1, 2, 3, 1, {4, 4}, {2, 2}, {1, 1}, {0, 0}, {0, 0}, {3, 2}, true, {2, 1})},
+       make_spec(2, 1, 2, 3, 1, {4, 4}, {2, 2}, {1, 1}, {0, 0}, {0, 0}, {3, 2}, true, {2, 1})},
       {"transposed3d",
-       spec(3, 1, 4, 2, 2, {3, 3, 4}, {2, 2, 3}, {2, 1, 2}, {0, 1, 1}, {0, 1, 1}, {1, 1, 1}, true, {1, 0, 1})},
+       make_spec(3, 1, 4, 2, 2, {3, 3, 4}, {2, 2, 3}, {2, 1, 2}, {0, 1, 1}, {0, 1, 1}, {1, 1, 1}, true, {1, 0, 1})},
   };
 }
 
@@ -146,8 +133,8 @@ std::vector<int64_t> channels_last_shape(const std::vector<int64_t>& s) { return
 // 3-D tensors in NDHWC (input, weight and output each), direct and transposed, with a bias.
 TEST(ConvForward, ChannelsLast3d) {
   for (bool transposed : {false, true}) {
-    const ConvSpec c =
-        spec(3, 2, 4, 6, 2, {3, 4, 5}, {2, 3, 2}, {1, 2, 1}, {1, 1, 0}, {1, 1, 0}, {1, 1, 2}, transposed, {0, 1, 0});
+    const ConvSpec c = make_spec(3, 2, 4, 6, 2, {3, 4, 5}, {2, 3, 2}, {1, 2, 1}, {1, 1, 0}, {1, 1, 0}, {1, 1, 2},
+                                 transposed, {0, 1, 0});
     const std::vector<double> x = pattern(product(c.input_shape()), 1), w = pattern(product(c.weight_shape()), 2);
     const std::vector<double> b = pattern(c.out_channels, 4);
     DeviceTensor tx(channels_last_shape(c.input_shape()), ACL_FLOAT, ACL_FORMAT_NDHWC);
@@ -267,9 +254,9 @@ TEST(ConvTbcForward, EmptySelfGivesTheBias) {
 }
 
 TEST(ConvDepthwise2dForward, MatchesTheOracle) {
-  const ConvSpec specs[] = {spec(2, 2, 4, 4, 4, {9, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}),
-                            spec(2, 1, 3, 6, 3, {11, 10}, {5, 3}, {2, 1}, {2, 0}, {2, 0}, {1, 2}),
-                            spec(2, 2, 8, 8, 8, {16, 16}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1})};
+  const ConvSpec specs[] = {make_spec(2, 2, 4, 4, 4, {9, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}),
+                            make_spec(2, 1, 3, 6, 3, {11, 10}, {5, 3}, {2, 1}, {2, 0}, {2, 0}, {1, 2}),
+                            make_spec(2, 2, 8, 8, 8, {16, 16}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1})};
   for (const ConvSpec& c : specs) {
     for (aclDataType dtype : {ACL_FLOAT, ACL_BF16}) {
       for (bool with_bias : {false, true}) {

@@ -86,26 +86,6 @@ TEST(ConvGolden, LibraryMatchesPyTorchInEveryDtypeAndLayout) {
 
 // ---- the case table ---------------------------------------------------------------------------
 
-ConvSpec make_spec(int spatial, int64_t n, int64_t cin, int64_t cout, int64_t groups, std::vector<int64_t> size,
-                   std::vector<int64_t> k, std::vector<int64_t> s, std::vector<int64_t> lo, std::vector<int64_t> hi,
-                   std::vector<int64_t> d, bool transposed = false, std::vector<int64_t> op = {}) {
-  ConvSpec c;
-  c.spatial = spatial;
-  c.batch = n;
-  c.in_channels = cin;
-  c.out_channels = cout;
-  c.groups = groups;
-  c.input_size = std::move(size);
-  c.kernel = std::move(k);
-  c.stride = std::move(s);
-  c.pad_lo = std::move(lo);
-  c.pad_hi = std::move(hi);
-  c.dilation = std::move(d);
-  c.transposed = transposed;
-  c.output_padding = op.empty() ? std::vector<int64_t>(c.input_size.size(), 0) : std::move(op);
-  return c;
-}
-
 struct NamedSpec {
   const char* name;
   ConvSpec spec;

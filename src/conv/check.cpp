@@ -85,4 +85,31 @@ Check check_float_dtype(const char* api, const char* name, const aclTensor& tens
                            dtype_name(tensor.dtype), tensor.dtype));
 }
 
+Check check_not_null(const char* api, std::initializer_list<NamedPointer> arguments) {
+  for (const NamedPointer& argument : arguments) {
+    if (argument.pointer == nullptr) {
+      return fail_check(ACLNN_ERR_PARAM_NULLPTR, api, format("%s is nullptr", argument.name));
+    }
+  }
+  return Check{};
+}
+
+Check check_cube_math_type(const char* api, int8_t cube_math_type, int largest) {
+  if (cube_math_type >= 0 && cube_math_type <= largest) return Check{};
+  static const char* const kNames[] = {"0 KEEP_DTYPE", "1 ALLOW_FP32_DOWN_PRECISION", "2 USE_FP16", "3 USE_HF32",
+                                       "4 USE_FP32_ADD"};
+  std::string expected;
+  for (int i = 0; i <= largest; ++i) expected += std::string(i == 0 ? "" : i == largest ? " or " : ", ") + kNames[i];
+  return fail_check(ACLNN_ERR_PARAM_INVALID, api,
+                    format("cubeMathType %d is not supported: expected %s", cube_math_type, expected.c_str()));
+}
+
+Check check_inside_storage(const char* api, const std::vector<UsedTensor>& used) {
+  for (const UsedTensor& t : used) {
+    Check check = check_accessible(api, t.name, *t.tensor);
+    if (check.failed()) return check;
+  }
+  return Check{};
+}
+
 }  // namespace aclnn_cpu

@@ -2,10 +2,12 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
 #include "aclnn/acl_meta.h"
+#include "conv/phase2_refusal.h"
 
 namespace aclnn_cpu {
 
@@ -43,5 +45,19 @@ Check check_accessible(const char* api, const char* name, const aclTensor& tenso
 
 // dtype is FLOAT, FLOAT16 or BF16 (the 910B list).
 Check check_float_dtype(const char* api, const char* name, const aclTensor& tensor);
+
+// The first of `arguments` (in order) that is null: 161001 "<name> is nullptr".
+struct NamedPointer {
+  const char* name;
+  const void* pointer;
+};
+Check check_not_null(const char* api, std::initializer_list<NamedPointer> arguments);
+
+// cubeMathType within 0 KEEP_DTYPE .. `largest` (3 USE_HF32 for the backward operators, 4 USE_FP32_ADD
+// for the forward ones).
+Check check_cube_math_type(const char* api, int8_t cube_math_type, int largest);
+
+// Ours, last: every tensor a run reads or writes stays inside its storage (check_accessible).
+Check check_inside_storage(const char* api, const std::vector<UsedTensor>& used);
 
 }  // namespace aclnn_cpu

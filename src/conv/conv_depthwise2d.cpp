@@ -52,20 +52,15 @@ Check validate_conv_depthwise2d(const ConvDepthwise2dArgs& a) {
   Check check = check_kernel_size(a);  // D0
   if (check.failed()) return check;
   // D1: mandatory arguments (bias may be nullptr).
-  const struct {
-    const char* name;
-    const void* pointer;
-  } required[] = {{"self", a.self},
-                  {"weight", a.weight},
-                  {"stride", a.stride},
-                  {"padding", a.padding},
-                  {"dilation", a.dilation},
-                  {"out", a.out},
-                  {"workspaceSize", a.workspace_size},
-                  {"executor", a.executor}};
-  for (const auto& arg : required) {
-    if (arg.pointer == nullptr) return fail_check(ACLNN_ERR_PARAM_NULLPTR, kApi, format("%s is nullptr", arg.name));
-  }
+  check = check_not_null(kApi, {{"self", a.self},
+                                {"weight", a.weight},
+                                {"stride", a.stride},
+                                {"padding", a.padding},
+                                {"dilation", a.dilation},
+                                {"out", a.out},
+                                {"workspaceSize", a.workspace_size},
+                                {"executor", a.executor}});
+  if (check.failed()) return check;
   const Named all[] = {{"bias", a.bias}, {"self", a.self}, {"weight", a.weight}, {"out", a.out}};
   for (const Named& t : all) {  // ours: well formed before shapes are read
     if (t.tensor == nullptr) continue;
@@ -161,13 +156,8 @@ Check validate_conv_depthwise2d(const ConvDepthwise2dArgs& a) {
     return invalid(format("out shape %s must be empty when self %s or weight %s is",
                           to_string(a.out->view_shape).c_str(), to_string(x).c_str(), to_string(w).c_str()));
   }
-  // D7: cubeMathType.
-  if (a.cube_math_type < 0 || a.cube_math_type > 4) {
-    return invalid(
-        format("cubeMathType %d is not supported: expected 0 KEEP_DTYPE, 1 ALLOW_FP32_DOWN_PRECISION, "
-               "2 USE_FP16, 3 USE_HF32 or 4 USE_FP32_ADD",
-               a.cube_math_type));
-  }
+  check = check_cube_math_type(kApi, a.cube_math_type, 4);  // D7
+  if (check.failed()) return check;
   // Ours: sizes the kernels index with, and every tensor inside its storage.
   for (const std::vector<int64_t>* list : {&x, &w, &stride, &padding, &dilation}) {
     for (int64_t v : *list) {
@@ -179,11 +169,7 @@ Check validate_conv_depthwise2d(const ConvDepthwise2dArgs& a) {
       }
     }
   }
-  for (const UsedTensor& t : used_tensors(a)) {
-    check = check_accessible(kApi, t.name, *t.tensor);
-    if (check.failed()) return check;
-  }
-  return Check{};
+  return check_inside_storage(kApi, used_tensors(a));
 }
 
 ConvProblem make_conv_depthwise2d_problem(const ConvDepthwise2dArgs& a) {

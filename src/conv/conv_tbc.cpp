@@ -30,18 +30,20 @@ std::vector<UsedTensor> used_tensors(const ConvTbcArgs& a) {
 Check validate_conv_tbc(const ConvTbcArgs& a) {
   // B0: every tensor is mandatory, then (ours: CANN reads them unchecked) where phase 1 writes.
   const Named all[] = {{"self", a.self}, {"weight", a.weight}, {"bias", a.bias}, {"output", a.output}};
-  for (const Named& t : all) {
-    if (t.tensor == nullptr) return fail_check(ACLNN_ERR_PARAM_NULLPTR, kApi, format("%s is nullptr", t.name));
-  }
-  if (a.workspace_size == nullptr) return fail_check(ACLNN_ERR_PARAM_NULLPTR, kApi, "workspaceSize is nullptr");
-  if (a.executor == nullptr) return fail_check(ACLNN_ERR_PARAM_NULLPTR, kApi, "executor is nullptr");
+  Check check = check_not_null(kApi, {{"self", a.self},
+                                      {"weight", a.weight},
+                                      {"bias", a.bias},
+                                      {"output", a.output},
+                                      {"workspaceSize", a.workspace_size},
+                                      {"executor", a.executor}});
+  if (check.failed()) return check;
   for (const Named& t : all) {  // ours: well formed before shapes are read
-    Check check = check_well_formed(kApi, t.name, *t.tensor);
+    check = check_well_formed(kApi, t.name, *t.tensor);
     if (check.failed()) return check;
   }
   // B1: dtypes: bias and self FLOAT, FLOAT16 or BF16; weight and output as self (bias may differ).
   for (const Named& t : {all[2], all[0]}) {
-    Check check = check_float_dtype(kApi, t.name, *t.tensor);
+    check = check_float_dtype(kApi, t.name, *t.tensor);
     if (check.failed()) return check;
   }
   for (const Named& t : {all[1], all[3]}) {
@@ -92,13 +94,8 @@ Check validate_conv_tbc(const ConvTbcArgs& a) {
                           : t_out < 0   ? "none (T + 2*pad + 1 - K is negative)"
                                         : "none (T + 2*pad + 1 - K exceeds int64)"));
   }
-  // B6: cubeMathType, after the shapes.
-  if (a.cube_math_type < 0 || a.cube_math_type > 4) {
-    return invalid(
-        format("cubeMathType %d is not supported: expected 0 KEEP_DTYPE, 1 ALLOW_FP32_DOWN_PRECISION, "
-               "2 USE_FP16, 3 USE_HF32 or 4 USE_FP32_ADD",
-               a.cube_math_type));
-  }
+  check = check_cube_math_type(kApi, a.cube_math_type, 4);  // B6, after the shapes
+  if (check.failed()) return check;
   // Ours: sizes the kernels index with, and every tensor inside its storage.
   for (const Named& t : all) {
     for (int64_t size : t.tensor->view_shape) {
@@ -109,11 +106,7 @@ Check validate_conv_tbc(const ConvTbcArgs& a) {
     }
   }
   if (a.pad > INT32_MAX) return invalid(format("pad %lld exceeds 2^31 - 1", ll(a.pad)));
-  for (const UsedTensor& t : used_tensors(a)) {
-    Check check = check_accessible(kApi, t.name, *t.tensor);
-    if (check.failed()) return check;
-  }
-  return Check{};
+  return check_inside_storage(kApi, used_tensors(a));
 }
 
 ConvProblem make_conv_tbc_problem(const ConvTbcArgs& a) {

@@ -301,21 +301,17 @@ std::vector<UsedTensor> used_tensors(const ConvolutionArgs& a) {
 
 Check validate_convolution(const ConvolutionArgs& a) {
   // F0: mandatory arguments, in CANN's order (bias may be nullptr; outputPadding only when transposed).
-  const struct {
-    const char* name;
-    const void* pointer;
-  } required[] = {{"input", a.input},
-                  {"weight", a.weight},
-                  {"stride", a.stride},
-                  {"padding", a.padding},
-                  {"dilation", a.dilation},
-                  {"output", a.output},
-                  {"workspaceSize", a.workspace_size},
-                  {"executor", a.executor},
-                  {"outputPadding", a.transposed ? static_cast<const void*>(a.output_padding) : &a}};
-  for (const auto& arg : required) {
-    if (arg.pointer == nullptr) return fail_check(ACLNN_ERR_PARAM_NULLPTR, kApi, format("%s is nullptr", arg.name));
-  }
+  Check check =
+      check_not_null(kApi, {{"input", a.input},
+                            {"weight", a.weight},
+                            {"stride", a.stride},
+                            {"padding", a.padding},
+                            {"dilation", a.dilation},
+                            {"output", a.output},
+                            {"workspaceSize", a.workspace_size},
+                            {"executor", a.executor},
+                            {"outputPadding", a.transposed ? static_cast<const void*>(a.output_padding) : &a}});
+  if (check.failed()) return check;
   // Ours: tensors must be well formed before their shapes are read.
   const struct {
     const char* name;
@@ -323,34 +319,24 @@ Check validate_convolution(const ConvolutionArgs& a) {
   } all[] = {{"bias", a.bias}, {"input", a.input}, {"weight", a.weight}, {"output", a.output}};
   for (const auto& t : all) {
     if (t.tensor == nullptr) continue;
-    Check check = check_well_formed(kApi, t.name, *t.tensor);
+    check = check_well_formed(kApi, t.name, *t.tensor);
     if (check.failed()) return check;
   }
   // F1: dtypes: bias first, then input, weight, output (each FLOAT, FLOAT16 or BF16; mixed allowed).
   for (const auto& t : all) {
     if (t.tensor == nullptr) continue;
-    Check check = check_float_dtype(kApi, t.name, *t.tensor);
+    check = check_float_dtype(kApi, t.name, *t.tensor);
     if (check.failed()) return check;
   }
-  Check check = check_dims(a);                         // F2
+  check = check_dims(a);                               // F2
   if (!check.failed()) check = check_formats(a);       // F3
   if (!check.failed()) check = check_values(a);        // F4, F5
   if (!check.failed()) check = check_output_shape(a);  // F6
   if (check.failed()) return check;
-  // F7: cubeMathType (0-4; 4 USE_FP32_ADD computes as KEEP_DTYPE).
-  if (a.cube_math_type < 0 || a.cube_math_type > 4) {
-    return invalid(
-        format("cubeMathType %d is not supported: expected 0 KEEP_DTYPE, 1 ALLOW_FP32_DOWN_PRECISION, "
-               "2 USE_FP16, 3 USE_HF32 or 4 USE_FP32_ADD",
-               a.cube_math_type));
-  }
-  check = check_computable_sizes(a);  // ours
-  if (check.failed()) return check;
-  for (const UsedTensor& t : used_tensors(a)) {  // ours, last: inside their storage
-    check = check_accessible(kApi, t.name, *t.tensor);
-    if (check.failed()) return check;
-  }
-  return Check{};
+  check = check_cube_math_type(kApi, a.cube_math_type, 4);  // F7 (4 USE_FP32_ADD computes as KEEP_DTYPE)
+  if (!check.failed()) check = check_computable_sizes(a);   // ours
+  if (!check.failed()) check = check_inside_storage(kApi, used_tensors(a));  // ours, last
+  return check;
 }
 
 }  // namespace aclnn_cpu

@@ -31,6 +31,11 @@ struct ConvGrads {
 ConvGrads oracle_backward(const ConvSpec& spec, const std::vector<double>& input, const std::vector<double>& weight,
                           const std::vector<double>& grad_output);
 
+// A spec from its fields: `op` empty gives zero output padding.
+ConvSpec make_spec(int spatial, int64_t n, int64_t cin, int64_t cout, int64_t groups, std::vector<int64_t> size,
+                   std::vector<int64_t> k, std::vector<int64_t> s, std::vector<int64_t> lo, std::vector<int64_t> hi,
+                   std::vector<int64_t> d, bool transposed = false, std::vector<int64_t> op = {});
+
 // The forward result (the operator's output, shaped like gradOutput) + bias (empty: none).
 std::vector<double> oracle_forward(const ConvSpec& spec, const std::vector<double>& input,
                                    const std::vector<double>& weight, const std::vector<double>& bias);
