@@ -1,5 +1,5 @@
-// libFuzzer target: the backward operators' GetWorkspaceSize functions and aclnnConvolution's (forward,
-// with or without a bias) on hostile and near-valid arguments, and, for
+// libFuzzer target: the backward operators' GetWorkspaceSize functions and the forward ones' (with or
+// without a bias) on hostile and near-valid arguments, and, for
 // small accepted problems, phase 2 on canaried buffers. A finding is a sanitizer report, a crash,
 // or one of the checks below (trap): an output or the workspace written outside its bytes,
 // outputs written by a refused call, a phase-1 failure without a message, two runs of one
@@ -475,6 +475,90 @@ void fuzz_forward(FuzzedDataProvider& in) {
   aclDestroyIntArray(op);
 }
 
+// aclnnConvTbc and aclnnConvDepthwise2d (forward) of valid problems, sometimes bent.
+void fuzz_tbc_or_depthwise_forward(FuzzedDataProvider& in) {
+  const bool mutate = in.ConsumeIntegral<uint8_t>() < 96;
+  const bool tbc = in.ConsumeBool();
+  const int64_t batch = in.ConsumeIntegralInRange<int64_t>(0, 3), cin = in.ConsumeIntegralInRange<int64_t>(0, 4);
+  const int64_t multiplier = in.ConsumeIntegralInRange<int64_t>(1, 3),
+                cout = tbc ? in.ConsumeIntegralInRange<int64_t>(0, 4) : cin * multiplier;
+  std::vector<int64_t> kernel = {in.ConsumeIntegralInRange<int64_t>(1, 4), in.ConsumeIntegralInRange<int64_t>(1, 3)};
+  std::vector<int64_t> size = {in.ConsumeIntegralInRange<int64_t>(0, 7), in.ConsumeIntegralInRange<int64_t>(1, 7)};
+  std::vector<int64_t> stride = {1, 1}, padding = {0, 0}, dilation = {1, 1}, out(2);
+  for (size_t i = 0; i < 2; ++i) {
+    if (!tbc)
+      stride[i] = in.ConsumeIntegralInRange<int64_t>(1, 3), dilation[i] = in.ConsumeIntegralInRange<int64_t>(1, 2);
+    padding[i] = in.ConsumeIntegralInRange<int64_t>(0, 3);
+    out[i] = std::max<int64_t>(0, (size[i] + 2 * padding[i] - dilation[i] * (kernel[i] - 1) - 1) / stride[i] + 1);
+  }
+  int64_t pad = padding[0];
+  std::vector<int64_t> x_shape =
+      tbc ? std::vector<int64_t>{size[0], batch, cin} : std::vector<int64_t>{batch, cin, size[0], size[1]};
+  std::vector<int64_t> w_shape =
+      tbc ? std::vector<int64_t>{kernel[0], cin, cout} : std::vector<int64_t>{cout, 1, kernel[0], kernel[1]};
+  std::vector<int64_t> y_shape =
+      tbc ? std::vector<int64_t>{std::max<int64_t>(0, size[0] + 2 * pad + 1 - kernel[0]), batch, cout}
+          : std::vector<int64_t>{batch, cout, out[0], out[1]};
+  std::vector<int64_t> b_shape = {cout}, kernel_size = kernel;
+  const bool with_bias = tbc || in.ConsumeBool();
+  int8_t cube_math_type = static_cast<int8_t>(in.ConsumeIntegralInRange<int>(0, 4));
+  if (mutate) {  // bend one thing
+    std::vector<int64_t>* arrays[] = {&x_shape, &w_shape, &y_shape,  &b_shape,
+                                      &stride,  &padding, &dilation, &kernel_size};
+    switch (in.ConsumeIntegralInRange<int>(0, 4)) {
+      case 0: {
+        std::vector<int64_t>& a = *arrays[in.ConsumeIntegralInRange<size_t>(0, 7)];
+        if (!a.empty()) a[in.ConsumeIntegralInRange<size_t>(0, a.size() - 1)] = some_size(in);
+        break;
+      }
+      case 1: arrays[in.ConsumeIntegralInRange<size_t>(0, 7)]->push_back(some_size(in)); break;
+      case 2: pad = some_size(in); break;
+      case 3: cube_math_type = in.ConsumeIntegral<int8_t>(); break;
+      default: break;  // layouts and dtypes only (FuzzTensor)
+    }
+  }
+  const int32_t format = tbc ? ACL_FORMAT_NCL : ACL_FORMAT_NCHW;
+  Tensors inputs, outputs;
+  auto tensor = [&](const std::vector<int64_t>& s, int32_t f) {
+    return std::make_unique<FuzzTensor>(in, s, some_dtype(in), f, mutate);
+  };
+  inputs.push_back(tensor(x_shape, format));
+  inputs.push_back(tensor(w_shape, format));
+  if (with_bias) inputs.push_back(tensor(b_shape, ACL_FORMAT_ND));
+  outputs.push_back(tensor(y_shape, format));
+  aclIntArray *s = int_array(stride), *p = int_array(padding), *d = int_array(dilation), *k = int_array(kernel_size);
+  const std::vector<uint8_t> before = outputs[0]->contents();
+  const fuzz::PlanCall plan = [&](uint64_t* workspace, aclOpExecutor** planned) {
+    aclTensor* bias = with_bias ? inputs[2]->get() : nullptr;
+    return tbc ? aclnnConvTbcGetWorkspaceSize(inputs[0]->get(), inputs[1]->get(), bias, pad, outputs[0]->get(),
+                                              cube_math_type, workspace, planned)
+               : aclnnConvDepthwise2dGetWorkspaceSize(inputs[0]->get(), inputs[1]->get(), k, bias, s, p, d,
+                                                      outputs[0]->get(), cube_math_type, workspace, planned);
+  };
+  const fuzz::RunCall run = tbc ? aclnnConvTbc : aclnnConvDepthwise2d;
+  uint64_t workspace_size = 0;
+  aclOpExecutor* executor = nullptr;
+  const aclnnStatus status = plan(&workspace_size, &executor);
+  if (status != 0) {
+    check(status == ACLNN_ERR_PARAM_NULLPTR || status == ACLNN_ERR_PARAM_INVALID);
+    check(aclGetRecentErrMsg() != nullptr);
+    check(executor == nullptr);
+    check(outputs[0]->contents() == before);
+  } else {
+    Used used_inputs, used_outputs = {outputs[0].get()};
+    for (const auto& t : inputs) used_inputs.push_back(t.get());
+    const bool ran = run_phase_two(in, run, executor, workspace_size, used_inputs, used_outputs);
+    if (ran && !mutate) {
+      const int64_t reduction = sat_add(sat_mul(tbc ? cin : 1, product(kernel)), 1);  // (and the bias)
+      differential(in, plan, run, used_inputs, used_outputs, reduction);
+    }
+  }
+  aclDestroyIntArray(s);
+  aclDestroyIntArray(p);
+  aclDestroyIntArray(d);
+  aclDestroyIntArray(k);
+}
+
 void fuzz_tbc(FuzzedDataProvider& in) {
   const bool mutate = in.ConsumeIntegral<uint8_t>() < 96;
   const int64_t time = in.ConsumeIntegralInRange<int64_t>(0, 7), batch = in.ConsumeIntegralInRange<int64_t>(0, 3);
@@ -546,10 +630,11 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FuzzedDataProvider in(data, size);
-  switch (in.ConsumeIntegral<uint8_t>() % 3) {
+  switch (in.ConsumeIntegral<uint8_t>() % 4) {
     case 0: fuzz_tbc(in); break;
     case 1: fuzz_convolution(in); break;
-    default: fuzz_forward(in); break;
+    case 2: fuzz_forward(in); break;
+    default: fuzz_tbc_or_depthwise_forward(in); break;
   }
   return 0;
 }
