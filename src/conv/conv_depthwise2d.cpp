@@ -1,5 +1,7 @@
 // aclnnConvDepthwise2d: checks D0-D7 (docs/convolution_forward.md) and its problem, a 2-D
 // convolution with one group per input channel.
+#include <cstring>
+
 #include "aclnn/opdev/op_errno.h"
 #include "common/dtype.h"
 #include "common/log.h"
@@ -20,6 +22,15 @@ struct Named {
   const char* name;
   const aclTensor* tensor;
 };
+
+// The value of the weight's dim named by `letter` ('H', 'W'), found by the letter's place in its format's
+// name, as CANN's kernelSize check reads it: 1 where the name lacks the letter or the tensor has too few dims.
+int64_t dim_by_letter(const aclTensor& tensor, char letter) {
+  const char* name = format_name(tensor.format);
+  const char* at = std::strchr(name, letter);
+  const int64_t index = at == nullptr ? -1 : at - name;
+  return index < 0 || index >= dims(tensor) ? 1 : dim_size(tensor, index);
+}
 
 // D0, before any null check as in CANN: kernelSize equals the weight's (H, W) (read by the letters of
 // its format; a null weight has none, so only [0, 0] passes; an NCL weight is not checked).

@@ -78,9 +78,4 @@ ConvProblem make_conv_depthwise2d_problem(const ConvDepthwise2dArgs& args);
 ConvProblem forward_problem(const ConvGeometry& geometry, bool transposed, const View5& input, const View5& weight,
                             const View5& output, const View5* bias, MathMode math);
 
-// The int64 value of a format's dim named by `letter` ('N', 'C', 'D', 'H', 'W', 'L'), found by the
-// letter's place in the format's name, as CANN's checks read it: 1 where the name lacks the letter or
-// the tensor has too few dims.
-int64_t dim_by_letter(const aclTensor& tensor, char letter);
-
 }  // namespace aclnn_cpu

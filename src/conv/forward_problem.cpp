@@ -1,6 +1,4 @@
 // The forward operators' problems: the role swap (forward_problem) and aclnnConvolution's geometry.
-#include <cstring>
-
 #include "common/dtype.h"
 #include "conv/convolution_backward.h"
 #include "conv/convolution_forward.h"
@@ -27,13 +25,6 @@ ConvProblem forward_problem(const ConvGeometry& geometry, bool transposed, const
   }
   p.math = math;
   return p;
-}
-
-int64_t dim_by_letter(const aclTensor& tensor, char letter) {
-  const char* name = format_name(tensor.format);
-  const char* at = std::strchr(name, letter);
-  const int64_t index = at == nullptr ? -1 : at - name;
-  return index < 0 || index >= dims(tensor) ? 1 : dim_size(tensor, index);
 }
 
 ConvProblem make_convolution_problem(const ConvolutionArgs& a) {
