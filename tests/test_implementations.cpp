@@ -217,9 +217,11 @@ std::vector<Case> cases() {
       {"small_group_3d", geometry(1, 2, 3, 5, {4, 6, 20}, {2, 3, 3}, {1, 1, 1}, {1, 0, 2}, {1, 2, 1}), false},
       {"small_group_multiplier", geometry(2, 4, 1, 3, {17, 18}, {3, 3}, {1, 1}, {1, 1}, {1, 1}), false},
       // 1-D, one group, stride 1 (in the channels-last layouts: the channels-last GEMMs), dilated, and
-      // with padding wider than the kernel (output rows that no tap takes from the source).
+      // with padding wider than the kernel (output rows that no tap takes from the source); transposed
+      // (gradInput the forward product).
       {"channels_last_1d", geometry(3, 1, 20, 24, {150}, {3}, {1}, {1}, {2}), false},
       {"channels_last_wide_pad", geometry(2, 1, 17, 9, {6}, {2}, {1}, {5}, {1}), false},
+      {"channels_last_transposed", geometry(2, 1, 12, 18, {40}, {4}, {1}, {2}, {2}), true},
       // Trailing padding wider than the kernel reaches (2-D's four-value padding, bottom > top): the last
       // rows and columns of dY meet no input, but gradBias sums them.
       {"trailing_pad_rows", trailing_pad(geometry(2, 1, 1, 1, {1, 4}, {1, 3}, {1, 1}, {0, 1}, {1, 1}), 1, 2), false},
@@ -536,20 +538,24 @@ TEST(Implementations, EachMatchesTheReference) {
   }
 }
 
+bool runs_there(const std::string& name, const Case& c);
+
 // The forward operators' output: gradInput plus a bias per channel. Every gradInput entry adds it in
 // float to its sums before the one rounding (fl32(sum) + bias: bit for bit where the result is FLOAT),
 // and the reference adds it to its double sums.
 TEST(Implementations, GradInputEntriesAddTheOutputBias) {
   std::set<std::string> checked;  // entries
   for (const Case& c : cases()) {
-    for (const Variant& v : {kVariants[0], kVariants[2], kVariants[3]}) {
+    // (float channels-last views only where channels_last runs: its bits in place)
+    for (const Variant& v : {kVariants[0], kVariants[1], kVariants[2], kVariants[3]}) {
+      const bool float_rows = v.dtype == ACL_FLOAT && v.layout == Layout::kChannelsLast;
+      if (float_rows && !runs_there("channels_last", c)) continue;
       const Results want = run("ref", c, v, 11, 2, 0, false, 1 | kWithOutputBias);
       for (const std::string& name : implementation_names()) {
+        if (float_rows && name != "channels_last") continue;
         if ((computed_by(name, c, v, 11) & 1) == 0) continue;  // not a gradInput entry for the case
         const Results got = run(name, c, v, 11, 2, 0, false, 1 | kWithOutputBias);
         const std::string where = name + " " + c.name + " " + v.name;
-        // (only channels_last, a gradInput of direct layers, leaves a bias to the next entry)
-        if (name == "channels_last" && !got.took(0, name)) continue;
         ASSERT_TRUE(got.took(0, name)) << where;
         EXPECT_LT(relative_error(got.grad_input, want.grad_input), tolerance(v.dtype)) << where;
         checked.insert(name);
@@ -569,7 +575,7 @@ TEST(Implementations, GradInputEntriesAddTheOutputBias) {
   std::string names;
   for (const std::string& name : checked) names += name + " ";
   EXPECT_EQ(names,
-            "depthwise direct gemm_col2im gemm_flipped_tiles gemm_flipped_windows gemm_forward_tiles "
+            "channels_last depthwise direct gemm_col2im gemm_flipped_tiles gemm_flipped_windows gemm_forward_tiles "
             "gemm_forward_windows small_group ");
 }
 
@@ -1208,7 +1214,7 @@ TEST(Implementations, BitIdenticalForAnyThreadBudget) {
 // sample's rows as one matrix (`:interleaved`): against the reference, and the same bits for any
 // thread count (the tiles of rows, and the pieces packed, change with it).
 // FLOAT rows are read in place. FLOAT16/BF16 ones are never copied whole: gradWeight's operands are
-// converted as they are packed, and gradInput goes in chunks of rows (each tap's dY rows widened into
+// converted as they are packed. gradInput goes in chunks of rows (16-bit: each tap's dY rows widened into
 // a small block, dX summed in float and rounded once per chunk): the last case's one-thread tile (1600
 // rows, 512 output channels) is cut into chunks wherever L2 is below 3 MiB, its taps 2 positions (16
 // rows) apart across the chunks' edges. (The float kernels: BF16 pair products read the user's BF16
@@ -1232,7 +1238,7 @@ TEST(Implementations, TimeMajorRowsAsOneMatrix) {
       EXPECT_NE(one.described.find("gradInput=channels_last:"), std::string::npos) << where << " " << one.described;
       EXPECT_LT(one.described.find(":interleaved"), weight_at) << where << " " << one.described;
       EXPECT_NE(one.described.find(":interleaved", weight_at), std::string::npos) << where << " " << one.described;
-      if (std::string(c.name) == chunks.name && dtype != ACL_FLOAT) {
+      if (std::string(c.name) == chunks.name) {
         EXPECT_LT(one.described.find(":interleaved:chunks="), weight_at) << where << " " << one.described;
       }
       EXPECT_LT(relative_error(one.grad_input, want.grad_input), tolerance(dtype)) << where;

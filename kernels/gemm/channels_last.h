@@ -6,6 +6,8 @@
 // memory, and each kernel tap is one GEMM on a row-shifted view of them. Float tensors are read and
 // written in place: no dense copies, no column matrix. Stride 1, one group, any padding and dilation:
 //   gradInput:  dX[s, :] = sum over taps k (in order) of dY[s + p - k*d, :] * W_k   (rows inside dY only)
+//               and the forward product (a direct layer's output, a transposed layer's gradInput):
+//               Y[t, :] = sum over taps k (in order) of X[t - p + k*d, :] * W_k^T  (rows inside X only)
 //   gradWeight: W_k's gradient = sum over samples (in order) of dY^T * X[t - p + k*d, :]
 //               (time-major rows: over positions, each position's samples in order)
 // with W_k = W[:, :, k] (Cout x Cin). Every entry is summed in a fixed order inside one task (each
@@ -44,7 +46,7 @@ constexpr int64_t kTasksPerThread = 3;
 constexpr int64_t kMinWeightRows = 16;                // rows of a weight-gradient block, at least
 constexpr int64_t kPackedBudget = int64_t{32} << 20;  // bytes of float operands packed once, at most
 
-constexpr int64_t kChunkFloats = int64_t{1} << 17;  // floats of a 16-bit gradInput chunk's staged rows, at most
+constexpr int64_t kChunkFloats = int64_t{1} << 17;  // floats of a gradInput chunk's rows, at most (one row block more)
 constexpr int64_t kLine = 384;                      // floats of a converted line on the stack (6 x 64, 32 x 12)
 
 inline bool float_or_half(const View5& v) {
@@ -222,10 +224,40 @@ inline int convert_weights(const View5& from, const View5& to, int threads) {
                           });
 }
 
-// Whether BF16 dY and W (inputs as they are) take bf16 pair products (bf16_dot.h) for gradInput:
-// pairs of output channels, side by side in dY's rows (unit channel stride, an even count).
-inline bool input_pairs_apply(const ConvProblem& p) {
-  return bf16_pair_products(p.dst, p.wei, p.math) && p.dst.stride[1] == 1 && p.geometry.dst_channels_per_group % 2 == 0;
+// gradInput's two products as one: to[s, :] = sum over taps k (in order) of from[s + shift(k), :] * M_k
+// (rows of `from` inside it only), M_k the (From x To) matrix taps[:, :, 0, 0, k]:
+//   kBackwardData (a direct layer's gradInput): from = dY, to = dX, M_k = W_k, shift(k) = p - k*d;
+//   kForward (a transposed layer's gradInput, a direct layer's output): from = X, to = Y, M_k = W_k^T
+//   (W's first two axes swapped), shift(k) = k*d - p.
+struct TapProduct {
+  View5 from, to, taps;
+  int64_t from_channels = 0, to_channels = 0, from_positions = 0, to_positions = 0;
+  int64_t pad = 0, dilation = 1, taps_count = 0;
+  bool forward = false;
+  int64_t shift(int64_t k) const { return forward ? k * dilation - pad : pad - k * dilation; }
+};
+inline TapProduct tap_product(const ConvProblem& p) {
+  const ConvGeometry& g = p.geometry;
+  TapProduct t;
+  t.forward = p.input_grad == InputGrad::kForward;
+  t.to = p.grad_input, t.taps = p.wei;
+  t.from = t.forward ? p.src : p.dst;
+  if (t.forward) {
+    std::swap(t.taps.shape[0], t.taps.shape[1]);
+    std::swap(t.taps.stride[0], t.taps.stride[1]);
+  }
+  t.from_channels = t.forward ? g.src_channels_per_group : g.dst_channels_per_group;
+  t.to_channels = t.forward ? g.dst_channels_per_group : g.src_channels_per_group;
+  t.from_positions = t.forward ? g.src_size[2] : g.dst_size[2];
+  t.to_positions = t.forward ? g.dst_size[2] : g.src_size[2];
+  t.pad = g.pad[2], t.dilation = g.dilation[2], t.taps_count = g.kernel[2];
+  return t;
+}
+
+// Whether BF16 `from` rows and W (inputs as they are) take bf16 pair products (bf16_dot.h) for a
+// TapProduct: pairs of its From channels, side by side in its rows (unit channel stride, an even count).
+inline bool input_pairs_apply(const ConvProblem& p, const TapProduct& t) {
+  return bf16_pair_products(t.from, p.wei, p.math) && t.from.stride[1] == 1 && t.from_channels % 2 == 0;
 }
 
 // Whether a view holds its rows (position t, sample n) evenly spaced in t-major order, row t * N + n
