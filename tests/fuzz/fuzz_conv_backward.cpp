@@ -5,8 +5,8 @@
 // outputs written by a refused call, a phase-1 failure without a message, two runs of one
 // repeatable executor that disagree, or (valid problems: values drawn from the input, small shapes
 // with four-value padding, dilation, strides, groups, 16-bit dtypes, gapped and permuted views,
-// any outputMask) results of a forced implementation-list entry that differ from the reference's
-// (differential.h).
+// any outputMask; forward: also 1-D [left, right] padding, output padding past the stride, NDHWC)
+// results of a forced implementation-list entry that differ from the reference's (differential.h).
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <algorithm>
@@ -273,7 +273,9 @@ struct Problem {
   int32_t format = ACL_FORMAT_NCL;
 };
 
-Problem some_problem(FuzzedDataProvider& in) {
+// `forward`: aclnnConvolution's problems, which may also have 1-D [left, right] padding, an output
+// padding up to the larger of stride and dilation less one, and (3-D) NDHWC tensors.
+Problem some_problem(FuzzedDataProvider& in, bool forward = false) {
   Problem c;
   c.p = in.ConsumeIntegralInRange<int>(1, 3);
   const int p = c.p;
@@ -282,9 +284,9 @@ Problem some_problem(FuzzedDataProvider& in) {
   c.cin = c.groups * in.ConsumeIntegralInRange<int64_t>(0, 3);
   c.cout = c.groups * in.ConsumeIntegralInRange<int64_t>(1, 3);
   c.transposed = in.ConsumeBool();
-  // 2-D: four padding values [top, bottom, left, right] half of the time, a side up to 3 (past the
-  // reach of a small kernel).
-  const bool four_pads = p == 2 && in.ConsumeBool();
+  // 2-D: four padding values [top, bottom, left, right] half of the time (forward 1-D: [left, right]),
+  // a side up to 3 (past the reach of a small kernel).
+  const bool four_pads = (p == 2 || (forward && p == 1)) && in.ConsumeBool();
   c.stride.resize(p), c.dilation.resize(p), c.output_padding.assign(p, 0), c.kernel.resize(p), c.size.resize(p);
   c.out.resize(p);
   for (int i = 0; i < p; ++i) {
@@ -296,7 +298,8 @@ Problem some_problem(FuzzedDataProvider& in) {
     c.dilation[i] = in.ConsumeIntegralInRange<int64_t>(1, 2);
     c.kernel[i] = in.ConsumeIntegralInRange<int64_t>(1, 3);
     c.size[i] = in.ConsumeIntegralInRange<int64_t>(1, 7);
-    if (c.transposed) c.output_padding[i] = in.ConsumeIntegralInRange<int64_t>(0, c.stride[i] - 1);
+    const int64_t most_output_padding = forward ? std::max(c.stride[i], c.dilation[i]) - 1 : c.stride[i] - 1;
+    if (c.transposed) c.output_padding[i] = in.ConsumeIntegralInRange<int64_t>(0, most_output_padding);
     const int64_t span = c.dilation[i] * (c.kernel[i] - 1) + 1;
     c.out[i] = c.transposed ? (c.size[i] - 1) * c.stride[i] - lo - hi + span + c.output_padding[i]
                             : (c.size[i] + lo + hi - span) / c.stride[i] + 1;
@@ -312,6 +315,12 @@ Problem some_problem(FuzzedDataProvider& in) {
   c.x_shape = shape(c.batch, in_channels, c.size), c.gy_shape = shape(c.batch, out_channels, c.out);
   c.w_shape = shape(c.cout, c.cin / c.groups, c.kernel);  // (C(conv output), C(conv input)/g, k)
   c.format = p == 1 ? ACL_FORMAT_NCL : p == 2 ? ACL_FORMAT_NCHW : ACL_FORMAT_NCDHW;
+  if (forward && p == 3 && in.ConsumeBool()) {  // NDHWC: (N, C, D, H, W) dims in the order (N, D, H, W, C)
+    for (std::vector<int64_t>* dims : {&c.x_shape, &c.gy_shape, &c.w_shape}) {
+      std::rotate(dims->begin() + 1, dims->begin() + 2, dims->end());
+    }
+    c.format = ACL_FORMAT_NDHWC;
+  }
   return c;
 }
 
@@ -411,12 +420,12 @@ void fuzz_convolution(FuzzedDataProvider& in) {
 // aclnnConvolution (forward) of a valid problem, with or without a bias, sometimes bent.
 void fuzz_forward(FuzzedDataProvider& in) {
   const bool mutate = in.ConsumeIntegral<uint8_t>() < 96;
-  Problem c = some_problem(in);
+  Problem c = some_problem(in, true);
   const bool with_bias = in.ConsumeBool();
   int64_t groups_arg = c.groups;
   int8_t cube_math_type = static_cast<int8_t>(in.ConsumeIntegralInRange<int>(0, 4));
   int32_t format = c.format, weight_format = c.format;
-  std::vector<int64_t> b_shape = {c.gy_shape[1]};
+  std::vector<int64_t> b_shape = {c.format == ACL_FORMAT_NDHWC ? c.gy_shape.back() : c.gy_shape[1]};
   if (mutate) {  // bend one thing
     std::vector<int64_t>* arrays[] = {&c.stride,  &c.padding,  &c.dilation, &c.output_padding,
                                       &c.x_shape, &c.gy_shape, &c.w_shape,  &b_shape};
