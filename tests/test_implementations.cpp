@@ -837,6 +837,29 @@ TEST(Implementations, BF16PairProducts) {
   EXPECT_GE(paired_weight["channels_last"], 2);
 }
 
+// AMX tiles (kernels/amx/amx.h), emulated: the BF16 gradInput the gemm entries compute in pairs (from
+// padded windows, or 1x1 tiles) takes them where asked (":amx_emulated"), within a BF16 rounding of the
+// reference and with the same bits on 1 and 3 threads (test_amx.cpp holds the tiles to their order).
+TEST(Implementations, AmxTileProducts) {
+  setenv("ACLNN_CONVBWD_AMX", "emulate", 1);
+  int taken = 0, pointwise = 0;  // (pointwise: from 1x1 tiles rather than padded windows)
+  for (const Case& c : cases()) {
+    for (const Variant& v : {kVariants[4], kVariants[3]}) {
+      const Results one = run("gemm", c, v, 23, 1, 0, false, 1);
+      if (one.described.find(":amx_emulated") == std::string::npos) continue;
+      ++taken;
+      pointwise += one.described.find(":windows") == std::string::npos ? 1 : 0;
+      const Results want = run("ref", c, v, 23, 2, 0, false, 1), three = run("gemm", c, v, 23, 3, 0, false, 1);
+      const std::string where = std::string(c.name) + " " + v.name + " " + one.described;
+      EXPECT_LT(relative_error(one.grad_input, want.grad_input), tolerance(ACL_BF16)) << where;
+      EXPECT_EQ(one.grad_input, three.grad_input) << where;
+    }
+  }
+  unsetenv("ACLNN_CONVBWD_AMX");
+  EXPECT_GE(taken, 30);
+  EXPECT_GE(pointwise, 1);
+}
+
 // The pair products are taken by default only where they were measured faster (AMD's cores), on
 // request ("1") wherever the CPU runs them, and never with "0".
 // Checked on what a plan does: a dense BF16 layer's default plan says `:bf16_dot` exactly then.

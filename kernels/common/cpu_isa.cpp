@@ -100,6 +100,8 @@ Isa selected_isa() {
   const Isa cpu = detected_isa();
   const char* value = std::getenv("ACLNN_CONVBWD_ISA");
   if (value == nullptr || *value == '\0') return cpu;
+  if (std::strcmp(value, "amx") == 0)
+    return cpu;  // AMX tiles for BF16 products (kernels/amx/amx.h), else the CPU's set
   for (Isa isa : {Isa::kGeneric, Isa::kAvx2, Isa::kAvx512}) {
     if (std::strcmp(value, isa_name(isa)) != 0) continue;
     if (isa <= cpu) return isa;
@@ -108,7 +110,7 @@ Isa selected_isa() {
     return cpu;
   }
   log_message(LogLevel::kWarning,
-              format("ACLNN_CONVBWD_ISA=%s is not one of avx512, avx2, generic; using %s", value, isa_name(cpu)));
+              format("ACLNN_CONVBWD_ISA=%s is not one of amx, avx512, avx2, generic; using %s", value, isa_name(cpu)));
   return cpu;
 }
 

@@ -16,6 +16,7 @@ Isa detected_isa();
 
 // The path to plan with: detected_isa(), or ACLNN_CONVBWD_ISA=avx512|avx2|generic when that names
 // a path this CPU runs (a faster one than the CPU has is refused with a warning, and ignored).
+// ACLNN_CONVBWD_ISA=amx plans with detected_isa() and asks for AMX tiles (kernels/amx/amx.h).
 Isa selected_isa();
 
 // Whether the CPU's vendor is AMD (cpuid leaf 0), for the few choices that go opposite ways on AMD's

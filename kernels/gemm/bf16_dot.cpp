@@ -12,6 +12,11 @@ bool bf16_pair_products(const View5& a, const View5& b, MathMode math) {
   return bf16_dot_available() && a.dtype == ACL_BF16 && b.dtype == ACL_BF16 && math == MathMode::kFull;
 }
 
+AmxTiles amx_pair_products(const View5& a, const View5& b, MathMode math) {
+  if (a.dtype != ACL_BF16 || b.dtype != ACL_BF16 || math != MathMode::kFull) return AmxTiles::kNone;
+  return amx_tiles();
+}
+
 void stage_channel_pairs(const View5& view, int64_t n, int64_t c, bool odd, int64_t first, int64_t count,
                          float* scratch, uint32_t* out) {
   if (planes_contiguous(view) && odd) {  // two runs of BF16 values, interleaved

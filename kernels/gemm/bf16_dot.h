@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "kernels/amx/amx.h"
 #include "kernels/common/cpu_isa.h"
 #include "kernels/core/conv_problem.h"
 #include "kernels/gemm/sgemm.h"
@@ -23,6 +24,9 @@ namespace aclnn_cpu {
 // Whether a product of operands read from views `a` and `b` may take them: bf16_dot_available(),
 // both BF16, and used as they are (not rounded to FLOAT16 by cubeMathType 2). Read at phase 1.
 bool bf16_pair_products(const View5& a, const View5& b, MathMode math);
+// The AMX tiles (kernels/amx/amx.h) a product of operands read from views `a` and `b` takes: amx_tiles()
+// where both are BF16 and used as they are, else kNone. Read at phase 1.
+AmxTiles amx_pair_products(const View5& a, const View5& b, MathMode math);
 
 // The BF16 nearest to a float (ties to even, NaNs quiet; the float copy of a BF16 input converts
 // back exactly).

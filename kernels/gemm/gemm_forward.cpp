@@ -130,7 +130,11 @@ class GemmForward final : public ConvStep {
   std::string detail() const override {
     return isa_detail(blocking_) + (flipped_ ? ":flipped" : "") + (implicit_ ? ":windows" : "") +
            (row_blocks_ > 1 ? ":row_blocks=" + std::to_string(row_blocks_) : "") +
-           (depth_major_ ? ":depth_major" : "") + (dot_ ? ":bf16_dot" : "") + (rows16_ ? ":rows16" : "");
+           (depth_major_ ? ":depth_major" : "") +
+           (amx_ != AmxTiles::kNone ? amx_detail(amx_)
+            : dot_                  ? ":bf16_dot"
+                                    : "") +
+           (rows16_ ? ":rows16" : "");
   }
 
   int run(const Workspace& w, const StepInputs& in) const override {
@@ -146,12 +150,16 @@ class GemmForward final : public ConvStep {
 
  private:
   // The padded-window plan (forward_bands said yes). BF16 source and weights (inputs as they are) take
-  // bf16 pair products where the CPU has them (bf16_dot.h): the window staged as pairs of channels, W
-  // packed as pairs.
+  // bf16 pair products where the CPU has them (bf16_dot.h), or AMX tiles where asked for (amx.h): the
+  // window staged as pairs of channels, W packed as pairs (for AMX in tiles, the products in whole
+  // blocks of 32 rows and columns).
   void plan_padded_windows(const ConvProblem& p, PlanBuilder& b) {
-    dot_ = bf16_pair_products(source_, p.wei, math_);
+    amx_ = amx_pair_products(source_, p.wei, math_);
+    dot_ = amx_ != AmxTiles::kNone || bf16_pair_products(source_, p.wei, math_);
     forward_bands(g_, &blocking_, &bands_, dot_ ? nullptr : &row_blocks_);  // (pairs: every row per task)
-    const int64_t mr = left_sliver_rows(blocking_), nr = right_sliver_columns(blocking_);
+    const bool amx = amx_ != AmxTiles::kNone;
+    const int64_t mr = amx ? kAmxBlock : left_sliver_rows(blocking_),
+                  nr = amx ? kAmxBlock : right_sliver_columns(blocking_);
     const int64_t result_rows = round_up(s_.cout, mr);
     const int64_t channel_floats = bands_.channel_floats();
     implicit_ = true;
@@ -160,14 +168,21 @@ class GemmForward final : public ConvStep {
     // Channels (in pairs: rows of pairs) of the window, and the depth of the products.
     const int64_t channels = dot_ ? ceil_div(s_.cin, 2) : s_.cin;
     depth_ = channels * s_.kernel_volume;
+    window_slack_ = nr;
     window_floats_ = channels * channel_floats + nr;  // + the zeros the last column tile reads past it
     result_columns_ = round_up(bands_.columns(), nr);
     window_ = b.book_scratch("gemm.padded_window", window_floats_, sizeof(float), threads_);
+    if (amx) amx_stage_ = b.book_scratch("gemm.amx_stage", amx_stage_words(depth_), sizeof(uint32_t), threads_);
     result_ = b.book_scratch("gemm.band_result", std::min(result_rows, block_rows_) * result_columns_, sizeof(float),
                              threads_);
     offsets_ = b.book_scratch("gemm.row_offsets", depth_, sizeof(int64_t));
-    group_floats_ = dot_ ? packed_pairs_words(s_.cout, depth_) : packed_left_floats(blocking_, s_.cout, s_.rows());
-    weights_ = b.book_scratch("gemm.packed_weights", s_.groups * group_floats_, sizeof(float));
+    group_floats_ = amx    ? amx_left_words(s_.cout, depth_)
+                    : dot_ ? packed_pairs_words(s_.cout, depth_)
+                           : packed_left_floats(blocking_, s_.cout, s_.rows());
+    weights_ = b.book_scratch(
+        "gemm.packed_weights",
+        product_within(s_.groups, group_floats_, int64_t{1} << 58) ? uint64_t(s_.groups * group_floats_) : UINT64_MAX,
+        sizeof(float));
     b.need_float_inputs(false, true, false);
   }
 
@@ -189,10 +204,16 @@ class GemmForward final : public ConvStep {
       const int nr = right_sliver_columns(blocking_);
       if (dot_) {
         auto* window = w.at<uint32_t>(window_, thread_index());
-        stage_padded_window_pairs(source_, g_, bands_, n, grp * s_.cin, s_.cin, band, nr, window);
+        stage_padded_window_pairs(source_, g_, bands_, n, grp * s_.cin, s_.cin, band, window_slack_, window);
         // result (Cout_g x columns) = W_g (Cout_g x Cin_g*K, in pairs of channels) * cols (Cin_g*K x columns)
-        const PackedPairs wg{reinterpret_cast<const uint32_t*>(weights) + grp * group_floats_, depth_};
-        bf16_dot_rows(blocking_, s_.cout, bands_.columns(), depth_, wg, window, offsets, result, result_columns_);
+        const uint32_t* wg = reinterpret_cast<const uint32_t*>(weights) + grp * group_floats_;
+        if (amx_ != AmxTiles::kNone) {
+          amx_pair_rows(amx_, s_.cout, bands_.columns(), depth_, wg, window, offsets,
+                        w.at<uint32_t>(amx_stage_, thread_index()), result, result_columns_);
+        } else {
+          bf16_dot_rows(blocking_, s_.cout, bands_.columns(), depth_, PackedPairs{wg, depth_}, window, offsets, result,
+                        result_columns_);
+        }
       } else {
         float* window = w.at<float>(window_, thread_index());
         // Only the depths whose kernel-depth taps read source planes (a band of a border plane skips
@@ -226,17 +247,22 @@ class GemmForward final : public ConvStep {
   // ld_ apart, zeros past the tile up to whole micro-kernel tiles), W packed as pairs, the result
   // computed into a per-thread tile buffer. Returns whether it planned.
   bool plan_pointwise_pairs(const ConvProblem& p, PlanBuilder& b) {
-    if (!columns_are_source(g_) || !bf16_pair_products(source_, p.wei, math_)) return false;
+    if (!columns_are_source(g_)) return false;
+    const AmxTiles amx = amx_pair_products(source_, p.wei, math_);
+    if (amx == AmxTiles::kNone && !bf16_pair_products(source_, p.wei, math_)) return false;
     depth_ = ceil_div(s_.cin, 2);
-    ld_ = round_up(tile_, kBf16DotColumns);
-    const int64_t result_rows = round_up(s_.cout, kBf16DotRows);
+    ld_ = round_up(tile_, kBf16DotColumns);  // (whole blocks of AMX's 32 columns too)
+    const int64_t result_rows = round_up(s_.cout, amx != AmxTiles::kNone ? kAmxBlock : kBf16DotRows);
     if (!product_within(depth_, ld_, kStagingBudget) || !product_within(result_rows, ld_, kStagingBudget)) return false;
     dot_ = true;
+    amx_ = amx;
     window_ = b.book_scratch("gemm.source_pairs", depth_ * ld_, sizeof(uint32_t), threads_);
     planes_ = b.book_scratch("gemm.source_planes", 2 * tile_, sizeof(float), threads_);
     result_ = b.book_scratch("gemm.tile_result", result_rows * ld_, sizeof(float), threads_);
     offsets_ = b.book_scratch("gemm.row_offsets", depth_, sizeof(int64_t));
-    group_floats_ = packed_pairs_words(s_.cout, depth_);
+    if (amx_ != AmxTiles::kNone)
+      amx_stage_ = b.book_scratch("gemm.amx_stage", amx_stage_words(depth_), sizeof(uint32_t), threads_);
+    group_floats_ = amx_ != AmxTiles::kNone ? amx_left_words(s_.cout, depth_) : packed_pairs_words(s_.cout, depth_);
     weights_ = b.book_scratch("gemm.packed_weights", s_.groups * group_floats_, sizeof(uint32_t));
     b.need_float_inputs(false, true, false);
     return true;
@@ -258,8 +284,13 @@ class GemmForward final : public ConvStep {
         std::fill(row + count, row + ld_, 0u);
       }
       float* result = w.at<float>(result_, thread_index());
-      const PackedPairs wg{weights + grp * group_floats_, depth_};
-      bf16_dot_rows(blocking_, s_.cout, count, depth_, wg, pairs, offsets, result, ld_);
+      if (amx_ != AmxTiles::kNone) {
+        amx_pair_rows(amx_, s_.cout, count, depth_, weights + grp * group_floats_, pairs, offsets,
+                      w.at<uint32_t>(amx_stage_, thread_index()), result, ld_);
+      } else {
+        bf16_dot_rows(blocking_, s_.cout, count, depth_, PackedPairs{weights + grp * group_floats_, depth_}, pairs,
+                      offsets, result, ld_);
+      }
       float* y = output_.stores_parts() ? nullptr : grad_input + (n * s_.groups + grp) * s_.cout * s_.dst_plane + o0;
       if (output_.stores_parts()) {
         output_.store_rows(result, ld_, s_.cout, n, grp * s_.cout, o0, count);
@@ -366,22 +397,29 @@ class GemmForward final : public ConvStep {
                     : wei[(grp * s_.cout + row) * s_.rows() + r];
   }
 
-  // Each group's W as PackedPairs of depth_ pairs: pair (c, k) of a row holds its entries (2c, k) and
-  // (2c + 1, k) (zero past the last channel), as BF16 (the float copy of BF16 weights: exact).
+  // Pair q = (c, k) of row `row` of group grp's W: its entries (2c, k) and (2c + 1, k) (zero past the
+  // last channel), as BF16 (the float copy of BF16 weights: exact).
+  uint32_t weight_pair(const float* wei, int64_t grp, int64_t row, int64_t q) const {
+    const int64_t k = s_.kernel_volume, c = q / k * 2, r = c * k + q % k;
+    const uint16_t odd = c + 1 < s_.cin ? bf16_bits(weight(wei, grp, row, r + k)) : 0;
+    return bf16_pair(bf16_bits(weight(wei, grp, row, r)), odd);
+  }
+
+  // Each group's W in pairs of depth_: as PackedPairs, or for AMX tiles as pack_amx_left writes them
+  // (by blocks of 32 rows).
   int pack_weight_pairs(const float* wei, uint32_t* out) const {
-    constexpr int mr = kBf16DotRows;
-    const int64_t slivers = ceil_div(s_.cout, mr), k = s_.kernel_volume;
+    const int64_t mr = amx_ != AmxTiles::kNone ? kAmxBlock : kBf16DotRows, slivers = ceil_div(s_.cout, mr);
     return run_tasks(s_.groups * slivers, threads_, "gemm gradInput", [&](int64_t t) {
       const int64_t grp = t / slivers, ci0 = t % slivers * mr;
-      const int64_t rows = std::min<int64_t>(mr, s_.cout - ci0);
+      uint32_t* group = out + grp * group_floats_;
+      if (amx_ != AmxTiles::kNone) {
+        pack_amx_left(
+            s_.cout, depth_, ci0, ci0 + mr, [&](int64_t i, int64_t q) { return weight_pair(wei, grp, i, q); }, group);
+        return;
+      }
       pack_pairs_left(
-          rows, depth_,
-          [&](int64_t i, int64_t q) {
-            const int64_t c = q / k * 2, r = c * k + q % k;
-            const uint16_t odd = c + 1 < s_.cin ? bf16_bits(weight(wei, grp, ci0 + i, r + k)) : 0;
-            return bf16_pair(bf16_bits(weight(wei, grp, ci0 + i, r)), odd);
-          },
-          out + grp * group_floats_ + ci0 * depth_);
+          std::min(mr, s_.cout - ci0), depth_, [&](int64_t i, int64_t q) { return weight_pair(wei, grp, ci0 + i, q); },
+          group + ci0 * depth_);
     });
   }
 
@@ -415,6 +453,8 @@ class GemmForward final : public ConvStep {
   DenseFloatOutput output_;
   bool implicit_ = false;                // tasks are bands read from padded windows (plan_padded_windows)
   bool dot_ = false;                     // ... by bf16 pair products (window and weights in pairs of channels)
+  AmxTiles amx_ = AmxTiles::kNone;       // ... on AMX tiles (dot_ too: the same pairs; amx.h)
+  int64_t window_slack_ = 0;             // implicit_: zeros past a window (the last column tile reads them)
   bool depth_major_ = false;             // implicit_ float products in depth-major order (depth_row)
   int64_t depth_ = 0;                    // implicit_ or dot_: the products' depth (in pairs with dot_)
   int64_t ld_ = 0;                       // dot_ of a 1x1 kernel: words between the staged source's channel-pair rows
@@ -427,6 +467,7 @@ class GemmForward final : public ConvStep {
   WorkspaceLedger::Handle weights_ = -1;      // the packed (flipped) weights
   WorkspaceLedger::Handle window_ = -1;       // per thread: the staged (or padded) source window of a task
   WorkspaceLedger::Handle result_ = -1;       // per thread: a band's result, padded to whole tiles
+  WorkspaceLedger::Handle amx_stage_ = -1;    // per thread: amx_pair_rows' staged columns of the window
   WorkspaceLedger::Handle tile_result_ = -1;  // per thread: a tile's result, for a view not stored as floats
   WorkspaceLedger::Handle offsets_ = -1;      // the column-matrix rows' offsets (in a padded window, or a 1x1 source)
   WorkspaceLedger::Handle rows16_offsets_ = -1;  // rows16_: the source's channel rows' offsets in its tensor

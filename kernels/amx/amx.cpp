@@ -1,0 +1,78 @@
+// Which tiles BF16 pair products take (amx_tiles), and the dispatch to them.
+#include "kernels/amx/amx.h"
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+
+#include <cstdlib>
+#include <cstring>
+
+#include "common/log.h"
+
+namespace aclnn_cpu {
+
+void amx_pair_rows_emulated(int64_t m, int64_t n, int64_t pairs, const uint32_t* a, const uint32_t* b_base,
+                            const int64_t* b_rows, uint32_t* stage, float* c, int64_t ldc);
+#if defined(__x86_64__) && defined(ACLNN_HAVE_X86_KERNELS)
+bool amx_permission_granted();  // amx_hardware.cpp
+void amx_pair_rows_hardware(int64_t m, int64_t n, int64_t pairs, const uint32_t* a, const uint32_t* b_base,
+                            const int64_t* b_rows, uint32_t* stage, float* c, int64_t ldc);
+#endif
+
+bool cpu_has_amx_bf16() {
+#if defined(__x86_64__) && defined(ACLNN_HAVE_X86_KERNELS)
+  static const bool amx = [] {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    // cpuid leaf 1 ECX bit 27 (OSXSAVE); leaf 7 EDX bits 24 (AMX-TILE) and 22 (AMX-BF16)
+    if (__get_cpuid(1, &a, &b, &c, &d) == 0 || (c & (1u << 27)) == 0) return false;
+    if (__get_cpuid_count(7, 0, &a, &b, &c, &d) == 0 || (d & (1u << 24)) == 0 || (d & (1u << 22)) == 0) return false;
+    unsigned lo = 0, hi = 0;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    constexpr unsigned kTileState = (1u << 17) | (1u << 18);  // XCR0: XTILECFG, XTILEDATA
+    return (lo & kTileState) == kTileState;
+  }();
+  return amx;
+#else
+  return false;
+#endif
+}
+
+AmxTiles amx_tiles() {
+  const char* amx = std::getenv("ACLNN_CONVBWD_AMX");
+  if (amx != nullptr && std::strcmp(amx, "emulate") == 0) return AmxTiles::kEmulated;
+  const char* isa = std::getenv("ACLNN_CONVBWD_ISA");
+  if (isa == nullptr || std::strcmp(isa, "amx") != 0) return AmxTiles::kNone;
+#if defined(__x86_64__) && defined(ACLNN_HAVE_X86_KERNELS)
+  if (cpu_has_amx_bf16() && amx_permission_granted()) return AmxTiles::kHardware;
+#endif
+  log_message(LogLevel::kWarning,
+              "ACLNN_CONVBWD_ISA=amx: this CPU or its operating system gives no AMX-BF16 tiles; BF16 products stay "
+              "on the vector kernels");
+  return AmxTiles::kNone;
+}
+
+const char* amx_detail(AmxTiles tiles) {
+  return tiles == AmxTiles::kHardware ? ":amx" : tiles == AmxTiles::kEmulated ? ":amx_emulated" : "";
+}
+
+int64_t amx_left_words(int64_t m, int64_t pairs) {
+  const int64_t rows = (m + kAmxBlock - 1) / kAmxBlock * kAmxBlock;
+  const int64_t chunks = (pairs + kAmxPairs - 1) / kAmxPairs;
+  int64_t words = 0;
+  if (__builtin_mul_overflow(rows, chunks * kAmxPairs, &words)) return INT64_MAX;
+  return words;
+}
+
+int64_t amx_stage_words(int64_t pairs) { return (pairs + kAmxPairs - 1) / kAmxPairs * kAmxPairs * kAmxBlock; }
+
+void amx_pair_rows(AmxTiles tiles, int64_t m, int64_t n, int64_t pairs, const uint32_t* a, const uint32_t* b_base,
+                   const int64_t* b_rows, uint32_t* stage, float* c, int64_t ldc) {
+#if defined(__x86_64__) && defined(ACLNN_HAVE_X86_KERNELS)
+  if (tiles == AmxTiles::kHardware) return amx_pair_rows_hardware(m, n, pairs, a, b_base, b_rows, stage, c, ldc);
+#endif
+  (void)tiles;
+  amx_pair_rows_emulated(m, n, pairs, a, b_base, b_rows, stage, c, ldc);
+}
+
+}  // namespace aclnn_cpu

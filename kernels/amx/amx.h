@@ -1,0 +1,62 @@
+// BF16 products on AMX tiles (TDPBF16PS), written once over a tile-operations layer with two
+// implementations: the CPU's tile instructions (amx_hardware.cpp, x86-64 only) and an exact
+// emulation of them in portable C++ (amx_emulated.cpp), so that the packing, tiling and loops run
+// in every test on every machine and the hardware is checked against the emulation bit for bit
+// (scripts/amx_check.sh).
+//
+// The order of an entry's sum (TDPBF16PS, as measured on Sapphire Rapids): the depth is cut into
+// chunks of 16 pairs (32 BF16 products) from its first pair on, a last chunk padded with zero pairs;
+// per chunk, the even products (the low halves of the pairs) are one chain of fused multiply-adds
+// from zero in order, the odd products another, then even + odd, then the entry + that. BF16
+// inputs that are denormal count as zero, and every denormal result (each multiply-add and add) is
+// flushed to zero. BF16 products are exact in float, so every step is one float rounding.
+//
+// Operands are 32-bit words holding a pair of BF16 values, the even one in the low half (bf16_dot.h).
+#pragma once
+
+#include <cstdint>
+
+namespace aclnn_cpu {
+
+// Which tiles a plan's BF16 pair products take, read at phase 1:
+//   kEmulated  ACLNN_CONVBWD_AMX=emulate (any CPU: tests, and the hardware check's reference);
+//   kHardware  ACLNN_CONVBWD_ISA=amx, where the CPU has AMX-TILE and AMX-BF16, the OS enables their
+//              state and grants this process the tile data (arch_prctl, asked once); else a warning;
+//   kNone      otherwise (the default: AMX is opt-in until a hardware check has passed).
+enum class AmxTiles { kNone, kHardware, kEmulated };
+AmxTiles amx_tiles();
+const char* amx_detail(AmxTiles tiles);  // the verbose note: ":amx" or ":amx_emulated"
+
+// Whether the CPU has AMX-TILE and AMX-BF16 and the OS enables their register state (cpuid, XCR0).
+bool cpu_has_amx_bf16();
+
+constexpr int64_t kAmxRows = 16;   // rows of a tile (of A and of C)
+constexpr int64_t kAmxPairs = 16;  // pairs of a chunk: A's tile columns, B's tile rows
+constexpr int64_t kAmxBlock = 32;  // rows and columns of C a block of 2 x 2 tiles computes
+
+// A left operand in tiles of 16 rows x 16 pairs: pair q of row i at
+//   data[((i / 16) * chunks + q / 16) * 256 + (i % 16) * 16 + q % 16],  chunks = ceil(pairs / 16),
+// rows up to a multiple of 32 and pairs up to whole chunks (zero past the last).
+int64_t amx_left_words(int64_t m, int64_t pairs);
+// Writes pair(i, q) (a word) for rows [i0, i1) (zero past m) of an amx_left_words(m, pairs) operand.
+template <typename Pair>
+void pack_amx_left(int64_t m, int64_t pairs, int64_t i0, int64_t i1, Pair pair, uint32_t* out) {
+  const int64_t chunks = (pairs + kAmxPairs - 1) / kAmxPairs;
+  for (int64_t i = i0; i < i1; ++i) {
+    uint32_t* row = out + i / kAmxRows * chunks * kAmxRows * kAmxPairs + i % kAmxRows * kAmxPairs;
+    for (int64_t q = 0; q < chunks * kAmxPairs; ++q)
+      row[q / kAmxPairs * kAmxRows * kAmxPairs + q % kAmxPairs] = i < m && q < pairs ? pair(i, q) : 0u;
+  }
+}
+
+// Words of the staging a product needs for one block of 32 columns of B (per thread).
+int64_t amx_stage_words(int64_t pairs);
+
+// C (m x n) = A (m x 2 pairs) * B (2 pairs x n) in the order above, A packed (pack_amx_left), B's
+// pair row q read in place, column j's pair at b_base[b_rows[q] + j], staged 32 columns at a time
+// into `stage`. Whole blocks: C holds round_up(m, 32) rows and round_up(n, 32) columns, and b_base
+// is readable that far.
+void amx_pair_rows(AmxTiles tiles, int64_t m, int64_t n, int64_t pairs, const uint32_t* a, const uint32_t* b_base,
+                   const int64_t* b_rows, uint32_t* stage, float* c, int64_t ldc);
+
+}  // namespace aclnn_cpu

@@ -1,0 +1,69 @@
+// The tile operations in portable C++, exactly as TDPBF16PS computes (amx.h): the reference the
+// hardware is checked against, and the path every test runs on machines without AMX.
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include "kernels/amx/amx.h"
+#include "kernels/amx/amx_tiles.h"
+
+namespace aclnn_cpu {
+namespace {
+
+float float_of(uint32_t bits) {
+  float f = 0.0f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+uint32_t bits_of(float f) {
+  uint32_t bits = 0;
+  std::memcpy(&bits, &f, sizeof bits);
+  return bits;
+}
+// A BF16 value (the high 16 bits of `bits`, the low ones zero), a denormal one as zero of its sign.
+float bf16_input(uint32_t bits) { return float_of((bits & 0x7F800000u) == 0 ? bits & 0x80000000u : bits); }
+// A result, a denormal one flushed to zero of its sign.
+float flushed(float x) { return std::fpclassify(x) == FP_SUBNORMAL ? std::copysign(0.0f, x) : x; }
+
+struct EmulatedAmxTiles {
+  uint32_t tile[8][kAmxRows][kAmxPairs] = {};  // 16 rows of 64 bytes each
+
+  void zero_c() { std::memset(tile, 0, 4 * sizeof tile[0]); }
+  void load(int t, const void* p, int64_t stride) {
+    for (int64_t r = 0; r < kAmxRows; ++r) std::memcpy(tile[t][r], static_cast<const char*>(p) + r * stride, 64);
+  }
+  void load_ab(const void* a0, const void* a1, int64_t a_stride, const void* b0, const void* b1, int64_t b_stride) {
+    load(4, a0, a_stride), load(5, a1, a_stride), load(6, b0, b_stride), load(7, b1, b_stride);
+  }
+  // TDPBF16PS tile c += tile a * tile b.
+  void dot(int c, int a, int b) {
+    for (int64_t i = 0; i < kAmxRows; ++i) {
+      for (int64_t j = 0; j < kAmxPairs; ++j) {
+        float even = 0.0f, odd = 0.0f;
+        for (int64_t r = 0; r < kAmxPairs; ++r) {
+          const uint32_t x = tile[a][i][r], y = tile[b][r][j];
+          even = flushed(std::fmaf(bf16_input(x << 16), bf16_input(y << 16), even));
+          odd = flushed(std::fmaf(bf16_input(x & 0xFFFF0000u), bf16_input(y & 0xFFFF0000u), odd));
+        }
+        const float sum = flushed(even + odd);
+        tile[c][i][j] = bits_of(flushed(float_of(tile[c][i][j]) + sum));
+      }
+    }
+  }
+  void dot() { dot(0, 4, 6), dot(1, 4, 7), dot(2, 5, 6), dot(3, 5, 7); }
+  void store_c(float* c, int64_t ldc_bytes) {
+    for (int t = 0; t < 4; ++t) {
+      char* block = reinterpret_cast<char*>(c) + (t / 2) * kAmxRows * ldc_bytes + (t % 2) * 64;
+      for (int64_t r = 0; r < kAmxRows; ++r) std::memcpy(block + r * ldc_bytes, tile[t][r], 64);
+    }
+  }
+};
+
+}  // namespace
+
+void amx_pair_rows_emulated(int64_t m, int64_t n, int64_t pairs, const uint32_t* a, const uint32_t* b_base,
+                            const int64_t* b_rows, uint32_t* stage, float* c, int64_t ldc) {
+  amx_pair_rows_on<EmulatedAmxTiles>(m, n, pairs, a, b_base, b_rows, stage, c, ldc);
+}
+
+}  // namespace aclnn_cpu

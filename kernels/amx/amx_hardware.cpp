@@ -1,0 +1,80 @@
+// The tile operations on the CPU's AMX tiles (x86-64; compiled with -mamx-tile -mamx-bf16 and run
+// only where amx_tiles() said kHardware: cpuid, XCR0 and the process's permission checked).
+#include <immintrin.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstdint>
+
+#include "kernels/amx/amx.h"
+#include "kernels/amx/amx_tiles.h"
+
+namespace aclnn_cpu {
+namespace {
+
+// LDTILECFG's 64 bytes: palette 1, every tile 16 rows of 64 bytes.
+struct AmxTileConfig {
+  uint8_t palette = 1;
+  uint8_t start_row = 0;
+  uint8_t reserved[14] = {};
+  uint16_t bytes_per_row[16] = {};
+  uint8_t rows[16] = {};
+};
+
+struct HardwareAmxTiles {
+  HardwareAmxTiles() {
+    AmxTileConfig config;
+    for (int t = 0; t < 8; ++t) config.bytes_per_row[t] = 64, config.rows[t] = kAmxRows;
+    _tile_loadconfig(&config);
+  }
+  ~HardwareAmxTiles() { _tile_release(); }
+  HardwareAmxTiles(const HardwareAmxTiles&) = delete;
+  HardwareAmxTiles& operator=(const HardwareAmxTiles&) = delete;
+
+  // (the intrinsics take tile numbers as literals)
+  void zero_c() {
+    _tile_zero(0);
+    _tile_zero(1);
+    _tile_zero(2);
+    _tile_zero(3);
+  }
+  void load_ab(const void* a0, const void* a1, int64_t a_stride, const void* b0, const void* b1, int64_t b_stride) {
+    _tile_loadd(4, a0, a_stride);
+    _tile_loadd(5, a1, a_stride);
+    _tile_loadd(6, b0, b_stride);
+    _tile_loadd(7, b1, b_stride);
+  }
+  void dot() {
+    _tile_dpbf16ps(0, 4, 6);
+    _tile_dpbf16ps(1, 4, 7);
+    _tile_dpbf16ps(2, 5, 6);
+    _tile_dpbf16ps(3, 5, 7);
+  }
+  void store_c(float* c, int64_t ldc_bytes) {
+    char* block = reinterpret_cast<char*>(c);
+    _tile_stored(0, block, ldc_bytes);
+    _tile_stored(1, block + 64, ldc_bytes);
+    _tile_stored(2, block + kAmxRows * ldc_bytes, ldc_bytes);
+    _tile_stored(3, block + kAmxRows * ldc_bytes + 64, ldc_bytes);
+  }
+};
+
+}  // namespace
+
+// The tile data state is off for a process until it asks (Linux 5.16+): once per process (a
+// child of fork inherits the grant).
+bool amx_permission_granted() {
+  static const bool granted = [] {
+    constexpr long kRequestPermission = 0x1023;  // ARCH_REQ_XCOMP_PERM
+    constexpr long kTileData = 18;               // XFEATURE_XTILEDATA
+    return syscall(SYS_arch_prctl, kRequestPermission, kTileData) == 0;
+  }();
+  return granted;
+}
+
+void amx_pair_rows_hardware(int64_t m, int64_t n, int64_t pairs, const uint32_t* a, const uint32_t* b_base,
+                            const int64_t* b_rows, uint32_t* stage, float* c, int64_t ldc) {
+  amx_pair_rows_on<HardwareAmxTiles>(m, n, pairs, a, b_base, b_rows, stage, c, ldc);
+}
+
+}  // namespace aclnn_cpu

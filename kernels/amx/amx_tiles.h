@@ -1,0 +1,53 @@
+// The loops of amx_pair_rows (amx.h), written once over a tile-operations type that holds a 32 x 32
+// block of C in tiles 0-3 (rows 0-15 | 16-31 x columns 0-15 | 16-31), two tiles of A in 4-5 (rows
+// 0-15, 16-31: 16 pairs each) and two of B in 6-7 (16 pair rows x columns 0-15, 16-31):
+//   Tiles() / ~Tiles()    configure the 8 tiles (16 rows x 64 bytes) / release them
+//   void zero_c();        C = 0
+//   void load_ab(const void* a0, const void* a1, int64_t a_stride, const void* b0, const void* b1,
+//                int64_t b_stride);    16 rows of 64 bytes each, `stride` bytes apart
+//   void dot();           C += A * B, four TDPBF16PS (amx.h's order)
+//   void store_c(float* c, int64_t ldc_bytes);   the block at c, rows ldc_bytes apart
+// Per block of 32 columns, B's pair rows are staged once (a stride the tile loads can take) and every
+// block of 32 rows multiplies them, chunk by chunk in depth order.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#include "kernels/amx/amx.h"
+
+namespace aclnn_cpu {
+
+template <typename Tiles>
+void amx_pair_rows_on(int64_t m, int64_t n, int64_t pairs, const uint32_t* a, const uint32_t* b_base,
+                      const int64_t* b_rows, uint32_t* stage, float* c, int64_t ldc) {
+  constexpr int64_t kTile = kAmxRows * kAmxPairs;  // words of a tile
+  constexpr int64_t kStageRow = kAmxBlock * sizeof(uint32_t), kARow = kAmxPairs * sizeof(uint32_t);
+  const int64_t chunks = (pairs + kAmxPairs - 1) / kAmxPairs, ldc_bytes = ldc * static_cast<int64_t>(sizeof(float));
+  Tiles tiles;
+  for (int64_t j0 = 0; j0 < n; j0 += kAmxBlock) {
+    // stage[q * 32 + j] = B's pair row q, column j0 + j (zero rows past `pairs`: the last chunk's padding)
+    for (int64_t q = 0; q < chunks * kAmxPairs; ++q) {
+      uint32_t* row = stage + q * kAmxBlock;
+      if (q < pairs) {
+        std::memcpy(row, b_base + b_rows[q] + j0, kStageRow);
+      } else {
+        std::memset(row, 0, kStageRow);
+      }
+    }
+    for (int64_t i0 = 0; i0 < m; i0 += kAmxBlock) {
+      tiles.zero_c();
+      const uint32_t* a0 = a + i0 / kAmxRows * chunks * kTile;  // rows i0 .. i0 + 15, then + 16 .. + 31
+      const uint32_t* a1 = a0 + chunks * kTile;
+      // C[i0:i0+32, j0:j0+32] (32 x 32) = A[i0:i0+32, :] (32 x 2 pairs) * B[:, j0:j0+32] (2 pairs x 32)
+      for (int64_t t = 0; t < chunks; ++t) {
+        const uint32_t* b = stage + t * kAmxPairs * kAmxBlock;
+        tiles.load_ab(a0 + t * kTile, a1 + t * kTile, kARow, b, b + kAmxBlock / 2, kStageRow);
+        tiles.dot();
+      }
+      tiles.store_c(c + i0 * ldc + j0, ldc_bytes);
+    }
+  }
+}
+
+}  // namespace aclnn_cpu

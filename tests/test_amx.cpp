@@ -1,0 +1,148 @@
+// AMX tile products (kernels/amx/amx.h): the emulated tiles against the order written out plainly
+// over unpacked matrices (packing, staging and tiling checked bit for bit), against float64 within
+// the order's rounding bound, and the CPU's tiles against the emulation where it has them.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "kernels/amx/amx.h"
+
+namespace aclnn_cpu {
+namespace {
+
+float as_float(uint32_t bits) {
+  float f = 0.0f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+// BF16 value `half` (the high or low 16 bits of a pair), a denormal one as zero of its sign.
+float daz(uint16_t half) {
+  const uint32_t bits = uint32_t{half} << 16;
+  return as_float((bits & 0x7F800000u) == 0 ? bits & 0x80000000u : bits);
+}
+float ftz(float x) { return std::fpclassify(x) == FP_SUBNORMAL ? std::copysign(0.0f, x) : x; }
+
+// A (m x pairs) and B (pairs x n) as pair words, row-major; values of every kind: ordinary ones, zeros of
+// both signs, denormals, and tiny ones whose products and sums fall below float's normal range.
+struct Operands {
+  int64_t m, n, pairs;
+  std::vector<uint32_t> a, b;
+};
+uint16_t some_bf16(std::mt19937& rng) {
+  const uint32_t kind = rng() % 16, sign = (rng() & 1u) << 15, mantissa = rng() & 0x7Fu;
+  if (kind == 0) return static_cast<uint16_t>(sign);                              // +-0
+  if (kind == 1) return static_cast<uint16_t>(sign | std::max<uint32_t>(1, mantissa));  // denormal
+  if (kind == 2) return static_cast<uint16_t>(sign | (1u << 7) | mantissa);         // just above: products underflow
+  const uint32_t exponent = 127 - 6 + rng() % 12;                                 // 2^-6 .. 2^5
+  return static_cast<uint16_t>(sign | exponent << 7 | mantissa);
+}
+Operands some_operands(int64_t m, int64_t n, int64_t pairs, unsigned seed) {
+  std::mt19937 rng(seed);
+  Operands o{m, n, pairs, std::vector<uint32_t>(m * pairs), std::vector<uint32_t>(pairs * n)};
+  for (uint32_t& w : o.a) w = some_bf16(rng) | uint32_t{some_bf16(rng)} << 16;
+  for (uint32_t& w : o.b) w = some_bf16(rng) | uint32_t{some_bf16(rng)} << 16;
+  return o;
+}
+
+// Entry (i, j) in amx.h's order: chunks of 16 pairs (zero pairs past the last), per chunk an even and
+// an odd chain from zero, even + odd, the entry + that; denormal inputs as zero, every denormal
+// result flushed.
+float ordered_entry(const Operands& o, int64_t i, int64_t j) {
+  float entry = 0.0f;
+  for (int64_t q0 = 0; q0 < o.pairs; q0 += 16) {
+    float even = 0.0f, odd = 0.0f;
+    for (int64_t q = q0; q < q0 + 16; ++q) {
+      const uint32_t x = q < o.pairs ? o.a[i * o.pairs + q] : 0u, y = q < o.pairs ? o.b[q * o.n + j] : 0u;
+      even = ftz(std::fmaf(daz(x & 0xFFFFu), daz(y & 0xFFFFu), even));
+      odd = ftz(std::fmaf(daz(x >> 16), daz(y >> 16), odd));
+    }
+    entry = ftz(entry + ftz(even + odd));
+  }
+  return entry;
+}
+
+// C (round_up(m, 32) x round_up(n, 32), ldc) from amx_pair_rows with `tiles`, B's rows read in
+// place from a padded copy at shuffled offsets.
+std::vector<float> tile_product(AmxTiles tiles, const Operands& o, int64_t* ldc) {
+  const int64_t rows = (o.m + 31) / 32 * 32, columns = (o.n + 31) / 32 * 32, stride = columns + 7;
+  std::vector<uint32_t> packed(amx_left_words(o.m, o.pairs));
+  pack_amx_left(o.m, o.pairs, 0, rows, [&](int64_t i, int64_t q) { return o.a[i * o.pairs + q]; }, packed.data());
+  // B's pair row q at b_rows[q] in a buffer holding the rows in reverse order, `stride` words apart
+  std::vector<uint32_t> b_base(o.pairs * stride + columns, 0u);
+  std::vector<int64_t> b_rows(o.pairs);
+  for (int64_t q = 0; q < o.pairs; ++q) {
+    b_rows[q] = (o.pairs - 1 - q) * stride + 3;
+    std::memcpy(b_base.data() + b_rows[q], o.b.data() + q * o.n, o.n * sizeof(uint32_t));
+  }
+  std::vector<uint32_t> stage(amx_stage_words(o.pairs));
+  *ldc = columns + 5;
+  std::vector<float> c(rows * *ldc, std::nanf(""));
+  amx_pair_rows(tiles, o.m, o.n, o.pairs, packed.data(), b_base.data(), b_rows.data(), stage.data(), c.data(), *ldc);
+  return c;
+}
+
+TEST(AmxTiles, EmulationFollowsTheOrderBitForBit) {
+  // whole and partial blocks of rows and columns, a depth of whole and of partial chunks
+  const int64_t shapes[][3] = {{32, 32, 16}, {40, 45, 37}, {7, 70, 1}, {64, 33, 100}, {1, 1, 17}};
+  for (const auto& shape : shapes) {
+    const Operands o = some_operands(shape[0], shape[1], shape[2], 7 + static_cast<unsigned>(shape[2]));
+    int64_t ldc = 0;
+    const std::vector<float> c = tile_product(AmxTiles::kEmulated, o, &ldc);
+    for (int64_t i = 0; i < o.m; ++i) {
+      for (int64_t j = 0; j < o.n; ++j) {
+        const float want = ordered_entry(o, i, j), got = c[i * ldc + j];
+        ASSERT_EQ(std::memcmp(&got, &want, sizeof got), 0)
+            << o.m << "x" << o.n << "x" << o.pairs << " entry " << i << "," << j << ": " << got << " vs " << want;
+        // (a float64 check: within the order's roundings of the exact sum, denormals aside)
+        double exact = 0.0, magnitude = 0.0;
+        for (int64_t q = 0; q < o.pairs; ++q) {
+          const uint32_t x = o.a[i * o.pairs + q], y = o.b[q * o.n + j];
+          for (int h = 0; h < 2; ++h) {
+            const double p = double(daz(uint16_t(x >> 16 * h))) * double(daz(uint16_t(y >> 16 * h)));
+            exact += p, magnitude += std::fabs(p);
+          }
+        }
+        const double roundings = 16 + 1 + static_cast<double>((o.pairs + 15) / 16);
+        EXPECT_LE(std::fabs(double(got) - exact), roundings * std::ldexp(magnitude, -24) + std::ldexp(1.0, -120))
+            << "entry " << i << "," << j;
+      }
+    }
+  }
+}
+
+// The default is no tiles; ACLNN_CONVBWD_AMX=emulate asks for the emulation anywhere.
+TEST(AmxTiles, OptIn) {
+  unsetenv("ACLNN_CONVBWD_AMX");
+  unsetenv("ACLNN_CONVBWD_ISA");
+  EXPECT_EQ(amx_tiles(), AmxTiles::kNone);
+  setenv("ACLNN_CONVBWD_AMX", "emulate", 1);
+  EXPECT_EQ(amx_tiles(), AmxTiles::kEmulated);
+  EXPECT_STREQ(amx_detail(amx_tiles()), ":amx_emulated");
+  unsetenv("ACLNN_CONVBWD_AMX");
+  setenv("ACLNN_CONVBWD_ISA", "amx", 1);
+  EXPECT_EQ(amx_tiles(), cpu_has_amx_bf16() ? AmxTiles::kHardware : AmxTiles::kNone);
+  unsetenv("ACLNN_CONVBWD_ISA");
+}
+
+// Where the CPU has tiles: the hardware gives the emulation's bits.
+TEST(AmxTiles, HardwareGivesTheEmulatedBits) {
+  setenv("ACLNN_CONVBWD_ISA", "amx", 1);
+  const AmxTiles tiles = amx_tiles();
+  unsetenv("ACLNN_CONVBWD_ISA");
+  if (tiles != AmxTiles::kHardware) GTEST_SKIP() << "no AMX-BF16 tiles on this CPU";
+  const Operands o = some_operands(96, 100, 300, 3);
+  int64_t ldc = 0;
+  const std::vector<float> hardware = tile_product(AmxTiles::kHardware, o, &ldc);
+  const std::vector<float> emulated = tile_product(AmxTiles::kEmulated, o, &ldc);
+  for (int64_t i = 0; i < o.m; ++i) {
+    ASSERT_EQ(std::memcmp(hardware.data() + i * ldc, emulated.data() + i * ldc, o.n * sizeof(float)), 0) << "row " << i;
+  }
+}
+
+}  // namespace
+}  // namespace aclnn_cpu
