@@ -35,10 +35,10 @@ struct Operands {
 };
 uint16_t some_bf16(std::mt19937& rng) {
   const uint32_t kind = rng() % 16, sign = (rng() & 1u) << 15, mantissa = rng() & 0x7Fu;
-  if (kind == 0) return static_cast<uint16_t>(sign);                              // +-0
+  if (kind == 0) return static_cast<uint16_t>(sign);                                    // +-0
   if (kind == 1) return static_cast<uint16_t>(sign | std::max<uint32_t>(1, mantissa));  // denormal
-  if (kind == 2) return static_cast<uint16_t>(sign | (1u << 7) | mantissa);         // just above: products underflow
-  const uint32_t exponent = 127 - 6 + rng() % 12;                                 // 2^-6 .. 2^5
+  if (kind == 2) return static_cast<uint16_t>(sign | (1u << 7) | mantissa);  // just above: products underflow
+  const uint32_t exponent = 127 - 6 + rng() % 12;                            // 2^-6 .. 2^5
   return static_cast<uint16_t>(sign | exponent << 7 | mantissa);
 }
 Operands some_operands(int64_t m, int64_t n, int64_t pairs, unsigned seed) {
@@ -71,7 +71,8 @@ float ordered_entry(const Operands& o, int64_t i, int64_t j) {
 std::vector<float> tile_product(AmxTiles tiles, const Operands& o, int64_t* ldc) {
   const int64_t rows = (o.m + 31) / 32 * 32, columns = (o.n + 31) / 32 * 32, stride = columns + 7;
   std::vector<uint32_t> packed(amx_left_words(o.m, o.pairs));
-  pack_amx_left(o.m, o.pairs, 0, rows, [&](int64_t i, int64_t q) { return o.a[i * o.pairs + q]; }, packed.data());
+  pack_amx_left(
+      o.m, o.pairs, 0, rows, [&](int64_t i, int64_t q) { return o.a[i * o.pairs + q]; }, packed.data());
   // B's pair row q at b_rows[q] in a buffer holding the rows in reverse order, `stride` words apart
   std::vector<uint32_t> b_base(o.pairs * stride + columns, 0u);
   std::vector<int64_t> b_rows(o.pairs);
@@ -115,6 +116,68 @@ TEST(AmxTiles, EmulationFollowsTheOrderBitForBit) {
   }
 }
 
+// C (m x ldc, ldc = n + 3) from amx_pair_a_rows with `tiles`: A's pairs read in place (rows at shuffled
+// offsets, pairs two positions apart), B packed in slivers of 32 columns from an offset of 3 pairs
+// (NaN pairs where nothing may be read), C accumulated onto 0.5 or not (NaN before).
+std::vector<float> a_rows_product(AmxTiles tiles, const Operands& o, bool accumulate, int64_t* ldc) {
+  const int64_t row_length = 2 * o.pairs + 6;
+  std::vector<uint16_t> a_base(o.m * row_length + 8);
+  std::vector<int64_t> a_rows(o.m), a_columns(o.pairs);
+  for (int64_t q = 0; q < o.pairs; ++q) a_columns[q] = 2 * q;
+  for (int64_t i = 0; i < o.m; ++i) {
+    a_rows[i] = (o.m - 1 - i) * row_length + 1;
+    for (int64_t q = 0; q < o.pairs; ++q) {
+      const uint32_t pair = o.a[i * o.pairs + q];
+      a_base[a_rows[i] + 2 * q] = static_cast<uint16_t>(pair), a_base[a_rows[i] + 2 * q + 1] = uint16_t(pair >> 16);
+    }
+  }
+  const int64_t offset = 3, b_pairs = o.pairs + offset + 5, slivers = (o.n + 31) / 32;
+  std::vector<uint32_t> b(slivers * 32 * b_pairs, 0x7FC07FC0u);
+  for (int64_t j = 0; j < slivers * 32; ++j) {
+    for (int64_t q = 0; q < o.pairs; ++q)
+      b[j / 32 * 32 * b_pairs + (offset + q) * 32 + j % 32] = j < o.n ? o.b[q * o.n + j] : 0u;
+  }
+  std::vector<uint32_t> stage(amx_a_stage_words(o.pairs));
+  *ldc = o.n + 3;
+  std::vector<float> c(o.m * *ldc, accumulate ? 0.5f : std::nanf(""));
+  amx_pair_a_rows(tiles, o.m, o.n, o.pairs, a_base.data(), a_rows.data(), a_columns.data(), b.data(), b_pairs, offset,
+                  accumulate, c.data(), *ldc, stage.data());
+  return c;
+}
+
+TEST(AmxTiles, InPlaceRowsFollowTheOrderBitForBit) {
+  const int64_t shapes[][3] = {{32, 32, 16}, {45, 40, 37}, {5, 70, 3}, {64, 33, 50}};
+  for (const auto& shape : shapes) {
+    const Operands o = some_operands(shape[0], shape[1], shape[2], 11 + static_cast<unsigned>(shape[0]));
+    for (const bool accumulate : {false, true}) {
+      int64_t ldc = 0;
+      const std::vector<float> c = a_rows_product(AmxTiles::kEmulated, o, accumulate, &ldc);
+      for (int64_t i = 0; i < o.m; ++i) {
+        for (int64_t j = 0; j < o.n; ++j) {
+          // (accumulating: 0.5 + the chunks' sums in order, where ordered_entry starts from zero)
+          float want = accumulate ? 0.5f : 0.0f;
+          for (int64_t q0 = 0; q0 < o.pairs; q0 += 16) {
+            float even = 0.0f, odd = 0.0f;
+            for (int64_t q = q0; q < q0 + 16; ++q) {
+              const uint32_t x = q < o.pairs ? o.a[i * o.pairs + q] : 0u, y = q < o.pairs ? o.b[q * o.n + j] : 0u;
+              even = ftz(std::fmaf(daz(x & 0xFFFFu), daz(y & 0xFFFFu), even));
+              odd = ftz(std::fmaf(daz(x >> 16), daz(y >> 16), odd));
+            }
+            want = ftz(want + ftz(even + odd));
+          }
+          const float got = c[i * ldc + j];
+          ASSERT_EQ(std::memcmp(&got, &want, sizeof got), 0)
+              << o.m << "x" << o.n << "x" << o.pairs << (accumulate ? " accumulating" : "") << " entry " << i << ","
+              << j << ": " << got << " vs " << want;
+        }
+        for (int64_t j = o.n; j < ldc; ++j) {  // the gaps between C's rows as they were
+          EXPECT_TRUE(accumulate ? c[i * ldc + j] == 0.5f : std::isnan(c[i * ldc + j])) << "gap " << i << "," << j;
+        }
+      }
+    }
+  }
+}
+
 // The default is no tiles; ACLNN_CONVBWD_AMX=emulate asks for the emulation anywhere.
 TEST(AmxTiles, OptIn) {
   unsetenv("ACLNN_CONVBWD_AMX");
@@ -141,6 +204,14 @@ TEST(AmxTiles, HardwareGivesTheEmulatedBits) {
   const std::vector<float> emulated = tile_product(AmxTiles::kEmulated, o, &ldc);
   for (int64_t i = 0; i < o.m; ++i) {
     ASSERT_EQ(std::memcmp(hardware.data() + i * ldc, emulated.data() + i * ldc, o.n * sizeof(float)), 0) << "row " << i;
+  }
+  for (const bool accumulate : {false, true}) {
+    const std::vector<float> on_hardware = a_rows_product(AmxTiles::kHardware, o, accumulate, &ldc);
+    const std::vector<float> on_emulation = a_rows_product(AmxTiles::kEmulated, o, accumulate, &ldc);
+    for (int64_t i = 0; i < o.m; ++i) {
+      ASSERT_EQ(std::memcmp(on_hardware.data() + i * ldc, on_emulation.data() + i * ldc, o.n * sizeof(float)), 0)
+          << "in-place rows, row " << i << (accumulate ? ", accumulating" : "");
+    }
   }
 }
 

@@ -838,26 +838,36 @@ TEST(Implementations, BF16PairProducts) {
 }
 
 // AMX tiles (kernels/amx/amx.h), emulated: the BF16 gradInput the gemm entries compute in pairs (from
-// padded windows, or 1x1 tiles) takes them where asked (":amx_emulated"), within a BF16 rounding of the
-// reference and with the same bits on 1 and 3 threads (test_amx.cpp holds the tiles to their order).
+// padded windows, or 1x1 tiles) and gradWeight in pairs take them where asked (":amx_emulated"),
+// within a BF16 rounding of the reference and with the same bits on 1 and 3 threads (test_amx.cpp
+// holds the tiles to their order).
 TEST(Implementations, AmxTileProducts) {
   setenv("ACLNN_CONVBWD_AMX", "emulate", 1);
-  int taken = 0, pointwise = 0;  // (pointwise: from 1x1 tiles rather than padded windows)
+  int inputs = 0, pointwise = 0, weights = 0;  // (pointwise: from 1x1 tiles rather than padded windows)
   for (const Case& c : cases()) {
     for (const Variant& v : {kVariants[4], kVariants[3]}) {
-      const Results one = run("gemm", c, v, 23, 1, 0, false, 1);
-      if (one.described.find(":amx_emulated") == std::string::npos) continue;
-      ++taken;
-      pointwise += one.described.find(":windows") == std::string::npos ? 1 : 0;
-      const Results want = run("ref", c, v, 23, 2, 0, false, 1), three = run("gemm", c, v, 23, 3, 0, false, 1);
+      const Results one = run("gemm", c, v, 23, 1, 0, false, 3);
+      const size_t weight_at = one.described.find("gradWeight=");
+      const bool amx[2] = {
+          one.described.find(":amx_emulated") < weight_at,
+          weight_at != std::string::npos && one.described.find(":amx_emulated", weight_at) != std::string::npos};
+      if (!amx[0] && !amx[1]) continue;
+      inputs += amx[0], weights += amx[1];
+      pointwise += amx[0] && one.described.find(":windows") > weight_at;
+      const Results want = run("ref", c, v, 23, 2, 0, false, 3), three = run("gemm", c, v, 23, 3, 0, false, 3);
       const std::string where = std::string(c.name) + " " + v.name + " " + one.described;
-      EXPECT_LT(relative_error(one.grad_input, want.grad_input), tolerance(ACL_BF16)) << where;
-      EXPECT_EQ(one.grad_input, three.grad_input) << where;
+      for (int i = 0; i < 2; ++i) {
+        if (!amx[i] || !one.took(i, "gemm")) continue;
+        const std::vector<double>& got = i == 0 ? one.grad_input : one.grad_weight;
+        EXPECT_LT(relative_error(got, i == 0 ? want.grad_input : want.grad_weight), tolerance(ACL_BF16)) << where;
+        EXPECT_EQ(got, i == 0 ? three.grad_input : three.grad_weight) << where;
+      }
     }
   }
   unsetenv("ACLNN_CONVBWD_AMX");
-  EXPECT_GE(taken, 30);
+  EXPECT_GE(inputs, 30);
   EXPECT_GE(pointwise, 1);
+  EXPECT_GE(weights, 5);
 }
 
 // The pair products are taken by default only where they were measured faster (AMD's cores), on

@@ -14,8 +14,14 @@ namespace aclnn_cpu {
 
 void amx_pair_rows_emulated(int64_t m, int64_t n, int64_t pairs, const uint32_t* a, const uint32_t* b_base,
                             const int64_t* b_rows, uint32_t* stage, float* c, int64_t ldc);
+void amx_pair_a_rows_emulated(int64_t m, int64_t n, int64_t pairs, const uint16_t* a_base, const int64_t* a_rows,
+                              const int64_t* a_columns, const uint32_t* b_data, int64_t b_pairs, int64_t b_offset,
+                              bool accumulate, float* c, int64_t ldc, uint32_t* stage);
 #if defined(__x86_64__) && defined(ACLNN_HAVE_X86_KERNELS)
 bool amx_permission_granted();  // amx_hardware.cpp
+void amx_pair_a_rows_hardware(int64_t m, int64_t n, int64_t pairs, const uint16_t* a_base, const int64_t* a_rows,
+                              const int64_t* a_columns, const uint32_t* b_data, int64_t b_pairs, int64_t b_offset,
+                              bool accumulate, float* c, int64_t ldc, uint32_t* stage);
 void amx_pair_rows_hardware(int64_t m, int64_t n, int64_t pairs, const uint32_t* a, const uint32_t* b_base,
                             const int64_t* b_rows, uint32_t* stage, float* c, int64_t ldc);
 #endif
@@ -73,6 +79,25 @@ void amx_pair_rows(AmxTiles tiles, int64_t m, int64_t n, int64_t pairs, const ui
 #endif
   (void)tiles;
   amx_pair_rows_emulated(m, n, pairs, a, b_base, b_rows, stage, c, ldc);
+}
+
+int64_t amx_a_stage_words(int64_t pairs) {
+  const int64_t chunks = (pairs + kAmxPairs - 1) / kAmxPairs;
+  return kAmxPairs * kAmxBlock + kAmxBlock * kAmxBlock + 2 * chunks * kAmxRows * kAmxPairs;
+}
+
+void amx_pair_a_rows(AmxTiles tiles, int64_t m, int64_t n, int64_t pairs, const uint16_t* a_base, const int64_t* a_rows,
+                     const int64_t* a_columns, const uint32_t* b_data, int64_t b_pairs, int64_t b_offset,
+                     bool accumulate, float* c, int64_t ldc, uint32_t* stage) {
+#if defined(__x86_64__) && defined(ACLNN_HAVE_X86_KERNELS)
+  if (tiles == AmxTiles::kHardware) {
+    return amx_pair_a_rows_hardware(m, n, pairs, a_base, a_rows, a_columns, b_data, b_pairs, b_offset, accumulate, c,
+                                    ldc, stage);
+  }
+#endif
+  (void)tiles;
+  amx_pair_a_rows_emulated(m, n, pairs, a_base, a_rows, a_columns, b_data, b_pairs, b_offset, accumulate, c, ldc,
+                           stage);
 }
 
 }  // namespace aclnn_cpu

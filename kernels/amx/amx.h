@@ -59,4 +59,15 @@ int64_t amx_stage_words(int64_t pairs);
 void amx_pair_rows(AmxTiles tiles, int64_t m, int64_t n, int64_t pairs, const uint32_t* a, const uint32_t* b_base,
                    const int64_t* b_rows, uint32_t* stage, float* c, int64_t ldc);
 
+// C (m x n) (+ C's values, `accumulate`) = A (m x 2 pairs) * B (2 pairs x n) in the order above, A's pair q
+// of row i the two BF16 entries at a_base[a_rows[i] + a_columns[q]] and + 1 (read in place, staged by
+// blocks of 32 rows), B packed in slivers of 32 columns (bf16_dot.h's PackedPairsRight: pair q of
+// column j at b_data[(j / 32) * 32 * b_pairs + q * 32 + j % 32], zero past the last column), pairs
+// [b_offset, b_offset + pairs) of it. C is exactly m x n (a partial block is computed aside); `stage`
+// holds amx_a_stage_words(pairs) words.
+int64_t amx_a_stage_words(int64_t pairs);
+void amx_pair_a_rows(AmxTiles tiles, int64_t m, int64_t n, int64_t pairs, const uint16_t* a_base, const int64_t* a_rows,
+                     const int64_t* a_columns, const uint32_t* b_data, int64_t b_pairs, int64_t b_offset,
+                     bool accumulate, float* c, int64_t ldc, uint32_t* stage);
+
 }  // namespace aclnn_cpu

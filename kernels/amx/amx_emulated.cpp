@@ -29,6 +29,10 @@ struct EmulatedAmxTiles {
   uint32_t tile[8][kAmxRows][kAmxPairs] = {};  // 16 rows of 64 bytes each
 
   void zero_c() { std::memset(tile, 0, 4 * sizeof tile[0]); }
+  void load_c(const float* c, int64_t ldc_bytes) {
+    for (int t = 0; t < 4; ++t)
+      load(t, reinterpret_cast<const char*>(c) + (t / 2) * kAmxRows * ldc_bytes + (t % 2) * 64, ldc_bytes);
+  }
   void load(int t, const void* p, int64_t stride) {
     for (int64_t r = 0; r < kAmxRows; ++r) std::memcpy(tile[t][r], static_cast<const char*>(p) + r * stride, 64);
   }
@@ -60,6 +64,13 @@ struct EmulatedAmxTiles {
 };
 
 }  // namespace
+
+void amx_pair_a_rows_emulated(int64_t m, int64_t n, int64_t pairs, const uint16_t* a_base, const int64_t* a_rows,
+                              const int64_t* a_columns, const uint32_t* b_data, int64_t b_pairs, int64_t b_offset,
+                              bool accumulate, float* c, int64_t ldc, uint32_t* stage) {
+  amx_pair_a_rows_on<EmulatedAmxTiles>(m, n, pairs, a_base, a_rows, a_columns, b_data, b_pairs, b_offset, accumulate, c,
+                                       ldc, stage);
+}
 
 void amx_pair_rows_emulated(int64_t m, int64_t n, int64_t pairs, const uint32_t* a, const uint32_t* b_base,
                             const int64_t* b_rows, uint32_t* stage, float* c, int64_t ldc) {

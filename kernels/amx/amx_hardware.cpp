@@ -38,6 +38,13 @@ struct HardwareAmxTiles {
     _tile_zero(2);
     _tile_zero(3);
   }
+  void load_c(const float* c, int64_t ldc_bytes) {
+    const char* block = reinterpret_cast<const char*>(c);
+    _tile_loadd(0, block, ldc_bytes);
+    _tile_loadd(1, block + 64, ldc_bytes);
+    _tile_loadd(2, block + kAmxRows * ldc_bytes, ldc_bytes);
+    _tile_loadd(3, block + kAmxRows * ldc_bytes + 64, ldc_bytes);
+  }
   void load_ab(const void* a0, const void* a1, int64_t a_stride, const void* b0, const void* b1, int64_t b_stride) {
     _tile_loadd(4, a0, a_stride);
     _tile_loadd(5, a1, a_stride);
@@ -70,6 +77,13 @@ bool amx_permission_granted() {
     return syscall(SYS_arch_prctl, kRequestPermission, kTileData) == 0;
   }();
   return granted;
+}
+
+void amx_pair_a_rows_hardware(int64_t m, int64_t n, int64_t pairs, const uint16_t* a_base, const int64_t* a_rows,
+                              const int64_t* a_columns, const uint32_t* b_data, int64_t b_pairs, int64_t b_offset,
+                              bool accumulate, float* c, int64_t ldc, uint32_t* stage) {
+  amx_pair_a_rows_on<HardwareAmxTiles>(m, n, pairs, a_base, a_rows, a_columns, b_data, b_pairs, b_offset, accumulate, c,
+                                       ldc, stage);
 }
 
 void amx_pair_rows_hardware(int64_t m, int64_t n, int64_t pairs, const uint32_t* a, const uint32_t* b_base,

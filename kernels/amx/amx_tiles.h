@@ -3,6 +3,7 @@
 // 0-15, 16-31: 16 pairs each) and two of B in 6-7 (16 pair rows x columns 0-15, 16-31):
 //   Tiles() / ~Tiles()    configure the 8 tiles (16 rows x 64 bytes) / release them
 //   void zero_c();        C = 0
+//   void load_c(const float* c, int64_t ldc_bytes);   C = the block at c, rows ldc_bytes apart
 //   void load_ab(const void* a0, const void* a1, int64_t a_stride, const void* b0, const void* b1,
 //                int64_t b_stride);    16 rows of 64 bytes each, `stride` bytes apart
 //   void dot();           C += A * B, four TDPBF16PS (amx.h's order)
@@ -46,6 +47,66 @@ void amx_pair_rows_on(int64_t m, int64_t n, int64_t pairs, const uint32_t* a, co
         tiles.dot();
       }
       tiles.store_c(c + i0 * ldc + j0, ldc_bytes);
+    }
+  }
+}
+
+// amx_pair_a_rows' loops: per block of 32 rows, A's pairs staged once (every chunk, zero past m and
+// past `pairs`), then per block of 32 columns C's block loaded (or zeroed) and every chunk's product
+// added, B's tiles read from its packed slivers in place (a last partial chunk staged with zeros past
+// `pairs`: the packed operand goes on with other columns' or samples' pairs there).
+template <typename Tiles>
+void amx_pair_a_rows_on(int64_t m, int64_t n, int64_t pairs, const uint16_t* a_base, const int64_t* a_rows,
+                        const int64_t* a_columns, const uint32_t* b_data, int64_t b_pairs, int64_t b_offset,
+                        bool accumulate, float* c, int64_t ldc, uint32_t* stage) {
+  constexpr int64_t kTile = kAmxRows * kAmxPairs;
+  constexpr int64_t kARow = kAmxPairs * sizeof(uint32_t), kBRow = kAmxBlock * sizeof(uint32_t);
+  const int64_t chunks = (pairs + kAmxPairs - 1) / kAmxPairs;
+  uint32_t* b_last = stage;                                                   // a partial chunk of B: 16 x 32 words
+  float* edge = reinterpret_cast<float*>(stage + kAmxPairs * kAmxBlock);      // a partial block of C: 32 x 32
+  uint32_t* a_stage = stage + kAmxPairs * kAmxBlock + kAmxBlock * kAmxBlock;  // 2 x chunks tiles of A
+  Tiles tiles;
+  for (int64_t i0 = 0; i0 < m; i0 += kAmxBlock) {
+    // a_stage: chunk t's tile of rows i0 .. i0 + 15 at t * 256, of rows i0 + 16 .. i0 + 31 at (chunks + t) * 256
+    for (int64_t r = 0; r < kAmxBlock; ++r) {
+      uint32_t* tile_row = a_stage + (r / kAmxRows * chunks) * kTile + r % kAmxRows * kAmxPairs;
+      for (int64_t q = 0; q < chunks * kAmxPairs; ++q) {
+        uint32_t pair = 0;
+        if (i0 + r < m && q < pairs) std::memcpy(&pair, a_base + a_rows[i0 + r] + a_columns[q], sizeof pair);
+        tile_row[q / kAmxPairs * kTile + q % kAmxPairs] = pair;
+      }
+    }
+    for (int64_t j0 = 0; j0 < n; j0 += kAmxBlock) {
+      const int64_t rows = m - i0 < kAmxBlock ? m - i0 : kAmxBlock, columns = n - j0 < kAmxBlock ? n - j0 : kAmxBlock;
+      const bool whole = rows == kAmxBlock && columns == kAmxBlock;
+      float* block = whole ? c + i0 * ldc + j0 : edge;
+      const int64_t ld = whole ? ldc : kAmxBlock, ld_bytes = ld * static_cast<int64_t>(sizeof(float));
+      if (!whole) {  // C's valid part (or zeros), zeros around it
+        std::memset(edge, 0, kAmxBlock * kAmxBlock * sizeof(float));
+        for (int64_t i = 0; i < rows && accumulate; ++i)
+          std::memcpy(edge + i * kAmxBlock, c + (i0 + i) * ldc + j0, columns * sizeof(float));
+      }
+      if (accumulate || !whole) {
+        tiles.load_c(block, ld_bytes);
+      } else {
+        tiles.zero_c();
+      }
+      const uint32_t* sliver = b_data + j0 / kAmxBlock * kAmxBlock * b_pairs + b_offset * kAmxBlock;
+      // C[i0:i0+32, j0:j0+32] (+)= A[i0:i0+32, :] (32 x 2 pairs) * B[:, j0:j0+32] (2 pairs x 32)
+      for (int64_t t = 0; t < chunks; ++t) {
+        const uint32_t* b = sliver + t * kAmxPairs * kAmxBlock;
+        if (pairs - t * kAmxPairs < kAmxPairs) {
+          const int64_t valid = pairs - t * kAmxPairs;
+          std::memcpy(b_last, b, valid * kBRow);
+          std::memset(b_last + valid * kAmxBlock, 0, (kAmxPairs - valid) * kBRow);
+          b = b_last;
+        }
+        tiles.load_ab(a_stage + t * kTile, a_stage + (chunks + t) * kTile, kARow, b, b + kAmxBlock / 2, kBRow);
+        tiles.dot();
+      }
+      tiles.store_c(block, ld_bytes);
+      for (int64_t i = 0; i < rows && !whole; ++i)
+        std::memcpy(c + (i0 + i) * ldc + j0, edge + i * kAmxBlock, columns * sizeof(float));
     }
   }
 }

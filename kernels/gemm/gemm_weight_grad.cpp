@@ -63,7 +63,8 @@ class GemmBackwardWeight final : public ConvStep {
     }
     const WeightVariant v = choose_weight_variant(p, split, windows_, bands_, window_floats_, x_staged_);
     x_staged_ = v.x_staged, tile_ = v.tile, blocking_ = v.blocking, batch_ = v.batch;
-    dot_ = v.dot, transposed_ = v.transposed, depth_major_ = v.depth_major, bf16_in_place_ = v.bf16_in_place;
+    dot_ = v.dot, amx_ = v.amx, transposed_ = v.transposed, depth_major_ = v.depth_major;
+    bf16_in_place_ = v.bf16_in_place;
     rounds_blocks_ = v.rounds_blocks, narrows_sums_ = v.narrows_sums;
     const bool pack_once = v.pack_once, dy_dense = v.dy_dense;
     // dY packed once: its slivers (of the split's blocking), as rows of dY, dY^T, or pairs of positions.
@@ -89,6 +90,10 @@ class GemmBackwardWeight final : public ConvStep {
       pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(pack_once), sizeof(float), threads_);
     }
     if (narrows_sums_) sums_ = b.book_scratch("gemm.row_block_sums", s_.cout * block_, sizeof(float), threads_);
+    if (amx_ != AmxTiles::kNone) {  // a product's depth: a band's positions, or a tile's, in pairs
+      const int64_t pairs = ceil_div(windows_ ? bands_.columns() : tile_, 2);
+      amx_stage_ = b.book_scratch("gemm.amx_stage", amx_a_stage_words(pairs), sizeof(uint32_t), threads_);
+    }
     output_ = DenseFloatOutput(dw_, b, "gradWeight.f32", (rounds_blocks_ && transposed_) || narrows_sums_);
     b.need_float_inputs(!x_staged_ && !windows_ && !dot_, false, !pack_once || dy_dense);
   }
@@ -97,7 +102,10 @@ class GemmBackwardWeight final : public ConvStep {
 
   std::string detail() const override {
     return isa_detail(blocking_) + (windows_ ? ":windows" : "") + (transposed_ ? ":transposed" : "") +
-           (bf16_in_place_ ? ":bf16_rows" : "") + (depth_major_ ? ":depth_major" : "") + (dot_ ? ":bf16_dot" : "") +
+           (bf16_in_place_ ? ":bf16_rows" : "") + (depth_major_ ? ":depth_major" : "") +
+           (amx_ != AmxTiles::kNone ? amx_detail(amx_)
+            : dot_                  ? ":bf16_dot"
+                                    : "") +
            (narrows_sums_ ? ":narrowed" : "") + (batch_ > 1 ? ":bands=" + std::to_string(batch_) : "") +
            ":chunks=" + std::to_string(chunks_) + ":rows=" + std::to_string(blocks_) + "x" + std::to_string(block_);
   }
@@ -260,7 +268,7 @@ class GemmBackwardWeight final : public ConvStep {
         const int64_t length = s_.n * s_.dst_plane;
         const PackedPairsRight dy_t{reinterpret_cast<const uint32_t*>(packed_dy) + grp * group_floats_, length / 2,
                                     (n * s_.dst_plane + o0) / 2};
-        bf16_dot_a_rows(blocking_, r1 - r0, s_.cout, count / 2, window16, lines, positions, dy_t, summed, sum, s_.cout);
+        pair_products(r1 - r0, count / 2, window16, lines, positions, dy_t, summed, sum, w);
         summed = true;
         continue;
       }
@@ -315,6 +323,19 @@ class GemmBackwardWeight final : public ConvStep {
     return (band.od * g_.dst_size[1] + band.h0) * g_.dst_size[2] + band.w0;
   }
 
+  // sum (rows x Cout_g) (+)= A (rows x 2 pairs: BF16 X read in place, row i's pair q at a_base + a_rows[i] +
+  // a_columns[q]) * dY^T (2 pairs x Cout_g, packed), in VDPBF16PS pairs or on AMX tiles.
+  void pair_products(int64_t rows, int64_t pairs, const uint16_t* a_base, const int64_t* a_rows,
+                     const int64_t* a_columns, const PackedPairsRight& dy_t, bool accumulate, float* sum,
+                     const Workspace& w) const {
+    if (amx_ != AmxTiles::kNone) {
+      amx_pair_a_rows(amx_, rows, s_.cout, pairs, a_base, a_rows, a_columns, dy_t.data, dy_t.pairs, dy_t.offset,
+                      accumulate, sum, s_.cout, w.at<uint32_t>(amx_stage_, thread_index()));
+      return;
+    }
+    bf16_dot_a_rows(blocking_, rows, s_.cout, pairs, a_base, a_rows, a_columns, dy_t, accumulate, sum, s_.cout);
+  }
+
   // The same for a 1x1 kernel: sum (rows r0..r1 x Cout_g) (+)= X[r0:r1, positions] * dY^T over the
   // chunk's range in pieces within one sample, X's rows (channels) read in place (staged or not).
   bool sum_source_transposed(const Workspace& w, const StepInputs& in, const float* packed_dy, int64_t grp, int64_t r0,
@@ -334,8 +355,8 @@ class GemmBackwardWeight final : public ConvStep {
         for (int64_t r = r0; r < r1; ++r) lines[r - r0] = src_.element(n, grp * s_.cin + r, 0, 0, 0) + o0;
         const PackedPairsRight dy_t{reinterpret_cast<const uint32_t*>(packed_dy) + grp * group_floats_, length / 2,
                                     (n * s_.dst_plane + o0) / 2};
-        bf16_dot_a_rows(blocking_, r1 - r0, s_.cout, (o1 - o0) / 2, static_cast<const uint16_t*>(src_.data), lines,
-                        positions, dy_t, summed, sum, s_.cout);
+        pair_products(r1 - r0, (o1 - o0) / 2, static_cast<const uint16_t*>(src_.data), lines, positions, dy_t, summed,
+                      sum, w);
         summed = true;
         at = n * s_.dst_plane + o1;
         continue;
@@ -519,13 +540,15 @@ class GemmBackwardWeight final : public ConvStep {
   MathMode math_;
   bool x_staged_;  // each piece stages the X it reads (no dense float copy of X)
   DenseFloatOutput output_;
-  bool rounds_blocks_ = false;  // a dense 16-bit dW rounded as its partials are added (round_into_weights)
-  bool narrows_sums_ = false;   // ... or by the micro-kernel, from one chunk's products (not transposed)
-  bool windows_ = false;        // X read from padded windows per band (plan_padded_windows)
-  bool transposed_ = false;     // products transposed: windows read in place, dY^T packed once
-  bool dot_ = false;            // ... in bf16 pair products (a BF16 window, dY^T packed in pairs)
-  bool depth_major_ = false;    // ... float, their rows (dW^T's) in depth-major order (depth_major_row)
-  bool bf16_in_place_ = false;  // ... from a BF16 1x1 source read in place (sgemm_a_rows_bf16)
+  bool rounds_blocks_ = false;              // a dense 16-bit dW rounded as its partials are added (round_into_weights)
+  bool narrows_sums_ = false;               // ... or by the micro-kernel, from one chunk's products (not transposed)
+  bool windows_ = false;                    // X read from padded windows per band (plan_padded_windows)
+  bool transposed_ = false;                 // products transposed: windows read in place, dY^T packed once
+  bool dot_ = false;                        // ... in bf16 pair products (a BF16 window, dY^T packed in pairs)
+  AmxTiles amx_ = AmxTiles::kNone;          // ... on AMX tiles (amx.h)
+  WorkspaceLedger::Handle amx_stage_ = -1;  // per thread: amx_pair_a_rows' staging
+  bool depth_major_ = false;                // ... float, their rows (dW^T's) in depth-major order (depth_major_row)
+  bool bf16_in_place_ = false;              // ... from a BF16 1x1 source read in place (sgemm_a_rows_bf16)
   BandTiling bands_;
   int64_t chunks_ = 1, block_ = 1, blocks_ = 1, tile_ = 1, group_floats_ = 0;
   int64_t window_floats_ = 0;  // windows_: floats of one band's window

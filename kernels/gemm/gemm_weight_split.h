@@ -109,18 +109,19 @@ inline Support window_bands(const ConvGeometry& g, const WeightSplit& split, Ban
 // bands), so it is chosen from the geometry and constants alone. `windows`: X read from
 // padded windows per band (`bands`, `window_floats` per band); `x_staged`: else X staged per piece.
 struct WeightVariant {
-  GemmBlocking blocking;       // the split's, or re-planned for batched bands
-  int64_t tile = 1;            // positions per tile (even for pair products of a 1x1 source)
-  int64_t batch = 1;           // [:bands=] consecutive bands per product
-  bool x_staged = false;       // X staged per piece
-  bool dy_dense = false;       // dY read as a dense float array
-  bool pack_once = false;      // dY packed once for all tasks
-  bool dot = false;            // [:bf16_dot] BF16 pair products
-  bool transposed = false;     // [:transposed] dW^T = cols dY^T, cols read in place
-  bool depth_major = false;    // [:depth_major] transposed rows in depth-major order
-  bool bf16_in_place = false;  // [:bf16_rows] a BF16 1x1 X read in place, widened as broadcast
-  bool rounds_blocks = false;  // a dense 16-bit dW rounded as its partials are added
-  bool narrows_sums = false;   // [:narrowed] ... or by the micro-kernel from one chunk's products
+  GemmBlocking blocking;           // the split's, or re-planned for batched bands
+  int64_t tile = 1;                // positions per tile (even for pair products of a 1x1 source)
+  int64_t batch = 1;               // [:bands=] consecutive bands per product
+  bool x_staged = false;           // X staged per piece
+  bool dy_dense = false;           // dY read as a dense float array
+  bool pack_once = false;          // dY packed once for all tasks
+  bool dot = false;                // [:bf16_dot] BF16 pair products
+  AmxTiles amx = AmxTiles::kNone;  // [:amx] ... on AMX tiles (kernels/amx/amx.h)
+  bool transposed = false;         // [:transposed] dW^T = cols dY^T, cols read in place
+  bool depth_major = false;        // [:depth_major] transposed rows in depth-major order
+  bool bf16_in_place = false;      // [:bf16_rows] a BF16 1x1 X read in place, widened as broadcast
+  bool rounds_blocks = false;      // a dense 16-bit dW rounded as its partials are added
+  bool narrows_sums = false;       // [:narrowed] ... or by the micro-kernel from one chunk's products
 };
 
 inline WeightVariant choose_weight_variant(const ConvProblem& p, const WeightSplit& split, bool windows,
@@ -155,8 +156,10 @@ inline WeightVariant choose_weight_variant(const ConvProblem& p, const WeightSpl
   // A 1x1 kernel's X is read in place from the user's tensor (planes contiguous, of even size; tiles
   // of an even count).
   const bool pointwise_pairs = columns_are_source(g) && planes_contiguous(p.src) && s.dst_plane % 2 == 0;
+  const AmxTiles amx = amx_pair_products(p.src, p.dst, p.math);
   v.dot = (windows ? bands.even_widths() : pointwise_pairs) && pair_columns_fill &&
-          bf16_pair_products(p.src, p.dst, p.math);
+          (amx != AmxTiles::kNone || bf16_pair_products(p.src, p.dst, p.math));
+  v.amx = v.dot ? amx : AmxTiles::kNone;
   if (v.dot && !windows) {
     v.x_staged = false;
     v.tile = std::max<int64_t>(2, v.tile / 2 * 2);
