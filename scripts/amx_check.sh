@@ -18,11 +18,15 @@ if grep -q "SKIPPED" "$out/tiles.txt"; then
   exit 1
 fi
 run() {
-  SUITE_HASHES_PRINT=1 ACLNN_CONVBWD_VERBOSE=1 "$@" "$build/tests/test_suite_hashes" >"$out/run.txt" 2>&1
+  if ! SUITE_HASHES_PRINT=1 ACLNN_CONVBWD_VERBOSE=1 "$@" "$build/tests/test_suite_hashes" >"$out/run.txt" 2>&1; then
+    tail -40 "$out/run.txt" >&2
+    echo "amx_check: test_suite_hashes failed ($*)" >&2
+    exit 1
+  fi
   grep ' bf16 ' "$out/run.txt" | grep -v '^aclnn' || true
 }
 run env ACLNN_CONVBWD_ISA=amx >"$out/hardware.txt"
-taken=$(grep -c ':amx[,:]' "$out/run.txt" || true)
+taken=$(grep -cE ':amx([^_a-z]|$)' "$out/run.txt" || true)
 run env ACLNN_CONVBWD_ISA=avx512 ACLNN_CONVBWD_AMX=emulate >"$out/emulated.txt"
 if [ "$taken" -eq 0 ] || [ ! -s "$out/hardware.txt" ]; then
   echo "amx_check: no execution took the CPU's tiles"

@@ -4,12 +4,15 @@
 // in every test on every machine and the hardware is checked against the emulation bit for bit
 // (scripts/amx_check.sh).
 //
-// The order of an entry's sum (TDPBF16PS, as measured on Sapphire Rapids): the depth is cut into
-// chunks of 16 pairs (32 BF16 products) from its first pair on, a last chunk padded with zero pairs;
-// per chunk, the even products (the low halves of the pairs) are one chain of fused multiply-adds
-// from zero in order, the odd products another, then even + odd, then the entry + that. BF16
-// inputs that are denormal count as zero, and every denormal result (each multiply-add and add) is
-// flushed to zero. BF16 products are exact in float, so every step is one float rounding.
+// The order of an entry's sum (TDPBF16PS as a Sapphire Rapids host was measured to compute it against
+// software emulations, not its published pseudocode's plain sum; to be confirmed on each AMX host by
+// scripts/amx_check.sh, which none has run yet): the depth is cut into chunks of 16 pairs (32 BF16
+// products) from its first pair on, a last chunk padded with zero pairs; per chunk, the even
+// products (the low halves of the pairs) are one chain of fused multiply-adds from zero in order,
+// the odd products another, then even + odd, then the entry + that. BF16 inputs that are denormal
+// count as zero, and every result (each multiply-add and add) that is tiny is flushed to zero of its
+// sign, tiny as x86's FTZ finds it (below FLT_MIN after rounding to 24 bits with an unbounded
+// exponent). Each step rounds once: a product is never rounded apart from its addition.
 //
 // Operands are 32-bit words holding a pair of BF16 values, the even one in the low half (bf16_dot.h).
 #pragma once

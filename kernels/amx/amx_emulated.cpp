@@ -1,5 +1,6 @@
 // The tile operations in portable C++, exactly as TDPBF16PS computes (amx.h): the reference the
 // hardware is checked against, and the path every test runs on machines without AMX.
+#include <cfloat>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -22,8 +23,27 @@ uint32_t bits_of(float f) {
 }
 // A BF16 value (the high 16 bits of `bits`, the low ones zero), a denormal one as zero of its sign.
 float bf16_input(uint32_t bits) { return float_of((bits & 0x7F800000u) == 0 ? bits & 0x80000000u : bits); }
-// A result, a denormal one flushed to zero of its sign.
-float flushed(float x) { return std::fpclassify(x) == FP_SUBNORMAL ? std::copysign(0.0f, x) : x; }
+
+// x * y + z and x + y rounded once to float, flushed to zero of its sign where tiny as x86's FTZ finds
+// it: below FLT_MIN after rounding to float's 24 bits with an unbounded exponent (a result that rounds
+// to FLT_MIN only in denormal precision is flushed too). Where the float result is at most FLT_MIN
+// (and not zero) the step is redone scaled by 2^32, where that rounding is the normal one; the operands
+// are then far below 2^96 (a larger one's multiples could not cancel to so small a sum), so nothing overflows.
+constexpr float kScale = 0x1p32f;
+float flushed_if_tiny(float result, float scaled) {
+  return std::fabs(scaled) < FLT_MIN * kScale ? std::copysign(0.0f, scaled) : result;
+}
+float fused(float x, float y, float z) {
+  const float r = std::fmaf(x, y, z);
+  if (r == 0.0f || std::fabs(r) > FLT_MIN) return r;
+  const bool x_smaller = std::fabs(x) <= std::fabs(y);
+  return flushed_if_tiny(r, std::fmaf(x_smaller ? x * kScale : x, x_smaller ? y : y * kScale, z * kScale));
+}
+float added(float x, float y) {
+  const float r = x + y;
+  if (r == 0.0f || std::fabs(r) > FLT_MIN) return r;
+  return flushed_if_tiny(r, x * kScale + y * kScale);
+}
 
 struct EmulatedAmxTiles {
   uint32_t tile[8][kAmxRows][kAmxPairs] = {};  // 16 rows of 64 bytes each
@@ -46,11 +66,10 @@ struct EmulatedAmxTiles {
         float even = 0.0f, odd = 0.0f;
         for (int64_t r = 0; r < kAmxPairs; ++r) {
           const uint32_t x = tile[a][i][r], y = tile[b][r][j];
-          even = flushed(std::fmaf(bf16_input(x << 16), bf16_input(y << 16), even));
-          odd = flushed(std::fmaf(bf16_input(x & 0xFFFF0000u), bf16_input(y & 0xFFFF0000u), odd));
+          even = fused(bf16_input(x << 16), bf16_input(y << 16), even);
+          odd = fused(bf16_input(x & 0xFFFF0000u), bf16_input(y & 0xFFFF0000u), odd);
         }
-        const float sum = flushed(even + odd);
-        tile[c][i][j] = bits_of(flushed(float_of(tile[c][i][j]) + sum));
+        tile[c][i][j] = bits_of(added(float_of(tile[c][i][j]), added(even, odd)));
       }
     }
   }

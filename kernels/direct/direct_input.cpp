@@ -406,9 +406,11 @@ class DirectInput final : public ConvStep {
 Support supports(const ConvProblem& p, const CpuFeatures& cpu) {
   const ConvGeometry& g = p.geometry;
   if (p.input_grad != InputGrad::kBackwardData) return refuse("transposed layer");
-  // (BF16 operands that the CPU multiplies in pairs take the GEMMs' bf16 dot products instead: twice the
-  // multiply-adds per instruction.)
+  // (BF16 operands that the CPU multiplies in pairs, or on AMX tiles, take the GEMMs' pair products
+  // instead: twice the multiply-adds per instruction, or a tile's.)
   if (cpu.bf16_pairs && bf16_pair_products(p.dst, p.wei, p.math)) return refuse("BF16 pairs go to the GEMMs");
+  if (amx_pair_products(p.dst, p.wei, p.math) != AmxTiles::kNone)
+    return refuse("BF16 pairs go to the GEMMs' AMX tiles");
   if (g.src_channels_per_group < kRowLanes || g.dst_channels_per_group < kRowLanes)
     return refuse("fewer than 16 channels per group");
   if (g.batch <= 0 || g.groups <= 0) return refuse("empty");

@@ -115,7 +115,8 @@ inline void pack_rows_converted(const View5& v, const UnitRows& unit, int64_t p0
 
 // Tap k's W_k (Cout x Cin) of FLOAT16/BF16 (Cout, Cin, 1, 1, K) weights as a PackedRight of slivers
 // `width` input channels wide (depth Cout), converted as it is packed: each input channel's Cout
-// entries read as one line (one run in ConvTbc's (K, Cin, Cout) weights).
+// entries read as one line (one run in ConvTbc's (K, Cin, Cout) weights; a forward product's view,
+// its first two axes swapped, reads them across instead).
 inline void pack_tap_converted(const View5& wei, int64_t k, int width, float* out) {
   View5 lines = wei;  // element (k, ci, 0, 0, co) = W[co, ci, k]
   std::swap(lines.shape[0], lines.shape[4]);
