@@ -63,11 +63,11 @@ Operands some_operands(int64_t m, int64_t n, int64_t pairs, unsigned seed) {
   return o;
 }
 
-// Entry (i, j) in amx.h's order: chunks of 16 pairs (zero pairs past the last), per chunk an even and
-// an odd chain from zero, even + odd, the entry + that; denormal inputs as zero, every denormal
-// result flushed.
-float ordered_entry(const Operands& o, int64_t i, int64_t j) {
-  float entry = 0.0f;
+// Entry (i, j) in amx.h's order, from `start` (C's value where the product accumulates): chunks of 16
+// pairs (zero pairs past the last), per chunk an even and an odd chain from zero, even + odd, the entry
+// + that; denormal inputs as zero, every tiny result flushed.
+float ordered_entry(const Operands& o, int64_t i, int64_t j, float start = 0.0f) {
+  float entry = start;
   for (int64_t q0 = 0; q0 < o.pairs; q0 += 16) {
     float even = 0.0f, odd = 0.0f;
     for (int64_t q = q0; q < q0 + 16; ++q) {
@@ -182,18 +182,7 @@ TEST(AmxTiles, InPlaceRowsFollowTheOrderBitForBit) {
       const std::vector<float> c = a_rows_product(AmxTiles::kEmulated, o, accumulate, &ldc);
       for (int64_t i = 0; i < o.m; ++i) {
         for (int64_t j = 0; j < o.n; ++j) {
-          // (accumulating: 0.5 + the chunks' sums in order, where ordered_entry starts from zero)
-          float want = accumulate ? 0.5f : 0.0f;
-          for (int64_t q0 = 0; q0 < o.pairs; q0 += 16) {
-            float even = 0.0f, odd = 0.0f;
-            for (int64_t q = q0; q < q0 + 16; ++q) {
-              const uint32_t x = q < o.pairs ? o.a[i * o.pairs + q] : 0u, y = q < o.pairs ? o.b[q * o.n + j] : 0u;
-              even = step_fma(daz(x & 0xFFFFu), daz(y & 0xFFFFu), even);
-              odd = step_fma(daz(x >> 16), daz(y >> 16), odd);
-            }
-            want = step_add(want, step_add(even, odd));
-          }
-          const float got = c[i * ldc + j];
+          const float want = ordered_entry(o, i, j, accumulate ? 0.5f : 0.0f), got = c[i * ldc + j];
           ASSERT_EQ(std::memcmp(&got, &want, sizeof got), 0)
               << o.m << "x" << o.n << "x" << o.pairs << (accumulate ? " accumulating" : "") << " entry " << i << ","
               << j << ": " << got << " vs " << want;
