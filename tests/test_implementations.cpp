@@ -1367,8 +1367,7 @@ TEST(Implementations, NonFiniteInputsGiveTheReferencesPattern) {
   }
 }
 
-// The workspace grows at most kThreadsWorkspaceGrowth times (or by kThreadsWorkspaceSlack) from one
-// thread to any count: steps whose
+// The workspace grows at most to workspace_budget() from one thread to any count: steps whose
 // per-thread scratch would take it further run on fewer threads (`:threads=` in the description),
 // with the same bits.
 TEST(Implementations, WorkspaceWithinItsBudgetAtAnyThreadCount) {
@@ -1378,8 +1377,7 @@ TEST(Implementations, WorkspaceWithinItsBudgetAtAnyThreadCount) {
       const Results one = run(name, c, kVariants[0], 13, 1, 0, kNoPoison, 7, true);
       for (int threads : {2, 7, 64}) {
         const Results many = run(name, c, kVariants[0], 13, threads, 0, kNoPoison, 7, true);
-        const double budget =
-            std::max(kThreadsWorkspaceGrowth * double(one.workspace), double(one.workspace) + kThreadsWorkspaceSlack);
+        const double budget = workspace_budget(double(one.workspace), threads);
         EXPECT_LE(double(many.workspace), budget + kWorkspaceAlign)
             << name << " " << c.name << " " << threads << ": " << many.described;
         if (threads != 64 || many.described.find(":threads=") == std::string::npos || capped >= 6) continue;

@@ -239,9 +239,8 @@ std::vector<uint64_t> ConvPlan::plan_steps(const ConvImpl* const chosen[3], bool
 // A step's scratch is about F + P * t bytes on t threads: its per-thread slices are sized by the
 // problem (the channels-last entries cut their rows into more tiles for more threads, smaller
 // slices). Planned on one thread and on all, each step gives its F and P; one that would take the
-// workspace past its budget (kThreadsWorkspaceGrowth times the one-thread size, or that and
-// kThreadsWorkspaceSlack) gets the threads this line says fit, then fewer while a plan on them
-// still does not fit (at least one). The shared area (the inputs' copies) does not depend on threads.
+// workspace past workspace_budget() gets the threads this line says fit, then fewer while a plan on
+// them still does not fit (at least one). The shared area (the inputs' copies) does not depend on threads.
 std::vector<int> ConvPlan::threads_within_budget(const ConvImpl* const chosen[3], bool joint) const {
   const int threads = problem_.max_threads;
   if (threads <= 1) return {};
@@ -261,7 +260,7 @@ std::vector<int> ConvPlan::threads_within_budget(const ConvImpl* const chosen[3]
   std::vector<int> out(one.bytes.size(), all.overflowed ? 1 : threads);
   if (one.overflowed || all.overflowed || out.empty()) return out;  // (refused by the caller, or one thread each)
   const double total_one = one.shared + double(*std::max_element(one.bytes.begin(), one.bytes.end()));
-  const double budget = std::max(kThreadsWorkspaceGrowth * total_one, total_one + kThreadsWorkspaceSlack) - one.shared;
+  const double budget = workspace_budget(total_one, threads) - one.shared;
   bool capped = false;
   for (size_t i = 0; i < out.size(); ++i) {
     if (double(all.bytes[i]) <= budget) continue;

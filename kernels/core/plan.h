@@ -8,6 +8,7 @@
 // scratch: the dense copies of inputs that the steps ask for, and each step's own regions.
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <string>
@@ -121,11 +122,17 @@ struct ConvImpl {
   bool bias_in_lanes = false;
 };
 
-// The most the workspace grows from one thread to any thread count (ConvPlan::build): this many
-// times its one-thread size, or by kThreadsWorkspaceSlack bytes where that is more (a small
-// problem's scratch is not worth a thread).
+// The most the workspace grows from one thread to t threads (ConvPlan::build): kThreadsWorkspaceGrowth
+// times its one-thread size, or by kThreadScratchBytes per thread past the first where that is more
+// (a bounded per-thread scratch, about a core's share of L2: a problem whose one-thread workspace is
+// small, a forward operator's tile buffers alone, still runs on every thread).
 constexpr double kThreadsWorkspaceGrowth = 1.5;
-constexpr double kThreadsWorkspaceSlack = 1 << 20;
+constexpr double kThreadScratchBytes = 1 << 20;
+
+// The workspace budget on `threads` threads of a plan whose one-thread workspace is `one_thread` bytes.
+inline double workspace_budget(double one_thread, int threads) {
+  return one_thread + std::max((kThreadsWorkspaceGrowth - 1) * one_thread, kThreadScratchBytes * (threads - 1));
+}
 
 // The ordered list for one gradient (kernels/core/implementations.cpp).
 const std::vector<const ConvImpl*>& implementations(Gradient gradient);
@@ -135,9 +142,8 @@ class ConvPlan {
   // Plans every requested gradient of `problem` with up to problem.max_threads threads. `only` is a
   // comma-separated list of entry or family names (ACLNN_CONVBWD_KERNELS): in each list the first
   // supporting entry named there wins, and a list without such an entry keeps its own order.
-  // The workspace stays within kThreadsWorkspaceGrowth times its size for one thread (or that size
-  // and kThreadsWorkspaceSlack): a step whose per-thread scratch would take it further runs on
-  // fewer threads (the same bits on any number).
+  // The workspace stays within workspace_budget(its size for one thread, threads): a step whose
+  // per-thread scratch would take it further runs on fewer threads (the same bits on any number).
   // Returns nullptr when the workspace would not fit in 64 bits (error reported for `api`).
   static std::unique_ptr<ConvPlan> build(const ConvProblem& problem, const std::string& only, const char* api);
 
