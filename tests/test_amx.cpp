@@ -80,18 +80,19 @@ float ordered_entry(const Operands& o, int64_t i, int64_t j, float start = 0.0f)
   return entry;
 }
 
-// C (round_up(m, 32) x round_up(n, 32), ldc) from amx_pair_rows with `tiles`, B's rows read in
-// place from a padded copy at shuffled offsets.
+// C (round_up(m, 32) x round_up(n, 32), ldc) from amx_pair_rows with `tiles`, B's rows read from a
+// padded copy: evenly spaced in even chunks (read in place), reversed in odd ones (staged).
 std::vector<float> tile_product(AmxTiles tiles, const Operands& o, int64_t* ldc) {
   const int64_t rows = (o.m + 31) / 32 * 32, columns = (o.n + 31) / 32 * 32, stride = columns + 7;
   std::vector<uint32_t> packed(amx_left_words(o.m, o.pairs));
   pack_amx_left(
       o.m, o.pairs, 0, rows, [&](int64_t i, int64_t q) { return o.a[i * o.pairs + q]; }, packed.data());
-  // B's pair row q at b_rows[q] in a buffer holding the rows in reverse order, `stride` words apart
+  // B's pair row q at b_rows[q], `stride` words apart
   std::vector<uint32_t> b_base(o.pairs * stride + columns, 0u);
   std::vector<int64_t> b_rows(o.pairs);
   for (int64_t q = 0; q < o.pairs; ++q) {
-    b_rows[q] = (o.pairs - 1 - q) * stride + 3;
+    const int64_t q0 = q / 16 * 16, reversed = q0 + 16 <= o.pairs && q / 16 % 2 == 1;
+    b_rows[q] = (reversed ? q0 + 15 - (q - q0) : q) * stride + 3;
     std::memcpy(b_base.data() + b_rows[q], o.b.data() + q * o.n, o.n * sizeof(uint32_t));
   }
   std::vector<uint32_t> stage(amx_stage_words(o.pairs));
@@ -145,18 +146,19 @@ TEST(AmxTiles, TinyAfterRoundingIsFlushed) {
 }
 
 // C (m x ldc, ldc = n + 3) from amx_pair_a_rows with `tiles`: A's pairs read in place (rows at shuffled
-// offsets, pairs two positions apart), B packed in slivers of 32 columns from an offset of 3 pairs
-// (NaN pairs where nothing may be read), C accumulated onto 0.5 or not (NaN before).
+// offsets, pairs two positions apart with a gap after every 20, as at a band's row ends), B packed in slivers of 32
+// columns from an offset of 3 pairs (NaN pairs where nothing may be read), C accumulated onto 0.5 or not (NaN before).
 std::vector<float> a_rows_product(AmxTiles tiles, const Operands& o, bool accumulate, int64_t* ldc) {
-  const int64_t row_length = 2 * o.pairs + 6;
+  const int64_t row_length = 2 * o.pairs + 4 * (o.pairs / 20) + 6;
   std::vector<uint16_t> a_base(o.m * row_length + 8);
   std::vector<int64_t> a_rows(o.m), a_columns(o.pairs);
-  for (int64_t q = 0; q < o.pairs; ++q) a_columns[q] = 2 * q;
+  for (int64_t q = 0; q < o.pairs; ++q) a_columns[q] = 2 * q + 4 * (q / 20);
   for (int64_t i = 0; i < o.m; ++i) {
     a_rows[i] = (o.m - 1 - i) * row_length + 1;
     for (int64_t q = 0; q < o.pairs; ++q) {
       const uint32_t pair = o.a[i * o.pairs + q];
-      a_base[a_rows[i] + 2 * q] = static_cast<uint16_t>(pair), a_base[a_rows[i] + 2 * q + 1] = uint16_t(pair >> 16);
+      uint16_t* at = &a_base[a_rows[i] + a_columns[q]];
+      at[0] = static_cast<uint16_t>(pair), at[1] = static_cast<uint16_t>(pair >> 16);
     }
   }
   const int64_t offset = 3, b_pairs = o.pairs + offset + 5, slivers = (o.n + 31) / 32;
@@ -174,7 +176,7 @@ std::vector<float> a_rows_product(AmxTiles tiles, const Operands& o, bool accumu
 }
 
 TEST(AmxTiles, InPlaceRowsFollowTheOrderBitForBit) {
-  const int64_t shapes[][3] = {{32, 32, 16}, {45, 40, 37}, {5, 70, 3}, {64, 33, 50}};
+  const int64_t shapes[][3] = {{32, 32, 16}, {45, 40, 37}, {5, 70, 3}, {64, 33, 50}, {40, 64, 130}};
   for (const auto& shape : shapes) {
     const Operands o = some_operands(shape[0], shape[1], shape[2], 11 + static_cast<unsigned>(shape[0]));
     for (const bool accumulate : {false, true}) {

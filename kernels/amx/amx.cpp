@@ -70,7 +70,10 @@ int64_t amx_left_words(int64_t m, int64_t pairs) {
   return words;
 }
 
-int64_t amx_stage_words(int64_t pairs) { return (pairs + kAmxPairs - 1) / kAmxPairs * kAmxPairs * kAmxBlock; }
+int64_t amx_stage_words(int64_t pairs) {
+  const int64_t chunks = (pairs + kAmxPairs - 1) / kAmxPairs;
+  return chunks * kAmxPairs * kAmxBlock + chunks;  // the staged rows, then each chunk's spacing
+}
 
 void amx_pair_rows(AmxTiles tiles, int64_t m, int64_t n, int64_t pairs, const uint32_t* a, const uint32_t* b_base,
                    const int64_t* b_rows, uint32_t* stage, float* c, int64_t ldc) {

@@ -52,13 +52,13 @@ void pack_amx_left(int64_t m, int64_t pairs, int64_t i0, int64_t i1, Pair pair, 
   }
 }
 
-// Words of the staging a product needs for one block of 32 columns of B (per thread).
+// Words of the staging amx_pair_rows needs (per thread).
 int64_t amx_stage_words(int64_t pairs);
 
 // C (m x n) = A (m x 2 pairs) * B (2 pairs x n) in the order above, A packed (pack_amx_left), B's
 // pair row q read in place, column j's pair at b_base[b_rows[q] + j], staged 32 columns at a time
-// into `stage`. Whole blocks: C holds round_up(m, 32) rows and round_up(n, 32) columns, and b_base
-// is readable that far.
+// into `stage` (amx_stage_words(pairs) words) unless a chunk's 16 rows are evenly spaced. Whole
+// blocks: C holds round_up(m, 32) rows and round_up(n, 32) columns, and b_base is readable that far.
 void amx_pair_rows(AmxTiles tiles, int64_t m, int64_t n, int64_t pairs, const uint32_t* a, const uint32_t* b_base,
                    const int64_t* b_rows, uint32_t* stage, float* c, int64_t ldc);
 

@@ -8,12 +8,14 @@
 //                int64_t b_stride);    16 rows of 64 bytes each, `stride` bytes apart
 //   void dot();           C += A * B, four TDPBF16PS (amx.h's order)
 //   void store_c(float* c, int64_t ldc_bytes);   the block at c, rows ldc_bytes apart
-// Per block of 32 columns, B's pair rows are staged once (a stride the tile loads can take) and every
-// block of 32 rows multiplies them, chunk by chunk in depth order.
+// Per block of 32 columns, B's pair rows are staged once (a stride the tile loads can take; a chunk
+// whose 16 rows are evenly spaced is read in place) and every block of 32 rows multiplies them, chunk
+// by chunk in depth order.
 #pragma once
 
 #include <cstdint>
 #include <cstring>
+#include <limits>
 
 #include "kernels/amx/amx.h"
 
@@ -25,15 +27,24 @@ void amx_pair_rows_on(int64_t m, int64_t n, int64_t pairs, const uint32_t* a, co
   constexpr int64_t kTile = kAmxRows * kAmxPairs;  // words of a tile
   constexpr int64_t kStageRow = kAmxBlock * sizeof(uint32_t), kARow = kAmxPairs * sizeof(uint32_t);
   const int64_t chunks = (pairs + kAmxPairs - 1) / kAmxPairs, ldc_bytes = ldc * static_cast<int64_t>(sizeof(float));
+  // spacing[t]: the words between chunk t's pair rows where all 16 are evenly spaced (the tile loads
+  // read them in place, as a 1x1 kernel's staged source lies), else 0 (staged per block of columns).
+  uint32_t* spacing = stage + chunks * kAmxPairs * kAmxBlock;
+  for (int64_t t = 0; t < chunks; ++t) {
+    const int64_t q0 = t * kAmxPairs, step = q0 + 1 < pairs ? b_rows[q0 + 1] - b_rows[q0] : 0;
+    bool even = q0 + kAmxPairs <= pairs && step > 0 && step <= std::numeric_limits<int32_t>::max() / 4;
+    for (int64_t k = 2; k < kAmxPairs && even; ++k) even = b_rows[q0 + k] == b_rows[q0] + k * step;
+    spacing[t] = even ? static_cast<uint32_t>(step) : 0u;
+  }
   Tiles tiles;
   for (int64_t j0 = 0; j0 < n; j0 += kAmxBlock) {
     // stage[q * 32 + j] = B's pair row q, column j0 + j (zero rows past `pairs`: the last chunk's padding)
     for (int64_t q = 0; q < chunks * kAmxPairs; ++q) {
       uint32_t* row = stage + q * kAmxBlock;
-      if (q < pairs) {
-        std::memcpy(row, b_base + b_rows[q] + j0, kStageRow);
-      } else {
+      if (q >= pairs) {
         std::memset(row, 0, kStageRow);
+      } else if (spacing[q / kAmxPairs] == 0) {
+        std::memcpy(row, b_base + b_rows[q] + j0, kStageRow);
       }
     }
     for (int64_t i0 = 0; i0 < m; i0 += kAmxBlock) {
@@ -42,8 +53,10 @@ void amx_pair_rows_on(int64_t m, int64_t n, int64_t pairs, const uint32_t* a, co
       const uint32_t* a1 = a0 + chunks * kTile;
       // C[i0:i0+32, j0:j0+32] (32 x 32) = A[i0:i0+32, :] (32 x 2 pairs) * B[:, j0:j0+32] (2 pairs x 32)
       for (int64_t t = 0; t < chunks; ++t) {
-        const uint32_t* b = stage + t * kAmxPairs * kAmxBlock;
-        tiles.load_ab(a0 + t * kTile, a1 + t * kTile, kARow, b, b + kAmxBlock / 2, kStageRow);
+        const bool in_place = spacing[t] != 0;
+        const uint32_t* b = in_place ? b_base + b_rows[t * kAmxPairs] + j0 : stage + t * kAmxPairs * kAmxBlock;
+        const int64_t b_stride = in_place ? int64_t{spacing[t]} * int64_t{sizeof(uint32_t)} : kStageRow;
+        tiles.load_ab(a0 + t * kTile, a1 + t * kTile, kARow, b, b + kAmxBlock / 2, b_stride);
         tiles.dot();
       }
       tiles.store_c(c + i0 * ldc + j0, ldc_bytes);
@@ -67,13 +80,25 @@ void amx_pair_a_rows_on(int64_t m, int64_t n, int64_t pairs, const uint16_t* a_b
   uint32_t* a_stage = stage + kAmxPairs * kAmxBlock + kAmxBlock * kAmxBlock;  // 2 x chunks tiles of A
   Tiles tiles;
   for (int64_t i0 = 0; i0 < m; i0 += kAmxBlock) {
-    // a_stage: chunk t's tile of rows i0 .. i0 + 15 at t * 256, of rows i0 + 16 .. i0 + 31 at (chunks + t) * 256
-    for (int64_t r = 0; r < kAmxBlock; ++r) {
-      uint32_t* tile_row = a_stage + (r / kAmxRows * chunks) * kTile + r % kAmxRows * kAmxPairs;
-      for (int64_t q = 0; q < chunks * kAmxPairs; ++q) {
-        uint32_t pair = 0;
-        if (i0 + r < m && q < pairs) std::memcpy(&pair, a_base + a_rows[i0 + r] + a_columns[q], sizeof pair);
-        tile_row[q / kAmxPairs * kTile + q % kAmxPairs] = pair;
+    // a_stage: chunk t's tile of rows i0 .. i0 + 15 at t * 256, of rows i0 + 16 .. i0 + 31 at (chunks + t) * 256.
+    // A whole chunk whose pairs follow one another in memory is one 64-byte copy per row.
+    for (int64_t t = 0; t < chunks; ++t) {
+      const int64_t q0 = t * kAmxPairs;
+      bool follow = q0 + kAmxPairs <= pairs;
+      for (int64_t k = 1; k < kAmxPairs && follow; ++k) follow = a_columns[q0 + k] == a_columns[q0] + 2 * k;
+      for (int64_t r = 0; r < kAmxBlock; ++r) {
+        uint32_t* tile_row = a_stage + (r / kAmxRows * chunks + t) * kTile + r % kAmxRows * kAmxPairs;
+        if (i0 + r >= m) {
+          std::memset(tile_row, 0, kARow);
+        } else if (follow) {
+          std::memcpy(tile_row, a_base + a_rows[i0 + r] + a_columns[q0], kARow);
+        } else {
+          for (int64_t k = 0; k < kAmxPairs; ++k) {
+            uint32_t pair = 0;
+            if (q0 + k < pairs) std::memcpy(&pair, a_base + a_rows[i0 + r] + a_columns[q0 + k], sizeof pair);
+            tile_row[k] = pair;
+          }
+        }
       }
     }
     for (int64_t j0 = 0; j0 < n; j0 += kAmxBlock) {
