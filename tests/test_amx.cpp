@@ -197,21 +197,33 @@ TEST(AmxTiles, InPlaceRowsFollowTheOrderBitForBit) {
   }
 }
 
-// The default is no tiles; ACLNN_CONVBWD_AMX=emulate asks for the emulation anywhere.
-TEST(AmxTiles, OptIn) {
+// The CPU's tiles by default where it has them (and the OS grants them); none where a vector set is
+// named, ACLNN_CONVBWD_BF16_DOT=0 or ACLNN_CONVBWD_AMX=0; ACLNN_CONVBWD_AMX=emulate asks for the
+// emulation anywhere.
+TEST(AmxTiles, DefaultWhereTheCpuHasThem) {
   unsetenv("ACLNN_CONVBWD_AMX");
   unsetenv("ACLNN_CONVBWD_ISA");
+  const AmxTiles by_default = amx_tiles();
+  EXPECT_NE(by_default, AmxTiles::kEmulated);
+  if (!cpu_has_amx_bf16()) {
+    EXPECT_EQ(by_default, AmxTiles::kNone);
+  }
+  setenv("ACLNN_CONVBWD_ISA", "amx", 1);
+  EXPECT_EQ(amx_tiles(), by_default);
+  for (const char* isa : {"avx512", "avx2", "generic"}) {
+    setenv("ACLNN_CONVBWD_ISA", isa, 1);
+    EXPECT_EQ(amx_tiles(), AmxTiles::kNone) << isa;
+  }
+  unsetenv("ACLNN_CONVBWD_ISA");
+  setenv("ACLNN_CONVBWD_BF16_DOT", "0", 1);
+  EXPECT_EQ(amx_tiles(), AmxTiles::kNone);
+  unsetenv("ACLNN_CONVBWD_BF16_DOT");
+  setenv("ACLNN_CONVBWD_AMX", "0", 1);
   EXPECT_EQ(amx_tiles(), AmxTiles::kNone);
   setenv("ACLNN_CONVBWD_AMX", "emulate", 1);
   EXPECT_EQ(amx_tiles(), AmxTiles::kEmulated);
   EXPECT_STREQ(amx_detail(amx_tiles()), ":amx_emulated");
   unsetenv("ACLNN_CONVBWD_AMX");
-  setenv("ACLNN_CONVBWD_ISA", "amx", 1);  // (the OS may still refuse the tiles where the CPU has them)
-  if (!cpu_has_amx_bf16()) {
-    EXPECT_EQ(amx_tiles(), AmxTiles::kNone);
-  }
-  EXPECT_NE(amx_tiles(), AmxTiles::kEmulated);
-  unsetenv("ACLNN_CONVBWD_ISA");
 }
 
 // Where the CPU has tiles: the hardware gives the emulation's bits.

@@ -47,14 +47,20 @@ bool cpu_has_amx_bf16() {
 AmxTiles amx_tiles() {
   const char* amx = std::getenv("ACLNN_CONVBWD_AMX");
   if (amx != nullptr && std::strcmp(amx, "emulate") == 0) return AmxTiles::kEmulated;
+  if (amx != nullptr && std::strcmp(amx, "0") == 0) return AmxTiles::kNone;
+  const char* pairs = std::getenv("ACLNN_CONVBWD_BF16_DOT");
+  if (pairs != nullptr && std::strcmp(pairs, "0") == 0) return AmxTiles::kNone;  // BF16 on the float kernels
   const char* isa = std::getenv("ACLNN_CONVBWD_ISA");
-  if (isa == nullptr || std::strcmp(isa, "amx") != 0) return AmxTiles::kNone;
+  const bool asked = isa != nullptr && std::strcmp(isa, "amx") == 0;
+  if (isa != nullptr && *isa != '\0' && !asked) return AmxTiles::kNone;  // a vector set named: its kernels alone
 #if defined(__x86_64__) && defined(ACLNN_HAVE_X86_KERNELS)
   if (cpu_has_amx_bf16() && amx_permission_granted()) return AmxTiles::kHardware;
 #endif
-  log_message(LogLevel::kWarning,
-              "ACLNN_CONVBWD_ISA=amx: this CPU or its operating system gives no AMX-BF16 tiles; BF16 products stay "
-              "on the vector kernels");
+  if (asked) {
+    log_message(LogLevel::kWarning,
+                "ACLNN_CONVBWD_ISA=amx: this CPU or its operating system gives no AMX-BF16 tiles; BF16 products stay "
+                "on the vector kernels");
+  }
   return AmxTiles::kNone;
 }
 

@@ -5,14 +5,13 @@
 // (scripts/amx_check.sh).
 //
 // The order of an entry's sum (TDPBF16PS as a Sapphire Rapids host was measured to compute it against
-// software emulations, not its published pseudocode's plain sum; to be confirmed on each AMX host by
-// scripts/amx_check.sh, which none has run yet): the depth is cut into chunks of 16 pairs (32 BF16
-// products) from its first pair on, a last chunk padded with zero pairs; per chunk, the even
-// products (the low halves of the pairs) are one chain of fused multiply-adds from zero in order,
-// the odd products another, then even + odd, then the entry + that. BF16 inputs that are denormal
-// count as zero, and every result (each multiply-add and add) that is tiny is flushed to zero of its
-// sign, tiny as x86's FTZ finds it (below FLT_MIN after rounding to 24 bits with an unbounded
-// exponent). Each step rounds once: a product is never rounded apart from its addition.
+// software emulations, not its published pseudocode's plain sum; confirmed by scripts/amx_check.sh
+// on a 16-core Xeon with AMX-BF16, and to be confirmed by it on each new AMX host): the depth is cut into chunks of 16
+// pairs (32 BF16 products) from its first pair on, a last chunk padded with zero pairs; per chunk, the even products
+// (the low halves of the pairs) are one chain of fused multiply-adds from zero in order, the odd products another, then
+// even + odd, then the entry + that. BF16 inputs that are denormal count as zero, and every result (each multiply-add
+// and add) that is tiny is flushed to zero of its sign, tiny as x86's FTZ finds it (below FLT_MIN after rounding to 24
+// bits with an unbounded exponent). Each step rounds once: a product is never rounded apart from its addition.
 //
 // Operands are 32-bit words holding a pair of BF16 values, the even one in the low half (bf16_dot.h).
 #pragma once
@@ -23,9 +22,13 @@ namespace aclnn_cpu {
 
 // Which tiles a plan's BF16 pair products take, read at phase 1:
 //   kEmulated  ACLNN_CONVBWD_AMX=emulate (any CPU: tests, and the hardware check's reference);
-//   kHardware  ACLNN_CONVBWD_ISA=amx, where the CPU has AMX-TILE and AMX-BF16, the OS enables their
-//              state and grants this process the tile data (arch_prctl, asked once); else a warning;
-//   kNone      otherwise (the default: AMX is opt-in until a hardware check has passed).
+//   kNone      ACLNN_CONVBWD_AMX=0, ACLNN_CONVBWD_BF16_DOT=0 (BF16 on the float kernels), or
+//              ACLNN_CONVBWD_ISA naming a vector set (avx512, avx2, generic);
+//   kHardware  otherwise, where the CPU has AMX-TILE and AMX-BF16, the OS enables their state and
+//              grants this process the tile data (arch_prctl, asked once): the default since
+//              scripts/amx_check.sh passed on a Sapphire Rapids class Xeon (ACLNN_CONVBWD_ISA=amx
+//              asks for them and warns where there are none);
+//   kNone      elsewhere.
 enum class AmxTiles { kNone, kHardware, kEmulated };
 AmxTiles amx_tiles();
 const char* amx_detail(AmxTiles tiles);  // the verbose note: ":amx" or ":amx_emulated"

@@ -39,6 +39,8 @@ bool flip_pays(const ConvGeometry& g) {
 // Fewest positions a band takes where output channels can be cut instead: a band's columns are padded
 // to whole micro-kernel tiles, so narrower bands waste products (and restage their windows).
 constexpr int64_t kMinBandColumns = 64;
+// Bytes of a group's W (packed for AMX tiles) past which AMX products take blocks of rows.
+constexpr uint64_t kAmxWeightCache = uint64_t{1} << 20;
 
 // Where a forward convolution's source may be read from padded windows (padded_windows_apply; not a
 // 1x1 kernel of stride 1, whose source is its column matrix already), its bands and GEMM blocking, a
@@ -156,14 +158,20 @@ class GemmForward final : public ConvStep {
   void plan_padded_windows(const ConvProblem& p, PlanBuilder& b) {
     amx_ = amx_pair_products(source_, p.wei, math_);
     dot_ = amx_ != AmxTiles::kNone || bf16_pair_products(source_, p.wei, math_);
-    forward_bands(g_, &blocking_, &bands_, dot_ ? nullptr : &row_blocks_);  // (pairs: every row per task)
     const bool amx = amx_ != AmxTiles::kNone;
+    // Float products take blocks of rows where the plane is small; pair products every row per task
+    // (each window staged once), but on AMX tiles where W is past kAmxWeightCache: each task's rows of
+    // W then stay in cache (the tiles are fast enough for reading W from farther to bound them).
+    const bool large_w = amx && uint64_t(amx_left_words(s_.cout, ceil_div(s_.cin, 2) * s_.kernel_volume)) >
+                                    kAmxWeightCache / sizeof(uint32_t);
+    forward_bands(g_, &blocking_, &bands_, dot_ && !large_w ? nullptr : &row_blocks_);
     const int64_t mr = amx ? kAmxBlock : left_sliver_rows(blocking_),
                   nr = amx ? kAmxBlock : right_sliver_columns(blocking_);
     const int64_t result_rows = round_up(s_.cout, mr);
     const int64_t channel_floats = bands_.channel_floats();
     implicit_ = true;
     block_rows_ = round_up(ceil_div(s_.cout, row_blocks_), mr);
+    row_blocks_ = ceil_div(s_.cout, block_rows_);  // (AMX's blocks of 32 rows may leave fewer)
     depth_major_ = !dot_ && g_.kernel[0] > 1;
     // Channels (in pairs: rows of pairs) of the window, and the depth of the products.
     const int64_t channels = dot_ ? ceil_div(s_.cin, 2) : s_.cin;
@@ -207,8 +215,8 @@ class GemmForward final : public ConvStep {
         stage_padded_window_pairs(source_, g_, bands_, n, grp * s_.cin, s_.cin, band, window_slack_, window);
         // result (Cout_g x columns) = W_g (Cout_g x Cin_g*K, in pairs of channels) * cols (Cin_g*K x columns)
         const uint32_t* wg = reinterpret_cast<const uint32_t*>(weights) + grp * group_floats_;
-        if (amx_ != AmxTiles::kNone) {
-          amx_pair_rows(amx_, s_.cout, bands_.columns(), depth_, wg, window, offsets,
+        if (amx_ != AmxTiles::kNone) {  // (W's rows c0 .. c1: whole blocks of 32 rows from the block's first)
+          amx_pair_rows(amx_, rows, bands_.columns(), depth_, wg + amx_left_words(c0, depth_), window, offsets,
                         w.at<uint32_t>(amx_stage_, thread_index()), result, result_columns_);
         } else {
           bf16_dot_rows(blocking_, s_.cout, bands_.columns(), depth_, PackedPairs{wg, depth_}, window, offsets, result,
