@@ -3,7 +3,7 @@
 # build (cmake --preset release && cmake --build --preset release):
 #   1. test_amx: the CPU's tiles give the emulation's bits on random operands of every kind;
 #   2. the suite's layers (scaled down, backward and forward) in BF16 give the same hashes with the
-#      CPU's tiles (ACLNN_CONVBWD_ISA=amx) as with their emulation (ACLNN_CONVBWD_AMX=emulate), and the
+#      CPU's tiles (ACLNN_CONVBWD_AMX=1) as with their emulation (ACLNN_CONVBWD_AMX=emulate), and the
 #      tiles were taken (the verbose lines say ":amx").
 # Exits non-zero where any of that fails or the CPU has no tiles. usage: scripts/amx_check.sh [build dir]
 set -eu
@@ -25,7 +25,7 @@ run() {
   fi
   grep ' bf16 ' "$out/run.txt" | grep -v '^aclnn' || true
 }
-run env ACLNN_CONVBWD_ISA=amx >"$out/hardware.txt"
+run env ACLNN_CONVBWD_AMX=1 ACLNN_CONVBWD_ISA=avx512 >"$out/hardware.txt"
 taken=$(grep -cE ':amx([^_a-z]|$)' "$out/run.txt" || true)
 run env ACLNN_CONVBWD_ISA=avx512 ACLNN_CONVBWD_AMX=emulate >"$out/emulated.txt"
 if [ "$taken" -eq 0 ] || [ ! -s "$out/hardware.txt" ]; then

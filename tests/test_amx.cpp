@@ -197,8 +197,9 @@ TEST(AmxTiles, InPlaceRowsFollowTheOrderBitForBit) {
   }
 }
 
-// The CPU's tiles by default where it has them (and the OS grants them); none where a vector set is
-// named, ACLNN_CONVBWD_BF16_DOT=0 or ACLNN_CONVBWD_AMX=0; ACLNN_CONVBWD_AMX=emulate asks for the
+// The CPU's tiles by default where it has them (and the OS grants them), or where asked for
+// (ACLNN_CONVBWD_AMX=1, ACLNN_CONVBWD_ISA=amx); otherwise none where a vector set is named or
+// ACLNN_CONVBWD_BF16_DOT=0; none with ACLNN_CONVBWD_AMX=0; ACLNN_CONVBWD_AMX=emulate asks for the
 // emulation anywhere.
 TEST(AmxTiles, DefaultWhereTheCpuHasThem) {
   unsetenv("ACLNN_CONVBWD_AMX");
@@ -217,6 +218,11 @@ TEST(AmxTiles, DefaultWhereTheCpuHasThem) {
   unsetenv("ACLNN_CONVBWD_ISA");
   setenv("ACLNN_CONVBWD_BF16_DOT", "0", 1);
   EXPECT_EQ(amx_tiles(), AmxTiles::kNone);
+  setenv("ACLNN_CONVBWD_AMX", "1", 1);  // (asked for: whatever the other settings say)
+  EXPECT_EQ(amx_tiles(), by_default);
+  setenv("ACLNN_CONVBWD_ISA", "avx2", 1);
+  EXPECT_EQ(amx_tiles(), by_default);
+  unsetenv("ACLNN_CONVBWD_ISA");
   unsetenv("ACLNN_CONVBWD_BF16_DOT");
   setenv("ACLNN_CONVBWD_AMX", "0", 1);
   EXPECT_EQ(amx_tiles(), AmxTiles::kNone);

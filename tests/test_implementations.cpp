@@ -800,6 +800,7 @@ TEST(Implementations, SixteenBitWeightGradientRoundedByBlocks) {
 TEST(Implementations, BF16PairProducts) {
   if (!bf16_dot_supported()) GTEST_SKIP() << "the CPU has no AVX512_BF16";
   setenv("ACLNN_CONVBWD_BF16_DOT", "1", 1);  // wherever the CPU runs them (by default on AMD's cores only)
+  setenv("ACLNN_CONVBWD_AMX", "0", 1);       // (a CPU's AMX tiles would take them first)
   ASSERT_TRUE(bf16_dot_available());
   const Variant fp16_math{"bf16_dense_fp16_math", ACL_BF16, Layout::kDense, MathMode::kFp16Inputs};
   // Cases whose gradInput, gradWeight took the pair products, per implementation.
@@ -831,6 +832,7 @@ TEST(Implementations, BF16PairProducts) {
     }
   }
   unsetenv("ACLNN_CONVBWD_BF16_DOT");
+  unsetenv("ACLNN_CONVBWD_AMX");
   EXPECT_GE(paired_input["gemm"], 10);
   EXPECT_GE(paired_weight["gemm"], 5);
   EXPECT_GE(paired_input["channels_last"], 1);

@@ -46,20 +46,20 @@ bool cpu_has_amx_bf16() {
 
 AmxTiles amx_tiles() {
   const char* amx = std::getenv("ACLNN_CONVBWD_AMX");
-  if (amx != nullptr && std::strcmp(amx, "emulate") == 0) return AmxTiles::kEmulated;
-  if (amx != nullptr && std::strcmp(amx, "0") == 0) return AmxTiles::kNone;
-  const char* pairs = std::getenv("ACLNN_CONVBWD_BF16_DOT");
-  if (pairs != nullptr && std::strcmp(pairs, "0") == 0) return AmxTiles::kNone;  // BF16 on the float kernels
   const char* isa = std::getenv("ACLNN_CONVBWD_ISA");
-  const bool asked = isa != nullptr && std::strcmp(isa, "amx") == 0;
-  if (isa != nullptr && *isa != '\0' && !asked) return AmxTiles::kNone;  // a vector set named: its kernels alone
+  const char* pairs = std::getenv("ACLNN_CONVBWD_BF16_DOT");
+  const auto is = [](const char* value, const char* what) { return value != nullptr && std::strcmp(value, what) == 0; };
+  if (is(amx, "emulate")) return AmxTiles::kEmulated;
+  if (is(amx, "0")) return AmxTiles::kNone;
+  const bool asked = is(amx, "1") || is(isa, "amx");
+  if (!asked && (is(pairs, "0") || (isa != nullptr && *isa != '\0'))) return AmxTiles::kNone;
 #if defined(__x86_64__) && defined(ACLNN_HAVE_X86_KERNELS)
   if (cpu_has_amx_bf16() && amx_permission_granted()) return AmxTiles::kHardware;
 #endif
   if (asked) {
     log_message(LogLevel::kWarning,
-                "ACLNN_CONVBWD_ISA=amx: this CPU or its operating system gives no AMX-BF16 tiles; BF16 products stay "
-                "on the vector kernels");
+                "ACLNN_CONVBWD_AMX=1 or ACLNN_CONVBWD_ISA=amx: this CPU or its operating system gives no AMX-BF16 "
+                "tiles; BF16 products stay on the vector kernels");
   }
   return AmxTiles::kNone;
 }

@@ -22,12 +22,13 @@ namespace aclnn_cpu {
 
 // Which tiles a plan's BF16 pair products take, read at phase 1:
 //   kEmulated  ACLNN_CONVBWD_AMX=emulate (any CPU: tests, and the hardware check's reference);
-//   kNone      ACLNN_CONVBWD_AMX=0, ACLNN_CONVBWD_BF16_DOT=0 (BF16 on the float kernels), or
+//   kNone      ACLNN_CONVBWD_AMX=0; unless they are asked for (ACLNN_CONVBWD_AMX=1 or
+//              ACLNN_CONVBWD_ISA=amx), also ACLNN_CONVBWD_BF16_DOT=0 (BF16 on the float kernels) or
 //              ACLNN_CONVBWD_ISA naming a vector set (avx512, avx2, generic);
 //   kHardware  otherwise, where the CPU has AMX-TILE and AMX-BF16, the OS enables their state and
 //              grants this process the tile data (arch_prctl, asked once): the default since
-//              scripts/amx_check.sh passed on a Sapphire Rapids class Xeon (ACLNN_CONVBWD_ISA=amx
-//              asks for them and warns where there are none);
+//              scripts/amx_check.sh passed on a Sapphire Rapids class Xeon (asked for where there
+//              are none: a warning);
 //   kNone      elsewhere.
 enum class AmxTiles { kNone, kHardware, kEmulated };
 AmxTiles amx_tiles();
