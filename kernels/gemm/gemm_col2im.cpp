@@ -133,7 +133,11 @@ class GemmBackwardData final : public ConvStep {
 
   int64_t tasks() const override { return ceil_div(s_.n, samples_) * s_.groups * blocks_; }
   std::string detail() const override {
-    return isa_detail(blocking_) + (dot_ ? ":bf16_dot" : "") + (rows16_ ? ":rows16" : "");
+    return isa_detail(blocking_) +
+           (amx_ != AmxTiles::kNone ? amx_detail(amx_)
+            : dot_                  ? ":bf16_dot"
+                                    : "") +
+           (rows16_ ? ":rows16" : "");
   }
 
   int run(const Workspace& w, const StepInputs& in) const override {
@@ -255,28 +259,36 @@ class GemmBackwardData final : public ConvStep {
     });
   }
 
-  // BF16 dY and W (used as they are) in bf16 pair products where the CPU has them (bf16_dot.h),
-  // pairs of output channels: dY staged once per (samples, group) unit as rows of channel pairs,
-  // [pair][column] words, ld_ apart (its columns rounded up to whole micro-kernel tiles, zeros
-  // past them), within kPackedDyBudget; W^T packed per (group, block) as PackedPairs. Not for a 1x1
-  // kernel of stride 1 (its GEMM writes dX in place). Returns whether it planned.
+  // BF16 dY and W (used as they are) in bf16 pair products where the CPU has them (bf16_dot.h), or
+  // on AMX tiles (amx.h), pairs of output channels: dY staged once per (samples, group) unit as rows
+  // of channel pairs, [pair][column] words, ld_ apart (its columns rounded up to whole micro-kernel
+  // tiles, or AMX's blocks of 32, zeros past them), within kPackedDyBudget; W^T packed per (group,
+  // block) as PackedPairs, or for AMX in tiles (pack_amx_left). Not for a 1x1 kernel of stride 1 (its
+  // GEMM writes dX in place). Returns whether it planned.
   bool plan_pair_products(const ConvProblem& p, PlanBuilder& b, int64_t units, int64_t max_rows) {
     const int64_t pairs = ceil_div(s_.cout, 2), columns = samples_ * s_.dst_plane;
-    if (!bf16_pair_products(p.dst, p.wei, math_) || columns_are_source(g_) || columns > kPackedDyBudget / 4 ||
+    const AmxTiles amx = amx_pair_products(p.dst, p.wei, math_);
+    if ((amx == AmxTiles::kNone && !bf16_pair_products(p.dst, p.wei, math_)) || columns_are_source(g_) ||
+        columns > kPackedDyBudget / 4 ||
         !product_within(pairs, columns + kBf16DotColumns, kPackedDyBudget / 4))  // (columns first: no overflow)
       return false;
     ld_ = round_up(columns, kBf16DotColumns) + kBf16DotColumns;  // (a tile at column o0 reads 32 past it)
     if (!product_within(units, pairs * ld_, kPackedDyBudget / 4)) return false;
     dot_ = true;
+    amx_ = amx;
     pack_dy_ = false;
     tile_ = std::min(tile_, columns);
-    const int64_t result_rows = round_up(max_rows, kBf16DotRows), result_columns = round_up(tile_, kBf16DotColumns);
+    // (kBf16DotColumns is AMX's block of 32 columns too; its blocks of 32 rows are whole in the result)
+    const int64_t result_rows = round_up(max_rows, amx != AmxTiles::kNone ? kAmxBlock : kBf16DotRows),
+                  result_columns = round_up(tile_, kBf16DotColumns);
     cols_ = b.book_scratch("gemm.cols", result_rows * result_columns, sizeof(float), threads_);
     dy_pairs_ = b.book_scratch("gemm.gradOutput_pairs", units * pairs * ld_, sizeof(uint32_t));
     dy_planes_ = b.book_scratch("gemm.gradOutput_planes", 2 * s_.dst_plane, sizeof(float), threads_);
     pair_rows_ = b.book_scratch("gemm.pair_rows", pairs, sizeof(int64_t));
-    block_floats_ = packed_pairs_words(max_rows, pairs);
+    block_floats_ = amx != AmxTiles::kNone ? amx_left_words(max_rows, pairs) : packed_pairs_words(max_rows, pairs);
     weights_ = b.book_scratch("gemm.packed_weights", s_.groups * blocks_ * block_floats_, sizeof(uint32_t));
+    if (amx != AmxTiles::kNone)
+      amx_stage_ = b.book_scratch("gemm.amx_stage", amx_stage_words(pairs), sizeof(uint32_t), threads_);
     b.need_float_inputs(false, true, false);
     return true;
   }
@@ -296,13 +308,15 @@ class GemmBackwardData final : public ConvStep {
       const int64_t rows = (c1 - c0) * s_.kernel_volume;
       const float* wei =
           in.f32.wei + grp * s_.cout * s_.rows() + c0 * s_.kernel_volume;  // W_g^T(i, co): wei[co*rows + i]
-      pack_pairs_left(
-          rows, pairs,
-          [&](int64_t i, int64_t q) {
-            const uint16_t odd = 2 * q + 1 < s_.cout ? bf16_bits(wei[(2 * q + 1) * s_.rows() + i]) : 0;
-            return bf16_pair(bf16_bits(wei[2 * q * s_.rows() + i]), odd);
-          },
-          weights + t * block_floats_);
+      const auto pair = [&](int64_t i, int64_t q) {
+        const uint16_t odd = 2 * q + 1 < s_.cout ? bf16_bits(wei[(2 * q + 1) * s_.rows() + i]) : 0;
+        return bf16_pair(bf16_bits(wei[2 * q * s_.rows() + i]), odd);
+      };
+      if (amx_ != AmxTiles::kNone) {
+        pack_amx_left(rows, pairs, 0, round_up(rows, kAmxBlock), pair, weights + t * block_floats_);
+      } else {
+        pack_pairs_left(rows, pairs, pair, weights + t * block_floats_);
+      }
     });
     if (status != ACLNN_SUCCESS) return status;
     status = run_tasks(units * pairs, threads_, "gemm gradInput", [&](int64_t t) {
@@ -320,7 +334,7 @@ class GemmBackwardData final : public ConvStep {
     status = run_tasks(tasks(), threads_, "gemm gradInput", [&](int64_t t) {
       const int64_t unit = t / blocks_, n0 = unit / s_.groups * samples_, n1 = std::min(s_.n, n0 + samples_);
       const int64_t grp = unit % s_.groups, c0 = t % blocks_ * block_, c1 = std::min(s_.cin, c0 + block_);
-      const PackedPairs wt{weights + (grp * blocks_ + c0 / block_) * block_floats_, pairs};
+      const uint32_t* block_weights = weights + (grp * blocks_ + c0 / block_) * block_floats_;
       const int64_t m = (c1 - c0) * s_.kernel_volume, columns = (n1 - n0) * s_.dst_plane;
       float* cols = w.at<float>(cols_, thread_index());
       for (int64_t n = n0; n < n1; ++n) {
@@ -330,7 +344,13 @@ class GemmBackwardData final : public ConvStep {
       for (int64_t o0 = 0; o0 < columns; o0 += tile_) {  // tiles of the unit's columns (within one sample when single)
         const int64_t o1 = std::min(columns, o0 + tile_), ldc = round_up(o1 - o0, kBf16DotColumns);
         // cols ((c1-c0)*K x tile) = W_g[:, c0*K : c1*K]^T ((c1-c0)*K x Cout_g) * dY[:, o0:o1] (Cout_g x tile)
-        bf16_dot_rows(blocking_, m, o1 - o0, pairs, wt, dy_pairs + unit * pairs * ld_ + o0, pair_rows, cols, ldc);
+        const uint32_t* dy_tile = dy_pairs + unit * pairs * ld_ + o0;
+        if (amx_ != AmxTiles::kNone) {  // (dY's pair rows evenly spaced: its tiles loaded in place)
+          amx_pair_rows(amx_, m, o1 - o0, pairs, block_weights, dy_tile, pair_rows,
+                        w.at<uint32_t>(amx_stage_, thread_index()), cols, ldc);
+        } else {
+          bf16_dot_rows(blocking_, m, o1 - o0, pairs, PackedPairs{block_weights, pairs}, dy_tile, pair_rows, cols, ldc);
+        }
         for (int64_t at = o0; at < o1;) {  // col2im, sample by sample
           const int64_t n = n0 + at / s_.dst_plane, end = std::min(o1, (at / s_.dst_plane + 1) * s_.dst_plane);
           const int64_t first = at % s_.dst_plane;
@@ -398,6 +418,8 @@ class GemmBackwardData final : public ConvStep {
   WorkspaceLedger::Handle packed_dy_ = -1;         // pack_dy_: those units
   int64_t dy_floats_ = 0;                          // floats of one unit's packed dY
   bool dot_ = false;                               // bf16 pair products (plan_pair_products)
+  AmxTiles amx_ = AmxTiles::kNone;                 // ... on AMX tiles (amx.h)
+  WorkspaceLedger::Handle amx_stage_ = -1;         // per thread: amx_pair_rows' staging
   int64_t ld_ = 0;                                 // dot_: words between dY's channel-pair rows
   WorkspaceLedger::Handle dy_pairs_ = -1, dy_planes_ = -1, pair_rows_ = -1;
   WorkspaceLedger::Handle weights_ = -1;  // W^T packed per (group, block of input channels)
