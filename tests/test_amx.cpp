@@ -215,6 +215,11 @@ TEST(AmxTiles, DefaultWhereTheCpuHasThem) {
     setenv("ACLNN_CONVBWD_ISA", isa, 1);
     EXPECT_EQ(amx_tiles(), AmxTiles::kNone) << isa;
   }
+  setenv("ACLNN_CONVBWD_ISA", "avx-512", 1);  // (no set: the CPU's, as selected_isa() says with a warning)
+  EXPECT_EQ(amx_tiles(), by_default);
+  unsetenv("ACLNN_CONVBWD_ISA");
+  setenv("ACLNN_CONVBWD_AMX", "yes", 1);  // (not a setting: a warning and the default)
+  EXPECT_EQ(amx_tiles(), by_default);
   unsetenv("ACLNN_CONVBWD_ISA");
   setenv("ACLNN_CONVBWD_BF16_DOT", "0", 1);
   EXPECT_EQ(amx_tiles(), AmxTiles::kNone);

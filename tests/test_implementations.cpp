@@ -840,12 +840,13 @@ TEST(Implementations, BF16PairProducts) {
 }
 
 // AMX tiles (kernels/amx/amx.h), emulated: the BF16 gradInput the gemm entries compute in pairs (from
-// padded windows, or 1x1 tiles) and gradWeight in pairs take them where asked (":amx_emulated"),
+// padded windows, 1x1 tiles, or gemm_col2im's columns) and gradWeight in pairs take them where asked
+// (":amx_emulated"),
 // within a BF16 rounding of the reference and with the same bits on 1 and 3 threads (test_amx.cpp
 // holds the tiles to their order).
 TEST(Implementations, AmxTileProducts) {
   setenv("ACLNN_CONVBWD_AMX", "emulate", 1);
-  int inputs = 0, pointwise = 0, weights = 0;  // (pointwise: from 1x1 tiles rather than padded windows)
+  int inputs = 0, pointwise = 0, col2im = 0, weights = 0;  // (pointwise: from 1x1 tiles)
   for (const Case& c : cases()) {
     for (const Variant& v : {kVariants[4], kVariants[3]}) {
       const std::string plan = run("gemm", c, v, 23, 1, 0, false, 3, true).described;  // (planned only)
@@ -856,7 +857,8 @@ TEST(Implementations, AmxTileProducts) {
       if (!amx[0] && !amx[1]) continue;
       const Results one = run("gemm", c, v, 23, 1, 0, false, 3);
       inputs += amx[0], weights += amx[1];
-      pointwise += amx[0] && one.described.find(":windows") > weight_at;
+      pointwise += amx[0] && one.described.find("_tiles:") < weight_at;
+      col2im += amx[0] && one.described.find("gradInput=gemm_col2im:") != std::string::npos;
       const Results want = run("ref", c, v, 23, 2, 0, false, 3), three = run("gemm", c, v, 23, 3, 0, false, 3);
       const std::string where = std::string(c.name) + " " + v.name + " " + one.described;
       for (int i = 0; i < 2; ++i) {
@@ -870,6 +872,7 @@ TEST(Implementations, AmxTileProducts) {
   unsetenv("ACLNN_CONVBWD_AMX");
   EXPECT_GE(inputs, 30);
   EXPECT_GE(pointwise, 1);
+  EXPECT_GE(col2im, 3);
   EXPECT_GE(weights, 5);
 }
 
@@ -905,7 +908,7 @@ TEST(Implementations, BF16PairProductsWhereAsked) {
   const Results tiled = run("", *larger, kVariants[4], 1, 1), small = run("", *dense, kVariants[4], 1, 1);
   EXPECT_NE(tiled.described.find("gradInput=gemm_flipped_windows:"), std::string::npos) << tiled.described;
   EXPECT_LT(tiled.described.find(":amx_emulated"), tiled.described.find("gradWeight=")) << tiled.described;
-  EXPECT_EQ(small.described.find("gradInput=direct:"), std::string::npos) << small.described;
+  EXPECT_NE(small.described.find("gradInput=gemm_col2im:"), std::string::npos) << small.described;
   EXPECT_LT(small.described.find(":amx_emulated"), small.described.find("gradWeight=")) << small.described;
   unsetenv("ACLNN_CONVBWD_AMX");
   unsetenv("ACLNN_CONVBWD_BF16_DOT");

@@ -51,8 +51,13 @@ AmxTiles amx_tiles() {
   const auto is = [](const char* value, const char* what) { return value != nullptr && std::strcmp(value, what) == 0; };
   if (is(amx, "emulate")) return AmxTiles::kEmulated;
   if (is(amx, "0")) return AmxTiles::kNone;
+  if (amx != nullptr && *amx != '\0' && !is(amx, "1")) {
+    log_message(LogLevel::kWarning,
+                format("ACLNN_CONVBWD_AMX=%s is not one of 0, 1, emulate; the CPU's tiles where it has them", amx));
+  }
   const bool asked = is(amx, "1") || is(isa, "amx");
-  if (!asked && (is(pairs, "0") || (isa != nullptr && *isa != '\0'))) return AmxTiles::kNone;
+  const bool vector_set = is(isa, "avx512") || is(isa, "avx2") || is(isa, "generic");
+  if (!asked && (is(pairs, "0") || vector_set)) return AmxTiles::kNone;
 #if defined(__x86_64__) && defined(ACLNN_HAVE_X86_KERNELS)
   if (cpu_has_amx_bf16() && amx_permission_granted()) return AmxTiles::kHardware;
 #endif

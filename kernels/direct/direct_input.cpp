@@ -32,6 +32,9 @@
 
 namespace aclnn_cpu {
 
+extern const ConvImpl kGemmFlippedWindowsInputGrad;    // kernels/gemm/gemm_forward.cpp
+bool col2im_pair_products_fit(const ConvGeometry& g);  // kernels/gemm/gemm_col2im.cpp
+
 namespace {
 
 constexpr int64_t kBlockChannels = 2 * kRowLanes;     // input channels per task
@@ -407,10 +410,12 @@ class DirectInput final : public ConvStep {
 Support supports(const ConvProblem& p, const CpuFeatures& cpu) {
   const ConvGeometry& g = p.geometry;
   if (p.input_grad != InputGrad::kBackwardData) return refuse("transposed layer");
-  // (BF16 operands that the CPU multiplies in pairs, or on AMX tiles, take the GEMMs' pair products
-  // instead: twice the multiply-adds per instruction, or a tile's 16 x 16 x 32 per instruction.)
+  // (BF16 operands that the CPU multiplies in pairs take the GEMMs' pair products instead: twice the
+  // multiply-adds per instruction; on AMX tiles, 16 x 16 x 32 per instruction, where gemm_flipped_windows
+  // or gemm_col2im takes them.)
   if (cpu.bf16_pairs && bf16_pair_products(p.dst, p.wei, p.math)) return refuse("BF16 pairs go to the GEMMs");
-  if (amx_pair_products(p.dst, p.wei, p.math) != AmxTiles::kNone)
+  if (amx_pair_products(p.dst, p.wei, p.math) != AmxTiles::kNone &&
+      (kGemmFlippedWindowsInputGrad.supports(p, cpu) || col2im_pair_products_fit(g)))
     return refuse("BF16 pairs go to the GEMMs' AMX tiles");
   if (g.src_channels_per_group < kRowLanes || g.dst_channels_per_group < kRowLanes)
     return refuse("fewer than 16 channels per group");

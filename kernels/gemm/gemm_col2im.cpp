@@ -34,6 +34,23 @@ int64_t samples_per_task(const ConvGeometry& g, const Shape& s) {
   return ceil_div(s.n, ceil_div(s.n * s.dst_plane, 2 * kMinTilePositions));
 }
 
+}  // namespace
+
+// Whether gemm_col2im's pair products (bf16_dot.h, amx.h) fit a problem of geometry g: not a 1x1
+// kernel of stride 1 (its GEMM writes dX in place), and dY staged as rows of channel pairs for every
+// (samples, group) unit within kPackedDyBudget.
+bool col2im_pair_products_fit(const ConvGeometry& g) {
+  const Shape s(g);
+  const int64_t samples = samples_per_task(g, s), units = ceil_div(s.n, samples) * s.groups;
+  const int64_t pairs = ceil_div(s.cout, 2), columns = samples * s.dst_plane;
+  if (columns_are_source(g) || columns > kPackedDyBudget / 4 ||
+      !product_within(pairs, columns + kBf16DotColumns, kPackedDyBudget / 4))  // (columns first: no overflow)
+    return false;
+  return product_within(units, pairs * (round_up(columns, kBf16DotColumns) + kBf16DotColumns), kPackedDyBudget / 4);
+}
+
+namespace {
+
 class GemmBackwardData final : public ConvStep {
  public:
   GemmBackwardData(const ConvProblem& p, PlanBuilder& b)
@@ -263,17 +280,14 @@ class GemmBackwardData final : public ConvStep {
   // on AMX tiles (amx.h), pairs of output channels: dY staged once per (samples, group) unit as rows
   // of channel pairs, [pair][column] words, ld_ apart (its columns rounded up to whole micro-kernel
   // tiles, or AMX's blocks of 32, zeros past them), within kPackedDyBudget; W^T packed per (group,
-  // block) as PackedPairs, or for AMX in tiles (pack_amx_left). Not for a 1x1 kernel of stride 1 (its
-  // GEMM writes dX in place). Returns whether it planned.
+  // block) as PackedPairs, or for AMX in tiles (pack_amx_left). Where col2im_pair_products_fit.
+  // Returns whether it planned.
   bool plan_pair_products(const ConvProblem& p, PlanBuilder& b, int64_t units, int64_t max_rows) {
     const int64_t pairs = ceil_div(s_.cout, 2), columns = samples_ * s_.dst_plane;
     const AmxTiles amx = amx_pair_products(p.dst, p.wei, math_);
-    if ((amx == AmxTiles::kNone && !bf16_pair_products(p.dst, p.wei, math_)) || columns_are_source(g_) ||
-        columns > kPackedDyBudget / 4 ||
-        !product_within(pairs, columns + kBf16DotColumns, kPackedDyBudget / 4))  // (columns first: no overflow)
+    if ((amx == AmxTiles::kNone && !bf16_pair_products(p.dst, p.wei, math_)) || !col2im_pair_products_fit(g_))
       return false;
     ld_ = round_up(columns, kBf16DotColumns) + kBf16DotColumns;  // (a tile at column o0 reads 32 past it)
-    if (!product_within(units, pairs * ld_, kPackedDyBudget / 4)) return false;
     dot_ = true;
     amx_ = amx;
     pack_dy_ = false;
@@ -286,7 +300,11 @@ class GemmBackwardData final : public ConvStep {
     dy_planes_ = b.book_scratch("gemm.gradOutput_planes", 2 * s_.dst_plane, sizeof(float), threads_);
     pair_rows_ = b.book_scratch("gemm.pair_rows", pairs, sizeof(int64_t));
     block_floats_ = amx != AmxTiles::kNone ? amx_left_words(max_rows, pairs) : packed_pairs_words(max_rows, pairs);
-    weights_ = b.book_scratch("gemm.packed_weights", s_.groups * blocks_ * block_floats_, sizeof(uint32_t));
+    weights_ = b.book_scratch("gemm.packed_weights",
+                              product_within(s_.groups * blocks_, block_floats_, int64_t{1} << 58)
+                                  ? uint64_t(s_.groups * blocks_ * block_floats_)
+                                  : UINT64_MAX,
+                              sizeof(uint32_t));
     if (amx != AmxTiles::kNone)
       amx_stage_ = b.book_scratch("gemm.amx_stage", amx_stage_words(pairs), sizeof(uint32_t), threads_);
     b.need_float_inputs(false, true, false);

@@ -152,7 +152,7 @@ class GemmForward final : public ConvStep {
 
  private:
   // The padded-window plan (forward_bands said yes). BF16 source and weights (inputs as they are) take
-  // bf16 pair products where the CPU has them (bf16_dot.h), or AMX tiles where asked for (amx.h): the
+  // bf16 pair products where the CPU has them (bf16_dot.h), or AMX tiles where it has those (amx.h): the
   // window staged as pairs of channels, W packed as pairs (for AMX in tiles, the products in whole
   // blocks of 32 rows and columns).
   void plan_padded_windows(const ConvProblem& p, PlanBuilder& b) {
