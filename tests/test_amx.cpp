@@ -197,40 +197,51 @@ TEST(AmxTiles, InPlaceRowsFollowTheOrderBitForBit) {
   }
 }
 
-// The CPU's tiles by default where it has them (and the OS grants them), or where asked for
-// (ACLNN_CONVBWD_AMX=1, ACLNN_CONVBWD_ISA=amx); otherwise none where a vector set is named or
-// ACLNN_CONVBWD_BF16_DOT=0; none with ACLNN_CONVBWD_AMX=0; ACLNN_CONVBWD_AMX=emulate asks for the
-// emulation anywhere.
+// The settings' precedence (amx.h), on any machine: emulate, then 0, then asked for (AMX=1 or ISA=amx)
+// whatever else is set, then off with BF16_DOT=0 or an ISA naming a vector set, else where available
+// (an ISA that names no set, or an unknown AMX value, counts as unset).
+TEST(AmxTiles, SettingsPrecedence) {
+  struct Row {
+    const char *amx, *isa, *pairs;
+    AmxWish want;
+  } rows[] = {
+      {nullptr, nullptr, nullptr, AmxWish::kWhereAvailable},
+      {"", "", "", AmxWish::kWhereAvailable},
+      {"emulate", "avx2", "0", AmxWish::kEmulate},
+      {"0", "amx", nullptr, AmxWish::kOff},
+      {"1", "avx2", "0", AmxWish::kAsked},
+      {nullptr, "amx", "0", AmxWish::kAsked},
+      {nullptr, "avx512", nullptr, AmxWish::kOff},
+      {nullptr, "avx2", nullptr, AmxWish::kOff},
+      {nullptr, "generic", nullptr, AmxWish::kOff},
+      {nullptr, nullptr, "0", AmxWish::kOff},
+      {nullptr, nullptr, "1", AmxWish::kWhereAvailable},
+      {nullptr, "avx-512", nullptr, AmxWish::kWhereAvailable},
+      {"yes", nullptr, nullptr, AmxWish::kWhereAvailable},
+      {"yes", nullptr, "0", AmxWish::kOff},
+  };
+  for (const Row& r : rows) {
+    EXPECT_EQ(amx_wish(r.amx, r.isa, r.pairs), r.want)
+        << (r.amx ? r.amx : "-") << " " << (r.isa ? r.isa : "-") << " " << (r.pairs ? r.pairs : "-");
+  }
+}
+
+// amx_tiles() reads the settings: the CPU's tiles where they are wanted and it has them (else none),
+// the emulation where asked for.
 TEST(AmxTiles, DefaultWhereTheCpuHasThem) {
   unsetenv("ACLNN_CONVBWD_AMX");
   unsetenv("ACLNN_CONVBWD_ISA");
+  unsetenv("ACLNN_CONVBWD_BF16_DOT");
   const AmxTiles by_default = amx_tiles();
   EXPECT_NE(by_default, AmxTiles::kEmulated);
   if (!cpu_has_amx_bf16()) {
     EXPECT_EQ(by_default, AmxTiles::kNone);
   }
-  setenv("ACLNN_CONVBWD_ISA", "amx", 1);
-  EXPECT_EQ(amx_tiles(), by_default);
-  for (const char* isa : {"avx512", "avx2", "generic"}) {
-    setenv("ACLNN_CONVBWD_ISA", isa, 1);
-    EXPECT_EQ(amx_tiles(), AmxTiles::kNone) << isa;
-  }
-  setenv("ACLNN_CONVBWD_ISA", "avx-512", 1);  // (no set: the CPU's, as selected_isa() says with a warning)
-  EXPECT_EQ(amx_tiles(), by_default);
-  unsetenv("ACLNN_CONVBWD_ISA");
-  setenv("ACLNN_CONVBWD_AMX", "yes", 1);  // (not a setting: a warning and the default)
-  EXPECT_EQ(amx_tiles(), by_default);
-  unsetenv("ACLNN_CONVBWD_ISA");
-  setenv("ACLNN_CONVBWD_BF16_DOT", "0", 1);
-  EXPECT_EQ(amx_tiles(), AmxTiles::kNone);
-  setenv("ACLNN_CONVBWD_AMX", "1", 1);  // (asked for: whatever the other settings say)
-  EXPECT_EQ(amx_tiles(), by_default);
   setenv("ACLNN_CONVBWD_ISA", "avx2", 1);
+  EXPECT_EQ(amx_tiles(), AmxTiles::kNone);
+  setenv("ACLNN_CONVBWD_AMX", "1", 1);
   EXPECT_EQ(amx_tiles(), by_default);
   unsetenv("ACLNN_CONVBWD_ISA");
-  unsetenv("ACLNN_CONVBWD_BF16_DOT");
-  setenv("ACLNN_CONVBWD_AMX", "0", 1);
-  EXPECT_EQ(amx_tiles(), AmxTiles::kNone);
   setenv("ACLNN_CONVBWD_AMX", "emulate", 1);
   EXPECT_EQ(amx_tiles(), AmxTiles::kEmulated);
   EXPECT_STREQ(amx_detail(amx_tiles()), ":amx_emulated");

@@ -44,24 +44,28 @@ bool cpu_has_amx_bf16() {
 #endif
 }
 
-AmxTiles amx_tiles() {
-  const char* amx = std::getenv("ACLNN_CONVBWD_AMX");
-  const char* isa = std::getenv("ACLNN_CONVBWD_ISA");
-  const char* pairs = std::getenv("ACLNN_CONVBWD_BF16_DOT");
+AmxWish amx_wish(const char* amx, const char* isa, const char* pairs) {
   const auto is = [](const char* value, const char* what) { return value != nullptr && std::strcmp(value, what) == 0; };
-  if (is(amx, "emulate")) return AmxTiles::kEmulated;
-  if (is(amx, "0")) return AmxTiles::kNone;
+  if (is(amx, "emulate")) return AmxWish::kEmulate;
+  if (is(amx, "0")) return AmxWish::kOff;
   if (amx != nullptr && *amx != '\0' && !is(amx, "1")) {
     log_message(LogLevel::kWarning,
                 format("ACLNN_CONVBWD_AMX=%s is not one of 0, 1, emulate; the CPU's tiles where it has them", amx));
   }
-  const bool asked = is(amx, "1") || is(isa, "amx");
+  if (is(amx, "1") || is(isa, "amx")) return AmxWish::kAsked;
   const bool vector_set = is(isa, "avx512") || is(isa, "avx2") || is(isa, "generic");
-  if (!asked && (is(pairs, "0") || vector_set)) return AmxTiles::kNone;
+  return is(pairs, "0") || vector_set ? AmxWish::kOff : AmxWish::kWhereAvailable;
+}
+
+AmxTiles amx_tiles() {
+  const AmxWish wish = amx_wish(std::getenv("ACLNN_CONVBWD_AMX"), std::getenv("ACLNN_CONVBWD_ISA"),
+                                std::getenv("ACLNN_CONVBWD_BF16_DOT"));
+  if (wish == AmxWish::kEmulate) return AmxTiles::kEmulated;
+  if (wish == AmxWish::kOff) return AmxTiles::kNone;
 #if defined(__x86_64__) && defined(ACLNN_HAVE_X86_KERNELS)
-  if (cpu_has_amx_bf16() && amx_permission_granted()) return AmxTiles::kHardware;
+  if (cpu_has_amx_bf16() && amx_permission_granted()) return AmxTiles::kHardware;  // (permission asked only here)
 #endif
-  if (asked) {
+  if (wish == AmxWish::kAsked) {
     log_message(LogLevel::kWarning,
                 "ACLNN_CONVBWD_AMX=1 or ACLNN_CONVBWD_ISA=amx: this CPU or its operating system gives no AMX-BF16 "
                 "tiles; BF16 products stay on the vector kernels");

@@ -32,6 +32,10 @@ namespace aclnn_cpu {
 //   kNone      elsewhere.
 enum class AmxTiles { kNone, kHardware, kEmulated };
 AmxTiles amx_tiles();
+// What the settings ask for (ACLNN_CONVBWD_AMX, ACLNN_CONVBWD_ISA, ACLNN_CONVBWD_BF16_DOT; null where
+// unset), before the CPU is asked: the precedence above, testable on any machine.
+enum class AmxWish { kOff, kWhereAvailable, kAsked, kEmulate };
+AmxWish amx_wish(const char* amx, const char* isa, const char* pairs);
 const char* amx_detail(AmxTiles tiles);  // the verbose note: ":amx" or ":amx_emulated"
 
 // Whether the CPU has AMX-TILE and AMX-BF16 and the OS enables their register state (cpuid, XCR0).

@@ -159,11 +159,13 @@ class GemmForward final : public ConvStep {
     amx_ = amx_pair_products(source_, p.wei, math_);
     dot_ = amx_ != AmxTiles::kNone || bf16_pair_products(source_, p.wei, math_);
     const bool amx = amx_ != AmxTiles::kNone;
+    // Channels (in pairs: rows of pairs) of the window, and the depth of the products.
+    const int64_t channels = dot_ ? ceil_div(s_.cin, 2) : s_.cin;
+    depth_ = channels * s_.kernel_volume;
     // Float products take blocks of rows where the plane is small; pair products every row per task
     // (each window staged once), but on AMX tiles where W is past kAmxWeightCache: each task's rows of
     // W then stay in cache (the tiles are fast enough for reading W from farther to bound them).
-    const bool large_w = amx && uint64_t(amx_left_words(s_.cout, ceil_div(s_.cin, 2) * s_.kernel_volume)) >
-                                    kAmxWeightCache / sizeof(uint32_t);
+    const bool large_w = amx && uint64_t(amx_left_words(s_.cout, depth_)) > kAmxWeightCache / sizeof(uint32_t);
     forward_bands(g_, &blocking_, &bands_, dot_ && !large_w ? nullptr : &row_blocks_);
     const int64_t mr = amx ? kAmxBlock : left_sliver_rows(blocking_),
                   nr = amx ? kAmxBlock : right_sliver_columns(blocking_);
@@ -173,9 +175,6 @@ class GemmForward final : public ConvStep {
     block_rows_ = round_up(ceil_div(s_.cout, row_blocks_), mr);
     row_blocks_ = ceil_div(s_.cout, block_rows_);  // (AMX's blocks of 32 rows may leave fewer)
     depth_major_ = !dot_ && g_.kernel[0] > 1;
-    // Channels (in pairs: rows of pairs) of the window, and the depth of the products.
-    const int64_t channels = dot_ ? ceil_div(s_.cin, 2) : s_.cin;
-    depth_ = channels * s_.kernel_volume;
     window_slack_ = nr;
     window_floats_ = channels * channel_floats + nr;  // + the zeros the last column tile reads past it
     result_columns_ = round_up(bands_.columns(), nr);
