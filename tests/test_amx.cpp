@@ -9,9 +9,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "kernels/amx/amx.h"
+#include "kernels/common/cpu_isa.h"
 
 namespace aclnn_cpu {
 namespace {
@@ -86,7 +88,7 @@ std::vector<float> tile_product(AmxTiles tiles, const Operands& o, int64_t* ldc)
   const int64_t rows = (o.m + 31) / 32 * 32, columns = (o.n + 31) / 32 * 32, stride = columns + 7;
   std::vector<uint32_t> packed(amx_left_words(o.m, o.pairs));
   pack_amx_left(
-      o.m, o.pairs, 0, rows, [&](int64_t i, int64_t q) { return o.a[i * o.pairs + q]; }, packed.data());
+      tiles, o.m, o.pairs, 0, rows, [&](int64_t i, int64_t q) { return o.a[i * o.pairs + q]; }, packed.data());
   // B's pair row q at b_rows[q], `stride` words apart
   std::vector<uint32_t> b_base(o.pairs * stride + columns, 0u);
   std::vector<int64_t> b_rows(o.pairs);
@@ -102,30 +104,41 @@ std::vector<float> tile_product(AmxTiles tiles, const Operands& o, int64_t* ldc)
   return c;
 }
 
+// The tile implementations this machine runs, each checked against the order: the emulation always,
+// AVX512_BF16's re-paired pair instructions where the CPU has them (the CPU's tiles: below).
+std::vector<AmxTiles> ordered_kinds() {
+  std::vector<AmxTiles> kinds{AmxTiles::kEmulated};
+  if (bf16_dot_supported()) kinds.push_back(AmxTiles::kVectors);
+  return kinds;
+}
+
 TEST(AmxTiles, EmulationFollowsTheOrderBitForBit) {
   // whole and partial blocks of rows and columns, a depth of whole and of partial chunks
   const int64_t shapes[][3] = {{32, 32, 16}, {40, 45, 37}, {7, 70, 1}, {64, 33, 100}, {1, 1, 17}};
   for (const auto& shape : shapes) {
     const Operands o = some_operands(shape[0], shape[1], shape[2], 7 + static_cast<unsigned>(shape[2]));
-    int64_t ldc = 0;
-    const std::vector<float> c = tile_product(AmxTiles::kEmulated, o, &ldc);
-    for (int64_t i = 0; i < o.m; ++i) {
-      for (int64_t j = 0; j < o.n; ++j) {
-        const float want = ordered_entry(o, i, j), got = c[i * ldc + j];
-        ASSERT_EQ(std::memcmp(&got, &want, sizeof got), 0)
-            << o.m << "x" << o.n << "x" << o.pairs << " entry " << i << "," << j << ": " << got << " vs " << want;
-        // (a float64 check: within the order's roundings of the exact sum, denormals aside)
-        double exact = 0.0, magnitude = 0.0;
-        for (int64_t q = 0; q < o.pairs; ++q) {
-          const uint32_t x = o.a[i * o.pairs + q], y = o.b[q * o.n + j];
-          for (int h = 0; h < 2; ++h) {
-            const double p = double(daz(uint16_t(x >> 16 * h))) * double(daz(uint16_t(y >> 16 * h)));
-            exact += p, magnitude += std::fabs(p);
+    for (const AmxTiles kind : ordered_kinds()) {
+      int64_t ldc = 0;
+      const std::vector<float> c = tile_product(kind, o, &ldc);
+      for (int64_t i = 0; i < o.m; ++i) {
+        for (int64_t j = 0; j < o.n; ++j) {
+          const float want = ordered_entry(o, i, j), got = c[i * ldc + j];
+          ASSERT_EQ(std::memcmp(&got, &want, sizeof got), 0)
+              << amx_detail(kind) << " " << o.m << "x" << o.n << "x" << o.pairs << " entry " << i << "," << j << ": "
+              << got << " vs " << want;
+          // (a float64 check: within the order's roundings of the exact sum, denormals aside)
+          double exact = 0.0, magnitude = 0.0;
+          for (int64_t q = 0; q < o.pairs; ++q) {
+            const uint32_t x = o.a[i * o.pairs + q], y = o.b[q * o.n + j];
+            for (int h = 0; h < 2; ++h) {
+              const double p = double(daz(uint16_t(x >> 16 * h))) * double(daz(uint16_t(y >> 16 * h)));
+              exact += p, magnitude += std::fabs(p);
+            }
           }
+          const double roundings = 16 + 1 + static_cast<double>((o.pairs + 15) / 16);
+          EXPECT_LE(std::fabs(double(got) - exact), roundings * std::ldexp(magnitude, -24) + std::ldexp(1.0, -120))
+              << "entry " << i << "," << j;
         }
-        const double roundings = 16 + 1 + static_cast<double>((o.pairs + 15) / 16);
-        EXPECT_LE(std::fabs(double(got) - exact), roundings * std::ldexp(magnitude, -24) + std::ldexp(1.0, -120))
-            << "entry " << i << "," << j;
       }
     }
   }
@@ -136,13 +149,15 @@ TEST(AmxTiles, EmulationFollowsTheOrderBitForBit) {
 TEST(AmxTiles, TinyAfterRoundingIsFlushed) {
   constexpr uint32_t kTwoToMinus63 = 0x2000, kTwoToMinus75 = 0x1A00, kMinus = 0x8000;
   Operands o{1, 1, 2, {kTwoToMinus63, kMinus | kTwoToMinus75}, {kTwoToMinus63, kTwoToMinus75}};
-  int64_t ldc = 0;
-  const std::vector<float> c = tile_product(AmxTiles::kEmulated, o, &ldc);
   EXPECT_EQ(std::fmaf(-0x1p-75f, 0x1p-75f, FLT_MIN), FLT_MIN);  // (what the float rounding alone gives)
   const float want = ordered_entry(o, 0, 0);
-  EXPECT_EQ(std::memcmp(&want, &c[0], sizeof want), 0) << c[0];
-  EXPECT_EQ(c[0], 0.0f);
-  EXPECT_FALSE(std::signbit(c[0]));
+  for (const AmxTiles kind : ordered_kinds()) {
+    int64_t ldc = 0;
+    const std::vector<float> c = tile_product(kind, o, &ldc);
+    EXPECT_EQ(std::memcmp(&want, &c[0], sizeof want), 0) << amx_detail(kind) << " " << c[0];
+    EXPECT_EQ(c[0], 0.0f) << amx_detail(kind);
+    EXPECT_FALSE(std::signbit(c[0])) << amx_detail(kind);
+  }
 }
 
 // C (m x ldc, ldc = n + 3) from amx_pair_a_rows with `tiles`: A's pairs read in place (rows at shuffled
@@ -179,15 +194,17 @@ TEST(AmxTiles, InPlaceRowsFollowTheOrderBitForBit) {
   const int64_t shapes[][3] = {{32, 32, 16}, {45, 40, 37}, {5, 70, 3}, {64, 33, 50}, {40, 64, 130}};
   for (const auto& shape : shapes) {
     const Operands o = some_operands(shape[0], shape[1], shape[2], 11 + static_cast<unsigned>(shape[0]));
-    for (const bool accumulate : {false, true}) {
+    for (const auto& [kind, accumulate] :
+         {std::pair{ordered_kinds().back(), false}, std::pair{AmxTiles::kEmulated, false},
+          std::pair{ordered_kinds().back(), true}, std::pair{AmxTiles::kEmulated, true}}) {
       int64_t ldc = 0;
-      const std::vector<float> c = a_rows_product(AmxTiles::kEmulated, o, accumulate, &ldc);
+      const std::vector<float> c = a_rows_product(kind, o, accumulate, &ldc);
       for (int64_t i = 0; i < o.m; ++i) {
         for (int64_t j = 0; j < o.n; ++j) {
           const float want = ordered_entry(o, i, j, accumulate ? 0.5f : 0.0f), got = c[i * ldc + j];
           ASSERT_EQ(std::memcmp(&got, &want, sizeof got), 0)
-              << o.m << "x" << o.n << "x" << o.pairs << (accumulate ? " accumulating" : "") << " entry " << i << ","
-              << j << ": " << got << " vs " << want;
+              << amx_detail(kind) << " " << o.m << "x" << o.n << "x" << o.pairs << (accumulate ? " accumulating" : "")
+              << " entry " << i << "," << j << ": " << got << " vs " << want;
         }
         for (int64_t j = o.n; j < ldc; ++j) {  // the gaps between C's rows as they were
           EXPECT_TRUE(accumulate ? c[i * ldc + j] == 0.5f : std::isnan(c[i * ldc + j])) << "gap " << i << "," << j;
@@ -234,13 +251,17 @@ TEST(AmxTiles, DefaultWhereTheCpuHasThem) {
   unsetenv("ACLNN_CONVBWD_BF16_DOT");
   const AmxTiles by_default = amx_tiles();
   EXPECT_NE(by_default, AmxTiles::kEmulated);
+  // without the CPU's tiles: VDPBF16PS in the tiles' order where BF16 pairs may take it
+  const AmxTiles vectors = bf16_dot_available() ? AmxTiles::kVectors : AmxTiles::kNone;
   if (!cpu_has_amx_bf16()) {
-    EXPECT_EQ(by_default, AmxTiles::kNone);
+    EXPECT_EQ(by_default, vectors);
   }
+  setenv("ACLNN_CONVBWD_AMX", "0", 1);
+  EXPECT_EQ(amx_tiles(), vectors);
   setenv("ACLNN_CONVBWD_ISA", "avx2", 1);
   EXPECT_EQ(amx_tiles(), AmxTiles::kNone);
   setenv("ACLNN_CONVBWD_AMX", "1", 1);
-  EXPECT_EQ(amx_tiles(), by_default);
+  EXPECT_EQ(amx_tiles(), by_default == AmxTiles::kHardware ? by_default : AmxTiles::kNone);
   unsetenv("ACLNN_CONVBWD_ISA");
   setenv("ACLNN_CONVBWD_AMX", "emulate", 1);
   EXPECT_EQ(amx_tiles(), AmxTiles::kEmulated);

@@ -794,9 +794,11 @@ TEST(Implementations, SixteenBitWeightGradientRoundedByBlocks) {
   unsetenv("ACLNN_CONVBWD_BF16_DOT");
 }
 
-// Where the CPU has AVX512_BF16, the GEMMs multiply BF16 inputs (used as they are) in bf16 pairs
-// (bf16_dot.h): against the reference within float accumulation plus one BF16 rounding, the same
-// bits for any thread budget, and not under USE_FP16 (the inputs are then FLOAT16 values).
+// Where the CPU has AVX512_BF16, BF16 inputs (used as they are) are multiplied in pairs: by the GEMM
+// entries in the AMX tiles' order (":amx_avx512bf16", amx_avx512_bf16.cpp), by `channels_last` in
+// VDPBF16PS's own (":bf16_dot", bf16_dot.h): against the reference within float accumulation plus one
+// BF16 rounding, the same bits for any thread budget, and not under USE_FP16 (the inputs are then
+// FLOAT16 values).
 TEST(Implementations, BF16PairProducts) {
   if (!bf16_dot_supported()) GTEST_SKIP() << "the CPU has no AVX512_BF16";
   setenv("ACLNN_CONVBWD_BF16_DOT", "1", 1);  // wherever the CPU runs them (by default on AMD's cores only)
@@ -812,11 +814,12 @@ TEST(Implementations, BF16PairProducts) {
         const Results want = run("ref", c, v, 19, 2);
         const Results one = run(name, c, v, 19, 1), three = run(name, c, v, 19, 3);
         const std::string where = name + " " + c.name + " " + v.name + " " + one.described;
-        const bool dot = one.described.find(":bf16_dot") != std::string::npos;
+        const char* pairs = name == "gemm" ? ":amx_avx512bf16" : ":bf16_dot";
+        const bool dot = one.described.find(pairs) != std::string::npos;
         const size_t weight_at = one.described.find("gradWeight=");
-        paired_input[name] += one.described.find(":bf16_dot") < weight_at ? 1 : 0;
+        paired_input[name] += one.described.find(pairs) < weight_at ? 1 : 0;
         paired_weight[name] +=
-            weight_at != std::string::npos && one.described.find(":bf16_dot", weight_at) != std::string::npos;
+            weight_at != std::string::npos && one.described.find(pairs, weight_at) != std::string::npos;
         if (v.math == MathMode::kFp16Inputs) {
           EXPECT_FALSE(dot) << where;
         }
@@ -878,7 +881,8 @@ TEST(Implementations, AmxTileProducts) {
 
 // The pair products are taken by default only where they were measured faster (AMD's cores), on
 // request ("1") wherever the CPU runs them, and never with "0".
-// Checked on what a plan does: a dense BF16 layer's default plan says `:bf16_dot` exactly then.
+// Checked on what a plan does: a dense BF16 layer's default plan takes them (`:amx_avx512bf16`, the
+// tiles' order on VDPBF16PS) exactly then.
 TEST(Implementations, BF16PairProductsWhereAsked) {
   const std::vector<Case> all = cases();
   const auto dense =
@@ -895,7 +899,7 @@ TEST(Implementations, BF16PairProductsWhereAsked) {
     }
     EXPECT_EQ(bf16_dot_available(), expected[i]) << i;
     const Results planned = run("", *dense, kVariants[4], 1, 1);
-    EXPECT_EQ(planned.described.find(":bf16_dot") != std::string::npos, expected[i]) << planned.described;
+    EXPECT_EQ(planned.described.find(":amx_avx512bf16") != std::string::npos, expected[i]) << planned.described;
   }
   unsetenv("ACLNN_CONVBWD_BF16_DOT");
   // AMX tiles, where asked for, whatever ACLNN_CONVBWD_BF16_DOT says: `direct` leaves its dense layers to

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "common/log.h"
+#include "kernels/common/cpu_isa.h"
 
 namespace aclnn_cpu {
 
@@ -19,6 +20,11 @@ void amx_pair_a_rows_emulated(int64_t m, int64_t n, int64_t pairs, const uint16_
                               bool accumulate, float* c, int64_t ldc, uint32_t* stage);
 #if defined(__x86_64__) && defined(ACLNN_HAVE_X86_KERNELS)
 bool amx_permission_granted();  // amx_hardware.cpp
+void amx_pair_a_rows_avx512_bf16(int64_t m, int64_t n, int64_t pairs, const uint16_t* a_base, const int64_t* a_rows,
+                                 const int64_t* a_columns, const uint32_t* b_data, int64_t b_pairs, int64_t b_offset,
+                                 bool accumulate, float* c, int64_t ldc, uint32_t* stage);
+void amx_pair_rows_avx512_bf16(int64_t m, int64_t n, int64_t pairs, const uint32_t* a, const uint32_t* b_base,
+                               const int64_t* b_rows, uint32_t* stage, float* c, int64_t ldc);
 void amx_pair_a_rows_hardware(int64_t m, int64_t n, int64_t pairs, const uint16_t* a_base, const int64_t* a_rows,
                               const int64_t* a_columns, const uint32_t* b_data, int64_t b_pairs, int64_t b_offset,
                               bool accumulate, float* c, int64_t ldc, uint32_t* stage);
@@ -61,20 +67,27 @@ AmxTiles amx_tiles() {
   const AmxWish wish = amx_wish(std::getenv("ACLNN_CONVBWD_AMX"), std::getenv("ACLNN_CONVBWD_ISA"),
                                 std::getenv("ACLNN_CONVBWD_BF16_DOT"));
   if (wish == AmxWish::kEmulate) return AmxTiles::kEmulated;
-  if (wish == AmxWish::kOff) return AmxTiles::kNone;
 #if defined(__x86_64__) && defined(ACLNN_HAVE_X86_KERNELS)
-  if (cpu_has_amx_bf16() && amx_permission_granted()) return AmxTiles::kHardware;  // (permission asked only here)
+  if (wish != AmxWish::kOff && cpu_has_amx_bf16() && amx_permission_granted()) {
+    return AmxTiles::kHardware;  // (permission asked only here)
+  }
 #endif
   if (wish == AmxWish::kAsked) {
     log_message(LogLevel::kWarning,
                 "ACLNN_CONVBWD_AMX=1 or ACLNN_CONVBWD_ISA=amx: this CPU or its operating system gives no AMX-BF16 "
                 "tiles; BF16 products stay on the vector kernels");
   }
-  return AmxTiles::kNone;
+  return bf16_dot_available() ? AmxTiles::kVectors : AmxTiles::kNone;
 }
 
 const char* amx_detail(AmxTiles tiles) {
-  return tiles == AmxTiles::kHardware ? ":amx" : tiles == AmxTiles::kEmulated ? ":amx_emulated" : "";
+  switch (tiles) {
+    case AmxTiles::kHardware: return ":amx";
+    case AmxTiles::kEmulated: return ":amx_emulated";
+    case AmxTiles::kVectors: return ":amx_avx512bf16";
+    case AmxTiles::kNone: break;
+  }
+  return "";
 }
 
 int64_t amx_left_words(int64_t m, int64_t pairs) {
@@ -94,6 +107,7 @@ void amx_pair_rows(AmxTiles tiles, int64_t m, int64_t n, int64_t pairs, const ui
                    const int64_t* b_rows, uint32_t* stage, float* c, int64_t ldc) {
 #if defined(__x86_64__) && defined(ACLNN_HAVE_X86_KERNELS)
   if (tiles == AmxTiles::kHardware) return amx_pair_rows_hardware(m, n, pairs, a, b_base, b_rows, stage, c, ldc);
+  if (tiles == AmxTiles::kVectors) return amx_pair_rows_avx512_bf16(m, n, pairs, a, b_base, b_rows, stage, c, ldc);
 #endif
   (void)tiles;
   amx_pair_rows_emulated(m, n, pairs, a, b_base, b_rows, stage, c, ldc);
@@ -111,6 +125,10 @@ void amx_pair_a_rows(AmxTiles tiles, int64_t m, int64_t n, int64_t pairs, const 
   if (tiles == AmxTiles::kHardware) {
     return amx_pair_a_rows_hardware(m, n, pairs, a_base, a_rows, a_columns, b_data, b_pairs, b_offset, accumulate, c,
                                     ldc, stage);
+  }
+  if (tiles == AmxTiles::kVectors) {
+    return amx_pair_a_rows_avx512_bf16(m, n, pairs, a_base, a_rows, a_columns, b_data, b_pairs, b_offset, accumulate, c,
+                                       ldc, stage);
   }
 #endif
   (void)tiles;

@@ -29,14 +29,16 @@ namespace aclnn_cpu {
 //              grants this process the tile data (arch_prctl, asked once): the default since
 //              scripts/amx_check.sh passed on a Sapphire Rapids class Xeon (asked for where there
 //              are none: a warning);
+//   kVectors   elsewhere, where BF16 pair products may take AVX512_BF16 (bf16_dot_available()): the
+//              same order on VDPBF16PS (amx_avx512_bf16.cpp), the same bits as the tiles;
 //   kNone      elsewhere.
-enum class AmxTiles { kNone, kHardware, kEmulated };
+enum class AmxTiles { kNone, kHardware, kEmulated, kVectors };
 AmxTiles amx_tiles();
 // What the settings ask for (ACLNN_CONVBWD_AMX, ACLNN_CONVBWD_ISA, ACLNN_CONVBWD_BF16_DOT; null where
 // unset), before the CPU is asked: the precedence above, testable on any machine.
 enum class AmxWish { kOff, kWhereAvailable, kAsked, kEmulate };
 AmxWish amx_wish(const char* amx, const char* isa, const char* pairs);
-const char* amx_detail(AmxTiles tiles);  // the verbose note: ":amx" or ":amx_emulated"
+const char* amx_detail(AmxTiles tiles);  // the verbose note: ":amx", ":amx_emulated" or ":amx_avx512bf16"
 
 // Whether the CPU has AMX-TILE and AMX-BF16 and the OS enables their register state (cpuid, XCR0).
 bool cpu_has_amx_bf16();
@@ -47,23 +49,40 @@ constexpr int64_t kAmxBlock = 32;  // rows and columns of C a block of 2 x 2 til
 
 // A left operand in tiles of 16 rows x 16 pairs: pair q of row i at
 //   data[((i / 16) * chunks + q / 16) * 256 + (i % 16) * 16 + q % 16],  chunks = ceil(pairs / 16),
-// rows up to a multiple of 32 and pairs up to whole chunks (zero past the last).
+// rows up to a multiple of 32 and pairs up to whole chunks (zero past the last). For kVectors each
+// chunk of a row holds its chains' words instead (amx_avx512_bf16.cpp): word k < 8 (pair 2k+1's even
+// half | pair 2k's even half << 16), word 8 + k (pair 2k+1's odd half | pair 2k's odd half << 16).
 int64_t amx_left_words(int64_t m, int64_t pairs);
-// Writes pair(i, q) (a word) for rows [i0, i1) (zero past m) of an amx_left_words(m, pairs) operand.
+// Writes pair(i, q) (a word) for rows [i0, i1) (zero past m) of an amx_left_words(m, pairs) operand
+// for `tiles`.
 template <typename Pair>
-void pack_amx_left(int64_t m, int64_t pairs, int64_t i0, int64_t i1, Pair pair, uint32_t* out) {
+void pack_amx_left(AmxTiles tiles, int64_t m, int64_t pairs, int64_t i0, int64_t i1, Pair pair, uint32_t* out) {
   const int64_t chunks = (pairs + kAmxPairs - 1) / kAmxPairs;
   for (int64_t i = i0; i < i1; ++i) {
     uint32_t* row = out + i / kAmxRows * chunks * kAmxRows * kAmxPairs + i % kAmxRows * kAmxPairs;
-    for (int64_t q = 0; q < chunks * kAmxPairs; ++q)
-      row[q / kAmxPairs * kAmxRows * kAmxPairs + q % kAmxPairs] = i < m && q < pairs ? pair(i, q) : 0u;
+    for (int64_t t = 0; t < chunks; ++t) {
+      uint32_t* words = row + t * kAmxRows * kAmxPairs;
+      for (int64_t k = 0; k < kAmxPairs; ++k) {
+        const int64_t q = t * kAmxPairs + k;
+        words[k] = i < m && q < pairs ? pair(i, q) : 0u;
+      }
+      if (tiles != AmxTiles::kVectors) continue;
+      uint32_t chains[kAmxPairs];
+      for (int64_t k = 0; k < kAmxPairs / 2; ++k) {
+        const uint32_t x = words[2 * k], y = words[2 * k + 1];
+        chains[k] = (y & 0xFFFFu) | x << 16;
+        chains[kAmxPairs / 2 + k] = y >> 16 | (x & 0xFFFF0000u);
+      }
+      for (int64_t k = 0; k < kAmxPairs; ++k) words[k] = chains[k];
+    }
   }
 }
 
 // Words of the staging amx_pair_rows needs (per thread).
 int64_t amx_stage_words(int64_t pairs);
 
-// C (m x n) = A (m x 2 pairs) * B (2 pairs x n) in the order above, A packed (pack_amx_left), B's
+// C (m x n) = A (m x 2 pairs) * B (2 pairs x n) in the order above, A packed (pack_amx_left for
+// `tiles`), B's
 // pair row q read in place, column j's pair at b_base[b_rows[q] + j], staged 32 columns at a time
 // into `stage` (amx_stage_words(pairs) words) unless a chunk's 16 rows are evenly spaced. Whole
 // blocks: C holds round_up(m, 32) rows and round_up(n, 32) columns, and b_base is readable that far.

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 
 #include "kernels/amx/amx.h"
 #include "kernels/amx/amx_tiles.h"
@@ -47,16 +48,24 @@ float added(float x, float y) {
 
 struct EmulatedAmxTiles {
   uint32_t tile[8][kAmxRows][kAmxPairs] = {};  // 16 rows of 64 bytes each
+  float* c_block = nullptr;
+  int64_t c_stride = 0;
 
-  void zero_c() { std::memset(tile, 0, 4 * sizeof tile[0]); }
-  void load_c(const float* c, int64_t ldc_bytes) {
-    for (int t = 0; t < 4; ++t)
+  void begin_c(float* c, int64_t ldc_bytes, bool load_it) {
+    c_block = c, c_stride = ldc_bytes;
+    if (!load_it) std::memset(tile, 0, 4 * sizeof tile[0]);
+    for (int t = 0; t < 4 && load_it; ++t)
       load(t, reinterpret_cast<const char*>(c) + (t / 2) * kAmxRows * ldc_bytes + (t % 2) * 64, ldc_bytes);
   }
   void load(int t, const void* p, int64_t stride) {
     for (int64_t r = 0; r < kAmxRows; ++r) std::memcpy(tile[t][r], static_cast<const char*>(p) + r * stride, 64);
   }
-  void load_ab(const void* a0, const void* a1, int64_t a_stride, const void* b0, const void* b1, int64_t b_stride) {
+  static constexpr int64_t kPassChunks = std::numeric_limits<int64_t>::max();
+  static constexpr bool kLoadsBInPlace = true;
+  void prepare_a(uint32_t*) {}  // (the tiles take the pairs as they are)
+  void prepare_b(uint32_t*, int64_t) {}
+  void load_ab(const void* a0, const void* a1, int64_t a_stride, const void* b0, const void* b1, int64_t b_stride,
+               bool /*a_prepared*/, bool /*b_prepared*/) {
     load(4, a0, a_stride), load(5, a1, a_stride), load(6, b0, b_stride), load(7, b1, b_stride);
   }
   // TDPBF16PS tile c += tile a * tile b.
@@ -74,10 +83,10 @@ struct EmulatedAmxTiles {
     }
   }
   void dot() { dot(0, 4, 6), dot(1, 4, 7), dot(2, 5, 6), dot(3, 5, 7); }
-  void store_c(float* c, int64_t ldc_bytes) {
+  void end_c() {
     for (int t = 0; t < 4; ++t) {
-      char* block = reinterpret_cast<char*>(c) + (t / 2) * kAmxRows * ldc_bytes + (t % 2) * 64;
-      for (int64_t r = 0; r < kAmxRows; ++r) std::memcpy(block + r * ldc_bytes, tile[t][r], 64);
+      char* block = reinterpret_cast<char*>(c_block) + (t / 2) * kAmxRows * c_stride + (t % 2) * 64;
+      for (int64_t r = 0; r < kAmxRows; ++r) std::memcpy(block + r * c_stride, tile[t][r], 64);
     }
   }
 };

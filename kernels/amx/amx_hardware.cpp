@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <limits>
 
 #include "kernels/amx/amx.h"
 #include "kernels/amx/amx_tiles.h"
@@ -32,20 +33,26 @@ struct HardwareAmxTiles {
   HardwareAmxTiles& operator=(const HardwareAmxTiles&) = delete;
 
   // (the intrinsics take tile numbers as literals)
-  void zero_c() {
-    _tile_zero(0);
-    _tile_zero(1);
-    _tile_zero(2);
-    _tile_zero(3);
+  void begin_c(float* c, int64_t ldc_bytes, bool load) {
+    c_block = reinterpret_cast<char*>(c), c_stride = ldc_bytes;
+    if (load) {
+      _tile_loadd(0, c_block, ldc_bytes);
+      _tile_loadd(1, c_block + 64, ldc_bytes);
+      _tile_loadd(2, c_block + kAmxRows * ldc_bytes, ldc_bytes);
+      _tile_loadd(3, c_block + kAmxRows * ldc_bytes + 64, ldc_bytes);
+    } else {
+      _tile_zero(0);
+      _tile_zero(1);
+      _tile_zero(2);
+      _tile_zero(3);
+    }
   }
-  void load_c(const float* c, int64_t ldc_bytes) {
-    const char* block = reinterpret_cast<const char*>(c);
-    _tile_loadd(0, block, ldc_bytes);
-    _tile_loadd(1, block + 64, ldc_bytes);
-    _tile_loadd(2, block + kAmxRows * ldc_bytes, ldc_bytes);
-    _tile_loadd(3, block + kAmxRows * ldc_bytes + 64, ldc_bytes);
-  }
-  void load_ab(const void* a0, const void* a1, int64_t a_stride, const void* b0, const void* b1, int64_t b_stride) {
+  static constexpr int64_t kPassChunks = std::numeric_limits<int64_t>::max();
+  static constexpr bool kLoadsBInPlace = true;
+  void prepare_a(uint32_t*) {}  // (the tiles take the pairs as they are)
+  void prepare_b(uint32_t*, int64_t) {}
+  void load_ab(const void* a0, const void* a1, int64_t a_stride, const void* b0, const void* b1, int64_t b_stride,
+               bool /*a_prepared*/, bool /*b_prepared*/) {
     _tile_loadd(4, a0, a_stride);
     _tile_loadd(5, a1, a_stride);
     _tile_loadd(6, b0, b_stride);
@@ -57,13 +64,15 @@ struct HardwareAmxTiles {
     _tile_dpbf16ps(2, 5, 6);
     _tile_dpbf16ps(3, 5, 7);
   }
-  void store_c(float* c, int64_t ldc_bytes) {
-    char* block = reinterpret_cast<char*>(c);
-    _tile_stored(0, block, ldc_bytes);
-    _tile_stored(1, block + 64, ldc_bytes);
-    _tile_stored(2, block + kAmxRows * ldc_bytes, ldc_bytes);
-    _tile_stored(3, block + kAmxRows * ldc_bytes + 64, ldc_bytes);
+  void end_c() {
+    _tile_stored(0, c_block, c_stride);
+    _tile_stored(1, c_block + 64, c_stride);
+    _tile_stored(2, c_block + kAmxRows * c_stride, c_stride);
+    _tile_stored(3, c_block + kAmxRows * c_stride + 64, c_stride);
   }
+
+  char* c_block = nullptr;  // begin_c's block
+  int64_t c_stride = 0;
 };
 
 }  // namespace

@@ -2,17 +2,27 @@
 // block of C in tiles 0-3 (rows 0-15 | 16-31 x columns 0-15 | 16-31), two tiles of A in 4-5 (rows
 // 0-15, 16-31: 16 pairs each) and two of B in 6-7 (16 pair rows x columns 0-15, 16-31):
 //   Tiles() / ~Tiles()    configure the 8 tiles (16 rows x 64 bytes) / release them
-//   void zero_c();        C = 0
-//   void load_c(const float* c, int64_t ldc_bytes);   C = the block at c, rows ldc_bytes apart
+//   void begin_c(float* c, int64_t ldc_bytes, bool load);   C = the block at c, rows ldc_bytes apart
+//                         (load), or zero
+//   static constexpr int64_t kPassChunks;   chunks a pass over a block of rows takes before the next
+//                         block (the rest of the depth follows in later passes, C reloaded)
+//   static constexpr bool kLoadsBInPlace;   whether evenly spaced pair rows of B are read in place
+//                         rather than staged (and prepared)
+//   void prepare_a(uint32_t* tile);      a staged tile of A (16 rows of 16 pairs, 64 bytes apart) and
+//   void prepare_b(uint32_t* rows, int64_t stride);   a staged chunk of B (16 pair rows of 32 columns,
+//                         `stride` bytes apart) rewritten in place into the form the implementation
+//                         multiplies (the CPU's tiles and the emulation: as they are), once per staging
 //   void load_ab(const void* a0, const void* a1, int64_t a_stride, const void* b0, const void* b1,
-//                int64_t b_stride);    16 rows of 64 bytes each, `stride` bytes apart
+//                int64_t b_stride, bool a_prepared, bool b_prepared);
+//                         16 rows of 64 bytes each, `stride` bytes apart (prepared: by prepare_a / _b)
 //   void dot();           C += A * B, four TDPBF16PS (amx.h's order)
-//   void store_c(float* c, int64_t ldc_bytes);   the block at c, rows ldc_bytes apart
+//   void end_c();         C stored into the block begin_c named (which it may have worked in all along)
 // Per block of 32 columns, B's pair rows are staged once (a stride the tile loads can take; a chunk
 // whose 16 rows are evenly spaced is read in place) and every block of 32 rows multiplies them, chunk
 // by chunk in depth order.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -32,7 +42,8 @@ void amx_pair_rows_on(int64_t m, int64_t n, int64_t pairs, const uint32_t* a, co
   uint32_t* spacing = stage + chunks * kAmxPairs * kAmxBlock;
   for (int64_t t = 0; t < chunks; ++t) {
     const int64_t q0 = t * kAmxPairs, step = q0 + 1 < pairs ? b_rows[q0 + 1] - b_rows[q0] : 0;
-    bool even = q0 + kAmxPairs <= pairs && step > 0 && step <= std::numeric_limits<int32_t>::max() / 4;
+    bool even =
+        Tiles::kLoadsBInPlace && q0 + kAmxPairs <= pairs && step > 0 && step <= std::numeric_limits<int32_t>::max() / 4;
     for (int64_t k = 2; k < kAmxPairs && even; ++k) even = b_rows[q0 + k] == b_rows[q0] + k * step;
     spacing[t] = even ? static_cast<uint32_t>(step) : 0u;
   }
@@ -47,20 +58,24 @@ void amx_pair_rows_on(int64_t m, int64_t n, int64_t pairs, const uint32_t* a, co
         std::memcpy(row, b_base + b_rows[q] + j0, kStageRow);
       }
     }
-    for (int64_t i0 = 0; i0 < m; i0 += kAmxBlock) {
-      tiles.zero_c();
-      const uint32_t* a0 = a + i0 / kAmxRows * chunks * kTile;  // rows i0 .. i0 + 15, then + 16 .. + 31
-      const uint32_t* a1 = a0 + chunks * kTile;
-      // C[i0:i0+32, j0:j0+32] (32 x 32) = A[i0:i0+32, :] (32 x 2 pairs) * B[:, j0:j0+32] (2 pairs x 32)
-      for (int64_t t = 0; t < chunks; ++t) {
-        const bool in_place = spacing[t] != 0;
-        const uint32_t* b = in_place ? b_base + b_rows[t * kAmxPairs] + j0 : stage + t * kAmxPairs * kAmxBlock;
-        const int64_t b_stride = in_place ? int64_t{spacing[t]} * int64_t{sizeof(uint32_t)} : kStageRow;
-        tiles.load_ab(a0 + t * kTile, a1 + t * kTile, kARow, b, b + kAmxBlock / 2, b_stride);
-        tiles.dot();
-      }
-      tiles.store_c(c + i0 * ldc + j0, ldc_bytes);
+    for (int64_t t = 0; t < chunks; ++t) {
+      if (spacing[t] == 0) tiles.prepare_b(stage + t * kAmxPairs * kAmxBlock, kStageRow);
     }
+    for (int64_t t0 = 0; t0 < chunks; t0 += Tiles::kPassChunks)
+      for (int64_t i0 = 0; i0 < m; i0 += kAmxBlock) {
+        tiles.begin_c(c + i0 * ldc + j0, ldc_bytes, t0 > 0);
+        const uint32_t* a0 = a + i0 / kAmxRows * chunks * kTile;  // rows i0 .. i0 + 15, then + 16 .. + 31
+        const uint32_t* a1 = a0 + chunks * kTile;
+        // C[i0:i0+32, j0:j0+32] (32 x 32) = A[i0:i0+32, :] (32 x 2 pairs) * B[:, j0:j0+32] (2 pairs x 32)
+        for (int64_t t = t0; t < std::min(chunks, t0 + Tiles::kPassChunks); ++t) {
+          const bool in_place = spacing[t] != 0;
+          const uint32_t* b = in_place ? b_base + b_rows[t * kAmxPairs] + j0 : stage + t * kAmxPairs * kAmxBlock;
+          const int64_t b_stride = in_place ? int64_t{spacing[t]} * int64_t{sizeof(uint32_t)} : kStageRow;
+          tiles.load_ab(a0 + t * kTile, a1 + t * kTile, kARow, b, b + kAmxBlock / 2, b_stride, true, !in_place);
+          tiles.dot();
+        }
+        tiles.end_c();
+      }
   }
 }
 
@@ -100,6 +115,8 @@ void amx_pair_a_rows_on(int64_t m, int64_t n, int64_t pairs, const uint16_t* a_b
           }
         }
       }
+      tiles.prepare_a(a_stage + t * kTile);
+      tiles.prepare_a(a_stage + (chunks + t) * kTile);
     }
     for (int64_t j0 = 0; j0 < n; j0 += kAmxBlock) {
       const int64_t rows = m - i0 < kAmxBlock ? m - i0 : kAmxBlock, columns = n - j0 < kAmxBlock ? n - j0 : kAmxBlock;
@@ -111,11 +128,7 @@ void amx_pair_a_rows_on(int64_t m, int64_t n, int64_t pairs, const uint16_t* a_b
         for (int64_t i = 0; i < rows && accumulate; ++i)
           std::memcpy(edge + i * kAmxBlock, c + (i0 + i) * ldc + j0, columns * sizeof(float));
       }
-      if (accumulate || !whole) {
-        tiles.load_c(block, ld_bytes);
-      } else {
-        tiles.zero_c();
-      }
+      tiles.begin_c(block, ld_bytes, accumulate || !whole);
       const uint32_t* sliver = b_data + j0 / kAmxBlock * kAmxBlock * b_pairs + b_offset * kAmxBlock;
       // C[i0:i0+32, j0:j0+32] (+)= A[i0:i0+32, :] (32 x 2 pairs) * B[:, j0:j0+32] (2 pairs x 32)
       for (int64_t t = 0; t < chunks; ++t) {
@@ -126,10 +139,11 @@ void amx_pair_a_rows_on(int64_t m, int64_t n, int64_t pairs, const uint16_t* a_b
           std::memset(b_last + valid * kAmxBlock, 0, (kAmxPairs - valid) * kBRow);
           b = b_last;
         }
-        tiles.load_ab(a_stage + t * kTile, a_stage + (chunks + t) * kTile, kARow, b, b + kAmxBlock / 2, kBRow);
+        tiles.load_ab(a_stage + t * kTile, a_stage + (chunks + t) * kTile, kARow, b, b + kAmxBlock / 2, kBRow, true,
+                      false);
         tiles.dot();
       }
-      tiles.store_c(block, ld_bytes);
+      tiles.end_c();
       for (int64_t i = 0; i < rows && !whole; ++i)
         std::memcpy(c + (i0 + i) * ldc + j0, edge + i * kAmxBlock, columns * sizeof(float));
     }

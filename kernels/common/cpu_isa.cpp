@@ -56,9 +56,11 @@ bool cpu_is_amd() {
 
 bool cpu_has_avx512_bf16() {
 #if defined(__x86_64__)
-  static const bool bf16 = [] {  // cpuid leaf 7: sub-leaf 1 EAX bit 5 (AVX512_BF16), sub-leaf 0 EBX bit 17 (AVX512DQ)
+  // cpuid leaf 7: sub-leaf 1 EAX bit 5 (AVX512_BF16), sub-leaf 0 EBX bits 17 and 30 (AVX512DQ, AVX512BW)
+  static const bool bf16 = [] {
     unsigned a = 0, b = 0, c = 0, d = 0;
-    if (__get_cpuid_count(7, 0, &a, &b, &c, &d) == 0 || (b & (1u << 17)) == 0) return false;
+    constexpr unsigned kDqBw = (1u << 17) | (1u << 30);
+    if (__get_cpuid_count(7, 0, &a, &b, &c, &d) == 0 || (b & kDqBw) != kDqBw) return false;
     return __get_cpuid_count(7, 1, &a, &b, &c, &d) != 0 && (a & (1u << 5)) != 0;
   }();
   return bf16 && detected_isa() == Isa::kAvx512;

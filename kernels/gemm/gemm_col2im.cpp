@@ -331,7 +331,7 @@ class GemmBackwardData final : public ConvStep {
         return bf16_pair(bf16_bits(wei[2 * q * s_.rows() + i]), odd);
       };
       if (amx_ != AmxTiles::kNone) {
-        pack_amx_left(rows, pairs, 0, round_up(rows, kAmxBlock), pair, weights + t * block_floats_);
+        pack_amx_left(amx_, rows, pairs, 0, round_up(rows, kAmxBlock), pair, weights + t * block_floats_);
       } else {
         pack_pairs_left(rows, pairs, pair, weights + t * block_floats_);
       }

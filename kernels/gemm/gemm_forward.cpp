@@ -421,7 +421,8 @@ class GemmForward final : public ConvStep {
       uint32_t* group = out + grp * group_floats_;
       if (amx_ != AmxTiles::kNone) {
         pack_amx_left(
-            s_.cout, depth_, ci0, ci0 + mr, [&](int64_t i, int64_t q) { return weight_pair(wei, grp, i, q); }, group);
+            amx_, s_.cout, depth_, ci0, ci0 + mr, [&](int64_t i, int64_t q) { return weight_pair(wei, grp, i, q); },
+            group);
         return;
       }
       pack_pairs_left(
