@@ -14,6 +14,7 @@
 
 #include "kernels/amx/amx.h"
 #include "kernels/common/cpu_isa.h"
+#include "kernels/gemm/bf16_pairs.h"
 
 namespace aclnn_cpu {
 namespace {
@@ -102,6 +103,18 @@ std::vector<float> tile_product(AmxTiles tiles, const Operands& o, int64_t* ldc)
   std::vector<float> c(rows * *ldc, std::nanf(""));
   amx_pair_rows(tiles, o.m, o.n, o.pairs, packed.data(), b_base.data(), b_rows.data(), stage.data(), c.data(), *ldc);
   return c;
+}
+
+TEST(AmxTiles, Bf16BitsRoundToNearestEven) {
+  const auto value = [](uint16_t bits) { return as_float(uint32_t{bits} << 16); };
+  EXPECT_EQ(bf16_bits(1.0f), 0x3F80);
+  EXPECT_EQ(bf16_bits(-2.5f), 0xC020);
+  EXPECT_EQ(bf16_bits(1.0f + std::ldexp(1.0f, -8)), 0x3F80);                         // a tie: to even
+  EXPECT_EQ(bf16_bits(1.0f + std::ldexp(1.0f, -8) + std::ldexp(1.0f, -9)), 0x3F81);  // above the tie
+  EXPECT_EQ(bf16_bits(1.0f + std::ldexp(1.0f, -7) + std::ldexp(1.0f, -8)), 0x3F82);  // a tie: to even
+  EXPECT_EQ(bf16_bits(INFINITY), 0x7F80);
+  EXPECT_TRUE(std::isnan(value(bf16_bits(NAN))));
+  EXPECT_EQ(bf16_pair(0x1234, 0xABCD), 0xABCD1234u);
 }
 
 // The tile implementations this machine runs, each checked against the order: the emulation always,

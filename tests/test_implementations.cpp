@@ -22,7 +22,7 @@
 #include "kernels/common/im2col.h"
 #include "kernels/core/conv_problem.h"
 #include "kernels/core/plan.h"
-#include "kernels/gemm/bf16_dot.h"
+#include "kernels/gemm/bf16_pairs.h"
 #include "kernels/gemm/padded_window.h"
 #include "kernels/gemm/sgemm.h"
 
@@ -794,11 +794,10 @@ TEST(Implementations, SixteenBitWeightGradientRoundedByBlocks) {
   unsetenv("ACLNN_CONVBWD_BF16_DOT");
 }
 
-// Where the CPU has AVX512_BF16, BF16 inputs (used as they are) are multiplied in pairs: by the GEMM
-// entries in the AMX tiles' order (":amx_avx512bf16", amx_avx512_bf16.cpp), by `channels_last` in
-// VDPBF16PS's own (":bf16_dot", bf16_dot.h): against the reference within float accumulation plus one
-// BF16 rounding, the same bits for any thread budget, and not under USE_FP16 (the inputs are then
-// FLOAT16 values).
+// Where the CPU has AVX512_BF16, BF16 inputs (used as they are) are multiplied in pairs, in the AMX
+// tiles' order on VDPBF16PS (":amx_avx512bf16", amx_avx512_bf16.cpp): against the reference within
+// float accumulation plus one BF16 rounding, the same bits for any thread budget and as the
+// emulated tiles, and not under USE_FP16 (the inputs are then FLOAT16 values).
 TEST(Implementations, BF16PairProducts) {
   if (!bf16_dot_supported()) GTEST_SKIP() << "the CPU has no AVX512_BF16";
   setenv("ACLNN_CONVBWD_BF16_DOT", "1", 1);  // wherever the CPU runs them (by default on AMD's cores only)
@@ -813,8 +812,11 @@ TEST(Implementations, BF16PairProducts) {
       for (const Variant& v : {kVariants[4], kVariants[3], fp16_math}) {
         const Results want = run("ref", c, v, 19, 2);
         const Results one = run(name, c, v, 19, 1), three = run(name, c, v, 19, 3);
+        setenv("ACLNN_CONVBWD_AMX", "emulate", 1);
+        const Results emulated = run(name, c, v, 19, 2);
+        setenv("ACLNN_CONVBWD_AMX", "0", 1);
         const std::string where = name + " " + c.name + " " + v.name + " " + one.described;
-        const char* pairs = name == "gemm" ? ":amx_avx512bf16" : ":bf16_dot";
+        const char* pairs = ":amx_avx512bf16";
         const bool dot = one.described.find(pairs) != std::string::npos;
         const size_t weight_at = one.described.find("gradWeight=");
         paired_input[name] += one.described.find(pairs) < weight_at ? 1 : 0;
@@ -830,6 +832,7 @@ TEST(Implementations, BF16PairProducts) {
           const std::vector<double>& reference = i == 0 ? want.grad_input : want.grad_weight;
           EXPECT_LT(relative_error(got, reference), tolerance(ACL_BF16)) << where;
           EXPECT_EQ(got, again) << where;
+          EXPECT_EQ(got, i == 0 ? emulated.grad_input : emulated.grad_weight) << where;
         }
       }
     }
@@ -843,15 +846,32 @@ TEST(Implementations, BF16PairProducts) {
 }
 
 // AMX tiles (kernels/amx/amx.h), emulated: the BF16 gradInput the gemm entries compute in pairs (from
-// padded windows, 1x1 tiles, or gemm_col2im's columns) and gradWeight in pairs take them where asked
-// (":amx_emulated"),
+// padded windows, 1x1 tiles, or gemm_col2im's columns) and gradWeight in pairs, and channels_last's
+// both, take them where asked (":amx_emulated"),
 // within a BF16 rounding of the reference and with the same bits on 1 and 3 threads (test_amx.cpp
 // holds the tiles to their order).
 TEST(Implementations, AmxTileProducts) {
   setenv("ACLNN_CONVBWD_AMX", "emulate", 1);
   int inputs = 0, pointwise = 0, col2im = 0, weights = 0;  // (pointwise: from 1x1 tiles)
+  int channels_last_inputs = 0, channels_last_weights = 0;
   for (const Case& c : cases()) {
     for (const Variant& v : {kVariants[4], kVariants[3]}) {
+      if (runs_there("channels_last", c)) {
+        const Results one = run("channels_last", c, v, 23, 1, 0, false, 3), want = run("ref", c, v, 23, 2, 0, false, 3);
+        const Results three = run("channels_last", c, v, 23, 3, 0, false, 3);
+        const size_t weight_at = one.described.find("gradWeight=");
+        const bool amx[2] = {
+            one.described.find(":amx_emulated") < weight_at,
+            weight_at != std::string::npos && one.described.find(":amx_emulated", weight_at) != std::string::npos};
+        channels_last_inputs += amx[0], channels_last_weights += amx[1];
+        for (int i = 0; i < 2; ++i) {
+          if (!amx[i] || !one.took(i, "channels_last")) continue;
+          const std::vector<double>& got = i == 0 ? one.grad_input : one.grad_weight;
+          EXPECT_LT(relative_error(got, i == 0 ? want.grad_input : want.grad_weight), tolerance(ACL_BF16))
+              << c.name << " " << one.described;
+          EXPECT_EQ(got, i == 0 ? three.grad_input : three.grad_weight) << c.name << " " << one.described;
+        }
+      }
       const std::string plan = run("gemm", c, v, 23, 1, 0, false, 3, true).described;  // (planned only)
       const size_t weight_at = plan.find("gradWeight=");
       const bool amx[2] = {
@@ -877,6 +897,8 @@ TEST(Implementations, AmxTileProducts) {
   EXPECT_GE(pointwise, 1);
   EXPECT_GE(col2im, 3);
   EXPECT_GE(weights, 5);
+  EXPECT_GE(channels_last_inputs, 1);
+  EXPECT_GE(channels_last_weights, 2);
 }
 
 // The pair products are taken by default only where they were measured faster (AMD's cores), on

@@ -7,6 +7,9 @@
 //
 // The layers run scaled down (scaled_down()) so that the whole check takes seconds, also under qemu
 // and the sanitizers.
+// BF16 in the AMX tiles' order (kernels/amx/amx.h) has lines of its own ("tiles"), which every
+// implementation of that order gives: the emulation on every CPU, AVX512_BF16's pair instructions
+// where the CPU has them (and the CPU's tiles: scripts/amx_check.sh).
 // SUITE_HASHES_SCALE=full runs them as the suite has them (for a before/after check by hand);
 // SUITE_HASHES_PRINT=1 prints every line (the file's format) to regenerate the file.
 #include <gtest/gtest.h>
@@ -123,11 +126,13 @@ TEST(SuiteHashes, EveryInstructionSetGivesTheCommittedBits) {
   const std::map<std::string, std::string> expected = committed();
   const std::vector<Layer> layers = bench::read_layers(SHAPES_FILE);
   ASSERT_EQ(layers.size(), 16u) << SHAPES_FILE;  // (the suite's layers, read)
-  if (!full && !print) {                         // fma and x86-generic lines, 3 dtypes each
-    ASSERT_EQ(expected.size(), 2 * 16 * 3u) << SUITE_HASHES_FILE;
+  if (!full && !print) {                         // fma and x86-generic lines, 3 dtypes each; tiles lines, BF16
+    ASSERT_EQ(expected.size(), 2 * 16 * 3u + 16) << SUITE_HASHES_FILE;
   }
-  setenv("ACLNN_CONVBWD_BF16_DOT", "0", 1);  // BF16 pair products round differently (test_bf16_dot holds them)
-  setenv("ACLNN_CONVBWD_AMX", "0", 0);       // and so do AMX tiles, unless asked for (scripts/amx_check.sh)
+  // BF16 on the float kernels: pair products in the tiles' order have their own lines (below), unless asked
+  // for (scripts/amx_check.sh)
+  setenv("ACLNN_CONVBWD_BF16_DOT", "0", 1);
+  setenv("ACLNN_CONVBWD_AMX", "0", 0);
   for (const std::string& isa : isas()) {
     if (!isa.empty()) setenv("ACLNN_CONVBWD_ISA", isa.c_str(), 1);
     for (const Layer& layer : layers) {
@@ -146,6 +151,42 @@ TEST(SuiteHashes, EveryInstructionSetGivesTheCommittedBits) {
   unsetenv("ACLNN_CONVBWD_ISA");
   unsetenv("ACLNN_CONVBWD_BF16_DOT");
   unsetenv("ACLNN_CONVBWD_AMX");
+}
+
+TEST(SuiteHashes, TheTilesOrderGivesTheCommittedBitsOnEveryPath) {
+  const bool full =
+      std::getenv("SUITE_HASHES_SCALE") != nullptr && std::string(std::getenv("SUITE_HASHES_SCALE")) == "full";
+  const bool print = std::getenv("SUITE_HASHES_PRINT") != nullptr;
+  const std::map<std::string, std::string> expected = committed();
+  const std::vector<Layer> layers = bench::read_layers(SHAPES_FILE);
+  if (std::getenv("ACLNN_CONVBWD_ISA") != nullptr) GTEST_SKIP() << "the tiles' lines hold the CPU's FMA kernels' bits";
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) GTEST_SKIP() << "no FMA on this CPU";
+  const bool vectors = __builtin_cpu_supports("avx512bf16") && __builtin_cpu_supports("avx512bw");
+#else
+  const bool vectors = false;
+#endif
+  // (ACLNN_CONVBWD_AMX=emulate: the emulation; =0 with ACLNN_CONVBWD_BF16_DOT=1: VDPBF16PS)
+  struct Path {
+    const char *name, *amx, *pairs;
+  };
+  std::vector<Path> paths = {{"emulated", "emulate", nullptr}};
+  if (vectors) paths.push_back({"avx512bf16", "0", "1"});
+  for (const Path& path : paths) {
+    setenv("ACLNN_CONVBWD_AMX", path.amx, 1);
+    if (path.pairs != nullptr) setenv("ACLNN_CONVBWD_BF16_DOT", path.pairs, 1);
+    for (const Layer& layer : layers) {
+      const std::string line = "tiles " + hashes(full ? layer : scaled_down(layer), ACL_BF16);
+      if (print && path.pairs == nullptr) std::printf("%s\n", line.c_str());
+      if (full || print) continue;
+      const auto it = expected.find(line.substr(0, line.rfind(" bf16 ") + 5));
+      ASSERT_NE(it, expected.end()) << "no committed hashes for " << line;
+      EXPECT_EQ(line, it->second) << path.name;
+    }
+    unsetenv("ACLNN_CONVBWD_AMX");
+    unsetenv("ACLNN_CONVBWD_BF16_DOT");
+  }
 }
 
 }  // namespace

@@ -13,7 +13,7 @@
 // and add) that is tiny is flushed to zero of its sign, tiny as x86's FTZ finds it (below FLT_MIN after rounding to 24
 // bits with an unbounded exponent). Each step rounds once: a product is never rounded apart from its addition.
 //
-// Operands are 32-bit words holding a pair of BF16 values, the even one in the low half (bf16_dot.h).
+// Operands are 32-bit words holding a pair of BF16 values, the even one in the low half (bf16_pairs.h).
 #pragma once
 
 #include <cstdint>
@@ -91,7 +91,7 @@ void amx_pair_rows(AmxTiles tiles, int64_t m, int64_t n, int64_t pairs, const ui
 
 // C (m x n) (+ C's values, `accumulate`) = A (m x 2 pairs) * B (2 pairs x n) in the order above, A's pair q
 // of row i the two BF16 entries at a_base[a_rows[i] + a_columns[q]] and + 1 (read in place, staged by
-// blocks of 32 rows), B packed in slivers of 32 columns (bf16_dot.h's PackedPairsRight: pair q of
+// blocks of 32 rows), B packed in slivers of 32 columns (bf16_pairs.h's PackedPairsRight: pair q of
 // column j at b_data[(j / 32) * 32 * b_pairs + q * 32 + j % 32], zero past the last column), pairs
 // [b_offset, b_offset + pairs) of it. C is exactly m x n (a partial block is computed aside); `stage`
 // holds amx_a_stage_words(pairs) words.

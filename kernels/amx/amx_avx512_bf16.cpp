@@ -61,7 +61,8 @@ struct avx512_bf16_tiles {
     c_block = reinterpret_cast<char*>(c), c_stride = ldc_bytes, c_fresh = !load;
   }
   void end_c() {
-    for (int64_t i = 0; i < kAmxBlock && c_fresh; ++i) std::memset(c_block + i * c_stride, 0, kAmxBlock * sizeof(float));
+    for (int64_t i = 0; i < kAmxBlock && c_fresh; ++i)
+      std::memset(c_block + i * c_stride, 0, kAmxBlock * sizeof(float));
   }
 
   static constexpr int64_t kPassChunks = 8;

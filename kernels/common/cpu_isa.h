@@ -26,8 +26,8 @@ bool cpu_is_amd();
 // Whether the CPU has AVX512_BF16 (and AVX512DQ), with AVX-512 usable (detected_isa()); false off x86-64.
 bool cpu_has_avx512_bf16();
 
-// Whether the CPU runs BF16 pair products (kernels/gemm/bf16_dot.h): it has AVX512_BF16 and ACLNN_CONVBWD_ISA allows
-// avx512.
+// Whether the CPU runs BF16 pair products on VDPBF16PS (kernels/amx/amx_avx512_bf16.cpp): it has
+// AVX512_BF16 and ACLNN_CONVBWD_ISA allows avx512.
 bool bf16_dot_supported();
 // Whether plans take them: bf16_dot_supported(), and ACLNN_CONVBWD_BF16_DOT is "1", or unset on AMD's
 // cores ("0" keeps BF16 inputs on the float kernels). cpuid does not say where they are faster: on

@@ -327,7 +327,7 @@ const ConvImpl* ConvPlan::chosen(Gradient gradient) const {
   return nullptr;
 }
 
-CpuFeatures CpuFeatures::current() { return {selected_isa(), bf16_dot_available()}; }
+CpuFeatures CpuFeatures::current() { return {selected_isa()}; }
 
 std::string implementation_filter() {
   const char* value = std::getenv("ACLNN_CONVBWD_KERNELS");

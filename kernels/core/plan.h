@@ -80,11 +80,9 @@ class PlanBuilder {
 };
 
 // The CPU an entry plans for, read once per plan: the instruction set of its kernels
-// (selected_isa(): cpuid and ACLNN_CONVBWD_ISA) and whether BF16 pairs are multiplied as pairs
-// (bf16_dot_available(): AVX512_BF16, and ACLNN_CONVBWD_BF16_DOT or the vendor's default).
+// (selected_isa(): cpuid and ACLNN_CONVBWD_ISA).
 struct CpuFeatures {
   Isa isa = Isa::kGeneric;
-  bool bf16_pairs = false;
   static CpuFeatures current();
 };
 

@@ -27,7 +27,7 @@
 #include "kernels/common/tiling.h"
 #include "kernels/core/plan.h"
 #include "kernels/direct/row_kernels.h"
-#include "kernels/gemm/bf16_dot.h"
+#include "kernels/gemm/bf16_pairs.h"
 #include "kernels/gemm/transpose_4x4.h"
 
 namespace aclnn_cpu {
@@ -410,13 +410,12 @@ class DirectInput final : public ConvStep {
 Support supports(const ConvProblem& p, const CpuFeatures& cpu) {
   const ConvGeometry& g = p.geometry;
   if (p.input_grad != InputGrad::kBackwardData) return refuse("transposed layer");
-  // (BF16 operands that the CPU multiplies in pairs take the GEMMs' pair products instead: twice the
-  // multiply-adds per instruction; on AMX tiles, 16 x 16 x 32 per instruction, where gemm_flipped_windows
-  // or gemm_col2im takes them.)
-  if (cpu.bf16_pairs && bf16_pair_products(p.dst, p.wei, p.math)) return refuse("BF16 pairs go to the GEMMs");
+  // (BF16 operands that the CPU multiplies in pairs in the AMX tiles' order take the GEMMs' pair
+  // products instead, where gemm_flipped_windows or gemm_col2im takes them: on AMX tiles 16 x 16 x 32
+  // per instruction, on VDPBF16PS twice a float FMA's multiply-adds; and the same bits on both.)
   if (amx_pair_products(p.dst, p.wei, p.math) != AmxTiles::kNone &&
       (kGemmFlippedWindowsInputGrad.supports(p, cpu) || col2im_pair_products_fit(g)))
-    return refuse("BF16 pairs go to the GEMMs' AMX tiles");
+    return refuse("BF16 pairs go to the GEMMs' tiles");
   if (g.src_channels_per_group < kRowLanes || g.dst_channels_per_group < kRowLanes)
     return refuse("fewer than 16 channels per group");
   if (g.batch <= 0 || g.groups <= 0) return refuse("empty");

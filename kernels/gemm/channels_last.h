@@ -32,7 +32,7 @@
 #include "kernels/common/tasks.h"
 #include "kernels/common/tiling.h"
 #include "kernels/core/plan.h"
-#include "kernels/gemm/bf16_dot.h"
+#include "kernels/gemm/bf16_pairs.h"
 #include "kernels/gemm/sgemm.h"
 
 namespace aclnn_cpu {
@@ -255,10 +255,12 @@ inline TapProduct tap_product(const ConvProblem& p) {
   return t;
 }
 
-// Whether BF16 `from` rows and W (inputs as they are) take bf16 pair products (bf16_dot.h) for a
-// TapProduct: pairs of its From channels, side by side in its rows (unit channel stride, an even count).
-inline bool input_pairs_apply(const ConvProblem& p, const TapProduct& t) {
-  return bf16_pair_products(t.from, p.wei, p.math) && t.from.stride[1] == 1 && t.from_channels % 2 == 0;
+// The tiles (amx.h) whose order BF16 `from` rows and W (inputs as they are) take for a TapProduct's
+// pair products, or kNone: pairs of its From channels, side by side in its rows (unit channel stride,
+// an even count).
+inline AmxTiles input_pair_tiles(const ConvProblem& p, const TapProduct& t) {
+  if (t.from.stride[1] != 1 || t.from_channels % 2 != 0) return AmxTiles::kNone;
+  return amx_pair_products(t.from, p.wei, p.math);
 }
 
 // Whether a view holds its rows (position t, sample n) evenly spaced in t-major order, row t * N + n

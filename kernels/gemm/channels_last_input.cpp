@@ -11,8 +11,8 @@ namespace {
 
 // Per (sample, tile of positions): the tile's rows of `to` zeroed, then each tap's product added, then
 // the bias (if any) added to the sums. Each tap's M_k is packed once per execution (every task
-// multiplies by it). With bf16 pair products, the `from` rows are read in place from the user's BF16
-// tensor, each tap's M_k packed in pairs.
+// multiplies by it). With pair products (the AMX tiles' order, amx.h), the `from` rows are read in
+// place from the user's BF16 tensor, each tap's M_k packed in pairs.
 // Interleaved rows (interleaved_rows: ConvTbc's) are tiled as one matrix of N x T rows instead, each
 // tap's product over every sample's rows at once: the packed operand's slivers are then 8
 // neighbouring rows, not 8 positions of one sample N rows apart (32 KiB with B 16 x C 512).
@@ -25,7 +25,7 @@ namespace {
 class ChannelsLastInput final : public ConvStep {
  public:
   ChannelsLastInput(const ConvProblem& p, PlanBuilder& b)
-      : p_(p), t_(tap_product(p)), threads_(b.threads()), dot_(input_pairs_apply(p, t_)) {
+      : p_(p), t_(tap_product(p)), threads_(b.threads()), amx_(input_pair_tiles(p, t_)), dot_(amx_ != AmxTiles::kNone) {
     const int64_t to_channels = t_.to_channels, from_channels = t_.from_channels, batch = p.geometry.batch;
     if (dot_ && p.wei.dtype != ACL_FLOAT) {  // pack_pairs_right reads float weights
       weights_ = b.book_scratch("channels_last.weights", static_cast<uint64_t>(p.wei.numel()), sizeof(float));
@@ -48,10 +48,12 @@ class ChannelsLastInput final : public ConvStep {
     if (summed) summed_ = b.book_scratch("channels_last.to_rows", chunk_ * to_channels, sizeof(float), threads_);
     pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(), sizeof(float), threads_);
     tap_floats_ = packed_right_floats(blocking_, to_channels, from_channels);
-    if (dot_) {  // M_k in pairs; a chunk's `from` row offsets; the pairs' channel offsets
+    if (dot_) {  // M_k in pairs; a chunk's `from` row offsets; the pairs' channel offsets; the tiles' staging
       tap_floats_ = packed_pairs_right_words(to_channels, from_channels / 2);
       row_offsets_ = b.book_scratch("channels_last.row_offsets", chunk_, sizeof(int64_t), threads_);
       pair_offsets_ = b.book_scratch("channels_last.pair_offsets", from_channels / 2, sizeof(int64_t));
+      amx_stage_ =
+          b.book_scratch("channels_last.amx_stage", amx_a_stage_words(from_channels / 2), sizeof(uint32_t), threads_);
     }
     const int64_t taps = t_.taps_count, huge = int64_t{1} << 58;
     packed_ = b.book_scratch("channels_last.packed_weights",
@@ -60,8 +62,8 @@ class ChannelsLastInput final : public ConvStep {
   }
   int64_t tasks() const override { return flat_ ? tiles_ : p_.geometry.batch * tiles_; }
   std::string detail() const override {
-    return isa_detail(blocking_) + (t_.forward ? ":forward" : "") + (dot_ ? ":bf16_dot" : "") +
-           (flat_ ? ":interleaved" : "") + (chunk_ < tile_ ? ":chunks=" + std::to_string(ceil_div(tile_, chunk_)) : "");
+    return isa_detail(blocking_) + (t_.forward ? ":forward" : "") + amx_detail(amx_) + (flat_ ? ":interleaved" : "") +
+           (chunk_ < tile_ ? ":chunks=" + std::to_string(ceil_div(tile_, chunk_)) : "");
   }
 
   int run(const Workspace& w, const StepInputs&) const override {
@@ -114,9 +116,9 @@ class ChannelsLastInput final : public ConvStep {
           // to[first:last, :] (rows x To) += from[first+shift : last+shift, :] (rows x From) * M_k (From x To)
           if (dot_) {  // `from` rows read in place from the user's BF16 tensor, in pairs of channels
             for (int64_t r = first; r < last; ++r) offsets[r - first] = unit.element(from, r + shift);
-            const PackedPairsRight m_k{static_cast<const uint32_t*>(packed) + k * tap_floats_, pairs, 0};
-            bf16_dot_a_rows(blocking_, last - first, to_channels, pairs, static_cast<const uint16_t*>(from.data),
-                            offsets, pair_offsets, m_k, true, c, ld);
+            amx_pair_a_rows(amx_, last - first, to_channels, pairs, static_cast<const uint16_t*>(from.data), offsets,
+                            pair_offsets, static_cast<const uint32_t*>(packed) + k * tap_floats_, pairs, 0, true, c, ld,
+                            w.at<uint32_t>(amx_stage_, thread_index()));
             continue;
           }
           for (int64_t r = first; r < last && staged != nullptr; ++r) {  // FLOAT16/BF16 rows widened
@@ -144,8 +146,9 @@ class ChannelsLastInput final : public ConvStep {
   ConvProblem p_;
   TapProduct t_;
   int threads_;
-  bool dot_;           // bf16 pair products (input_pairs_apply): `from` read in place, M_k packed in pairs
-  bool flat_ = false;  // interleaved rows (interleaved_rows), tiled as one matrix
+  AmxTiles amx_;                          // the tiles whose order pair products take (input_pair_tiles), or none
+  bool dot_;                              // pair products: `from` read in place, M_k packed in pairs
+  bool flat_ = false;                     // interleaved rows (interleaved_rows), tiled as one matrix
   WorkspaceLedger::Handle weights_ = -1;  // dot_'s FLOAT16/BF16 weights as floats (tbc_weight_view of the taps)
   WorkspaceLedger::Handle bias_ = -1;     // the forward operators' bias as floats, per `to` channel
   int64_t tile_ = 1, tiles_ = 1, chunk_ = 1, tap_floats_ = 0;
@@ -153,6 +156,7 @@ class ChannelsLastInput final : public ConvStep {
   WorkspaceLedger::Handle pack_ = -1;    // per thread
   WorkspaceLedger::Handle packed_ = -1;  // each tap's M_k as a PackedRight (dot_: PackedPairsRight)
   WorkspaceLedger::Handle row_offsets_ = -1, pair_offsets_ = -1;  // dot_: per thread; shared
+  WorkspaceLedger::Handle amx_stage_ = -1;                        // dot_, per thread: amx_pair_a_rows' staging
   // Per thread: a chunk's FLOAT16/BF16 `from` rows widened (chunk_ x From), a 16-bit `to` chunk's sums (chunk_ x To)
   WorkspaceLedger::Handle staged_ = -1, summed_ = -1;
 };

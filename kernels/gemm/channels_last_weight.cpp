@@ -17,14 +17,14 @@ namespace {
 // operands always are, both of them, converted as they are packed (their workspace is what float
 // copies of them would take, and nothing else reads them).
 //
-// BF16 X and dY (inputs as they are) take bf16 pair products where the CPU has them (bf16_dot.h),
-// pairs of positions: each sample's X as pairs of rows from an even row and from an odd row
+// BF16 X and dY (inputs as they are) take pair products in the AMX tiles' order where the CPU runs it
+// (amx.h), pairs of positions: each sample's X as pairs of rows from an even row and from an odd row
 // ([pair][channel] words: a tap's shift may be odd), dY as PackedPairsRight from even rows. A tap's
 // range of dY rows is then an odd first row alone, pairs, and an odd last row alone (each with a
 // zero partner), in that order.
-bool weight_pairs_apply(const ConvProblem& p) {
-  return bf16_pair_products(p.src, p.dst, p.math) && p.src.stride[1] == 1 && p.dst.stride[1] == 1 &&
-         p.grad_weight.dtype != ACL_FLOAT;
+AmxTiles weight_pair_tiles(const ConvProblem& p) {
+  if (p.src.stride[1] != 1 || p.dst.stride[1] != 1 || p.grad_weight.dtype == ACL_FLOAT) return AmxTiles::kNone;
+  return amx_pair_products(p.src, p.dst, p.math);
 }
 
 class ChannelsLastWeight final : public ConvStep {
@@ -32,7 +32,8 @@ class ChannelsLastWeight final : public ConvStep {
   ChannelsLastWeight(const ConvProblem& p, PlanBuilder& b)
       : p_(p),
         threads_(b.threads()),
-        dot_(weight_pairs_apply(p)),
+        amx_(weight_pair_tiles(p)),
+        dot_(amx_ != AmxTiles::kNone),
         converted_(!dot_ && (p.src.dtype != ACL_FLOAT || p.dst.dtype != ACL_FLOAT)) {
     const ConvGeometry& g = p.geometry;
     if (p.grad_weight.dtype != ACL_FLOAT) {  // computed as floats laid out as (K, Cin, Cout), then rounded
@@ -64,7 +65,7 @@ class ChannelsLastWeight final : public ConvStep {
   }
   int64_t tasks() const override { return p_.geometry.kernel[2] * blocks_; }
   std::string detail() const override {
-    return isa_detail(blocking_) + (transposed_ ? ":transposed" : "") + (dot_ ? ":bf16_dot" : "") +
+    return isa_detail(blocking_) + (transposed_ ? ":transposed" : "") + amx_detail(amx_) +
            (flat_ ? ":interleaved" : "");
   }
 
@@ -187,7 +188,8 @@ class ChannelsLastWeight final : public ConvStep {
   }
 
   // dot_'s workspace: X's pairs of rows (both parities) and dY's PackedPairsRight for every sample,
-  // the pair columns, and per thread a block's row offsets and a single row's pairs with zero partners.
+  // the pair columns, and per thread a block's row offsets, a single row's pairs with zero partners and
+  // the tiles' staging.
   void plan_pairs(PlanBuilder& b) {
     const ConvGeometry& g = p_.geometry;
     const int64_t cin = g.src_channels_per_group, cout = g.dst_channels_per_group, huge = int64_t{1} << 58;
@@ -204,7 +206,8 @@ class ChannelsLastWeight final : public ConvStep {
     block_rows_ = b.book_scratch("channels_last.block_rows", block_, sizeof(int64_t), threads_);
     single_x_ = b.book_scratch("channels_last.single_input", cin, sizeof(uint32_t), threads_);
     single_dy_ =
-        b.book_scratch("channels_last.single_gradOutput", round_up(cout, kBf16DotColumns), sizeof(uint32_t), threads_);
+        b.book_scratch("channels_last.single_gradOutput", round_up(cout, kAmxBlock), sizeof(uint32_t), threads_);
+    amx_stage_ = b.book_scratch("channels_last.amx_stage", amx_a_stage_words(dy_pairs_), sizeof(uint32_t), threads_);
   }
 
   // dot_'s run: C (Cin x Cout rows r0..r1 of tap k's dW^T) += X[t + shift, r0:r1]^T * dY[t, :] over each
@@ -234,9 +237,9 @@ class ChannelsLastWeight final : public ConvStep {
       for (int64_t q = 0; q < dy_pairs_; ++q) {
         const uint16_t* even = dy_row(n, 2 * q);
         const uint16_t* odd = 2 * q + 1 < g.dst_size[2] ? dy_row(n, 2 * q + 1) : nullptr;
-        for (int64_t j0 = 0; j0 < cout; j0 += kBf16DotColumns) {
-          uint32_t* to = packed_dy + n * dy_words_ + j0 * dy_pairs_ + q * kBf16DotColumns;
-          for (int64_t j = j0; j < j0 + kBf16DotColumns; ++j)
+        for (int64_t j0 = 0; j0 < cout; j0 += kAmxBlock) {
+          uint32_t* to = packed_dy + n * dy_words_ + j0 * dy_pairs_ + q * kAmxBlock;
+          for (int64_t j = j0; j < j0 + kAmxBlock; ++j)
             to[j - j0] = j < cout ? bf16_pair(even[j], odd ? odd[j] : 0) : 0;
         }
       }
@@ -255,14 +258,15 @@ class ChannelsLastWeight final : public ConvStep {
       for (int64_t r = r0; r < r1; ++r) rows[r - r0] = 2 * r;
       auto* single_x = w.at<uint32_t>(single_x_, thread_index());
       auto* single_dy = w.at<uint32_t>(single_dy_, thread_index());
+      auto* stage = w.at<uint32_t>(amx_stage_, thread_index());
       bool written = false;
       // C += X[t + shift, r0:r1]^T dY[t, :] for one row t alone (its pairs' partners zero).
       auto single = [&](int64_t n, int64_t row) {
         const uint16_t *x = x_row(n, row + shift), *dy = dy_row(n, row);
         for (int64_t r = r0; r < r1; ++r) single_x[r] = bf16_pair(x[r], 0);
-        for (int64_t j = 0; j < round_up(cout, kBf16DotColumns); ++j) single_dy[j] = j < cout ? bf16_pair(dy[j], 0) : 0;
-        bf16_dot_a_rows(blocking_, r1 - r0, cout, 1, reinterpret_cast<const uint16_t*>(single_x), rows, columns,
-                        PackedPairsRight{single_dy, 1, 0}, written, c, cout);
+        for (int64_t j = 0; j < round_up(cout, kAmxBlock); ++j) single_dy[j] = j < cout ? bf16_pair(dy[j], 0) : 0;
+        amx_pair_a_rows(amx_, r1 - r0, cout, 1, reinterpret_cast<const uint16_t*>(single_x), rows, columns, single_dy,
+                        1, 0, written, c, cout, stage);
         written = true;
       };
       for (int64_t n = 0; n < g.batch && first < last; ++n) {
@@ -274,8 +278,8 @@ class ChannelsLastWeight final : public ConvStep {
           // pair q + (shift - par) / 2 of parity par.
           const uint16_t* x_base = reinterpret_cast<const uint16_t*>(packed_x + n * x_words_ + par * x_pairs_ * cin) +
                                    (q0 + (shift - par) / 2) * 2 * cin;
-          bf16_dot_a_rows(blocking_, r1 - r0, cout, q1 - q0, x_base, rows, columns,
-                          PackedPairsRight{packed_dy + n * dy_words_, dy_pairs_, q0}, written, c, cout);
+          amx_pair_a_rows(amx_, r1 - r0, cout, q1 - q0, x_base, rows, columns, packed_dy + n * dy_words_, dy_pairs_, q0,
+                          written, c, cout, stage);
           written = true;
         }
         if (2 * q1 < last) single(n, last - 1);
@@ -290,13 +294,15 @@ class ChannelsLastWeight final : public ConvStep {
 
   ConvProblem p_;
   int threads_;
-  bool dot_;                             // bf16 pair products (weight_pairs_apply)
+  AmxTiles amx_;                         // the tiles whose order pair products take (weight_pair_tiles), or none
+  bool dot_;                             // pair products
   bool converted_;                       // FLOAT16/BF16 X or dY (not dot_): both operands packed, converted as they are
   WorkspaceLedger::Handle result_ = -1;  // a FLOAT16/BF16 gradWeight as floats (tbc_weight_view)
   // dot_: pairs per parity of X's rows and of dY's, words per sample of each; their regions (dY's is
   // packed_), the pair columns, and per thread the block's row offsets and a single row's pairs.
   int64_t x_pairs_ = 0, dy_pairs_ = 0, x_words_ = 0, dy_words_ = 0;
   WorkspaceLedger::Handle packed_x_ = -1, pair_columns_ = -1, block_rows_ = -1, single_x_ = -1, single_dy_ = -1;
+  WorkspaceLedger::Handle amx_stage_ = -1;  // per thread: amx_pair_a_rows' staging
   bool transposed_ = false;
   int64_t rows_ = 0, cols_ = 0, block_ = 1, blocks_ = 1, depth_ = 0, sample_floats_ = 0;
   // flat_ (time-major rows, interleaved_rows): one unit of N x T rows, scale_ = N rows per

@@ -12,7 +12,7 @@
 #include "kernels/common/tasks.h"
 #include "kernels/common/tiling.h"
 #include "kernels/core/plan.h"
-#include "kernels/gemm/bf16_dot.h"
+#include "kernels/gemm/bf16_pairs.h"
 #include "kernels/gemm/padded_window.h"
 #include "kernels/gemm/sgemm.h"
 
@@ -36,7 +36,7 @@ int64_t samples_per_task(const ConvGeometry& g, const Shape& s) {
 
 }  // namespace
 
-// Whether gemm_col2im's pair products (bf16_dot.h, amx.h) fit a problem of geometry g: not a 1x1
+// Whether gemm_col2im's pair products (amx.h) fit a problem of geometry g: not a 1x1
 // kernel of stride 1 (its GEMM writes dX in place), and dY staged as rows of channel pairs for every
 // (samples, group) unit within kPackedDyBudget.
 bool col2im_pair_products_fit(const ConvGeometry& g) {
@@ -44,9 +44,9 @@ bool col2im_pair_products_fit(const ConvGeometry& g) {
   const int64_t samples = samples_per_task(g, s), units = ceil_div(s.n, samples) * s.groups;
   const int64_t pairs = ceil_div(s.cout, 2), columns = samples * s.dst_plane;
   if (columns_are_source(g) || columns > kPackedDyBudget / 4 ||
-      !product_within(pairs, columns + kBf16DotColumns, kPackedDyBudget / 4))  // (columns first: no overflow)
+      !product_within(pairs, columns + kAmxBlock, kPackedDyBudget / 4))  // (columns first: no overflow)
     return false;
-  return product_within(units, pairs * (round_up(columns, kBf16DotColumns) + kBf16DotColumns), kPackedDyBudget / 4);
+  return product_within(units, pairs * (round_up(columns, kAmxBlock) + kAmxBlock), kPackedDyBudget / 4);
 }
 
 namespace {
@@ -149,13 +149,7 @@ class GemmBackwardData final : public ConvStep {
   }
 
   int64_t tasks() const override { return ceil_div(s_.n, samples_) * s_.groups * blocks_; }
-  std::string detail() const override {
-    return isa_detail(blocking_) +
-           (amx_ != AmxTiles::kNone ? amx_detail(amx_)
-            : dot_                  ? ":bf16_dot"
-                                    : "") +
-           (rows16_ ? ":rows16" : "");
-  }
+  std::string detail() const override { return isa_detail(blocking_) + amx_detail(amx_) + (rows16_ ? ":rows16" : ""); }
 
   int run(const Workspace& w, const StepInputs& in) const override {
     if (dot_) return run_pairs(w, in);
@@ -276,37 +270,33 @@ class GemmBackwardData final : public ConvStep {
     });
   }
 
-  // BF16 dY and W (used as they are) in bf16 pair products where the CPU has them (bf16_dot.h), or
-  // on AMX tiles (amx.h), pairs of output channels: dY staged once per (samples, group) unit as rows
-  // of channel pairs, [pair][column] words, ld_ apart (its columns rounded up to whole micro-kernel
-  // tiles, or AMX's blocks of 32, zeros past them), within kPackedDyBudget; W^T packed per (group,
-  // block) as PackedPairs, or for AMX in tiles (pack_amx_left). Where col2im_pair_products_fit.
-  // Returns whether it planned.
+  // BF16 dY and W (used as they are) in pair products in the AMX tiles' order where the CPU runs it
+  // (amx.h), pairs of output channels: dY staged once per (samples, group) unit as rows of channel
+  // pairs, [pair][column] words, ld_ apart (its columns rounded up to whole blocks of 32, zeros past
+  // them), within kPackedDyBudget; W^T packed per (group, block) in tiles (pack_amx_left). Where
+  // col2im_pair_products_fit. Returns whether it planned.
   bool plan_pair_products(const ConvProblem& p, PlanBuilder& b, int64_t units, int64_t max_rows) {
     const int64_t pairs = ceil_div(s_.cout, 2), columns = samples_ * s_.dst_plane;
     const AmxTiles amx = amx_pair_products(p.dst, p.wei, math_);
-    if ((amx == AmxTiles::kNone && !bf16_pair_products(p.dst, p.wei, math_)) || !col2im_pair_products_fit(g_))
-      return false;
-    ld_ = round_up(columns, kBf16DotColumns) + kBf16DotColumns;  // (a tile at column o0 reads 32 past it)
+    if (amx == AmxTiles::kNone || !col2im_pair_products_fit(g_)) return false;
+    ld_ = round_up(columns, kAmxBlock) + kAmxBlock;  // (a tile at column o0 reads 32 past it)
     dot_ = true;
     amx_ = amx;
     pack_dy_ = false;
     tile_ = std::min(tile_, columns);
-    // (kBf16DotColumns is AMX's block of 32 columns too; its blocks of 32 rows are whole in the result)
-    const int64_t result_rows = round_up(max_rows, amx != AmxTiles::kNone ? kAmxBlock : kBf16DotRows),
-                  result_columns = round_up(tile_, kBf16DotColumns);
+    // (whole blocks of 32 rows and columns in the result)
+    const int64_t result_rows = round_up(max_rows, kAmxBlock), result_columns = round_up(tile_, kAmxBlock);
     cols_ = b.book_scratch("gemm.cols", result_rows * result_columns, sizeof(float), threads_);
     dy_pairs_ = b.book_scratch("gemm.gradOutput_pairs", units * pairs * ld_, sizeof(uint32_t));
     dy_planes_ = b.book_scratch("gemm.gradOutput_planes", 2 * s_.dst_plane, sizeof(float), threads_);
     pair_rows_ = b.book_scratch("gemm.pair_rows", pairs, sizeof(int64_t));
-    block_floats_ = amx != AmxTiles::kNone ? amx_left_words(max_rows, pairs) : packed_pairs_words(max_rows, pairs);
+    block_floats_ = amx_left_words(max_rows, pairs);
     weights_ = b.book_scratch("gemm.packed_weights",
                               product_within(s_.groups * blocks_, block_floats_, int64_t{1} << 58)
                                   ? uint64_t(s_.groups * blocks_ * block_floats_)
                                   : UINT64_MAX,
                               sizeof(uint32_t));
-    if (amx != AmxTiles::kNone)
-      amx_stage_ = b.book_scratch("gemm.amx_stage", amx_stage_words(pairs), sizeof(uint32_t), threads_);
+    amx_stage_ = b.book_scratch("gemm.amx_stage", amx_stage_words(pairs), sizeof(uint32_t), threads_);
     b.need_float_inputs(false, true, false);
     return true;
   }
@@ -330,11 +320,7 @@ class GemmBackwardData final : public ConvStep {
         const uint16_t odd = 2 * q + 1 < s_.cout ? bf16_bits(wei[(2 * q + 1) * s_.rows() + i]) : 0;
         return bf16_pair(bf16_bits(wei[2 * q * s_.rows() + i]), odd);
       };
-      if (amx_ != AmxTiles::kNone) {
-        pack_amx_left(amx_, rows, pairs, 0, round_up(rows, kAmxBlock), pair, weights + t * block_floats_);
-      } else {
-        pack_pairs_left(rows, pairs, pair, weights + t * block_floats_);
-      }
+      pack_amx_left(amx_, rows, pairs, 0, round_up(rows, kAmxBlock), pair, weights + t * block_floats_);
     });
     if (status != ACLNN_SUCCESS) return status;
     status = run_tasks(units * pairs, threads_, "gemm gradInput", [&](int64_t t) {
@@ -360,15 +346,12 @@ class GemmBackwardData final : public ConvStep {
                     static_cast<size_t>((c1 - c0) * s_.src_plane) * sizeof(float));
       }
       for (int64_t o0 = 0; o0 < columns; o0 += tile_) {  // tiles of the unit's columns (within one sample when single)
-        const int64_t o1 = std::min(columns, o0 + tile_), ldc = round_up(o1 - o0, kBf16DotColumns);
+        const int64_t o1 = std::min(columns, o0 + tile_), ldc = round_up(o1 - o0, kAmxBlock);
         // cols ((c1-c0)*K x tile) = W_g[:, c0*K : c1*K]^T ((c1-c0)*K x Cout_g) * dY[:, o0:o1] (Cout_g x tile)
         const uint32_t* dy_tile = dy_pairs + unit * pairs * ld_ + o0;
-        if (amx_ != AmxTiles::kNone) {  // (dY's pair rows evenly spaced: its tiles loaded in place)
-          amx_pair_rows(amx_, m, o1 - o0, pairs, block_weights, dy_tile, pair_rows,
-                        w.at<uint32_t>(amx_stage_, thread_index()), cols, ldc);
-        } else {
-          bf16_dot_rows(blocking_, m, o1 - o0, pairs, PackedPairs{block_weights, pairs}, dy_tile, pair_rows, cols, ldc);
-        }
+        // (dY's pair rows evenly spaced: the CPU's tiles load them in place)
+        amx_pair_rows(amx_, m, o1 - o0, pairs, block_weights, dy_tile, pair_rows,
+                      w.at<uint32_t>(amx_stage_, thread_index()), cols, ldc);
         for (int64_t at = o0; at < o1;) {  // col2im, sample by sample
           const int64_t n = n0 + at / s_.dst_plane, end = std::min(o1, (at / s_.dst_plane + 1) * s_.dst_plane);
           const int64_t first = at % s_.dst_plane;
@@ -435,7 +418,7 @@ class GemmBackwardData final : public ConvStep {
   WorkspaceLedger::Handle dy_rows_copy_ = -1;      // dY converted into plain float rows (rows_dy_ reads them)
   WorkspaceLedger::Handle packed_dy_ = -1;         // pack_dy_: those units
   int64_t dy_floats_ = 0;                          // floats of one unit's packed dY
-  bool dot_ = false;                               // bf16 pair products (plan_pair_products)
+  bool dot_ = false;                               // pair products (plan_pair_products)
   AmxTiles amx_ = AmxTiles::kNone;                 // ... on AMX tiles (amx.h)
   WorkspaceLedger::Handle amx_stage_ = -1;         // per thread: amx_pair_rows' staging
   int64_t ld_ = 0;                                 // dot_: words between dY's channel-pair rows

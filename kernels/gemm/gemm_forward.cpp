@@ -14,7 +14,7 @@
 #include "kernels/common/tasks.h"
 #include "kernels/common/tiling.h"
 #include "kernels/core/plan.h"
-#include "kernels/gemm/bf16_dot.h"
+#include "kernels/gemm/bf16_pairs.h"
 #include "kernels/gemm/padded_window.h"
 #include "kernels/gemm/sgemm.h"
 
@@ -132,11 +132,7 @@ class GemmForward final : public ConvStep {
   std::string detail() const override {
     return isa_detail(blocking_) + (flipped_ ? ":flipped" : "") + (implicit_ ? ":windows" : "") +
            (row_blocks_ > 1 ? ":row_blocks=" + std::to_string(row_blocks_) : "") +
-           (depth_major_ ? ":depth_major" : "") +
-           (amx_ != AmxTiles::kNone ? amx_detail(amx_)
-            : dot_                  ? ":bf16_dot"
-                                    : "") +
-           (rows16_ ? ":rows16" : "");
+           (depth_major_ ? ":depth_major" : "") + amx_detail(amx_) + (rows16_ ? ":rows16" : "");
   }
 
   int run(const Workspace& w, const StepInputs& in) const override {
@@ -152,19 +148,18 @@ class GemmForward final : public ConvStep {
 
  private:
   // The padded-window plan (forward_bands said yes). BF16 source and weights (inputs as they are) take
-  // bf16 pair products where the CPU has them (bf16_dot.h), or AMX tiles where it has those (amx.h): the
-  // window staged as pairs of channels, W packed as pairs (for AMX in tiles, the products in whole
-  // blocks of 32 rows and columns).
+  // pair products in the AMX tiles' order where the CPU runs it (amx.h): the window staged as pairs of
+  // channels, W packed in tiles of pairs, the products in whole blocks of 32 rows and columns.
   void plan_padded_windows(const ConvProblem& p, PlanBuilder& b) {
     amx_ = amx_pair_products(source_, p.wei, math_);
-    dot_ = amx_ != AmxTiles::kNone || bf16_pair_products(source_, p.wei, math_);
-    const bool amx = amx_ != AmxTiles::kNone;
+    dot_ = amx_ != AmxTiles::kNone;
+    const bool amx = dot_;
     // Channels (in pairs: rows of pairs) of the window, and the depth of the products.
     const int64_t channels = dot_ ? ceil_div(s_.cin, 2) : s_.cin;
     depth_ = channels * s_.kernel_volume;
     // Float products take blocks of rows where the plane is small; pair products every row per task
-    // (each window staged once), but on AMX tiles where W is past kAmxWeightCache: each task's rows of
-    // W then stay in cache (the tiles are fast enough for reading W from farther to bound them).
+    // (each window staged once), but where W is past kAmxWeightCache: each task's rows of W then stay
+    // in cache (the tiles are fast enough for reading W from farther to bound them).
     const bool large_w = amx && uint64_t(amx_left_words(s_.cout, depth_)) > kAmxWeightCache / sizeof(uint32_t);
     forward_bands(g_, &blocking_, &bands_, dot_ && !large_w ? nullptr : &row_blocks_);
     const int64_t mr = amx ? kAmxBlock : left_sliver_rows(blocking_),
@@ -183,9 +178,7 @@ class GemmForward final : public ConvStep {
     result_ = b.book_scratch("gemm.band_result", std::min(result_rows, block_rows_) * result_columns_, sizeof(float),
                              threads_);
     offsets_ = b.book_scratch("gemm.row_offsets", depth_, sizeof(int64_t));
-    group_floats_ = amx    ? amx_left_words(s_.cout, depth_)
-                    : dot_ ? packed_pairs_words(s_.cout, depth_)
-                           : packed_left_floats(blocking_, s_.cout, s_.rows());
+    group_floats_ = amx ? amx_left_words(s_.cout, depth_) : packed_left_floats(blocking_, s_.cout, s_.rows());
     weights_ = b.book_scratch(
         "gemm.packed_weights",
         product_within(s_.groups, group_floats_, int64_t{1} << 58) ? uint64_t(s_.groups * group_floats_) : UINT64_MAX,
@@ -213,14 +206,10 @@ class GemmForward final : public ConvStep {
         auto* window = w.at<uint32_t>(window_, thread_index());
         stage_padded_window_pairs(source_, g_, bands_, n, grp * s_.cin, s_.cin, band, window_slack_, window);
         // result (Cout_g x columns) = W_g (Cout_g x Cin_g*K, in pairs of channels) * cols (Cin_g*K x columns)
+        // (W's rows c0 .. c1: whole blocks of 32 rows from the block's first)
         const uint32_t* wg = reinterpret_cast<const uint32_t*>(weights) + grp * group_floats_;
-        if (amx_ != AmxTiles::kNone) {  // (W's rows c0 .. c1: whole blocks of 32 rows from the block's first)
-          amx_pair_rows(amx_, rows, bands_.columns(), depth_, wg + amx_left_words(c0, depth_), window, offsets,
-                        w.at<uint32_t>(amx_stage_, thread_index()), result, result_columns_);
-        } else {
-          bf16_dot_rows(blocking_, s_.cout, bands_.columns(), depth_, PackedPairs{wg, depth_}, window, offsets, result,
-                        result_columns_);
-        }
+        amx_pair_rows(amx_, rows, bands_.columns(), depth_, wg + amx_left_words(c0, depth_), window, offsets,
+                      w.at<uint32_t>(amx_stage_, thread_index()), result, result_columns_);
       } else {
         float* window = w.at<float>(window_, thread_index());
         // Only the depths whose kernel-depth taps read source planes (a band of a border plane skips
@@ -249,17 +238,17 @@ class GemmForward final : public ConvStep {
     });
   }
 
-  // A 1x1 kernel's BF16 source and weights (used as they are) in bf16 pair products where the CPU has
-  // them (bf16_dot.h): each tile's source staged as rows of channel pairs ([pair][position] words,
-  // ld_ apart, zeros past the tile up to whole micro-kernel tiles), W packed as pairs, the result
-  // computed into a per-thread tile buffer. Returns whether it planned.
+  // A 1x1 kernel's BF16 source and weights (used as they are) in pair products in the AMX tiles' order
+  // where the CPU runs it (amx.h): each tile's source staged as rows of channel pairs ([pair][position]
+  // words, ld_ apart, zeros past the tile up to whole blocks of 32 columns), W packed in tiles, the
+  // result computed into a per-thread tile buffer. Returns whether it planned.
   bool plan_pointwise_pairs(const ConvProblem& p, PlanBuilder& b) {
     if (!columns_are_source(g_)) return false;
     const AmxTiles amx = amx_pair_products(source_, p.wei, math_);
-    if (amx == AmxTiles::kNone && !bf16_pair_products(source_, p.wei, math_)) return false;
+    if (amx == AmxTiles::kNone) return false;
     depth_ = ceil_div(s_.cin, 2);
-    ld_ = round_up(tile_, kBf16DotColumns);  // (whole blocks of AMX's 32 columns too)
-    const int64_t result_rows = round_up(s_.cout, amx != AmxTiles::kNone ? kAmxBlock : kBf16DotRows);
+    ld_ = round_up(tile_, kAmxBlock);
+    const int64_t result_rows = round_up(s_.cout, kAmxBlock);
     if (!product_within(depth_, ld_, kStagingBudget) || !product_within(result_rows, ld_, kStagingBudget)) return false;
     dot_ = true;
     amx_ = amx;
@@ -267,9 +256,8 @@ class GemmForward final : public ConvStep {
     planes_ = b.book_scratch("gemm.source_planes", 2 * tile_, sizeof(float), threads_);
     result_ = b.book_scratch("gemm.tile_result", result_rows * ld_, sizeof(float), threads_);
     offsets_ = b.book_scratch("gemm.row_offsets", depth_, sizeof(int64_t));
-    if (amx_ != AmxTiles::kNone)
-      amx_stage_ = b.book_scratch("gemm.amx_stage", amx_stage_words(depth_), sizeof(uint32_t), threads_);
-    group_floats_ = amx_ != AmxTiles::kNone ? amx_left_words(s_.cout, depth_) : packed_pairs_words(s_.cout, depth_);
+    amx_stage_ = b.book_scratch("gemm.amx_stage", amx_stage_words(depth_), sizeof(uint32_t), threads_);
+    group_floats_ = amx_left_words(s_.cout, depth_);
     weights_ = b.book_scratch("gemm.packed_weights", s_.groups * group_floats_, sizeof(uint32_t));
     b.need_float_inputs(false, true, false);
     return true;
@@ -291,13 +279,8 @@ class GemmForward final : public ConvStep {
         std::fill(row + count, row + ld_, 0u);
       }
       float* result = w.at<float>(result_, thread_index());
-      if (amx_ != AmxTiles::kNone) {
-        amx_pair_rows(amx_, s_.cout, count, depth_, weights + grp * group_floats_, pairs, offsets,
-                      w.at<uint32_t>(amx_stage_, thread_index()), result, ld_);
-      } else {
-        bf16_dot_rows(blocking_, s_.cout, count, depth_, PackedPairs{weights + grp * group_floats_, depth_}, pairs,
-                      offsets, result, ld_);
-      }
+      amx_pair_rows(amx_, s_.cout, count, depth_, weights + grp * group_floats_, pairs, offsets,
+                    w.at<uint32_t>(amx_stage_, thread_index()), result, ld_);
       float* y = output_.stores_parts() ? nullptr : grad_input + (n * s_.groups + grp) * s_.cout * s_.dst_plane + o0;
       if (output_.stores_parts()) {
         output_.store_rows(result, ld_, s_.cout, n, grp * s_.cout, o0, count);
@@ -412,22 +395,14 @@ class GemmForward final : public ConvStep {
     return bf16_pair(bf16_bits(weight(wei, grp, row, r)), odd);
   }
 
-  // Each group's W in pairs of depth_: as PackedPairs, or for AMX tiles as pack_amx_left writes them
-  // (by blocks of 32 rows).
+  // Each group's W in pairs of depth_, as pack_amx_left writes them (by blocks of 32 rows).
   int pack_weight_pairs(const float* wei, uint32_t* out) const {
-    const int64_t mr = amx_ != AmxTiles::kNone ? kAmxBlock : kBf16DotRows, slivers = ceil_div(s_.cout, mr);
+    const int64_t slivers = ceil_div(s_.cout, kAmxBlock);
     return run_tasks(s_.groups * slivers, threads_, "gemm gradInput", [&](int64_t t) {
-      const int64_t grp = t / slivers, ci0 = t % slivers * mr;
-      uint32_t* group = out + grp * group_floats_;
-      if (amx_ != AmxTiles::kNone) {
-        pack_amx_left(
-            amx_, s_.cout, depth_, ci0, ci0 + mr, [&](int64_t i, int64_t q) { return weight_pair(wei, grp, i, q); },
-            group);
-        return;
-      }
-      pack_pairs_left(
-          std::min(mr, s_.cout - ci0), depth_, [&](int64_t i, int64_t q) { return weight_pair(wei, grp, ci0 + i, q); },
-          group + ci0 * depth_);
+      const int64_t grp = t / slivers, ci0 = t % slivers * kAmxBlock;
+      pack_amx_left(
+          amx_, s_.cout, depth_, ci0, ci0 + kAmxBlock,
+          [&](int64_t i, int64_t q) { return weight_pair(wei, grp, i, q); }, out + grp * group_floats_);
     });
   }
 
@@ -460,8 +435,8 @@ class GemmForward final : public ConvStep {
   bool rows16_ = false;  // whole 1x1 tiles read from source_'s 16-bit rows in place (sgemm_rows_16bit)
   DenseFloatOutput output_;
   bool implicit_ = false;                // tasks are bands read from padded windows (plan_padded_windows)
-  bool dot_ = false;                     // ... by bf16 pair products (window and weights in pairs of channels)
-  AmxTiles amx_ = AmxTiles::kNone;       // ... on AMX tiles (dot_ too: the same pairs; amx.h)
+  bool dot_ = false;                     // ... by pair products (window and weights in pairs of channels)
+  AmxTiles amx_ = AmxTiles::kNone;       // ... in the AMX tiles' order, on these tiles (amx.h)
   int64_t window_slack_ = 0;             // implicit_: zeros past a window (the last column tile reads them)
   bool depth_major_ = false;             // implicit_ float products in depth-major order (depth_row)
   int64_t depth_ = 0;                    // implicit_ or dot_: the products' depth (in pairs with dot_)

@@ -19,7 +19,7 @@
 #include "kernels/common/tasks.h"
 #include "kernels/common/tiling.h"
 #include "kernels/core/plan.h"
-#include "kernels/gemm/bf16_dot.h"
+#include "kernels/gemm/bf16_pairs.h"
 #include "kernels/gemm/gemm_weight_split.h"
 #include "kernels/gemm/padded_window.h"
 #include "kernels/gemm/sgemm.h"
@@ -90,7 +90,7 @@ class GemmBackwardWeight final : public ConvStep {
       pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(pack_once), sizeof(float), threads_);
     }
     if (narrows_sums_) sums_ = b.book_scratch("gemm.row_block_sums", s_.cout * block_, sizeof(float), threads_);
-    if (amx_ != AmxTiles::kNone) {  // a product's depth: a band's positions, or a tile's, in pairs
+    if (dot_) {  // a product's depth: a band's positions, or a tile's, in pairs
       const int64_t pairs = ceil_div(windows_ ? bands_.columns() : tile_, 2);
       amx_stage_ = b.book_scratch("gemm.amx_stage", amx_a_stage_words(pairs), sizeof(uint32_t), threads_);
     }
@@ -102,10 +102,7 @@ class GemmBackwardWeight final : public ConvStep {
 
   std::string detail() const override {
     return isa_detail(blocking_) + (windows_ ? ":windows" : "") + (transposed_ ? ":transposed" : "") +
-           (bf16_in_place_ ? ":bf16_rows" : "") + (depth_major_ ? ":depth_major" : "") +
-           (amx_ != AmxTiles::kNone ? amx_detail(amx_)
-            : dot_                  ? ":bf16_dot"
-                                    : "") +
+           (bf16_in_place_ ? ":bf16_rows" : "") + (depth_major_ ? ":depth_major" : "") + amx_detail(amx_) +
            (narrows_sums_ ? ":narrowed" : "") + (batch_ > 1 ? ":bands=" + std::to_string(batch_) : "") +
            ":chunks=" + std::to_string(chunks_) + ":rows=" + std::to_string(blocks_) + "x" + std::to_string(block_);
   }
@@ -324,16 +321,12 @@ class GemmBackwardWeight final : public ConvStep {
   }
 
   // sum (rows x Cout_g) (+)= A (rows x 2 pairs: BF16 X read in place, row i's pair q at a_base + a_rows[i] +
-  // a_columns[q]) * dY^T (2 pairs x Cout_g, packed), in VDPBF16PS pairs or on AMX tiles.
+  // a_columns[q]) * dY^T (2 pairs x Cout_g, packed), in the AMX tiles' order.
   void pair_products(int64_t rows, int64_t pairs, const uint16_t* a_base, const int64_t* a_rows,
                      const int64_t* a_columns, const PackedPairsRight& dy_t, bool accumulate, float* sum,
                      const Workspace& w) const {
-    if (amx_ != AmxTiles::kNone) {
-      amx_pair_a_rows(amx_, rows, s_.cout, pairs, a_base, a_rows, a_columns, dy_t.data, dy_t.pairs, dy_t.offset,
-                      accumulate, sum, s_.cout, w.at<uint32_t>(amx_stage_, thread_index()));
-      return;
-    }
-    bf16_dot_a_rows(blocking_, rows, s_.cout, pairs, a_base, a_rows, a_columns, dy_t, accumulate, sum, s_.cout);
+    amx_pair_a_rows(amx_, rows, s_.cout, pairs, a_base, a_rows, a_columns, dy_t.data, dy_t.pairs, dy_t.offset,
+                    accumulate, sum, s_.cout, w.at<uint32_t>(amx_stage_, thread_index()));
   }
 
   // The same for a 1x1 kernel: sum (rows r0..r1 x Cout_g) (+)= X[r0:r1, positions] * dY^T over the
@@ -544,8 +537,8 @@ class GemmBackwardWeight final : public ConvStep {
   bool narrows_sums_ = false;               // ... or by the micro-kernel, from one chunk's products (not transposed)
   bool windows_ = false;                    // X read from padded windows per band (plan_padded_windows)
   bool transposed_ = false;                 // products transposed: windows read in place, dY^T packed once
-  bool dot_ = false;                        // ... in bf16 pair products (a BF16 window, dY^T packed in pairs)
-  AmxTiles amx_ = AmxTiles::kNone;          // ... on AMX tiles (amx.h)
+  bool dot_ = false;                        // ... in pair products (a BF16 window, dY^T packed in pairs)
+  AmxTiles amx_ = AmxTiles::kNone;          // ... in the AMX tiles' order, on these tiles (amx.h)
   WorkspaceLedger::Handle amx_stage_ = -1;  // per thread: amx_pair_a_rows' staging
   bool depth_major_ = false;                // ... float, their rows (dW^T's) in depth-major order (depth_major_row)
   bool bf16_in_place_ = false;              // ... from a BF16 1x1 source read in place (sgemm_a_rows_bf16)

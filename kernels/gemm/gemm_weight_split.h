@@ -12,7 +12,7 @@
 #include "kernels/common/pack.h"
 #include "kernels/common/tiling.h"
 #include "kernels/core/plan.h"
-#include "kernels/gemm/bf16_dot.h"
+#include "kernels/gemm/bf16_pairs.h"
 #include "kernels/gemm/padded_window.h"
 #include "kernels/gemm/sgemm.h"
 
@@ -115,8 +115,8 @@ struct WeightVariant {
   bool x_staged = false;           // X staged per piece
   bool dy_dense = false;           // dY read as a dense float array
   bool pack_once = false;          // dY packed once for all tasks
-  bool dot = false;                // [:bf16_dot] BF16 pair products
-  AmxTiles amx = AmxTiles::kNone;  // [:amx] ... on AMX tiles (kernels/amx/amx.h)
+  bool dot = false;                // BF16 pair products in the AMX tiles' order (kernels/amx/amx.h) ...
+  AmxTiles amx = AmxTiles::kNone;  // [:amx, :amx_avx512bf16, :amx_emulated] ... on these tiles
   bool transposed = false;         // [:transposed] dW^T = cols dY^T, cols read in place
   bool depth_major = false;        // [:depth_major] transposed rows in depth-major order
   bool bf16_in_place = false;      // [:bf16_rows] a BF16 1x1 X read in place, widened as broadcast
@@ -145,20 +145,17 @@ inline WeightVariant choose_weight_variant(const ConvProblem& p, const WeightSpl
   // nothing packed per band: a product per band (or tile). Where Cout_g fills whole multiples of
   // kTransposedColumns (within 1/8), and the reduction is long enough
   // (kTransposedMinLength) for the pass that adds the transposed partials into dW to be cheap.
-  // BF16 X and dY (used as they are) take them in bf16 pair products where the CPU has them
-  // (bf16_dot.h), at any length (nothing else multiplies in pairs here): pairs of consecutive
+  // BF16 X and dY (used as they are) take them in pair products in the AMX tiles' order where the CPU
+  // runs it (amx.h), at any length (nothing else multiplies in pairs here): pairs of consecutive
   // positions, so every band an even number of positions wide (then pairs never straddle output
-  // rows, nor bands, nor samples).
-  // (BF16 pair products have bits of their own: their choice may read their kernel's width.)
-  const int64_t nr = right_sliver_columns(v.blocking);
-  const bool pair_columns_fill = v.pack_once && round_up(s.cout, nr) * 8 <= s.cout * 9;
+  // rows, nor bands, nor samples), Cout_g within 1/8 of whole blocks of 32 columns.
+  const bool pair_columns_fill = v.pack_once && round_up(s.cout, kAmxBlock) * 8 <= s.cout * 9;
   const bool columns_fill = v.pack_once && round_up(s.cout, kTransposedColumns) * 8 <= s.cout * 9;
   // A 1x1 kernel's X is read in place from the user's tensor (planes contiguous, of even size; tiles
   // of an even count).
   const bool pointwise_pairs = columns_are_source(g) && planes_contiguous(p.src) && s.dst_plane % 2 == 0;
   const AmxTiles amx = amx_pair_products(p.src, p.dst, p.math);
-  v.dot = (windows ? bands.even_widths() : pointwise_pairs) && pair_columns_fill &&
-          (amx != AmxTiles::kNone || bf16_pair_products(p.src, p.dst, p.math));
+  v.dot = (windows ? bands.even_widths() : pointwise_pairs) && pair_columns_fill && amx != AmxTiles::kNone;
   v.amx = v.dot ? amx : AmxTiles::kNone;
   if (v.dot && !windows) {
     v.x_staged = false;

@@ -96,7 +96,7 @@ void stage_padded_window(const View5& view, MathMode math, const ConvGeometry& g
                          float* out);
 
 // The window of `band` for BF16 source channels [c0, c0 + channels) as pairs of channels for
-// bf16_dot_rows: word e of channel pair c (c < ceil(channels / 2)) at out[c * channel_floats() + e]
+// amx_pair_rows: word e of channel pair c (c < ceil(channels / 2)) at out[c * channel_floats() + e]
 // holds entry e of channels 2c (low half) and 2c + 1 (high half; zero past the last channel), the
 // entries as they are in the view (BF16 only), followed by `slack` zero words. A column-matrix row
 // (c, tap) of the pair window is then row_offsets' row (c, tap) of a window of ceil(channels / 2)
