@@ -31,6 +31,8 @@
 
 namespace aclnn_cpu {
 
+constexpr int64_t kStagePrefetch = 16;  // rows of B staged ahead of the one copied
+
 template <typename Tiles>
 void amx_pair_rows_on(int64_t m, int64_t n, int64_t pairs, const uint32_t* a, const uint32_t* b_base,
                       const int64_t* b_rows, uint32_t* stage, float* c, int64_t ldc) {
@@ -52,6 +54,11 @@ void amx_pair_rows_on(int64_t m, int64_t n, int64_t pairs, const uint32_t* a, co
     // stage[q * 32 + j] = B's pair row q, column j0 + j (zero rows past `pairs`: the last chunk's padding)
     for (int64_t q = 0; q < chunks * kAmxPairs; ++q) {
       uint32_t* row = stage + q * kAmxBlock;
+      // (rows far apart: each a miss of its own, so the loads are asked for well ahead)
+      if (q + kStagePrefetch < pairs && spacing[(q + kStagePrefetch) / kAmxPairs] == 0) {
+        __builtin_prefetch(b_base + b_rows[q + kStagePrefetch] + j0);
+        __builtin_prefetch(b_base + b_rows[q + kStagePrefetch] + j0 + kAmxBlock / 2);
+      }
       if (q >= pairs) {
         std::memset(row, 0, kStageRow);
       } else if (spacing[q / kAmxPairs] == 0) {
@@ -106,7 +113,9 @@ void amx_pair_a_rows_on(int64_t m, int64_t n, int64_t pairs, const uint16_t* a_b
         if (i0 + r >= m) {
           std::memset(tile_row, 0, kARow);
         } else if (follow) {
-          std::memcpy(tile_row, a_base + a_rows[i0 + r] + a_columns[q0], kARow);
+          const uint16_t* from = a_base + a_rows[i0 + r] + a_columns[q0];
+          std::memcpy(tile_row, from, kARow);
+          __builtin_prefetch(from + 4 * kAmxPairs * 2);  // (four chunks on: 32 rows' streams are too many to track)
         } else {
           for (int64_t k = 0; k < kAmxPairs; ++k) {
             uint32_t pair = 0;
