@@ -58,22 +58,21 @@ int64_t amx_left_words(int64_t m, int64_t pairs);
 template <typename Pair>
 void pack_amx_left(AmxTiles tiles, int64_t m, int64_t pairs, int64_t i0, int64_t i1, Pair pair, uint32_t* out) {
   const int64_t chunks = (pairs + kAmxPairs - 1) / kAmxPairs;
+  const auto word = [&](int64_t i, int64_t q) { return i < m && q < pairs ? pair(i, q) : 0u; };
   for (int64_t i = i0; i < i1; ++i) {
     uint32_t* row = out + i / kAmxRows * chunks * kAmxRows * kAmxPairs + i % kAmxRows * kAmxPairs;
     for (int64_t t = 0; t < chunks; ++t) {
       uint32_t* words = row + t * kAmxRows * kAmxPairs;
-      for (int64_t k = 0; k < kAmxPairs; ++k) {
-        const int64_t q = t * kAmxPairs + k;
-        words[k] = i < m && q < pairs ? pair(i, q) : 0u;
+      const int64_t q0 = t * kAmxPairs;
+      if (tiles != AmxTiles::kVectors) {
+        for (int64_t k = 0; k < kAmxPairs; ++k) words[k] = word(i, q0 + k);
+        continue;
       }
-      if (tiles != AmxTiles::kVectors) continue;
-      uint32_t chains[kAmxPairs];
-      for (int64_t k = 0; k < kAmxPairs / 2; ++k) {
-        const uint32_t x = words[2 * k], y = words[2 * k + 1];
-        chains[k] = (y & 0xFFFFu) | x << 16;
-        chains[kAmxPairs / 2 + k] = y >> 16 | (x & 0xFFFF0000u);
+      for (int64_t k = 0; k < kAmxPairs / 2; ++k) {  // (each word written once: no store read back)
+        const uint32_t x = word(i, q0 + 2 * k), y = word(i, q0 + 2 * k + 1);
+        words[k] = (y & 0xFFFFu) | x << 16;
+        words[kAmxPairs / 2 + k] = y >> 16 | (x & 0xFFFF0000u);
       }
-      for (int64_t k = 0; k < kAmxPairs; ++k) words[k] = chains[k];
     }
   }
 }
