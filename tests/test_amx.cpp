@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <random>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -118,27 +119,53 @@ TEST(AmxTiles, Bf16BitsRoundToNearestEven) {
 }
 
 // The tile implementations this machine runs, each checked against the order: the emulation always,
-// AVX512_BF16's re-paired pair instructions where the CPU has them (the CPU's tiles: below).
-std::vector<AmxTiles> ordered_kinds() {
-  std::vector<AmxTiles> kinds{AmxTiles::kEmulated};
-  if (bf16_dot_supported()) kinds.push_back(AmxTiles::kVectors);
+// the float FMAs of every vector set the CPU runs (`isa`: ACLNN_CONVBWD_ISA while it runs), AVX512_BF16's
+// re-paired pair instructions where the CPU has them (the CPU's tiles: below).
+struct Kind {
+  AmxTiles tiles;
+  const char* isa;
+  std::string name() const { return std::string(amx_detail(tiles)) + (isa != nullptr ? std::string("/") + isa : ""); }
+};
+std::vector<Kind> ordered_kinds() {
+  std::vector<Kind> kinds{{AmxTiles::kEmulated, nullptr}, {AmxTiles::kFma, nullptr}};
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) kinds.push_back({AmxTiles::kFma, "avx2"});
+#endif
+  if (bf16_dot_supported()) kinds.push_back({AmxTiles::kVectors, nullptr});
   return kinds;
 }
+// ACLNN_CONVBWD_ISA as a Kind says, while alive.
+class IsaScope {
+ public:
+  explicit IsaScope(const Kind& kind) : set_(kind.isa != nullptr) {
+    if (set_) setenv("ACLNN_CONVBWD_ISA", kind.isa, 1);
+  }
+  ~IsaScope() {
+    if (set_) unsetenv("ACLNN_CONVBWD_ISA");
+  }
+  IsaScope(const IsaScope&) = delete;
+  IsaScope& operator=(const IsaScope&) = delete;
+
+ private:
+  bool set_;
+};
 
 TEST(AmxTiles, EmulationFollowsTheOrderBitForBit) {
   // whole and partial blocks of rows and columns, a depth of whole and of partial chunks
   const int64_t shapes[][3] = {{32, 32, 16}, {40, 45, 37}, {7, 70, 1}, {64, 33, 100}, {1, 1, 17}};
   for (const auto& shape : shapes) {
     const Operands o = some_operands(shape[0], shape[1], shape[2], 7 + static_cast<unsigned>(shape[2]));
-    for (const AmxTiles kind : ordered_kinds()) {
+    for (const Kind& kind : ordered_kinds()) {
+      const IsaScope isa(kind);
       int64_t ldc = 0;
-      const std::vector<float> c = tile_product(kind, o, &ldc);
+      const std::vector<float> c = tile_product(kind.tiles, o, &ldc);
       for (int64_t i = 0; i < o.m; ++i) {
         for (int64_t j = 0; j < o.n; ++j) {
           const float want = ordered_entry(o, i, j), got = c[i * ldc + j];
           ASSERT_EQ(std::memcmp(&got, &want, sizeof got), 0)
-              << amx_detail(kind) << " " << o.m << "x" << o.n << "x" << o.pairs << " entry " << i << "," << j << ": "
-              << got << " vs " << want;
+              << kind.name() << " " << o.m << "x" << o.n << "x" << o.pairs << " entry " << i << "," << j << ": " << got
+              << " vs " << want;
           // (a float64 check: within the order's roundings of the exact sum, denormals aside)
           double exact = 0.0, magnitude = 0.0;
           for (int64_t q = 0; q < o.pairs; ++q) {
@@ -164,12 +191,13 @@ TEST(AmxTiles, TinyAfterRoundingIsFlushed) {
   Operands o{1, 1, 2, {kTwoToMinus63, kMinus | kTwoToMinus75}, {kTwoToMinus63, kTwoToMinus75}};
   EXPECT_EQ(std::fmaf(-0x1p-75f, 0x1p-75f, FLT_MIN), FLT_MIN);  // (what the float rounding alone gives)
   const float want = ordered_entry(o, 0, 0);
-  for (const AmxTiles kind : ordered_kinds()) {
+  for (const Kind& kind : ordered_kinds()) {
+    const IsaScope isa(kind);
     int64_t ldc = 0;
-    const std::vector<float> c = tile_product(kind, o, &ldc);
-    EXPECT_EQ(std::memcmp(&want, &c[0], sizeof want), 0) << amx_detail(kind) << " " << c[0];
-    EXPECT_EQ(c[0], 0.0f) << amx_detail(kind);
-    EXPECT_FALSE(std::signbit(c[0])) << amx_detail(kind);
+    const std::vector<float> c = tile_product(kind.tiles, o, &ldc);
+    EXPECT_EQ(std::memcmp(&want, &c[0], sizeof want), 0) << kind.name() << " " << c[0];
+    EXPECT_EQ(c[0], 0.0f) << kind.name();
+    EXPECT_FALSE(std::signbit(c[0])) << kind.name();
   }
 }
 
@@ -207,27 +235,28 @@ TEST(AmxTiles, InPlaceRowsFollowTheOrderBitForBit) {
   const int64_t shapes[][3] = {{32, 32, 16}, {45, 40, 37}, {5, 70, 3}, {64, 33, 50}, {40, 64, 130}};
   for (const auto& shape : shapes) {
     const Operands o = some_operands(shape[0], shape[1], shape[2], 11 + static_cast<unsigned>(shape[0]));
-    for (const auto& [kind, accumulate] :
-         {std::pair{ordered_kinds().back(), false}, std::pair{AmxTiles::kEmulated, false},
-          std::pair{ordered_kinds().back(), true}, std::pair{AmxTiles::kEmulated, true}}) {
-      int64_t ldc = 0;
-      const std::vector<float> c = a_rows_product(kind, o, accumulate, &ldc);
-      for (int64_t i = 0; i < o.m; ++i) {
-        for (int64_t j = 0; j < o.n; ++j) {
-          const float want = ordered_entry(o, i, j, accumulate ? 0.5f : 0.0f), got = c[i * ldc + j];
-          ASSERT_EQ(std::memcmp(&got, &want, sizeof got), 0)
-              << amx_detail(kind) << " " << o.m << "x" << o.n << "x" << o.pairs << (accumulate ? " accumulating" : "")
-              << " entry " << i << "," << j << ": " << got << " vs " << want;
-        }
-        for (int64_t j = o.n; j < ldc; ++j) {  // the gaps between C's rows as they were
-          EXPECT_TRUE(accumulate ? c[i * ldc + j] == 0.5f : std::isnan(c[i * ldc + j])) << "gap " << i << "," << j;
+    for (const Kind& kind : ordered_kinds()) {
+      for (const bool accumulate : {false, true}) {
+        const IsaScope isa(kind);
+        int64_t ldc = 0;
+        const std::vector<float> c = a_rows_product(kind.tiles, o, accumulate, &ldc);
+        for (int64_t i = 0; i < o.m; ++i) {
+          for (int64_t j = 0; j < o.n; ++j) {
+            const float want = ordered_entry(o, i, j, accumulate ? 0.5f : 0.0f), got = c[i * ldc + j];
+            ASSERT_EQ(std::memcmp(&got, &want, sizeof got), 0)
+                << kind.name() << " " << o.m << "x" << o.n << "x" << o.pairs << (accumulate ? " accumulating" : "")
+                << " entry " << i << "," << j << ": " << got << " vs " << want;
+          }
+          for (int64_t j = o.n; j < ldc; ++j) {  // the gaps between C's rows as they were
+            EXPECT_TRUE(accumulate ? c[i * ldc + j] == 0.5f : std::isnan(c[i * ldc + j])) << "gap " << i << "," << j;
+          }
         }
       }
     }
   }
 }
 
-// The settings' precedence (amx.h), on any machine: emulate, then 0, then asked for (AMX=1 or ISA=amx)
+// The settings' precedence (amx.h), on any machine: emulate, fma, then 0, then asked for (AMX=1 or ISA=amx)
 // whatever else is set, then off with BF16_DOT=0 or an ISA naming a vector set, else where available
 // (an ISA that names no set, or an unknown AMX value, counts as unset).
 TEST(AmxTiles, SettingsPrecedence) {
@@ -238,6 +267,8 @@ TEST(AmxTiles, SettingsPrecedence) {
       {nullptr, nullptr, nullptr, AmxWish::kWhereAvailable},
       {"", "", "", AmxWish::kWhereAvailable},
       {"emulate", "avx2", "0", AmxWish::kEmulate},
+      {"fma", "avx2", "0", AmxWish::kFma},
+      {"fma", "amx", nullptr, AmxWish::kFma},
       {"0", "amx", nullptr, AmxWish::kOff},
       {"1", "avx2", "0", AmxWish::kAsked},
       {nullptr, "amx", "0", AmxWish::kAsked},
@@ -279,6 +310,9 @@ TEST(AmxTiles, DefaultWhereTheCpuHasThem) {
   setenv("ACLNN_CONVBWD_AMX", "emulate", 1);
   EXPECT_EQ(amx_tiles(), AmxTiles::kEmulated);
   EXPECT_STREQ(amx_detail(amx_tiles()), ":amx_emulated");
+  setenv("ACLNN_CONVBWD_AMX", "fma", 1);
+  EXPECT_EQ(amx_tiles(), AmxTiles::kFma);
+  EXPECT_STREQ(amx_detail(amx_tiles()), ":amx_fma");
   unsetenv("ACLNN_CONVBWD_AMX");
 }
 

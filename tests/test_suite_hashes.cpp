@@ -8,8 +8,9 @@
 // The layers run scaled down (scaled_down()) so that the whole check takes seconds, also under qemu
 // and the sanitizers.
 // BF16 in the AMX tiles' order (kernels/amx/amx.h) has lines of its own ("tiles"), which every
-// implementation of that order gives: the emulation on every CPU, AVX512_BF16's pair instructions
-// where the CPU has them (and the CPU's tiles: scripts/amx_check.sh).
+// implementation of that order gives: the emulation and the float FMAs of each vector set (AVX-512,
+// AVX2, aarch64) on every CPU, AVX512_BF16's pair instructions where the CPU has them (and the CPU's
+// tiles: scripts/amx_check.sh).
 // SUITE_HASHES_SCALE=full runs them as the suite has them (for a before/after check by hand);
 // SUITE_HASHES_PRINT=1 prints every line (the file's format) to regenerate the file.
 #include <gtest/gtest.h>
@@ -167,18 +168,23 @@ TEST(SuiteHashes, TheTilesOrderGivesTheCommittedBitsOnEveryPath) {
 #else
   const bool vectors = false;
 #endif
-  // (ACLNN_CONVBWD_AMX=emulate: the emulation; =0 with ACLNN_CONVBWD_BF16_DOT=1: VDPBF16PS)
+  // (ACLNN_CONVBWD_AMX=emulate: the emulation; =fma: the FMAs of the set ACLNN_CONVBWD_ISA names, or
+  // of the CPU's best; =0 with ACLNN_CONVBWD_BF16_DOT=1: VDPBF16PS)
   struct Path {
-    const char *name, *amx, *pairs;
+    const char *name, *amx, *pairs, *isa;
   };
-  std::vector<Path> paths = {{"emulated", "emulate", nullptr}};
-  if (vectors) paths.push_back({"avx512bf16", "0", "1"});
+  std::vector<Path> paths = {{"emulated", "emulate", nullptr, nullptr}, {"fma", "fma", nullptr, nullptr}};
+#if defined(__x86_64__)
+  if (__builtin_cpu_supports("avx512f")) paths.push_back({"fma avx2", "fma", nullptr, "avx2"});
+#endif
+  if (vectors) paths.push_back({"avx512bf16", "0", "1", nullptr});
   for (const Path& path : paths) {
     setenv("ACLNN_CONVBWD_AMX", path.amx, 1);
     if (path.pairs != nullptr) setenv("ACLNN_CONVBWD_BF16_DOT", path.pairs, 1);
+    if (path.isa != nullptr) setenv("ACLNN_CONVBWD_ISA", path.isa, 1);
     for (const Layer& layer : layers) {
       const std::string line = "tiles " + hashes(full ? layer : scaled_down(layer), ACL_BF16);
-      if (print && path.pairs == nullptr) std::printf("%s\n", line.c_str());
+      if (print && path.name == paths[0].name) std::printf("%s\n", line.c_str());
       if (full || print) continue;
       const auto it = expected.find(line.substr(0, line.rfind(" bf16 ") + 5));
       ASSERT_NE(it, expected.end()) << "no committed hashes for " << line;
@@ -186,6 +192,7 @@ TEST(SuiteHashes, TheTilesOrderGivesTheCommittedBitsOnEveryPath) {
     }
     unsetenv("ACLNN_CONVBWD_AMX");
     unsetenv("ACLNN_CONVBWD_BF16_DOT");
+    unsetenv("ACLNN_CONVBWD_ISA");
   }
 }
 

@@ -31,6 +31,20 @@ void amx_pair_a_rows_hardware(int64_t m, int64_t n, int64_t pairs, const uint16_
 void amx_pair_rows_hardware(int64_t m, int64_t n, int64_t pairs, const uint32_t* a, const uint32_t* b_base,
                             const int64_t* b_rows, uint32_t* stage, float* c, int64_t ldc);
 #endif
+// The tiles' order on a vector set's FMAs (amx_fma_tiles.h, instantiated in the set's micro-kernel file).
+#define ACLNN_AMX_FMA(set)                                                                                            \
+  void amx_pair_rows_fma_##set(int64_t m, int64_t n, int64_t pairs, const uint32_t* a, const uint32_t* b_base,        \
+                               const int64_t* b_rows, uint32_t* stage, float* c, int64_t ldc);                        \
+  void amx_pair_a_rows_fma_##set(int64_t m, int64_t n, int64_t pairs, const uint16_t* a_base, const int64_t* a_rows,  \
+                                 const int64_t* a_columns, const uint32_t* b_data, int64_t b_pairs, int64_t b_offset, \
+                                 bool accumulate, float* c, int64_t ldc, uint32_t* stage);
+#if defined(__x86_64__) && defined(ACLNN_HAVE_X86_KERNELS)
+ACLNN_AMX_FMA(avx512)
+ACLNN_AMX_FMA(avx2)
+#elif defined(__aarch64__)
+ACLNN_AMX_FMA(neon)
+#endif
+#undef ACLNN_AMX_FMA
 
 bool cpu_has_amx_bf16() {
 #if defined(__x86_64__) && defined(ACLNN_HAVE_X86_KERNELS)
@@ -53,10 +67,12 @@ bool cpu_has_amx_bf16() {
 AmxWish amx_wish(const char* amx, const char* isa, const char* pairs) {
   const auto is = [](const char* value, const char* what) { return value != nullptr && std::strcmp(value, what) == 0; };
   if (is(amx, "emulate")) return AmxWish::kEmulate;
+  if (is(amx, "fma")) return AmxWish::kFma;
   if (is(amx, "0")) return AmxWish::kOff;
   if (amx != nullptr && *amx != '\0' && !is(amx, "1")) {
-    log_message(LogLevel::kWarning,
-                format("ACLNN_CONVBWD_AMX=%s is not one of 0, 1, emulate; the CPU's tiles where it has them", amx));
+    log_message(
+        LogLevel::kWarning,
+        format("ACLNN_CONVBWD_AMX=%s is not one of 0, 1, emulate, fma; the CPU's tiles where it has them", amx));
   }
   if (is(amx, "1") || is(isa, "amx")) return AmxWish::kAsked;
   const bool vector_set = is(isa, "avx512") || is(isa, "avx2") || is(isa, "generic");
@@ -67,6 +83,7 @@ AmxTiles amx_tiles() {
   const AmxWish wish = amx_wish(std::getenv("ACLNN_CONVBWD_AMX"), std::getenv("ACLNN_CONVBWD_ISA"),
                                 std::getenv("ACLNN_CONVBWD_BF16_DOT"));
   if (wish == AmxWish::kEmulate) return AmxTiles::kEmulated;
+  if (wish == AmxWish::kFma) return AmxTiles::kFma;
 #if defined(__x86_64__) && defined(ACLNN_HAVE_X86_KERNELS)
   if (wish != AmxWish::kOff && cpu_has_amx_bf16() && amx_permission_granted()) {
     return AmxTiles::kHardware;  // (permission asked only here)
@@ -85,6 +102,7 @@ const char* amx_detail(AmxTiles tiles) {
     case AmxTiles::kHardware: return ":amx";
     case AmxTiles::kEmulated: return ":amx_emulated";
     case AmxTiles::kVectors: return ":amx_avx512bf16";
+    case AmxTiles::kFma: return ":amx_fma";
     case AmxTiles::kNone: break;
   }
   return "";
@@ -108,8 +126,13 @@ void amx_pair_rows(AmxTiles tiles, int64_t m, int64_t n, int64_t pairs, const ui
 #if defined(__x86_64__) && defined(ACLNN_HAVE_X86_KERNELS)
   if (tiles == AmxTiles::kHardware) return amx_pair_rows_hardware(m, n, pairs, a, b_base, b_rows, stage, c, ldc);
   if (tiles == AmxTiles::kVectors) return amx_pair_rows_avx512_bf16(m, n, pairs, a, b_base, b_rows, stage, c, ldc);
+  const Isa isa = tiles == AmxTiles::kFma ? selected_isa() : Isa::kGeneric;
+  if (isa == Isa::kAvx512) return amx_pair_rows_fma_avx512(m, n, pairs, a, b_base, b_rows, stage, c, ldc);
+  if (isa == Isa::kAvx2) return amx_pair_rows_fma_avx2(m, n, pairs, a, b_base, b_rows, stage, c, ldc);
+#elif defined(__aarch64__)
+  if (tiles == AmxTiles::kFma) return amx_pair_rows_fma_neon(m, n, pairs, a, b_base, b_rows, stage, c, ldc);
 #endif
-  (void)tiles;
+  (void)tiles;  // (the emulation: asked for, or x86's generic set for kFma)
   amx_pair_rows_emulated(m, n, pairs, a, b_base, b_rows, stage, c, ldc);
 }
 
@@ -130,8 +153,22 @@ void amx_pair_a_rows(AmxTiles tiles, int64_t m, int64_t n, int64_t pairs, const 
     return amx_pair_a_rows_avx512_bf16(m, n, pairs, a_base, a_rows, a_columns, b_data, b_pairs, b_offset, accumulate, c,
                                        ldc, stage);
   }
+  const Isa isa = tiles == AmxTiles::kFma ? selected_isa() : Isa::kGeneric;
+  if (isa == Isa::kAvx512) {
+    return amx_pair_a_rows_fma_avx512(m, n, pairs, a_base, a_rows, a_columns, b_data, b_pairs, b_offset, accumulate, c,
+                                      ldc, stage);
+  }
+  if (isa == Isa::kAvx2) {
+    return amx_pair_a_rows_fma_avx2(m, n, pairs, a_base, a_rows, a_columns, b_data, b_pairs, b_offset, accumulate, c,
+                                    ldc, stage);
+  }
+#elif defined(__aarch64__)
+  if (tiles == AmxTiles::kFma) {
+    return amx_pair_a_rows_fma_neon(m, n, pairs, a_base, a_rows, a_columns, b_data, b_pairs, b_offset, accumulate, c,
+                                    ldc, stage);
+  }
 #endif
-  (void)tiles;
+  (void)tiles;  // (the emulation: asked for, or x86's generic set for kFma)
   amx_pair_a_rows_emulated(m, n, pairs, a_base, a_rows, a_columns, b_data, b_pairs, b_offset, accumulate, c, ldc,
                            stage);
 }

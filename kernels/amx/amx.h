@@ -22,6 +22,9 @@ namespace aclnn_cpu {
 
 // Which tiles a plan's BF16 pair products take, read at phase 1:
 //   kEmulated  ACLNN_CONVBWD_AMX=emulate (any CPU: tests, and the hardware check's reference);
+//   kFma       ACLNN_CONVBWD_AMX=fma: the same order on the float FMAs of the instruction set the
+//              plans use (amx_fma_tiles.h: AVX-512F, AVX2, aarch64 NEON; x86's generic set, which
+//              has no FMA: the emulation), the same bits on any CPU;
 //   kNone      ACLNN_CONVBWD_AMX=0; unless they are asked for (ACLNN_CONVBWD_AMX=1 or
 //              ACLNN_CONVBWD_ISA=amx), also ACLNN_CONVBWD_BF16_DOT=0 (BF16 on the float kernels) or
 //              ACLNN_CONVBWD_ISA naming a vector set (avx512, avx2, generic);
@@ -32,13 +35,13 @@ namespace aclnn_cpu {
 //   kVectors   elsewhere, where BF16 pair products may take AVX512_BF16 (bf16_dot_available()): the
 //              same order on VDPBF16PS (amx_avx512_bf16.cpp), the same bits as the tiles;
 //   kNone      elsewhere.
-enum class AmxTiles { kNone, kHardware, kEmulated, kVectors };
+enum class AmxTiles { kNone, kHardware, kEmulated, kVectors, kFma };
 AmxTiles amx_tiles();
 // What the settings ask for (ACLNN_CONVBWD_AMX, ACLNN_CONVBWD_ISA, ACLNN_CONVBWD_BF16_DOT; null where
 // unset), before the CPU is asked: the precedence above, testable on any machine.
-enum class AmxWish { kOff, kWhereAvailable, kAsked, kEmulate };
+enum class AmxWish { kOff, kWhereAvailable, kAsked, kEmulate, kFma };
 AmxWish amx_wish(const char* amx, const char* isa, const char* pairs);
-const char* amx_detail(AmxTiles tiles);  // the verbose note: ":amx", ":amx_emulated" or ":amx_avx512bf16"
+const char* amx_detail(AmxTiles tiles);  // the verbose note: ":amx", ":amx_emulated", ":amx_avx512bf16", ":amx_fma"
 
 // Whether the CPU has AMX-TILE and AMX-BF16 and the OS enables their register state (cpuid, XCR0).
 bool cpu_has_amx_bf16();

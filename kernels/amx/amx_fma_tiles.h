@@ -1,0 +1,144 @@
+// The tile operations (amx_tiles.h) on an instruction set's float FMAs, exactly as TDPBF16PS computes
+// (amx.h), for CPUs with neither AMX nor AVX512_BF16: written once over a micro-kernel ops type
+// (microkernel_tile.h) and instantiated in that set's micro-kernel file (AVX-512F, AVX2+FMA,
+// aarch64 NEON). A BF16 x BF16 product is exact in float, so each step of a chain is one FMA on the
+// widened halves of the pairs; the flush mode (x86: MXCSR's FTZ and DAZ; aarch64: FPCR's FZ) gives
+// AMX's denormal handling. aarch64 finds a result tiny before rounding, x86 (and AMX) after: the two
+// differ only where a partial sum's exact value lies within half a unit of its last place below
+// FLT_MIN (2^-126).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#include "kernels/amx/amx.h"
+#include "kernels/amx/amx_tiles.h"
+
+#if defined(__x86_64__)
+#include <xmmintrin.h>
+#endif
+
+namespace aclnn_cpu {
+
+// While alive: float results rounded to nearest even, tiny ones flushed to zero, denormal inputs
+// taken as zero (the tiles' handling); the thread's previous mode restored after.
+class AmxFlushMode {
+ public:
+#if defined(__x86_64__)
+  __attribute__((always_inline)) AmxFlushMode() : saved_(_mm_getcsr()) {
+    _mm_setcsr((saved_ & ~0x6000u) | 0x8040u);  // nearest even, FTZ, DAZ
+  }
+  __attribute__((always_inline)) ~AmxFlushMode() { _mm_setcsr(saved_); }
+#elif defined(__aarch64__)
+  __attribute__((always_inline)) AmxFlushMode() {
+    __asm__ volatile("mrs %0, fpcr" : "=r"(saved_));
+    const uint64_t flush = (saved_ & ~(uint64_t{3} << 22)) | (uint64_t{1} << 24);  // RN, FZ
+    __asm__ volatile("msr fpcr, %0" : : "r"(flush));
+  }
+  __attribute__((always_inline)) ~AmxFlushMode() { __asm__ volatile("msr fpcr, %0" : : "r"(saved_)); }
+#endif
+  AmxFlushMode(const AmxFlushMode&) = delete;
+  AmxFlushMode& operator=(const AmxFlushMode&) = delete;
+
+ private:
+#if defined(__x86_64__)
+  unsigned saved_;
+#else
+  uint64_t saved_ = 0;
+#endif
+};
+
+// A chunk's pairs widened per product into even and odd floats; per group of kRows rows and strip of
+// kStrip vectors of columns, an even and an odd accumulator each, then even + odd added to C where it
+// lies.
+template <typename Ops, int kRows, int kStrip>
+struct AmxFmaTiles {
+  using Vec = typename Ops::Vec;
+  static constexpr int kLanes = Ops::kLanes, kStripColumns = kStrip * kLanes;
+  static_assert(kAmxBlock % kRows == 0 && kAmxBlock % kStripColumns == 0, "whole groups and strips");
+  static constexpr int64_t kPassChunks = 8;
+  static constexpr bool kLoadsBInPlace = true;  // (B widened per product, wherever it lies)
+
+  alignas(64) float a_even[kAmxBlock][kAmxPairs], a_odd[kAmxBlock][kAmxPairs];
+  alignas(64) float b_even[kAmxPairs][kAmxBlock], b_odd[kAmxPairs][kAmxBlock];
+  char* c_block = nullptr;
+  int64_t c_stride = 0;
+  bool c_fresh = false;  // C's block not read yet: the first chunk's sums go in as they are
+  AmxFlushMode mode;
+
+  static float even_half(uint32_t word) {
+    const uint32_t bits = word << 16;
+    float f;
+    std::memcpy(&f, &bits, sizeof f);
+    return f;
+  }
+  static float odd_half(uint32_t word) {
+    const uint32_t bits = word & 0xFFFF0000u;
+    float f;
+    std::memcpy(&f, &bits, sizeof f);
+    return f;
+  }
+
+  void begin_c(float* c, int64_t ldc_bytes, bool load) {
+    c_block = reinterpret_cast<char*>(c), c_stride = ldc_bytes, c_fresh = !load;
+  }
+  void end_c() {
+    for (int64_t i = 0; i < kAmxBlock && c_fresh; ++i)
+      std::memset(c_block + i * c_stride, 0, kAmxBlock * sizeof(float));
+  }
+  void prepare_a(uint32_t*) {}  // (the pairs as they are)
+  void prepare_b(uint32_t*, int64_t) {}
+  void load_ab(const void* a0, const void* a1, int64_t a_stride, const void* b0, const void* b1, int64_t b_stride,
+               bool /*a_prepared*/, bool /*b_prepared*/) {
+    for (int64_t i = 0; i < kAmxBlock; ++i) {
+      const auto* row =
+          reinterpret_cast<const uint32_t*>(static_cast<const char*>(i < kAmxRows ? a0 : a1) + i % kAmxRows * a_stride);
+      for (int64_t k = 0; k < kAmxPairs; ++k) a_even[i][k] = even_half(row[k]), a_odd[i][k] = odd_half(row[k]);
+    }
+    for (int64_t k = 0; k < kAmxPairs; ++k) {
+      for (int64_t half = 0; half < 2; ++half) {
+        const auto* row = reinterpret_cast<const uint32_t*>(static_cast<const char*>(half == 0 ? b0 : b1) + k * b_stride);
+        for (int64_t j = 0; j < kAmxBlock / 2; ++j) {
+          b_even[k][16 * half + j] = even_half(row[j]), b_odd[k][16 * half + j] = odd_half(row[j]);
+        }
+      }
+    }
+  }
+  void dot() {
+    c_fresh ? rows<true>() : rows<false>();
+    c_fresh = false;
+  }
+  template <bool kFresh>
+  void rows() {
+    for (int64_t i0 = 0; i0 < kAmxBlock; i0 += kRows) {
+      for (int64_t j0 = 0; j0 < kAmxBlock; j0 += kStripColumns) {
+        Vec even[kRows][kStrip], odd[kRows][kStrip];
+        for (int r = 0; r < kRows; ++r)
+          for (int v = 0; v < kStrip; ++v) even[r][v] = odd[r][v] = Ops::zero();
+        for (int k = 0; k < kAmxPairs; ++k) {
+          Vec b_e[kStrip], b_o[kStrip];
+          for (int v = 0; v < kStrip; ++v) {
+            b_e[v] = Ops::load(&b_even[k][j0 + v * kLanes]), b_o[v] = Ops::load(&b_odd[k][j0 + v * kLanes]);
+          }
+          for (int r = 0; r < kRows; ++r) {
+            const Vec a_e = Ops::broadcast(a_even[i0 + r][k]), a_o = Ops::broadcast(a_odd[i0 + r][k]);
+            for (int v = 0; v < kStrip; ++v) {
+              even[r][v] = Ops::madd(a_e, b_e[v], even[r][v]);
+              odd[r][v] = Ops::madd(a_o, b_o[v], odd[r][v]);
+            }
+          }
+        }
+        for (int r = 0; r < kRows; ++r) {
+          float* entry = reinterpret_cast<float*>(c_block + (i0 + r) * c_stride) + j0;
+          for (int v = 0; v < kStrip; ++v) {
+            // (a fresh entry is +0 + the sum: a sum of -0 gives +0, as the tiles' zeroed C does)
+            const Vec before = kFresh ? Ops::zero() : Ops::load(entry + v * kLanes);
+            Ops::store(entry + v * kLanes, Ops::add(before, Ops::add(even[r][v], odd[r][v])));
+          }
+        }
+      }
+    }
+  }
+};
+
+}  // namespace aclnn_cpu
