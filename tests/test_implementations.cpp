@@ -848,8 +848,8 @@ TEST(Implementations, BF16PairProducts) {
 // AMX tiles (kernels/amx/amx.h), emulated: the BF16 gradInput the gemm entries compute in pairs (from
 // padded windows, 1x1 tiles, or gemm_col2im's columns) and gradWeight in pairs, and channels_last's
 // both, take them where asked (":amx_emulated"),
-// within a BF16 rounding of the reference and with the same bits on 1 and 3 threads (test_amx.cpp
-// holds the tiles to their order).
+// within a BF16 rounding of the reference, with the same bits on 1 and 3 threads and on this CPU's FMAs
+// (ACLNN_CONVBWD_AMX=fma; test_amx.cpp holds the tiles to their order).
 TEST(Implementations, AmxTileProducts) {
   setenv("ACLNN_CONVBWD_AMX", "emulate", 1);
   int inputs = 0, pointwise = 0, col2im = 0, weights = 0;  // (pointwise: from 1x1 tiles)
@@ -859,6 +859,9 @@ TEST(Implementations, AmxTileProducts) {
       if (runs_there("channels_last", c)) {
         const Results one = run("channels_last", c, v, 23, 1, 0, false, 3), want = run("ref", c, v, 23, 2, 0, false, 3);
         const Results three = run("channels_last", c, v, 23, 3, 0, false, 3);
+        setenv("ACLNN_CONVBWD_AMX", "fma", 1);
+        const Results fma = run("channels_last", c, v, 23, 2, 0, false, 3);
+        setenv("ACLNN_CONVBWD_AMX", "emulate", 1);
         const size_t weight_at = one.described.find("gradWeight=");
         const bool amx[2] = {
             one.described.find(":amx_emulated") < weight_at,
@@ -870,6 +873,7 @@ TEST(Implementations, AmxTileProducts) {
           EXPECT_LT(relative_error(got, i == 0 ? want.grad_input : want.grad_weight), tolerance(ACL_BF16))
               << c.name << " " << one.described;
           EXPECT_EQ(got, i == 0 ? three.grad_input : three.grad_weight) << c.name << " " << one.described;
+          EXPECT_EQ(got, i == 0 ? fma.grad_input : fma.grad_weight) << c.name << " (fma) " << one.described;
         }
       }
       const std::string plan = run("gemm", c, v, 23, 1, 0, false, 3, true).described;  // (planned only)
@@ -883,12 +887,16 @@ TEST(Implementations, AmxTileProducts) {
       pointwise += amx[0] && one.described.find("_tiles:") < weight_at;
       col2im += amx[0] && one.described.find("gradInput=gemm_col2im:") != std::string::npos;
       const Results want = run("ref", c, v, 23, 2, 0, false, 3), three = run("gemm", c, v, 23, 3, 0, false, 3);
+      setenv("ACLNN_CONVBWD_AMX", "fma", 1);  // (the same order on this CPU's FMAs: the same bits)
+      const Results fma = run("gemm", c, v, 23, 2, 0, false, 3);
+      setenv("ACLNN_CONVBWD_AMX", "emulate", 1);
       const std::string where = std::string(c.name) + " " + v.name + " " + one.described;
       for (int i = 0; i < 2; ++i) {
         if (!amx[i] || !one.took(i, "gemm")) continue;
         const std::vector<double>& got = i == 0 ? one.grad_input : one.grad_weight;
         EXPECT_LT(relative_error(got, i == 0 ? want.grad_input : want.grad_weight), tolerance(ACL_BF16)) << where;
         EXPECT_EQ(got, i == 0 ? three.grad_input : three.grad_weight) << where;
+        EXPECT_EQ(got, i == 0 ? fma.grad_input : fma.grad_weight) << where << " (fma)";
       }
     }
   }
@@ -1214,7 +1222,7 @@ TEST(Implementations, DefaultChoice) {
   for (const Case& c : cases()) {  // dense stride-1 cases: the direct gradInput, but BF16 pairs in the GEMMs
     if (std::string(c.name).rfind("direct", 0) != 0) continue;
     EXPECT_EQ(run("", c, kVariants[0], 1, 1).chosen[0], "direct") << c.name;
-    EXPECT_EQ(run("", c, kVariants[4], 1, 1).family[0], bf16_dot_available() ? "gemm" : "direct") << c.name;
+    EXPECT_EQ(run("", c, kVariants[4], 1, 1).family[0], amx_tiles() != AmxTiles::kNone ? "gemm" : "direct") << c.name;
   }
   for (const Case& c : cases()) {  // the other small-group cases: the small-group kernels
     if (std::string(c.name).rfind("small_group", 0) != 0) continue;

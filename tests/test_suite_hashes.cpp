@@ -164,7 +164,11 @@ TEST(SuiteHashes, TheTilesOrderGivesTheCommittedBitsOnEveryPath) {
 #if defined(__x86_64__)
   __builtin_cpu_init();
   if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) GTEST_SKIP() << "no FMA on this CPU";
-  const bool vectors = __builtin_cpu_supports("avx512bf16") && __builtin_cpu_supports("avx512bw");
+  // (AVX512_BF16 where the OS saves the zmm state too: XCR0 bits 1, 2, 5, 6, 7)
+  unsigned xcr0 = 0, high = 0;
+  if (__builtin_cpu_supports("avx512f")) __asm__("xgetbv" : "=a"(xcr0), "=d"(high) : "c"(0));
+  const bool vectors =
+      __builtin_cpu_supports("avx512bf16") && __builtin_cpu_supports("avx512bw") && (xcr0 & 0xE6) == 0xE6;
 #else
   const bool vectors = false;
 #endif

@@ -83,7 +83,16 @@ AmxTiles amx_tiles() {
   const AmxWish wish = amx_wish(std::getenv("ACLNN_CONVBWD_AMX"), std::getenv("ACLNN_CONVBWD_ISA"),
                                 std::getenv("ACLNN_CONVBWD_BF16_DOT"));
   if (wish == AmxWish::kEmulate) return AmxTiles::kEmulated;
-  if (wish == AmxWish::kFma) return AmxTiles::kFma;
+  if (wish == AmxWish::kFma) {
+#if defined(__x86_64__) && defined(ACLNN_HAVE_X86_KERNELS)
+    const Isa isa = selected_isa();
+    return isa == Isa::kAvx512 ? AmxTiles::kFmaAvx512 : isa == Isa::kAvx2 ? AmxTiles::kFmaAvx2 : AmxTiles::kEmulated;
+#elif defined(__aarch64__)
+    return AmxTiles::kFmaNeon;
+#else
+    return AmxTiles::kEmulated;
+#endif
+  }
 #if defined(__x86_64__) && defined(ACLNN_HAVE_X86_KERNELS)
   if (wish != AmxWish::kOff && cpu_has_amx_bf16() && amx_permission_granted()) {
     return AmxTiles::kHardware;  // (permission asked only here)
@@ -102,7 +111,9 @@ const char* amx_detail(AmxTiles tiles) {
     case AmxTiles::kHardware: return ":amx";
     case AmxTiles::kEmulated: return ":amx_emulated";
     case AmxTiles::kVectors: return ":amx_avx512bf16";
-    case AmxTiles::kFma: return ":amx_fma";
+    case AmxTiles::kFmaAvx512:
+    case AmxTiles::kFmaAvx2:
+    case AmxTiles::kFmaNeon: return ":amx_fma";
     case AmxTiles::kNone: break;
   }
   return "";
@@ -126,13 +137,12 @@ void amx_pair_rows(AmxTiles tiles, int64_t m, int64_t n, int64_t pairs, const ui
 #if defined(__x86_64__) && defined(ACLNN_HAVE_X86_KERNELS)
   if (tiles == AmxTiles::kHardware) return amx_pair_rows_hardware(m, n, pairs, a, b_base, b_rows, stage, c, ldc);
   if (tiles == AmxTiles::kVectors) return amx_pair_rows_avx512_bf16(m, n, pairs, a, b_base, b_rows, stage, c, ldc);
-  const Isa isa = tiles == AmxTiles::kFma ? selected_isa() : Isa::kGeneric;
-  if (isa == Isa::kAvx512) return amx_pair_rows_fma_avx512(m, n, pairs, a, b_base, b_rows, stage, c, ldc);
-  if (isa == Isa::kAvx2) return amx_pair_rows_fma_avx2(m, n, pairs, a, b_base, b_rows, stage, c, ldc);
+  if (tiles == AmxTiles::kFmaAvx512) return amx_pair_rows_fma_avx512(m, n, pairs, a, b_base, b_rows, stage, c, ldc);
+  if (tiles == AmxTiles::kFmaAvx2) return amx_pair_rows_fma_avx2(m, n, pairs, a, b_base, b_rows, stage, c, ldc);
 #elif defined(__aarch64__)
-  if (tiles == AmxTiles::kFma) return amx_pair_rows_fma_neon(m, n, pairs, a, b_base, b_rows, stage, c, ldc);
+  if (tiles == AmxTiles::kFmaNeon) return amx_pair_rows_fma_neon(m, n, pairs, a, b_base, b_rows, stage, c, ldc);
 #endif
-  (void)tiles;  // (the emulation: asked for, or x86's generic set for kFma)
+  (void)tiles;
   amx_pair_rows_emulated(m, n, pairs, a, b_base, b_rows, stage, c, ldc);
 }
 
@@ -153,22 +163,21 @@ void amx_pair_a_rows(AmxTiles tiles, int64_t m, int64_t n, int64_t pairs, const 
     return amx_pair_a_rows_avx512_bf16(m, n, pairs, a_base, a_rows, a_columns, b_data, b_pairs, b_offset, accumulate, c,
                                        ldc, stage);
   }
-  const Isa isa = tiles == AmxTiles::kFma ? selected_isa() : Isa::kGeneric;
-  if (isa == Isa::kAvx512) {
+  if (tiles == AmxTiles::kFmaAvx512) {
     return amx_pair_a_rows_fma_avx512(m, n, pairs, a_base, a_rows, a_columns, b_data, b_pairs, b_offset, accumulate, c,
                                       ldc, stage);
   }
-  if (isa == Isa::kAvx2) {
+  if (tiles == AmxTiles::kFmaAvx2) {
     return amx_pair_a_rows_fma_avx2(m, n, pairs, a_base, a_rows, a_columns, b_data, b_pairs, b_offset, accumulate, c,
                                     ldc, stage);
   }
 #elif defined(__aarch64__)
-  if (tiles == AmxTiles::kFma) {
+  if (tiles == AmxTiles::kFmaNeon) {
     return amx_pair_a_rows_fma_neon(m, n, pairs, a_base, a_rows, a_columns, b_data, b_pairs, b_offset, accumulate, c,
                                     ldc, stage);
   }
 #endif
-  (void)tiles;  // (the emulation: asked for, or x86's generic set for kFma)
+  (void)tiles;
   amx_pair_a_rows_emulated(m, n, pairs, a_base, a_rows, a_columns, b_data, b_pairs, b_offset, accumulate, c, ldc,
                            stage);
 }

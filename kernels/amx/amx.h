@@ -1,8 +1,9 @@
-// BF16 products on AMX tiles (TDPBF16PS), written once over a tile-operations layer with two
-// implementations: the CPU's tile instructions (amx_hardware.cpp, x86-64 only) and an exact
-// emulation of them in portable C++ (amx_emulated.cpp), so that the packing, tiling and loops run
-// in every test on every machine and the hardware is checked against the emulation bit for bit
-// (scripts/amx_check.sh).
+// BF16 products in the order of AMX tiles (TDPBF16PS), written once over a tile-operations layer
+// (amx_tiles.h) with four implementations: the CPU's tile instructions (amx_hardware.cpp, x86-64
+// only), AVX512_BF16's pair instructions (amx_avx512_bf16.cpp), a vector set's float FMAs
+// (amx_fma_tiles.h) and an exact emulation in portable C++ (amx_emulated.cpp), so that the packing,
+// tiling and loops run in every test on every machine and each implementation is checked against the
+// emulation bit for bit (tests/test_amx.cpp; the hardware by scripts/amx_check.sh).
 //
 // The order of an entry's sum (TDPBF16PS as a Sapphire Rapids host was measured to compute it against
 // software emulations, not its published pseudocode's plain sum; confirmed by scripts/amx_check.sh
@@ -22,20 +23,20 @@ namespace aclnn_cpu {
 
 // Which tiles a plan's BF16 pair products take, read at phase 1:
 //   kEmulated  ACLNN_CONVBWD_AMX=emulate (any CPU: tests, and the hardware check's reference);
-//   kFma       ACLNN_CONVBWD_AMX=fma: the same order on the float FMAs of the instruction set the
-//              plans use (amx_fma_tiles.h: AVX-512F, AVX2, aarch64 NEON; x86's generic set, which
-//              has no FMA: the emulation), the same bits on any CPU;
-//   kNone      ACLNN_CONVBWD_AMX=0; unless they are asked for (ACLNN_CONVBWD_AMX=1 or
-//              ACLNN_CONVBWD_ISA=amx), also ACLNN_CONVBWD_BF16_DOT=0 (BF16 on the float kernels) or
-//              ACLNN_CONVBWD_ISA naming a vector set (avx512, avx2, generic);
-//   kHardware  otherwise, where the CPU has AMX-TILE and AMX-BF16, the OS enables their state and
-//              grants this process the tile data (arch_prctl, asked once): the default since
-//              scripts/amx_check.sh passed on a Sapphire Rapids class Xeon (asked for where there
-//              are none: a warning);
-//   kVectors   elsewhere, where BF16 pair products may take AVX512_BF16 (bf16_dot_available()): the
-//              same order on VDPBF16PS (amx_avx512_bf16.cpp), the same bits as the tiles;
-//   kNone      elsewhere.
-enum class AmxTiles { kNone, kHardware, kEmulated, kVectors, kFma };
+//   kFmaAvx512, kFmaAvx2, kFmaNeon   ACLNN_CONVBWD_AMX=fma: the same order on the float FMAs of the
+//              instruction set the plans use (selected_isa(); amx_fma_tiles.h; x86's generic set, which
+//              has no FMA: kEmulated), the same bits (on aarch64, but for tininess found before
+//              rounding: amx_fma_tiles.h);
+//   kHardware  unless ACLNN_CONVBWD_AMX=0, or (not asked for by ACLNN_CONVBWD_AMX=1 or
+//              ACLNN_CONVBWD_ISA=amx) ACLNN_CONVBWD_BF16_DOT=0 or an ACLNN_CONVBWD_ISA naming a vector
+//              set: where the CPU has AMX-TILE and AMX-BF16, the OS enables their state and grants this
+//              process the tile data (arch_prctl, asked once); the default since scripts/amx_check.sh
+//              passed on a Sapphire Rapids class Xeon (asked for where there are none: a warning);
+//   kVectors   elsewhere, where BF16 pair products may take AVX512_BF16 (bf16_dot_available(): not with
+//              ACLNN_CONVBWD_BF16_DOT=0 or an ACLNN_CONVBWD_ISA below avx512): the same order on
+//              VDPBF16PS (amx_avx512_bf16.cpp), the same bits as the tiles;
+//   kNone      elsewhere (BF16 on the float kernels).
+enum class AmxTiles { kNone, kHardware, kEmulated, kVectors, kFmaAvx512, kFmaAvx2, kFmaNeon };
 AmxTiles amx_tiles();
 // What the settings ask for (ACLNN_CONVBWD_AMX, ACLNN_CONVBWD_ISA, ACLNN_CONVBWD_BF16_DOT; null where
 // unset), before the CPU is asked: the precedence above, testable on any machine.

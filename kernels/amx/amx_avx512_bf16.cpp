@@ -36,12 +36,11 @@ void chain_rows_avx512(__m512i x, __m512i y, __m512i* even, __m512i* odd) {
   *odd = _mm512_mask_blend_epi16(kHighHalves, _mm512_maskz_srli_epi32(kAll, y, 16), x);
 }
 
-// The tiles interface of amx_tiles.h. A chunk's operands are read where they lie once re-paired: a
-// staged one re-paired in place by prepare_a / prepare_b (once per staging), any other copied here
-// re-paired (B as rows: 2k the even chain's words of 32 columns, 2k + 1 the odd chain's). C's block
-// is worked in where it lies.
+// The tiles interface of amx_tiles.h. A chunk's operands are read where they lie once re-paired: A
+// packed re-paired (pack_amx_left) or staged and re-paired in place (prepare_a), B staged and
+// re-paired in place (prepare_b, once per staging) or else copied here re-paired (B as rows: 2k the
+// even chain's words of 32 columns, 2k + 1 the odd chain's). C's block is worked in where it lies.
 struct avx512_bf16_tiles {
-  alignas(64) uint32_t a[kAmxBlock][kAmxPairs];
   alignas(64) uint32_t b[kAmxPairs][kAmxBlock];
   const char* a_tile[2] = {};  // rows 0-15 and 16-31 of A, a_stride bytes apart
   const char* b_tile[2] = {};  // columns 0-15 and 16-31 of B, b_stride bytes between rows
@@ -85,17 +84,8 @@ struct avx512_bf16_tiles {
     }
   }
   void load_ab(const void* a0, const void* a1, int64_t a_row_stride, const void* b0, const void* b1,
-               int64_t b_row_stride, bool a_prepared, bool b_prepared) {
-    if (a_prepared) {
-      a_tile[0] = static_cast<const char*>(a0), a_tile[1] = static_cast<const char*>(a1), a_stride = a_row_stride;
-    } else {
-      for (int64_t i = 0; i < kAmxBlock; ++i) {
-        const char* row = static_cast<const char*>(i < kAmxRows ? a0 : a1) + (i % kAmxRows) * a_row_stride;
-        _mm512_store_si512(a[i], chain_words_avx512(_mm512_loadu_si512(row)));
-      }
-      a_tile[0] = reinterpret_cast<const char*>(a[0]), a_tile[1] = reinterpret_cast<const char*>(a[kAmxRows]);
-      a_stride = sizeof a[0];
-    }
+               int64_t b_row_stride, bool b_prepared) {
+    a_tile[0] = static_cast<const char*>(a0), a_tile[1] = static_cast<const char*>(a1), a_stride = a_row_stride;
     if (b_prepared) {
       b_tile[0] = static_cast<const char*>(b0), b_tile[1] = static_cast<const char*>(b1), b_stride = b_row_stride;
     } else {

@@ -65,7 +65,7 @@ struct EmulatedAmxTiles {
   void prepare_a(uint32_t*) {}  // (the tiles take the pairs as they are)
   void prepare_b(uint32_t*, int64_t) {}
   void load_ab(const void* a0, const void* a1, int64_t a_stride, const void* b0, const void* b1, int64_t b_stride,
-               bool /*a_prepared*/, bool /*b_prepared*/) {
+               bool /*b_prepared*/) {
     load(4, a0, a_stride), load(5, a1, a_stride), load(6, b0, b_stride), load(7, b1, b_stride);
   }
   // TDPBF16PS tile c += tile a * tile b.

@@ -2,10 +2,11 @@
 // (amx.h), for CPUs with neither AMX nor AVX512_BF16: written once over a micro-kernel ops type
 // (microkernel_tile.h) and instantiated in that set's micro-kernel file (AVX-512F, AVX2+FMA,
 // aarch64 NEON). A BF16 x BF16 product is exact in float, so each step of a chain is one FMA on the
-// widened halves of the pairs; the flush mode (x86: MXCSR's FTZ and DAZ; aarch64: FPCR's FZ) gives
-// AMX's denormal handling. aarch64 finds a result tiny before rounding, x86 (and AMX) after: the two
-// differ only where a partial sum's exact value lies within half a unit of its last place below
-// FLT_MIN (2^-126).
+// widened halves of the pairs (a denormal half widened as zero); the flush mode (x86: MXCSR's FTZ;
+// aarch64: FPCR's FZ) flushes tiny results as the tiles do. aarch64 finds a result tiny before
+// rounding, x86 (and AMX) after, and its FZ also takes a denormal C read back as zero (the loops'
+// callers accumulate only onto sums of their own, never denormal): the two differ only where a
+// partial sum's exact value lies within half a unit of its last place below FLT_MIN (2^-126).
 #pragma once
 
 #include <cstdint>
@@ -26,16 +27,16 @@ class AmxFlushMode {
  public:
 #if defined(__x86_64__)
   __attribute__((always_inline)) AmxFlushMode() : saved_(_mm_getcsr()) {
-    _mm_setcsr((saved_ & ~0x6000u) | 0x8040u);  // nearest even, FTZ, DAZ
+    _mm_setcsr((saved_ & ~0x6040u) | 0x8000u);  // nearest even, FTZ, no DAZ (C read back as it is)
   }
   __attribute__((always_inline)) ~AmxFlushMode() { _mm_setcsr(saved_); }
 #elif defined(__aarch64__)
   __attribute__((always_inline)) AmxFlushMode() {
-    __asm__ volatile("mrs %0, fpcr" : "=r"(saved_));
+    __asm__ volatile("mrs %0, fpcr" : "=r"(saved_) : : "memory");
     const uint64_t flush = (saved_ & ~(uint64_t{3} << 22)) | (uint64_t{1} << 24);  // RN, FZ
-    __asm__ volatile("msr fpcr, %0" : : "r"(flush));
+    __asm__ volatile("msr fpcr, %0" : : "r"(flush) : "memory");
   }
-  __attribute__((always_inline)) ~AmxFlushMode() { __asm__ volatile("msr fpcr, %0" : : "r"(saved_)); }
+  __attribute__((always_inline)) ~AmxFlushMode() { __asm__ volatile("msr fpcr, %0" : : "r"(saved_) : "memory"); }
 #endif
   AmxFlushMode(const AmxFlushMode&) = delete;
   AmxFlushMode& operator=(const AmxFlushMode&) = delete;
@@ -66,18 +67,15 @@ struct AmxFmaTiles {
   bool c_fresh = false;  // C's block not read yet: the first chunk's sums go in as they are
   AmxFlushMode mode;
 
-  static float even_half(uint32_t word) {
-    const uint32_t bits = word << 16;
+  // A BF16 value (the high 16 bits of `bits`, the low ones zero), a denormal one as zero of its sign.
+  static float input(uint32_t bits) {
+    const uint32_t value = (bits & 0x7F800000u) == 0 ? bits & 0x80000000u : bits;
     float f;
-    std::memcpy(&f, &bits, sizeof f);
+    std::memcpy(&f, &value, sizeof f);
     return f;
   }
-  static float odd_half(uint32_t word) {
-    const uint32_t bits = word & 0xFFFF0000u;
-    float f;
-    std::memcpy(&f, &bits, sizeof f);
-    return f;
-  }
+  static float even_half(uint32_t word) { return input(word << 16); }
+  static float odd_half(uint32_t word) { return input(word & 0xFFFF0000u); }
 
   void begin_c(float* c, int64_t ldc_bytes, bool load) {
     c_block = reinterpret_cast<char*>(c), c_stride = ldc_bytes, c_fresh = !load;
@@ -89,7 +87,7 @@ struct AmxFmaTiles {
   void prepare_a(uint32_t*) {}  // (the pairs as they are)
   void prepare_b(uint32_t*, int64_t) {}
   void load_ab(const void* a0, const void* a1, int64_t a_stride, const void* b0, const void* b1, int64_t b_stride,
-               bool /*a_prepared*/, bool /*b_prepared*/) {
+               bool /*b_prepared*/) {
     for (int64_t i = 0; i < kAmxBlock; ++i) {
       const auto* row =
           reinterpret_cast<const uint32_t*>(static_cast<const char*>(i < kAmxRows ? a0 : a1) + i % kAmxRows * a_stride);
@@ -97,7 +95,8 @@ struct AmxFmaTiles {
     }
     for (int64_t k = 0; k < kAmxPairs; ++k) {
       for (int64_t half = 0; half < 2; ++half) {
-        const auto* row = reinterpret_cast<const uint32_t*>(static_cast<const char*>(half == 0 ? b0 : b1) + k * b_stride);
+        const auto* row =
+            reinterpret_cast<const uint32_t*>(static_cast<const char*>(half == 0 ? b0 : b1) + k * b_stride);
         for (int64_t j = 0; j < kAmxBlock / 2; ++j) {
           b_even[k][16 * half + j] = even_half(row[j]), b_odd[k][16 * half + j] = odd_half(row[j]);
         }

@@ -52,7 +52,7 @@ struct HardwareAmxTiles {
   void prepare_a(uint32_t*) {}  // (the tiles take the pairs as they are)
   void prepare_b(uint32_t*, int64_t) {}
   void load_ab(const void* a0, const void* a1, int64_t a_stride, const void* b0, const void* b1, int64_t b_stride,
-               bool /*a_prepared*/, bool /*b_prepared*/) {
+               bool /*b_prepared*/) {
     _tile_loadd(4, a0, a_stride);
     _tile_loadd(5, a1, a_stride);
     _tile_loadd(6, b0, b_stride);

@@ -11,10 +11,12 @@
 //   void prepare_a(uint32_t* tile);      a staged tile of A (16 rows of 16 pairs, 64 bytes apart) and
 //   void prepare_b(uint32_t* rows, int64_t stride);   a staged chunk of B (16 pair rows of 32 columns,
 //                         `stride` bytes apart) rewritten in place into the form the implementation
-//                         multiplies (the CPU's tiles and the emulation: as they are), once per staging
+//                         multiplies (the CPU's tiles and the emulation: as they are), once per staging;
+//                         A packed by pack_amx_left for the implementation is in that form too
 //   void load_ab(const void* a0, const void* a1, int64_t a_stride, const void* b0, const void* b1,
-//                int64_t b_stride, bool a_prepared, bool b_prepared);
-//                         16 rows of 64 bytes each, `stride` bytes apart (prepared: by prepare_a / _b)
+//                int64_t b_stride, bool b_prepared);
+//                         16 rows of 64 bytes each, `stride` bytes apart; A always prepared, B where
+//                         `b_prepared` (by prepare_b)
 //   void dot();           C += A * B, four TDPBF16PS (amx.h's order)
 //   void end_c();         C stored into the block begin_c named (which it may have worked in all along)
 // Per block of 32 columns, B's pair rows are staged once (a stride the tile loads can take; a chunk
@@ -78,7 +80,7 @@ void amx_pair_rows_on(int64_t m, int64_t n, int64_t pairs, const uint32_t* a, co
           const bool in_place = spacing[t] != 0;
           const uint32_t* b = in_place ? b_base + b_rows[t * kAmxPairs] + j0 : stage + t * kAmxPairs * kAmxBlock;
           const int64_t b_stride = in_place ? int64_t{spacing[t]} * int64_t{sizeof(uint32_t)} : kStageRow;
-          tiles.load_ab(a0 + t * kTile, a1 + t * kTile, kARow, b, b + kAmxBlock / 2, b_stride, true, !in_place);
+          tiles.load_ab(a0 + t * kTile, a1 + t * kTile, kARow, b, b + kAmxBlock / 2, b_stride, !in_place);
           tiles.dot();
         }
         tiles.end_c();
@@ -148,8 +150,7 @@ void amx_pair_a_rows_on(int64_t m, int64_t n, int64_t pairs, const uint16_t* a_b
           std::memset(b_last + valid * kAmxBlock, 0, (kAmxPairs - valid) * kBRow);
           b = b_last;
         }
-        tiles.load_ab(a_stage + t * kTile, a_stage + (chunks + t) * kTile, kARow, b, b + kAmxBlock / 2, kBRow, true,
-                      false);
+        tiles.load_ab(a_stage + t * kTile, a_stage + (chunks + t) * kTile, kARow, b, b + kAmxBlock / 2, kBRow, false);
         tiles.dot();
       }
       tiles.end_c();

@@ -23,7 +23,7 @@ Isa selected_isa();
 // and Intel's cores; false off x86-64.
 bool cpu_is_amd();
 
-// Whether the CPU has AVX512_BF16 (and AVX512DQ), with AVX-512 usable (detected_isa()); false off x86-64.
+// Whether the CPU has AVX512_BF16 (and AVX512DQ, AVX512BW), with AVX-512 usable (detected_isa()); false off x86-64.
 bool cpu_has_avx512_bf16();
 
 // Whether the CPU runs BF16 pair products on VDPBF16PS (kernels/amx/amx_avx512_bf16.cpp): it has

@@ -116,7 +116,7 @@ struct WeightVariant {
   bool dy_dense = false;           // dY read as a dense float array
   bool pack_once = false;          // dY packed once for all tasks
   bool dot = false;                // BF16 pair products in the AMX tiles' order (kernels/amx/amx.h) ...
-  AmxTiles amx = AmxTiles::kNone;  // [:amx, :amx_avx512bf16, :amx_emulated] ... on these tiles
+  AmxTiles amx = AmxTiles::kNone;  // [:amx, :amx_avx512bf16, :amx_fma, :amx_emulated] ... on these tiles
   bool transposed = false;         // [:transposed] dW^T = cols dY^T, cols read in place
   bool depth_major = false;        // [:depth_major] transposed rows in depth-major order
   bool bf16_in_place = false;      // [:bf16_rows] a BF16 1x1 X read in place, widened as broadcast
