@@ -9,42 +9,44 @@
 #include <cstring>
 
 #include "common/log.h"
+#include "kernels/amx/amx_tiles.h"
 #include "kernels/common/cpu_isa.h"
 
 namespace aclnn_cpu {
 
-void amx_pair_rows_emulated(int64_t m, int64_t n, int64_t pairs, const uint32_t* a, const uint32_t* b_base,
-                            const int64_t* b_rows, uint32_t* stage, float* c, int64_t ldc);
-void amx_pair_a_rows_emulated(int64_t m, int64_t n, int64_t pairs, const uint16_t* a_base, const int64_t* a_rows,
-                              const int64_t* a_columns, const uint32_t* b_data, int64_t b_pairs, int64_t b_offset,
-                              bool accumulate, float* c, int64_t ldc, uint32_t* stage);
+ACLNN_AMX_PRODUCTS(emulated);  // amx_emulated.cpp
 #if defined(__x86_64__) && defined(ACLNN_HAVE_X86_KERNELS)
-bool amx_permission_granted();  // amx_hardware.cpp
-void amx_pair_a_rows_avx512_bf16(int64_t m, int64_t n, int64_t pairs, const uint16_t* a_base, const int64_t* a_rows,
-                                 const int64_t* a_columns, const uint32_t* b_data, int64_t b_pairs, int64_t b_offset,
-                                 bool accumulate, float* c, int64_t ldc, uint32_t* stage);
-void amx_pair_rows_avx512_bf16(int64_t m, int64_t n, int64_t pairs, const uint32_t* a, const uint32_t* b_base,
-                               const int64_t* b_rows, uint32_t* stage, float* c, int64_t ldc);
-void amx_pair_a_rows_hardware(int64_t m, int64_t n, int64_t pairs, const uint16_t* a_base, const int64_t* a_rows,
-                              const int64_t* a_columns, const uint32_t* b_data, int64_t b_pairs, int64_t b_offset,
-                              bool accumulate, float* c, int64_t ldc, uint32_t* stage);
-void amx_pair_rows_hardware(int64_t m, int64_t n, int64_t pairs, const uint32_t* a, const uint32_t* b_base,
-                            const int64_t* b_rows, uint32_t* stage, float* c, int64_t ldc);
-#endif
-// The tiles' order on a vector set's FMAs (amx_fma_tiles.h, instantiated in the set's micro-kernel file).
-#define ACLNN_AMX_FMA(set)                                                                                            \
-  void amx_pair_rows_fma_##set(int64_t m, int64_t n, int64_t pairs, const uint32_t* a, const uint32_t* b_base,        \
-                               const int64_t* b_rows, uint32_t* stage, float* c, int64_t ldc);                        \
-  void amx_pair_a_rows_fma_##set(int64_t m, int64_t n, int64_t pairs, const uint16_t* a_base, const int64_t* a_rows,  \
-                                 const int64_t* a_columns, const uint32_t* b_data, int64_t b_pairs, int64_t b_offset, \
-                                 bool accumulate, float* c, int64_t ldc, uint32_t* stage);
-#if defined(__x86_64__) && defined(ACLNN_HAVE_X86_KERNELS)
-ACLNN_AMX_FMA(avx512)
-ACLNN_AMX_FMA(avx2)
+bool amx_permission_granted();    // amx_hardware.cpp
+ACLNN_AMX_PRODUCTS(hardware);     // amx_hardware.cpp
+ACLNN_AMX_PRODUCTS(avx512_bf16);  // amx_avx512_bf16.cpp
+ACLNN_AMX_PRODUCTS(fma_avx512);   // microkernel_avx512.cpp
+ACLNN_AMX_PRODUCTS(fma_avx2);     // microkernel_avx2.cpp
 #elif defined(__aarch64__)
-ACLNN_AMX_FMA(neon)
+ACLNN_AMX_PRODUCTS(fma_neon);  // microkernel_generic.cpp
 #endif
-#undef ACLNN_AMX_FMA
+
+namespace {
+
+// The two products of the implementation a plan chose (the emulation where this build has no other).
+struct AmxProducts {
+  decltype(&amx_pair_rows_emulated) rows;
+  decltype(&amx_pair_a_rows_emulated) a_rows;
+};
+AmxProducts amx_products(AmxTiles tiles) {
+  switch (tiles) {
+#if defined(__x86_64__) && defined(ACLNN_HAVE_X86_KERNELS)
+    case AmxTiles::kHardware: return {amx_pair_rows_hardware, amx_pair_a_rows_hardware};
+    case AmxTiles::kVectors: return {amx_pair_rows_avx512_bf16, amx_pair_a_rows_avx512_bf16};
+    case AmxTiles::kFmaAvx512: return {amx_pair_rows_fma_avx512, amx_pair_a_rows_fma_avx512};
+    case AmxTiles::kFmaAvx2: return {amx_pair_rows_fma_avx2, amx_pair_a_rows_fma_avx2};
+#elif defined(__aarch64__)
+    case AmxTiles::kFmaNeon: return {amx_pair_rows_fma_neon, amx_pair_a_rows_fma_neon};
+#endif
+    default: return {amx_pair_rows_emulated, amx_pair_a_rows_emulated};
+  }
+}
+
+}  // namespace
 
 bool cpu_has_amx_bf16() {
 #if defined(__x86_64__) && defined(ACLNN_HAVE_X86_KERNELS)
@@ -134,16 +136,7 @@ int64_t amx_stage_words(int64_t pairs) {
 
 void amx_pair_rows(AmxTiles tiles, int64_t m, int64_t n, int64_t pairs, const uint32_t* a, const uint32_t* b_base,
                    const int64_t* b_rows, uint32_t* stage, float* c, int64_t ldc) {
-#if defined(__x86_64__) && defined(ACLNN_HAVE_X86_KERNELS)
-  if (tiles == AmxTiles::kHardware) return amx_pair_rows_hardware(m, n, pairs, a, b_base, b_rows, stage, c, ldc);
-  if (tiles == AmxTiles::kVectors) return amx_pair_rows_avx512_bf16(m, n, pairs, a, b_base, b_rows, stage, c, ldc);
-  if (tiles == AmxTiles::kFmaAvx512) return amx_pair_rows_fma_avx512(m, n, pairs, a, b_base, b_rows, stage, c, ldc);
-  if (tiles == AmxTiles::kFmaAvx2) return amx_pair_rows_fma_avx2(m, n, pairs, a, b_base, b_rows, stage, c, ldc);
-#elif defined(__aarch64__)
-  if (tiles == AmxTiles::kFmaNeon) return amx_pair_rows_fma_neon(m, n, pairs, a, b_base, b_rows, stage, c, ldc);
-#endif
-  (void)tiles;
-  amx_pair_rows_emulated(m, n, pairs, a, b_base, b_rows, stage, c, ldc);
+  amx_products(tiles).rows(m, n, pairs, a, b_base, b_rows, stage, c, ldc);
 }
 
 int64_t amx_a_stage_words(int64_t pairs) {
@@ -154,32 +147,8 @@ int64_t amx_a_stage_words(int64_t pairs) {
 void amx_pair_a_rows(AmxTiles tiles, int64_t m, int64_t n, int64_t pairs, const uint16_t* a_base, const int64_t* a_rows,
                      const int64_t* a_columns, const uint32_t* b_data, int64_t b_pairs, int64_t b_offset,
                      bool accumulate, float* c, int64_t ldc, uint32_t* stage) {
-#if defined(__x86_64__) && defined(ACLNN_HAVE_X86_KERNELS)
-  if (tiles == AmxTiles::kHardware) {
-    return amx_pair_a_rows_hardware(m, n, pairs, a_base, a_rows, a_columns, b_data, b_pairs, b_offset, accumulate, c,
-                                    ldc, stage);
-  }
-  if (tiles == AmxTiles::kVectors) {
-    return amx_pair_a_rows_avx512_bf16(m, n, pairs, a_base, a_rows, a_columns, b_data, b_pairs, b_offset, accumulate, c,
-                                       ldc, stage);
-  }
-  if (tiles == AmxTiles::kFmaAvx512) {
-    return amx_pair_a_rows_fma_avx512(m, n, pairs, a_base, a_rows, a_columns, b_data, b_pairs, b_offset, accumulate, c,
-                                      ldc, stage);
-  }
-  if (tiles == AmxTiles::kFmaAvx2) {
-    return amx_pair_a_rows_fma_avx2(m, n, pairs, a_base, a_rows, a_columns, b_data, b_pairs, b_offset, accumulate, c,
-                                    ldc, stage);
-  }
-#elif defined(__aarch64__)
-  if (tiles == AmxTiles::kFmaNeon) {
-    return amx_pair_a_rows_fma_neon(m, n, pairs, a_base, a_rows, a_columns, b_data, b_pairs, b_offset, accumulate, c,
-                                    ldc, stage);
-  }
-#endif
-  (void)tiles;
-  amx_pair_a_rows_emulated(m, n, pairs, a_base, a_rows, a_columns, b_data, b_pairs, b_offset, accumulate, c, ldc,
-                           stage);
+  amx_products(tiles).a_rows(m, n, pairs, a_base, a_rows, a_columns, b_data, b_pairs, b_offset, accumulate, c, ldc,
+                             stage);
 }
 
 }  // namespace aclnn_cpu

@@ -151,16 +151,6 @@ struct avx512_bf16_tiles {
 
 }  // namespace
 
-void amx_pair_rows_avx512_bf16(int64_t m, int64_t n, int64_t pairs, const uint32_t* a, const uint32_t* b_base,
-                               const int64_t* b_rows, uint32_t* stage, float* c, int64_t ldc) {
-  amx_pair_rows_on<avx512_bf16_tiles>(m, n, pairs, a, b_base, b_rows, stage, c, ldc);
-}
-
-void amx_pair_a_rows_avx512_bf16(int64_t m, int64_t n, int64_t pairs, const uint16_t* a_base, const int64_t* a_rows,
-                                 const int64_t* a_columns, const uint32_t* b_data, int64_t b_pairs, int64_t b_offset,
-                                 bool accumulate, float* c, int64_t ldc, uint32_t* stage) {
-  amx_pair_a_rows_on<avx512_bf16_tiles>(m, n, pairs, a_base, a_rows, a_columns, b_data, b_pairs, b_offset, accumulate,
-                                        c, ldc, stage);
-}
+ACLNN_AMX_DEFINE_PRODUCTS(avx512_bf16, avx512_bf16_tiles)
 
 }  // namespace aclnn_cpu

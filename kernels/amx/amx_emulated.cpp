@@ -46,7 +46,7 @@ float added(float x, float y) {
   return flushed_if_tiny(r, x * kScale + y * kScale);
 }
 
-struct EmulatedAmxTiles {
+struct EmulatedAmxTiles : AmxTilesAsStaged {
   uint32_t tile[8][kAmxRows][kAmxPairs] = {};  // 16 rows of 64 bytes each
   float* c_block = nullptr;
   int64_t c_stride = 0;
@@ -60,10 +60,6 @@ struct EmulatedAmxTiles {
   void load(int t, const void* p, int64_t stride) {
     for (int64_t r = 0; r < kAmxRows; ++r) std::memcpy(tile[t][r], static_cast<const char*>(p) + r * stride, 64);
   }
-  static constexpr int64_t kPassChunks = std::numeric_limits<int64_t>::max();
-  static constexpr bool kLoadsBInPlace = true;
-  void prepare_a(uint32_t*) {}  // (the tiles take the pairs as they are)
-  void prepare_b(uint32_t*, int64_t) {}
   void load_ab(const void* a0, const void* a1, int64_t a_stride, const void* b0, const void* b1, int64_t b_stride,
                bool /*b_prepared*/) {
     load(4, a0, a_stride), load(5, a1, a_stride), load(6, b0, b_stride), load(7, b1, b_stride);
@@ -93,16 +89,6 @@ struct EmulatedAmxTiles {
 
 }  // namespace
 
-void amx_pair_a_rows_emulated(int64_t m, int64_t n, int64_t pairs, const uint16_t* a_base, const int64_t* a_rows,
-                              const int64_t* a_columns, const uint32_t* b_data, int64_t b_pairs, int64_t b_offset,
-                              bool accumulate, float* c, int64_t ldc, uint32_t* stage) {
-  amx_pair_a_rows_on<EmulatedAmxTiles>(m, n, pairs, a_base, a_rows, a_columns, b_data, b_pairs, b_offset, accumulate, c,
-                                       ldc, stage);
-}
-
-void amx_pair_rows_emulated(int64_t m, int64_t n, int64_t pairs, const uint32_t* a, const uint32_t* b_base,
-                            const int64_t* b_rows, uint32_t* stage, float* c, int64_t ldc) {
-  amx_pair_rows_on<EmulatedAmxTiles>(m, n, pairs, a, b_base, b_rows, stage, c, ldc);
-}
+ACLNN_AMX_DEFINE_PRODUCTS(emulated, EmulatedAmxTiles)
 
 }  // namespace aclnn_cpu

@@ -22,7 +22,7 @@ struct AmxTileConfig {
   uint8_t rows[16] = {};
 };
 
-struct HardwareAmxTiles {
+struct HardwareAmxTiles : AmxTilesAsStaged {
   HardwareAmxTiles() {
     AmxTileConfig config;
     for (int t = 0; t < 8; ++t) config.bytes_per_row[t] = 64, config.rows[t] = kAmxRows;
@@ -47,10 +47,6 @@ struct HardwareAmxTiles {
       _tile_zero(3);
     }
   }
-  static constexpr int64_t kPassChunks = std::numeric_limits<int64_t>::max();
-  static constexpr bool kLoadsBInPlace = true;
-  void prepare_a(uint32_t*) {}  // (the tiles take the pairs as they are)
-  void prepare_b(uint32_t*, int64_t) {}
   void load_ab(const void* a0, const void* a1, int64_t a_stride, const void* b0, const void* b1, int64_t b_stride,
                bool /*b_prepared*/) {
     _tile_loadd(4, a0, a_stride);
@@ -88,16 +84,6 @@ bool amx_permission_granted() {
   return granted;
 }
 
-void amx_pair_a_rows_hardware(int64_t m, int64_t n, int64_t pairs, const uint16_t* a_base, const int64_t* a_rows,
-                              const int64_t* a_columns, const uint32_t* b_data, int64_t b_pairs, int64_t b_offset,
-                              bool accumulate, float* c, int64_t ldc, uint32_t* stage) {
-  amx_pair_a_rows_on<HardwareAmxTiles>(m, n, pairs, a_base, a_rows, a_columns, b_data, b_pairs, b_offset, accumulate, c,
-                                       ldc, stage);
-}
-
-void amx_pair_rows_hardware(int64_t m, int64_t n, int64_t pairs, const uint32_t* a, const uint32_t* b_base,
-                            const int64_t* b_rows, uint32_t* stage, float* c, int64_t ldc) {
-  amx_pair_rows_on<HardwareAmxTiles>(m, n, pairs, a, b_base, b_rows, stage, c, ldc);
-}
+ACLNN_AMX_DEFINE_PRODUCTS(hardware, HardwareAmxTiles)
 
 }  // namespace aclnn_cpu

@@ -35,6 +35,15 @@ namespace aclnn_cpu {
 
 constexpr int64_t kStagePrefetch = 16;  // rows of B staged ahead of the one copied
 
+// What the CPU's tiles and the emulation take: the depth in one pass, B's evenly spaced pair rows in
+// place, staged operands as they are.
+struct AmxTilesAsStaged {
+  static constexpr int64_t kPassChunks = std::numeric_limits<int64_t>::max();
+  static constexpr bool kLoadsBInPlace = true;
+  void prepare_a(uint32_t*) {}
+  void prepare_b(uint32_t*, int64_t) {}
+};
+
 template <typename Tiles>
 void amx_pair_rows_on(int64_t m, int64_t n, int64_t pairs, const uint32_t* a, const uint32_t* b_base,
                       const int64_t* b_rows, uint32_t* stage, float* c, int64_t ldc) {
@@ -159,5 +168,26 @@ void amx_pair_a_rows_on(int64_t m, int64_t n, int64_t pairs, const uint16_t* a_b
     }
   }
 }
+
+// An implementation's amx_pair_rows and amx_pair_a_rows (amx.h), named amx_pair_rows_<suffix> and
+// amx_pair_a_rows_<suffix>: declared (amx.cpp dispatches to them), and defined over its tile type in
+// its own file.
+#define ACLNN_AMX_PRODUCTS(suffix)                                                                                   \
+  void amx_pair_rows_##suffix(int64_t m, int64_t n, int64_t pairs, const uint32_t* a, const uint32_t* b_base,        \
+                              const int64_t* b_rows, uint32_t* stage, float* c, int64_t ldc);                        \
+  void amx_pair_a_rows_##suffix(int64_t m, int64_t n, int64_t pairs, const uint16_t* a_base, const int64_t* a_rows,  \
+                                const int64_t* a_columns, const uint32_t* b_data, int64_t b_pairs, int64_t b_offset, \
+                                bool accumulate, float* c, int64_t ldc, uint32_t* stage)
+#define ACLNN_AMX_DEFINE_PRODUCTS(suffix, Tiles)                                                                     \
+  void amx_pair_rows_##suffix(int64_t m, int64_t n, int64_t pairs, const uint32_t* a, const uint32_t* b_base,        \
+                              const int64_t* b_rows, uint32_t* stage, float* c, int64_t ldc) {                       \
+    amx_pair_rows_on<Tiles>(m, n, pairs, a, b_base, b_rows, stage, c, ldc);                                          \
+  }                                                                                                                  \
+  void amx_pair_a_rows_##suffix(int64_t m, int64_t n, int64_t pairs, const uint16_t* a_base, const int64_t* a_rows,  \
+                                const int64_t* a_columns, const uint32_t* b_data, int64_t b_pairs, int64_t b_offset, \
+                                bool accumulate, float* c, int64_t ldc, uint32_t* stage) {                           \
+    amx_pair_a_rows_on<Tiles>(m, n, pairs, a_base, a_rows, a_columns, b_data, b_pairs, b_offset, accumulate, c, ldc, \
+                              stage);                                                                                \
+  }
 
 }  // namespace aclnn_cpu

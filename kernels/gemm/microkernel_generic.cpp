@@ -121,16 +121,8 @@ void interleave_rows(const float* rows, int64_t stride, int64_t depth, float* ou
 #if defined(__aarch64__)
 // The AMX tiles' order on this set's FMAs (kernels/amx/amx_fma_tiles.h), for amx_pair_rows and
 // amx_pair_a_rows (amx.cpp).
-void amx_pair_rows_fma_neon(int64_t m, int64_t n, int64_t pairs, const uint32_t* a, const uint32_t* b_base,
-                            const int64_t* b_rows, uint32_t* stage, float* c, int64_t ldc) {
-  amx_pair_rows_on<AmxFmaTiles<neon_ops, 4, 2>>(m, n, pairs, a, b_base, b_rows, stage, c, ldc);
-}
-void amx_pair_a_rows_fma_neon(int64_t m, int64_t n, int64_t pairs, const uint16_t* a_base, const int64_t* a_rows,
-                              const int64_t* a_columns, const uint32_t* b_data, int64_t b_pairs, int64_t b_offset,
-                              bool accumulate, float* c, int64_t ldc, uint32_t* stage) {
-  amx_pair_a_rows_on<AmxFmaTiles<neon_ops, 4, 2>>(m, n, pairs, a_base, a_rows, a_columns, b_data, b_pairs, b_offset,
-                                                  accumulate, c, ldc, stage);
-}
+using FmaTiles = AmxFmaTiles<neon_ops, 4, 2>;
+ACLNN_AMX_DEFINE_PRODUCTS(fma_neon, FmaTiles)
 #endif
 
 void interleave_6_portable(const float* rows, int64_t stride, int64_t depth, float* out) {
