@@ -1,10 +1,12 @@
 #!/bin/sh
 # The AMX hardware check (kernels/amx/amx.h), one command on a CPU with AMX-BF16 tiles, from a release
 # build (cmake --preset release && cmake --build --preset release):
-#   1. test_amx: the CPU's tiles give the emulation's bits on random operands of every kind;
+#   1. test_amx: the CPU's tiles give the emulation's bits on random operands of every kind (and its
+#      VDPBF16PS and FMAs the order's);
 #   2. the suite's layers (scaled down, backward and forward) in BF16 give the same hashes with the
 #      CPU's tiles (ACLNN_CONVBWD_AMX=1) as with their emulation (ACLNN_CONVBWD_AMX=emulate), and the
-#      tiles were taken (the verbose lines say ":amx").
+#      tiles were taken (the verbose lines say ":amx");
+#   3. the same order on this CPU's VDPBF16PS and FMAs gives the committed "tiles" hashes.
 # Exits non-zero where any of that fails or the CPU has no tiles. usage: scripts/amx_check.sh [build dir]
 set -eu
 cd "$(dirname "$0")/.."
@@ -36,4 +38,10 @@ if ! diff "$out/emulated.txt" "$out/hardware.txt"; then
   echo "amx_check: the CPU's tiles and their emulation disagree (above: < emulated, > hardware)"
   exit 1
 fi
-echo "amx_check: passed ($(wc -l <"$out/hardware.txt") BF16 layers, $taken executions on the CPU's tiles, the same hashes as the emulation)"
+# 3. the other implementations of the order on this host's CPU (its VDPBF16PS, its FMAs): the committed "tiles" hashes
+if ! "$build/tests/test_suite_hashes" --gtest_filter='*Tiles*' --gtest_brief=1 >"$out/others.txt" 2>&1; then
+  cat "$out/others.txt"
+  echo "amx_check: VDPBF16PS or the FMAs in the tiles' order disagree with the committed hashes on this CPU"
+  exit 1
+fi
+echo "amx_check: passed ($(wc -l <"$out/hardware.txt") BF16 layers, $taken executions on the CPU's tiles, the same hashes as the emulation; VDPBF16PS and the FMAs give the committed tiles hashes)"
