@@ -40,29 +40,12 @@ void chain_rows_avx512(__m512i x, __m512i y, __m512i* even, __m512i* odd) {
 // packed re-paired (pack_amx_left) or staged and re-paired in place (prepare_a), B staged and
 // re-paired in place (prepare_b, once per staging) or else copied here re-paired (B as rows: 2k the
 // even chain's words of 32 columns, 2k + 1 the odd chain's). C's block is worked in where it lies.
-struct avx512_bf16_tiles {
+struct avx512_bf16_tiles : AmxCInPlace {
   alignas(64) uint32_t b[kAmxPairs][kAmxBlock];
   const char* a_tile[2] = {};  // rows 0-15 and 16-31 of A, a_stride bytes apart
   const char* b_tile[2] = {};  // columns 0-15 and 16-31 of B, b_stride bytes between rows
   int64_t a_stride = 0, b_stride = 0;
-  char* c_block = nullptr;
-  int64_t c_stride = 0;
-  bool c_fresh = false;  // C's block not read yet: the first chunk's sums go in as they are
-  unsigned saved_mxcsr;
-
-  // Sums rounded to nearest even and flushed where tiny (FTZ), denormal operands used as they are (no DAZ).
-  avx512_bf16_tiles() : saved_mxcsr(_mm_getcsr()) { _mm_setcsr((saved_mxcsr & ~0x6040u) | 0x8000u); }
-  ~avx512_bf16_tiles() { _mm_setcsr(saved_mxcsr); }
-  avx512_bf16_tiles(const avx512_bf16_tiles&) = delete;
-  avx512_bf16_tiles& operator=(const avx512_bf16_tiles&) = delete;
-
-  void begin_c(float* c, int64_t ldc_bytes, bool load) {
-    c_block = reinterpret_cast<char*>(c), c_stride = ldc_bytes, c_fresh = !load;
-  }
-  void end_c() {
-    for (int64_t i = 0; i < kAmxBlock && c_fresh; ++i)
-      std::memset(c_block + i * c_stride, 0, kAmxBlock * sizeof(float));
-  }
+  AmxFlushMode mode;  // (the adds into C; VDPBF16PS flushes as the tiles do whatever MXCSR says)
 
   static constexpr int64_t kPassChunks = 8;
   static constexpr bool kLoadsBInPlace = false;
@@ -137,7 +120,7 @@ struct avx512_bf16_tiles {
       }
 #pragma GCC unroll 4
       for (int r = 0; r < kRows; ++r) {
-        float* entry = reinterpret_cast<float*>(c_block + (i0 + r) * c_stride);
+        float* entry = c_row(i0 + r);
 #pragma GCC unroll 2
         for (int v = 0; v < 2; ++v) {
           // (a fresh entry is +0 + the sum: a sum of -0 gives +0, as the tiles' zeroed C does)

@@ -15,56 +15,20 @@
 #include "kernels/amx/amx.h"
 #include "kernels/amx/amx_tiles.h"
 
-#if defined(__x86_64__)
-#include <xmmintrin.h>
-#endif
-
 namespace aclnn_cpu {
-
-// While alive: float results rounded to nearest even, tiny ones flushed to zero, denormal inputs
-// taken as zero (the tiles' handling); the thread's previous mode restored after.
-class AmxFlushMode {
- public:
-#if defined(__x86_64__)
-  __attribute__((always_inline)) AmxFlushMode() : saved_(_mm_getcsr()) {
-    _mm_setcsr((saved_ & ~0x6040u) | 0x8000u);  // nearest even, FTZ, no DAZ (C read back as it is)
-  }
-  __attribute__((always_inline)) ~AmxFlushMode() { _mm_setcsr(saved_); }
-#elif defined(__aarch64__)
-  __attribute__((always_inline)) AmxFlushMode() {
-    __asm__ volatile("mrs %0, fpcr" : "=r"(saved_) : : "memory");
-    const uint64_t flush = (saved_ & ~(uint64_t{3} << 22)) | (uint64_t{1} << 24);  // RN, FZ
-    __asm__ volatile("msr fpcr, %0" : : "r"(flush) : "memory");
-  }
-  __attribute__((always_inline)) ~AmxFlushMode() { __asm__ volatile("msr fpcr, %0" : : "r"(saved_) : "memory"); }
-#endif
-  AmxFlushMode(const AmxFlushMode&) = delete;
-  AmxFlushMode& operator=(const AmxFlushMode&) = delete;
-
- private:
-#if defined(__x86_64__)
-  unsigned saved_;
-#else
-  uint64_t saved_ = 0;
-#endif
-};
 
 // A chunk's pairs widened per product into even and odd floats; per group of kRows rows and strip of
 // kStrip vectors of columns, an even and an odd accumulator each, then even + odd added to C where it
 // lies.
 template <typename Ops, int kRows, int kStrip>
-struct AmxFmaTiles {
+struct AmxFmaTiles : AmxTilesAsStaged, AmxCInPlace {
   using Vec = typename Ops::Vec;
   static constexpr int kLanes = Ops::kLanes, kStripColumns = kStrip * kLanes;
   static_assert(kAmxBlock % kRows == 0 && kAmxBlock % kStripColumns == 0, "whole groups and strips");
-  static constexpr int64_t kPassChunks = 8;
-  static constexpr bool kLoadsBInPlace = true;  // (B widened per product, wherever it lies)
+  static constexpr int64_t kPassChunks = 8;  // (B widened per product, wherever it lies)
 
   alignas(64) float a_even[kAmxBlock][kAmxPairs], a_odd[kAmxBlock][kAmxPairs];
   alignas(64) float b_even[kAmxPairs][kAmxBlock], b_odd[kAmxPairs][kAmxBlock];
-  char* c_block = nullptr;
-  int64_t c_stride = 0;
-  bool c_fresh = false;  // C's block not read yet: the first chunk's sums go in as they are
   AmxFlushMode mode;
 
   // A BF16 value (the high 16 bits of `bits`, the low ones zero), a denormal one as zero of its sign.
@@ -77,15 +41,6 @@ struct AmxFmaTiles {
   static float even_half(uint32_t word) { return input(word << 16); }
   static float odd_half(uint32_t word) { return input(word & 0xFFFF0000u); }
 
-  void begin_c(float* c, int64_t ldc_bytes, bool load) {
-    c_block = reinterpret_cast<char*>(c), c_stride = ldc_bytes, c_fresh = !load;
-  }
-  void end_c() {
-    for (int64_t i = 0; i < kAmxBlock && c_fresh; ++i)
-      std::memset(c_block + i * c_stride, 0, kAmxBlock * sizeof(float));
-  }
-  void prepare_a(uint32_t*) {}  // (the pairs as they are)
-  void prepare_b(uint32_t*, int64_t) {}
   void load_ab(const void* a0, const void* a1, int64_t a_stride, const void* b0, const void* b1, int64_t b_stride,
                bool /*b_prepared*/) {
     for (int64_t i = 0; i < kAmxBlock; ++i) {
@@ -128,7 +83,7 @@ struct AmxFmaTiles {
           }
         }
         for (int r = 0; r < kRows; ++r) {
-          float* entry = reinterpret_cast<float*>(c_block + (i0 + r) * c_stride) + j0;
+          float* entry = c_row(i0 + r) + j0;
           for (int v = 0; v < kStrip; ++v) {
             // (a fresh entry is +0 + the sum: a sum of -0 gives +0, as the tiles' zeroed C does)
             const Vec before = kFresh ? Ops::zero() : Ops::load(entry + v * kLanes);

@@ -31,9 +31,60 @@
 
 #include "kernels/amx/amx.h"
 
+#if defined(__x86_64__)
+#include <xmmintrin.h>
+#endif
+
 namespace aclnn_cpu {
 
 constexpr int64_t kStagePrefetch = 16;  // rows of B staged ahead of the one copied
+
+// While alive: float results rounded to nearest even and tiny ones flushed to zero of their sign, as
+// the tiles flush them (x86: MXCSR's FTZ, DAZ off: a denormal operand is used as it is; aarch64:
+// FPCR's FZ, which finds a result tiny before rounding and takes denormal operands as zero); the
+// thread's previous mode restored after. The vector implementations' sums run under it.
+class AmxFlushMode {
+ public:
+#if defined(__x86_64__)
+  __attribute__((always_inline)) AmxFlushMode() : saved_(_mm_getcsr()) {
+    _mm_setcsr((saved_ & ~0x6040u) | 0x8000u);  // nearest even, FTZ, no DAZ (C read back as it is)
+  }
+  __attribute__((always_inline)) ~AmxFlushMode() { _mm_setcsr(saved_); }
+#elif defined(__aarch64__)
+  __attribute__((always_inline)) AmxFlushMode() {
+    __asm__ volatile("mrs %0, fpcr" : "=r"(saved_) : : "memory");
+    const uint64_t flush = (saved_ & ~(uint64_t{3} << 22)) | (uint64_t{1} << 24);  // RN, FZ
+    __asm__ volatile("msr fpcr, %0" : : "r"(flush) : "memory");
+  }
+  __attribute__((always_inline)) ~AmxFlushMode() { __asm__ volatile("msr fpcr, %0" : : "r"(saved_) : "memory"); }
+#endif
+  AmxFlushMode(const AmxFlushMode&) = delete;
+  AmxFlushMode& operator=(const AmxFlushMode&) = delete;
+
+ private:
+#if defined(__x86_64__)
+  unsigned saved_;
+#else
+  uint64_t saved_ = 0;
+#endif
+};
+
+// C's block worked in where it lies, for the vector implementations: begin_c notes the block and
+// whether it holds C yet (`c_fresh`: not read, the first chunk's sums go in as they are); end_c zeroes
+// a block no chunk reached.
+struct AmxCInPlace {
+  char* c_block = nullptr;
+  int64_t c_stride = 0;
+  bool c_fresh = false;
+  void begin_c(float* c, int64_t ldc_bytes, bool load) {
+    c_block = reinterpret_cast<char*>(c), c_stride = ldc_bytes, c_fresh = !load;
+  }
+  void end_c() {
+    for (int64_t i = 0; i < kAmxBlock && c_fresh; ++i)
+      std::memset(c_block + i * c_stride, 0, kAmxBlock * sizeof(float));
+  }
+  float* c_row(int64_t i) const { return reinterpret_cast<float*>(c_block + i * c_stride); }
+};
 
 // What the CPU's tiles and the emulation take: the depth in one pass, B's evenly spaced pair rows in
 // place, staged operands as they are.

@@ -25,13 +25,13 @@ namespace {
 class ChannelsLastInput final : public ConvStep {
  public:
   ChannelsLastInput(const ConvProblem& p, PlanBuilder& b)
-      : p_(p), t_(tap_product(p)), threads_(b.threads()), amx_(input_pair_tiles(p, t_)), dot_(amx_ != AmxTiles::kNone) {
+      : p_(p), t_(tap_product(p)), threads_(b.threads()), amx_(input_pair_tiles(p, t_)) {
     const int64_t to_channels = t_.to_channels, from_channels = t_.from_channels, batch = p.geometry.batch;
-    if (dot_ && p.wei.dtype != ACL_FLOAT) {  // pack_pairs_right reads float weights
+    if (paired() && p.wei.dtype != ACL_FLOAT) {  // pack_pairs_right reads float weights
       weights_ = b.book_scratch("channels_last.weights", static_cast<uint64_t>(p.wei.numel()), sizeof(float));
     }
     if (p.add_grad_input_bias) bias_ = b.book_scratch("channels_last.bias", to_channels, sizeof(float));
-    flat_ = !dot_ && interleaved_rows(t_.from) && interleaved_rows(t_.to);
+    flat_ = !paired() && interleaved_rows(t_.from) && interleaved_rows(t_.to);
     const int64_t rows = flat_ ? batch * t_.to_positions : t_.to_positions;  // `to` rows of a unit
     const int64_t tasks_per_unit =
         flat_ ? kTasksPerThread * threads_ : ceil_div(kTasksPerThread * threads_, std::max<int64_t>(1, batch));
@@ -40,7 +40,7 @@ class ChannelsLastInput final : public ConvStep {
     blocking_ = plan_gemm_blocking(tile_, to_channels, from_channels);
     // (a tile cut into equal chunks of at most kChunkFloats, or of one GEMM row block where that is
     // more: a small last chunk would multiply by all of M_k as often as a whole one does)
-    const bool staged = !dot_ && t_.from.dtype != ACL_FLOAT, summed = t_.to.dtype != ACL_FLOAT;
+    const bool staged = !paired() && t_.from.dtype != ACL_FLOAT, summed = t_.to.dtype != ACL_FLOAT;
     const int64_t chunk_rows = std::max<int64_t>(1, kChunkFloats / std::max(to_channels, from_channels));
     const int64_t most = std::max(blocking_.mc, chunk_rows / blocking_.mc * blocking_.mc);
     chunk_ = ceil_div(tile_, ceil_div(tile_, most));
@@ -48,7 +48,7 @@ class ChannelsLastInput final : public ConvStep {
     if (summed) summed_ = b.book_scratch("channels_last.to_rows", chunk_ * to_channels, sizeof(float), threads_);
     pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(), sizeof(float), threads_);
     tap_floats_ = packed_right_floats(blocking_, to_channels, from_channels);
-    if (dot_) {  // M_k in pairs; a chunk's `from` row offsets; the pairs' channel offsets; the tiles' staging
+    if (paired()) {  // M_k in pairs; a chunk's `from` row offsets; the pairs' channel offsets; the tiles' staging
       tap_floats_ = packed_pairs_right_words(to_channels, from_channels / 2);
       row_offsets_ = b.book_scratch("channels_last.row_offsets", chunk_, sizeof(int64_t), threads_);
       pair_offsets_ = b.book_scratch("channels_last.pair_offsets", from_channels / 2, sizeof(int64_t));
@@ -77,7 +77,7 @@ class ChannelsLastInput final : public ConvStep {
     for (int64_t c = 0; c < (bias != nullptr ? to_channels : 0); ++c) bias[c] = channel_bias(p_.grad_input_bias, c);
     void* packed = w.at<float>(packed_);
     int status = run_tasks(t_.taps_count, threads_, "channels-last gradInput", [&](int64_t k) {  // M_k
-      if (dot_) {  // in pairs (column j of M_k: From floats)
+      if (paired()) {  // in pairs (column j of M_k: From floats)
         pack_pairs_right(dense_float_data(taps) + k * taps.stride[4], taps.stride[1], to_channels, pairs,
                          static_cast<uint32_t*>(packed) + k * tap_floats_, pairs, 0, 0);
       } else if (taps.dtype == ACL_FLOAT) {
@@ -88,8 +88,8 @@ class ChannelsLastInput final : public ConvStep {
       }
     });
     if (status != ACLNN_SUCCESS) return status;
-    int64_t* pair_offsets = dot_ ? w.at<int64_t>(pair_offsets_) : nullptr;
-    for (int64_t q = 0; q < (dot_ ? pairs : 0); ++q) pair_offsets[q] = 2 * q;
+    int64_t* pair_offsets = paired() ? w.at<int64_t>(pair_offsets_) : nullptr;
+    for (int64_t q = 0; q < (paired() ? pairs : 0); ++q) pair_offsets[q] = 2 * q;
     const View5 &from = t_.from, &to = t_.to;
     const View5 from_positions = positions_as_planes(from), to_positions = positions_as_planes(to);  // a row each
     const int64_t batch = p_.geometry.batch;
@@ -101,7 +101,7 @@ class ChannelsLastInput final : public ConvStep {
       float* pack = w.at<float>(pack_, thread_index());
       float* staged = w.at<float>(staged_, thread_index());
       float* summed = w.at<float>(summed_, thread_index());
-      int64_t* offsets = dot_ ? w.at<int64_t>(row_offsets_, thread_index()) : nullptr;
+      int64_t* offsets = paired() ? w.at<int64_t>(row_offsets_, thread_index()) : nullptr;
       for (int64_t c0 = r0; c0 < r1; c0 += chunk_) {
         const int64_t c1 = std::min(r1, c0 + chunk_);
         // `to` rows [c0, c1) in place (float), or in `summed` (row r at (r - c0) * To)
@@ -114,7 +114,7 @@ class ChannelsLastInput final : public ConvStep {
           if (first >= last) continue;
           float* c = out + (first - c0) * ld;
           // to[first:last, :] (rows x To) += from[first+shift : last+shift, :] (rows x From) * M_k (From x To)
-          if (dot_) {  // `from` rows read in place from the user's BF16 tensor, in pairs of channels
+          if (paired()) {  // `from` rows read in place from the user's BF16 tensor, in pairs of channels
             for (int64_t r = first; r < last; ++r) offsets[r - first] = unit.element(from, r + shift);
             amx_pair_a_rows(amx_, last - first, to_channels, pairs, static_cast<const uint16_t*>(from.data), offsets,
                             pair_offsets, static_cast<const uint32_t*>(packed) + k * tap_floats_, pairs, 0, true, c, ld,
@@ -146,17 +146,17 @@ class ChannelsLastInput final : public ConvStep {
   ConvProblem p_;
   TapProduct t_;
   int threads_;
-  AmxTiles amx_;                          // the tiles whose order pair products take (input_pair_tiles), or none
-  bool dot_;                              // pair products: `from` read in place, M_k packed in pairs
-  bool flat_ = false;                     // interleaved rows (interleaved_rows), tiled as one matrix
-  WorkspaceLedger::Handle weights_ = -1;  // dot_'s FLOAT16/BF16 weights as floats (tbc_weight_view of the taps)
+  AmxTiles amx_;  // the tiles whose order pair products take (input_pair_tiles), or none
+  bool paired() const { return amx_ != AmxTiles::kNone; }  // pair products, in the tiles' order
+  bool flat_ = false;                                      // interleaved rows (interleaved_rows), tiled as one matrix
+  WorkspaceLedger::Handle weights_ = -1;  // pair products' FLOAT16/BF16 weights as floats (tbc_weight_view of the taps)
   WorkspaceLedger::Handle bias_ = -1;     // the forward operators' bias as floats, per `to` channel
   int64_t tile_ = 1, tiles_ = 1, chunk_ = 1, tap_floats_ = 0;
   GemmBlocking blocking_;
   WorkspaceLedger::Handle pack_ = -1;    // per thread
-  WorkspaceLedger::Handle packed_ = -1;  // each tap's M_k as a PackedRight (dot_: PackedPairsRight)
-  WorkspaceLedger::Handle row_offsets_ = -1, pair_offsets_ = -1;  // dot_: per thread; shared
-  WorkspaceLedger::Handle amx_stage_ = -1;                        // dot_, per thread: amx_pair_a_rows' staging
+  WorkspaceLedger::Handle packed_ = -1;  // each tap's M_k as a PackedRight (paired(): PackedPairsRight)
+  WorkspaceLedger::Handle row_offsets_ = -1, pair_offsets_ = -1;  // paired(): per thread; shared
+  WorkspaceLedger::Handle amx_stage_ = -1;                        // paired(), per thread: amx_pair_a_rows' staging
   // Per thread: a chunk's FLOAT16/BF16 `from` rows widened (chunk_ x From), a 16-bit `to` chunk's sums (chunk_ x To)
   WorkspaceLedger::Handle staged_ = -1, summed_ = -1;
 };

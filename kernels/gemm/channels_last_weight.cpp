@@ -33,8 +33,7 @@ class ChannelsLastWeight final : public ConvStep {
       : p_(p),
         threads_(b.threads()),
         amx_(weight_pair_tiles(p)),
-        dot_(amx_ != AmxTiles::kNone),
-        converted_(!dot_ && (p.src.dtype != ACL_FLOAT || p.dst.dtype != ACL_FLOAT)) {
+        converted_(!paired() && (p.src.dtype != ACL_FLOAT || p.dst.dtype != ACL_FLOAT)) {
     const ConvGeometry& g = p.geometry;
     if (p.grad_weight.dtype != ACL_FLOAT) {  // computed as floats laid out as (K, Cin, Cout), then rounded
       result_ = b.book_scratch("channels_last.gradWeight", static_cast<uint64_t>(p.grad_weight.numel()), sizeof(float));
@@ -46,14 +45,14 @@ class ChannelsLastWeight final : public ConvStep {
     block_ = std::max<int64_t>(1, std::min(rows_, std::max(kMinWeightRows, ceil_div(rows_, wanted))));
     blocks_ = ceil_div(rows_, block_);
     // Time-major rows: every sample's rows as one matrix, a tap's product over all of them.
-    flat_ = !dot_ && interleaved_rows(p.src) && interleaved_rows(p.dst);
+    flat_ = !paired() && interleaved_rows(p.src) && interleaved_rows(p.dst);
     units_ = flat_ ? 1 : g.batch, scale_ = flat_ ? g.batch : 1;
     blocking_ = plan_gemm_blocking(block_, cols_, saturating_product(g.dst_size[2], scale_));
     pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(), sizeof(float), threads_);
     depth_ = (transposed_ ? g.dst_size[2] : g.src_size[2]) * scale_;  // rows of the packed operand, per unit
     sample_floats_ = packed_right_floats(blocking_, cols_, depth_);
     const int64_t huge = int64_t{1} << 58;
-    if (dot_) {
+    if (paired()) {
       plan_pairs(b);
     } else if (converted_ || product_within(units_, sample_floats_, kPackedBudget / 4)) {
       // (FLOAT16/BF16 operands are always packed: converted once, as they are packed)
@@ -70,7 +69,7 @@ class ChannelsLastWeight final : public ConvStep {
   }
 
   int run(const Workspace& w, const StepInputs&) const override {
-    if (dot_) return run_pairs(w);
+    if (paired()) return run_pairs(w);
     const ConvGeometry& g = p_.geometry;
     const View5 &x = p_.src, &dy = p_.dst;
     const View5 out = result_ >= 0 ? tbc_weight_view(p_.grad_weight, w.at<float>(result_)) : p_.grad_weight;
@@ -187,7 +186,7 @@ class ChannelsLastWeight final : public ConvStep {
         sizeof(float));
   }
 
-  // dot_'s workspace: X's pairs of rows (both parities) and dY's PackedPairsRight for every sample,
+  // The pair products' workspace: X's pairs of rows (both parities) and dY's PackedPairsRight for every sample,
   // the pair columns, and per thread a block's row offsets, a single row's pairs with zero partners and
   // the tiles' staging.
   void plan_pairs(PlanBuilder& b) {
@@ -210,7 +209,7 @@ class ChannelsLastWeight final : public ConvStep {
     amx_stage_ = b.book_scratch("channels_last.amx_stage", amx_a_stage_words(dy_pairs_), sizeof(uint32_t), threads_);
   }
 
-  // dot_'s run: C (Cin x Cout rows r0..r1 of tap k's dW^T) += X[t + shift, r0:r1]^T * dY[t, :] over each
+  // The pair products' run: C (Cin x Cout rows r0..r1 of tap k's dW^T) += X[t + shift, r0:r1]^T * dY[t, :] over each
   // sample's rows t in pairs, X's pairs read in place.
   int run_pairs(const Workspace& w) const {
     const ConvGeometry& g = p_.geometry;
@@ -294,11 +293,11 @@ class ChannelsLastWeight final : public ConvStep {
 
   ConvProblem p_;
   int threads_;
-  AmxTiles amx_;                         // the tiles whose order pair products take (weight_pair_tiles), or none
-  bool dot_;                             // pair products
-  bool converted_;                       // FLOAT16/BF16 X or dY (not dot_): both operands packed, converted as they are
+  AmxTiles amx_;  // the tiles whose order pair products take (weight_pair_tiles), or none
+  bool paired() const { return amx_ != AmxTiles::kNone; }  // pair products, in the tiles' order
+  bool converted_;  // FLOAT16/BF16 X or dY (not paired()): both operands packed, converted as they are
   WorkspaceLedger::Handle result_ = -1;  // a FLOAT16/BF16 gradWeight as floats (tbc_weight_view)
-  // dot_: pairs per parity of X's rows and of dY's, words per sample of each; their regions (dY's is
+  // paired(): pairs per parity of X's rows and of dY's, words per sample of each; their regions (dY's is
   // packed_), the pair columns, and per thread the block's row offsets and a single row's pairs.
   int64_t x_pairs_ = 0, dy_pairs_ = 0, x_words_ = 0, dy_words_ = 0;
   WorkspaceLedger::Handle packed_x_ = -1, pair_columns_ = -1, block_rows_ = -1, single_x_ = -1, single_dy_ = -1;

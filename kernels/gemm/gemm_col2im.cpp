@@ -152,7 +152,7 @@ class GemmBackwardData final : public ConvStep {
   std::string detail() const override { return isa_detail(blocking_) + amx_detail(amx_) + (rows16_ ? ":rows16" : ""); }
 
   int run(const Workspace& w, const StepInputs& in) const override {
-    if (dot_) return run_pairs(w, in);
+    if (paired()) return run_pairs(w, in);
     float* grad_input = output_.data(w);
     float* weights = w.at<float>(weights_);
     int status = pack_weights(in.f32.wei, weights);
@@ -280,7 +280,6 @@ class GemmBackwardData final : public ConvStep {
     const AmxTiles amx = amx_pair_products(p.dst, p.wei, math_);
     if (amx == AmxTiles::kNone || !col2im_pair_products_fit(g_)) return false;
     ld_ = round_up(columns, kAmxBlock) + kAmxBlock;  // (a tile at column o0 reads 32 past it)
-    dot_ = true;
     amx_ = amx;
     pack_dy_ = false;
     tile_ = std::min(tile_, columns);
@@ -301,7 +300,7 @@ class GemmBackwardData final : public ConvStep {
     return true;
   }
 
-  // dot_'s run: dY and W^T in pairs, then per (samples, group, block of input channels) and tile of
+  // The pair products' run: dY and W^T in pairs, then per (samples, group, block of input channels) and tile of
   // columns: cols ((c1-c0)*K x tile) = W_g[:, c0*K : c1*K]^T * dY[:, tile], in pairs of output
   // channels, then col2im-add into the dense float result.
   int run_pairs(const Workspace& w, const StepInputs& in) const {
@@ -413,15 +412,15 @@ class GemmBackwardData final : public ConvStep {
   WorkspaceLedger::Handle result_ = -1;  // buffered_: per thread
   int64_t blocks_ = 1, tile_ = 1, block_floats_ = 0;
   GemmBlocking blocking_;
-  WorkspaceLedger::Handle cols_ = -1, pack_ = -1;  // per thread
-  bool pack_dy_ = false;                           // dY packed once per (samples, group) unit
-  WorkspaceLedger::Handle dy_rows_copy_ = -1;      // dY converted into plain float rows (rows_dy_ reads them)
-  WorkspaceLedger::Handle packed_dy_ = -1;         // pack_dy_: those units
-  int64_t dy_floats_ = 0;                          // floats of one unit's packed dY
-  bool dot_ = false;                               // pair products (plan_pair_products)
-  AmxTiles amx_ = AmxTiles::kNone;                 // ... on AMX tiles (amx.h)
-  WorkspaceLedger::Handle amx_stage_ = -1;         // per thread: amx_pair_rows' staging
-  int64_t ld_ = 0;                                 // dot_: words between dY's channel-pair rows
+  WorkspaceLedger::Handle cols_ = -1, pack_ = -1;          // per thread
+  bool pack_dy_ = false;                                   // dY packed once per (samples, group) unit
+  WorkspaceLedger::Handle dy_rows_copy_ = -1;              // dY converted into plain float rows (rows_dy_ reads them)
+  WorkspaceLedger::Handle packed_dy_ = -1;                 // pack_dy_: those units
+  int64_t dy_floats_ = 0;                                  // floats of one unit's packed dY
+  AmxTiles amx_ = AmxTiles::kNone;                         // ... on AMX tiles (amx.h)
+  bool paired() const { return amx_ != AmxTiles::kNone; }  // pair products, in the tiles' order
+  WorkspaceLedger::Handle amx_stage_ = -1;                 // per thread: amx_pair_rows' staging
+  int64_t ld_ = 0;                                         // paired(): words between dY's channel-pair rows
   WorkspaceLedger::Handle dy_pairs_ = -1, dy_planes_ = -1, pair_rows_ = -1;
   WorkspaceLedger::Handle weights_ = -1;  // W^T packed per (group, block of input channels)
 };

@@ -139,7 +139,7 @@ class GemmForward final : public ConvStep {
     float* grad_input = output_.data(w);
     const float* source = flipped_ ? in.f32.dst : in.f32.src;
     float* weights = w.at<float>(weights_);
-    int status = dot_ ? pack_weight_pairs(in.f32.wei, w.at<uint32_t>(weights_)) : pack_weights(in.f32.wei, weights);
+    int status = paired() ? pack_weight_pairs(in.f32.wei, w.at<uint32_t>(weights_)) : pack_weights(in.f32.wei, weights);
     if (status != ACLNN_SUCCESS) return status;
     status = implicit_ ? run_bands(w, weights, grad_input) : run_tiles(w, weights, source, grad_input);
     if (status == ACLNN_SUCCESS) output_.finish(w, threads_, true);
@@ -152,16 +152,15 @@ class GemmForward final : public ConvStep {
   // channels, W packed in tiles of pairs, the products in whole blocks of 32 rows and columns.
   void plan_padded_windows(const ConvProblem& p, PlanBuilder& b) {
     amx_ = amx_pair_products(source_, p.wei, math_);
-    dot_ = amx_ != AmxTiles::kNone;
-    const bool amx = dot_;
+    const bool amx = paired();
     // Channels (in pairs: rows of pairs) of the window, and the depth of the products.
-    const int64_t channels = dot_ ? ceil_div(s_.cin, 2) : s_.cin;
+    const int64_t channels = paired() ? ceil_div(s_.cin, 2) : s_.cin;
     depth_ = channels * s_.kernel_volume;
     // Float products take blocks of rows where the plane is small; pair products every row per task
     // (each window staged once), but where W is past kAmxWeightCache: each task's rows of W then stay
     // in cache (the tiles are fast enough for reading W from farther to bound them).
     const bool large_w = amx && uint64_t(amx_left_words(s_.cout, depth_)) > kAmxWeightCache / sizeof(uint32_t);
-    forward_bands(g_, &blocking_, &bands_, dot_ && !large_w ? nullptr : &row_blocks_);
+    forward_bands(g_, &blocking_, &bands_, paired() && !large_w ? nullptr : &row_blocks_);
     const int64_t mr = amx ? kAmxBlock : left_sliver_rows(blocking_),
                   nr = amx ? kAmxBlock : right_sliver_columns(blocking_);
     const int64_t result_rows = round_up(s_.cout, mr);
@@ -169,7 +168,7 @@ class GemmForward final : public ConvStep {
     implicit_ = true;
     block_rows_ = round_up(ceil_div(s_.cout, row_blocks_), mr);
     row_blocks_ = ceil_div(s_.cout, block_rows_);  // (AMX's blocks of 32 rows may leave fewer)
-    depth_major_ = !dot_ && g_.kernel[0] > 1;
+    depth_major_ = !paired() && g_.kernel[0] > 1;
     window_slack_ = nr;
     window_floats_ = channels * channel_floats + nr;  // + the zeros the last column tile reads past it
     result_columns_ = round_up(bands_.columns(), nr);
@@ -202,7 +201,7 @@ class GemmForward final : public ConvStep {
       const OutputBand band = bands_.band(t % bands_.bands());
       float* result = w.at<float>(result_, thread_index());
       const int nr = right_sliver_columns(blocking_);
-      if (dot_) {
+      if (paired()) {
         auto* window = w.at<uint32_t>(window_, thread_index());
         stage_padded_window_pairs(source_, g_, bands_, n, grp * s_.cin, s_.cin, band, window_slack_, window);
         // result (Cout_g x columns) = W_g (Cout_g x Cin_g*K, in pairs of channels) * cols (Cin_g*K x columns)
@@ -250,7 +249,6 @@ class GemmForward final : public ConvStep {
     ld_ = round_up(tile_, kAmxBlock);
     const int64_t result_rows = round_up(s_.cout, kAmxBlock);
     if (!product_within(depth_, ld_, kStagingBudget) || !product_within(result_rows, ld_, kStagingBudget)) return false;
-    dot_ = true;
     amx_ = amx;
     window_ = b.book_scratch("gemm.source_pairs", depth_ * ld_, sizeof(uint32_t), threads_);
     planes_ = b.book_scratch("gemm.source_planes", 2 * tile_, sizeof(float), threads_);
@@ -292,7 +290,7 @@ class GemmForward final : public ConvStep {
   }
 
   int run_tiles(const Workspace& w, const float* weights, const float* source, float* grad_input) const {
-    if (dot_) return run_pointwise_pairs(w, reinterpret_cast<const uint32_t*>(weights), grad_input);
+    if (paired()) return run_pointwise_pairs(w, reinterpret_cast<const uint32_t*>(weights), grad_input);
     if (offsets_ >= 0) {  // a 1x1 source's rows: the plane's, or a staged whole tile's
       int64_t* offsets = w.at<int64_t>(offsets_);
       for (int64_t r = 0; r < s_.rows(); ++r) offsets[r] = r * (staged_ ? tile_ : s_.src_plane);
@@ -434,14 +432,14 @@ class GemmForward final : public ConvStep {
   bool staged_;          // tasks stage their windows of source_ (no dense float copy of it)
   bool rows16_ = false;  // whole 1x1 tiles read from source_'s 16-bit rows in place (sgemm_rows_16bit)
   DenseFloatOutput output_;
-  bool implicit_ = false;                // tasks are bands read from padded windows (plan_padded_windows)
-  bool dot_ = false;                     // ... by pair products (window and weights in pairs of channels)
-  AmxTiles amx_ = AmxTiles::kNone;       // ... in the AMX tiles' order, on these tiles (amx.h)
-  int64_t window_slack_ = 0;             // implicit_: zeros past a window (the last column tile reads them)
-  bool depth_major_ = false;             // implicit_ float products in depth-major order (depth_row)
-  int64_t depth_ = 0;                    // implicit_ or dot_: the products' depth (in pairs with dot_)
-  int64_t ld_ = 0;                       // dot_ of a 1x1 kernel: words between the staged source's channel-pair rows
-  WorkspaceLedger::Handle planes_ = -1;  // dot_ of a 1x1 kernel, per thread: two source rows as floats
+  bool implicit_ = false;           // tasks are bands read from padded windows (plan_padded_windows)
+  AmxTiles amx_ = AmxTiles::kNone;  // ... in the AMX tiles' order, on these tiles (amx.h)
+  bool paired() const { return amx_ != AmxTiles::kNone; }  // pair products, in the tiles' order
+  int64_t window_slack_ = 0;  // implicit_: zeros past a window (the last column tile reads them)
+  bool depth_major_ = false;  // implicit_ float products in depth-major order (depth_row)
+  int64_t depth_ = 0;         // implicit_ or paired(): the products' depth (in pairs with paired())
+  int64_t ld_ = 0;            // paired() of a 1x1 kernel: words between the staged source's channel-pair rows
+  WorkspaceLedger::Handle planes_ = -1;  // paired() of a 1x1 kernel, per thread: two source rows as floats
   BandTiling bands_;
   int64_t tile_ = 1, tiles_ = 1, group_floats_ = 0, window_floats_ = 0, result_columns_ = 0;
   int64_t row_blocks_ = 1, block_rows_ = 0;  // implicit_: blocks of output channels per band, and their rows

@@ -63,12 +63,12 @@ class GemmBackwardWeight final : public ConvStep {
     }
     const WeightVariant v = choose_weight_variant(p, split, windows_, bands_, window_floats_, x_staged_);
     x_staged_ = v.x_staged, tile_ = v.tile, blocking_ = v.blocking, batch_ = v.batch;
-    dot_ = v.dot, amx_ = v.amx, transposed_ = v.transposed, depth_major_ = v.depth_major;
+    amx_ = v.amx, transposed_ = v.transposed, depth_major_ = v.depth_major;
     bf16_in_place_ = v.bf16_in_place;
     rounds_blocks_ = v.rounds_blocks, narrows_sums_ = v.narrows_sums;
     const bool pack_once = v.pack_once, dy_dense = v.dy_dense;
     // dY packed once: its slivers (of the split's blocking), as rows of dY, dY^T, or pairs of positions.
-    group_floats_ = dot_          ? packed_pairs_right_words(s_.cout, length / 2)
+    group_floats_ = paired()      ? packed_pairs_right_words(s_.cout, length / 2)
                     : transposed_ ? packed_right_floats(split.blocking, s_.cout, length)
                                   : packed_left_floats(split.blocking, s_.cout, length);
     const int64_t sliver = transposed_ ? right_sliver_columns(blocking_) : left_sliver_rows(blocking_);
@@ -90,12 +90,12 @@ class GemmBackwardWeight final : public ConvStep {
       pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(pack_once), sizeof(float), threads_);
     }
     if (narrows_sums_) sums_ = b.book_scratch("gemm.row_block_sums", s_.cout * block_, sizeof(float), threads_);
-    if (dot_) {  // a product's depth: a band's positions, or a tile's, in pairs
+    if (paired()) {  // a product's depth: a band's positions, or a tile's, in pairs
       const int64_t pairs = ceil_div(windows_ ? bands_.columns() : tile_, 2);
       amx_stage_ = b.book_scratch("gemm.amx_stage", amx_a_stage_words(pairs), sizeof(uint32_t), threads_);
     }
     output_ = DenseFloatOutput(dw_, b, "gradWeight.f32", (rounds_blocks_ && transposed_) || narrows_sums_);
-    b.need_float_inputs(!x_staged_ && !windows_ && !dot_, false, !pack_once || dy_dense);
+    b.need_float_inputs(!x_staged_ && !windows_ && !paired(), false, !pack_once || dy_dense);
   }
 
   int64_t tasks() const override { return s_.groups * blocks_ * chunks_; }
@@ -255,7 +255,7 @@ class GemmBackwardWeight final : public ConvStep {
       const OutputBand band = bands_.band(u % bands_.bands());
       const int64_t width = band.w1 - band.w0, count = (band.h1 - band.h0) * width;
       const int64_t o0 = band_origin(band);
-      if (dot_) {  // sum (rows x Cout_g) (+)= cols * dY^T over the band's positions in pairs
+      if (paired()) {  // sum (rows x Cout_g) (+)= cols * dY^T over the band's positions in pairs
         auto* window16 = reinterpret_cast<uint16_t*>(window);
         stage_padded_window_bf16(src_, g_, bands_, n, grp * s_.cin + c0, c1 - c0, band, window16);
         if (width != positions_width) {  // pair q: positions 2q and 2q + 1, side by side in the window
@@ -336,15 +336,15 @@ class GemmBackwardWeight final : public ConvStep {
     const int thread = thread_index();
     const int64_t length = s_.n * s_.dst_plane;
     int64_t begin = length * chunk / chunks_, end = length * (chunk + 1) / chunks_;
-    if (dot_) begin = length / 2 * chunk / chunks_ * 2, end = length / 2 * (chunk + 1) / chunks_ * 2;  // pairs
+    if (paired()) begin = length / 2 * chunk / chunks_ * 2, end = length / 2 * (chunk + 1) / chunks_ * 2;  // pairs
     int64_t* lines = w.at<int64_t>(lines_, thread);
     int64_t* positions = w.at<int64_t>(positions_, thread);
-    for (int64_t p = 0; p < tile_; ++p) positions[p] = dot_ ? 2 * p : p;  // (dot_: pair p's first position)
+    for (int64_t p = 0; p < tile_; ++p) positions[p] = paired() ? 2 * p : p;  // (paired(): pair p's first position)
     bool summed = false;
     for (int64_t at = begin; at < end;) {
       const int64_t n = at / s_.dst_plane, o0 = at % s_.dst_plane;
       const int64_t o1 = std::min({s_.dst_plane, o0 + tile_, end - n * s_.dst_plane});
-      if (dot_) {  // X's channel rows read in place from the user's BF16 tensor, in pairs of positions
+      if (paired()) {  // X's channel rows read in place from the user's BF16 tensor, in pairs of positions
         for (int64_t r = r0; r < r1; ++r) lines[r - r0] = src_.element(n, grp * s_.cin + r, 0, 0, 0) + o0;
         const PackedPairsRight dy_t{reinterpret_cast<const uint32_t*>(packed_dy) + grp * group_floats_, length / 2,
                                     (n * s_.dst_plane + o0) / 2};
@@ -430,7 +430,7 @@ class GemmBackwardWeight final : public ConvStep {
         } else {
           slice = dy + ((n * s_.groups + grp) * s_.cout + c0) * s_.dst_plane + p0;
         }
-        if (dot_) {  // dY^T in pairs of positions: a PackedPairsRight
+        if (paired()) {  // dY^T in pairs of positions: a PackedPairsRight
           pack_pairs_right(slice, ld, count, span / 2, reinterpret_cast<uint32_t*>(out) + grp * group_floats_,
                            length / 2, c0, at / 2);
         } else if (transposed_) {  // dY^T (positions x Cout_g): a PackedRight
@@ -533,15 +533,15 @@ class GemmBackwardWeight final : public ConvStep {
   MathMode math_;
   bool x_staged_;  // each piece stages the X it reads (no dense float copy of X)
   DenseFloatOutput output_;
-  bool rounds_blocks_ = false;              // a dense 16-bit dW rounded as its partials are added (round_into_weights)
-  bool narrows_sums_ = false;               // ... or by the micro-kernel, from one chunk's products (not transposed)
-  bool windows_ = false;                    // X read from padded windows per band (plan_padded_windows)
-  bool transposed_ = false;                 // products transposed: windows read in place, dY^T packed once
-  bool dot_ = false;                        // ... in pair products (a BF16 window, dY^T packed in pairs)
-  AmxTiles amx_ = AmxTiles::kNone;          // ... in the AMX tiles' order, on these tiles (amx.h)
-  WorkspaceLedger::Handle amx_stage_ = -1;  // per thread: amx_pair_a_rows' staging
-  bool depth_major_ = false;                // ... float, their rows (dW^T's) in depth-major order (depth_major_row)
-  bool bf16_in_place_ = false;              // ... from a BF16 1x1 source read in place (sgemm_a_rows_bf16)
+  bool rounds_blocks_ = false;      // a dense 16-bit dW rounded as its partials are added (round_into_weights)
+  bool narrows_sums_ = false;       // ... or by the micro-kernel, from one chunk's products (not transposed)
+  bool windows_ = false;            // X read from padded windows per band (plan_padded_windows)
+  bool transposed_ = false;         // products transposed: windows read in place, dY^T packed once
+  AmxTiles amx_ = AmxTiles::kNone;  // ... in the AMX tiles' order, on these tiles (amx.h)
+  bool paired() const { return amx_ != AmxTiles::kNone; }  // pair products, in the tiles' order
+  WorkspaceLedger::Handle amx_stage_ = -1;                 // per thread: amx_pair_a_rows' staging
+  bool depth_major_ = false;    // ... float, their rows (dW^T's) in depth-major order (depth_major_row)
+  bool bf16_in_place_ = false;  // ... from a BF16 1x1 source read in place (sgemm_a_rows_bf16)
   BandTiling bands_;
   int64_t chunks_ = 1, block_ = 1, blocks_ = 1, tile_ = 1, group_floats_ = 0;
   int64_t window_floats_ = 0;  // windows_: floats of one band's window

@@ -115,13 +115,14 @@ struct WeightVariant {
   bool x_staged = false;           // X staged per piece
   bool dy_dense = false;           // dY read as a dense float array
   bool pack_once = false;          // dY packed once for all tasks
-  bool dot = false;                // BF16 pair products in the AMX tiles' order (kernels/amx/amx.h) ...
-  AmxTiles amx = AmxTiles::kNone;  // [:amx, :amx_avx512bf16, :amx_fma, :amx_emulated] ... on these tiles
-  bool transposed = false;         // [:transposed] dW^T = cols dY^T, cols read in place
-  bool depth_major = false;        // [:depth_major] transposed rows in depth-major order
-  bool bf16_in_place = false;      // [:bf16_rows] a BF16 1x1 X read in place, widened as broadcast
-  bool rounds_blocks = false;      // a dense 16-bit dW rounded as its partials are added
-  bool narrows_sums = false;       // [:narrowed] ... or by the micro-kernel from one chunk's products
+  AmxTiles amx = AmxTiles::kNone;  // [:amx, :amx_avx512bf16, :amx_fma, :amx_emulated] BF16 pair products in
+                                   // the AMX tiles' order (kernels/amx/amx.h), on these tiles
+  bool paired() const { return amx != AmxTiles::kNone; }
+  bool transposed = false;     // [:transposed] dW^T = cols dY^T, cols read in place
+  bool depth_major = false;    // [:depth_major] transposed rows in depth-major order
+  bool bf16_in_place = false;  // [:bf16_rows] a BF16 1x1 X read in place, widened as broadcast
+  bool rounds_blocks = false;  // a dense 16-bit dW rounded as its partials are added
+  bool narrows_sums = false;   // [:narrowed] ... or by the micro-kernel from one chunk's products
 };
 
 inline WeightVariant choose_weight_variant(const ConvProblem& p, const WeightSplit& split, bool windows,
@@ -155,28 +156,28 @@ inline WeightVariant choose_weight_variant(const ConvProblem& p, const WeightSpl
   // of an even count).
   const bool pointwise_pairs = columns_are_source(g) && planes_contiguous(p.src) && s.dst_plane % 2 == 0;
   const AmxTiles amx = amx_pair_products(p.src, p.dst, p.math);
-  v.dot = (windows ? bands.even_widths() : pointwise_pairs) && pair_columns_fill && amx != AmxTiles::kNone;
-  v.amx = v.dot ? amx : AmxTiles::kNone;
-  if (v.dot && !windows) {
+  v.amx = (windows ? bands.even_widths() : pointwise_pairs) && pair_columns_fill ? amx : AmxTiles::kNone;
+  if (v.paired() && !windows) {
     v.x_staged = false;
     v.tile = std::max<int64_t>(2, v.tile / 2 * 2);
   }
   // A 1x1 kernel's source is its column matrix: its rows are read in place the same way.
-  v.transposed = v.dot || ((windows || columns_are_source(g)) && columns_fill && split.length >= kTransposedMinLength);
-  v.depth_major = split.depth_major && windows && v.transposed && !v.dot;
+  v.transposed =
+      v.paired() || ((windows || columns_are_source(g)) && columns_fill && split.length >= kTransposedMinLength);
+  v.depth_major = split.depth_major && windows && v.transposed && !v.paired();
   // A BF16 1x1 source in float products: X's rows read in place by a micro-kernel that widens each
   // entry as it broadcasts it (sgemm_a_rows_bf16), reading X from memory under the multiply-adds as
   // it does float X, instead of staging each piece's rows first (a pass of its own, bound by
   // memory). The same values, so the same bits. (A piece whose first entry is the tensor's first
   // element is still staged: the kernel reads the 16 bits below each entry.)
-  v.bf16_in_place = v.x_staged && v.transposed && !v.dot && columns_are_source(g) && p.src.dtype == ACL_BF16 &&
+  v.bf16_in_place = v.x_staged && v.transposed && !v.paired() && columns_are_source(g) && p.src.dtype == ACL_BF16 &&
                     p.math == MathMode::kFull && planes_contiguous(p.src) && converts_in_registers(v.blocking);
   // Float products from windows, not transposed: consecutive bands whose positions follow each other
   // in the packed dY are multiplied as one product up to the depth of the GEMM's packed blocks (its
   // kc, one group of the blocked sums), their windows staged side by side, so that each load and
   // store of the sums' tiles serves that many positions (a band of a single 7 x 7 plane is only 49),
   // and the sums' groups are that long.
-  if (windows && !v.transposed && !v.dot && v.pack_once) {
+  if (windows && !v.transposed && !v.paired() && v.pack_once) {
     const int64_t depth_block = plan_gemm_blocking(s.cout, split.block, split.length).kc;
     v.batch = std::clamp<int64_t>(depth_block / bands.columns(), 1, kMaxBatch);
     while (v.batch > 1 && !product_within(v.batch, window_floats, kStagingBudget)) --v.batch;
