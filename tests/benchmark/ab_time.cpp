@@ -1,9 +1,12 @@
 // ab_time: our full backward of each layer of a shapes file, timed alone (no other engine in the
 // process), for before/after comparisons of a change: scripts/ab_bench.sh runs it against two builds
 // of the library, layer by layer, interleaved.
-//   ab_time [shapes.txt] [calls = 10] [name-filter] [dtype = float]
+//   ab_time [shapes.txt] [calls = 10] [name-filter] [dtype = float] [outputs = 111 | forward]
 // Prints "<layer> <ms>" per layer: the fastest of `calls` calls, each phase 1, phase 2 and the stream's
 // synchronisation, as a training step pays. name-filter: comma-separated substrings (conv_bench's).
+// outputs: the output mask (gradInput, gradWeight, gradBias) as three digits, e.g. 100 for gradInput
+// alone, to time one gradient (ConvTbcBackward has no mask: its layers always compute all three);
+// forward: the layer's forward pass with its bias instead (conv_bench's forward direction).
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -17,6 +20,10 @@ int main(int argc, char** argv) {
   const std::string filter = argc > 3 ? argv[3] : "";
   const std::string dtype_name = argc > 4 ? argv[4] : "float";
   const aclDataType dtype = dtype_name == "float16" ? ACL_FLOAT16 : dtype_name == "bf16" ? ACL_BF16 : ACL_FLOAT;
+  const std::string mask = argc > 5 ? argv[5] : "111";
+  bool outputs[3] = {true, true, true};
+  const bool forward = mask == "forward";
+  for (size_t i = 0; i < 3 && i < mask.size() && !forward; ++i) outputs[i] = mask[i] == '1';
   aclInit(nullptr);
   aclrtSetDevice(0);
   aclrtStream stream = nullptr;
@@ -32,7 +39,7 @@ int main(int argc, char** argv) {
       const auto start = std::chrono::steady_clock::now();
       uint64_t size = 0;
       aclOpExecutor* executor = nullptr;
-      if (t.plan(l, &size, &executor) != ACL_SUCCESS) {
+      if ((forward ? t.plan_forward_pass(l, &size, &executor) : t.plan(l, &size, &executor, outputs)) != ACL_SUCCESS) {
         std::fprintf(stderr, "%s: phase 1 failed\n", l.name.c_str());
         status = 1;
         break;
@@ -44,7 +51,8 @@ int main(int argc, char** argv) {
         booked = size;
       }
       const auto allocated = std::chrono::steady_clock::now();
-      if (run_backward(l, workspace, size, executor, stream) != ACL_SUCCESS) {
+      if ((forward ? run_forward(l, workspace, size, executor, stream)
+                   : run_backward(l, workspace, size, executor, stream)) != ACL_SUCCESS) {
         std::fprintf(stderr, "%s: phase 2 failed\n", l.name.c_str());
         status = 1;
         break;

@@ -152,10 +152,11 @@ inline std::vector<float> random_values(int64_t n, unsigned seed) {
 }
 
 // Phase 1 of one full backward (gradInput, gradWeight, gradBias) of `l`: aclnnConvTbcBackward
-// for TBC layers (bias is its bias tensor), aclnnConvolutionBackward otherwise.
+// for TBC layers (bias is its bias tensor; always all three), aclnnConvolutionBackward otherwise, with
+// the gradients `outputs` asks for (null: all three).
 inline aclnnStatus plan_backward(const Layer& l, const aclTensor* gy, const aclTensor* x, const aclTensor* w,
                                  const aclTensor* bias, aclTensor* gx, aclTensor* gw, aclTensor* gb, uint64_t* size,
-                                 aclOpExecutor** executor) {
+                                 aclOpExecutor** executor, const bool* outputs = nullptr) {
   if (l.tbc) return aclnnConvTbcBackwardGetWorkspaceSize(gy, x, w, bias, l.pad[0], 0, gx, gw, gb, size, executor);
   aclIntArray* stride = aclCreateIntArray(l.stride.data(), l.stride.size());
   aclIntArray* pad = aclCreateIntArray(l.pad.data(), l.pad.size());
@@ -164,7 +165,7 @@ inline aclnnStatus plan_backward(const Layer& l, const aclTensor* gy, const aclT
   const int64_t bias_size = l.cout;
   aclIntArray* bias_sizes = aclCreateIntArray(&bias_size, 1);
   const bool all[3] = {true, true, true};
-  aclBoolArray* mask = aclCreateBoolArray(all, 3);
+  aclBoolArray* mask = aclCreateBoolArray(outputs != nullptr ? outputs : all, 3);
   const aclnnStatus status =
       aclnnConvolutionBackwardGetWorkspaceSize(gy, x, w, bias_sizes, stride, pad, dil, l.transposed, op,
                                                static_cast<int>(l.groups), mask, 0, gx, gw, gb, size, executor);
@@ -224,8 +225,9 @@ struct LayerTensors {
         gx(l.input_shape(), {}, l.tensor_format(), dtype),
         gw(l.weight_shape(), {}, l.tensor_format(), dtype),
         gb({l.cout}, {}, ACL_FORMAT_ND, dtype) {}
-  aclnnStatus plan(const Layer& l, uint64_t* size, aclOpExecutor** executor) const {
-    return plan_backward(l, gy.tensor, x.tensor, w.tensor, b.tensor, gx.tensor, gw.tensor, gb.tensor, size, executor);
+  aclnnStatus plan(const Layer& l, uint64_t* size, aclOpExecutor** executor, const bool* outputs = nullptr) const {
+    return plan_backward(l, gy.tensor, x.tensor, w.tensor, b.tensor, gx.tensor, gw.tensor, gb.tensor, size, executor,
+                         outputs);
   }
   // The forward pass instead, written into gy's tensor.
   aclnnStatus plan_forward_pass(const Layer& l, uint64_t* size, aclOpExecutor** executor) const {

@@ -17,7 +17,8 @@
 // right after our fp32 in every round, and prints it beside our fp32 time (the bar: no slower)
 // as the ratio of best rounds and as the median over rounds of each round's ratio ("paired": a best
 // round may come from a fast moment of one engine alone, which two rounds timed back to back share),
-// and beside oneDNN's kernels on tensors of that dtype where this oneDNN and CPU have the primitives.
+// and beside oneDNN on tensors of that dtype where this oneDNN and CPU have the primitives: its kernels
+// alone, and from/to plain tensors of that dtype (its reorders timed, as for fp32's "plain").
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -276,9 +277,10 @@ int main(int argc, char** argv) {
     std::string name;
     double ours, kern, plain, flops, workspace_mib;
     char plain_kind;
-    double ours_half;  // on `dtype` tensors (half only)
-    double paired;     // the median over rounds of ours_half's round / ours' round (half only)
-    double kern_half;  // oneDNN's kernels on `dtype` tensors (0: it does not support the case here)
+    double ours_half;   // on `dtype` tensors (half only)
+    double paired;      // the median over rounds of ours_half's round / ours' round (half only)
+    double kern_half;   // oneDNN's kernels on `dtype` tensors (0: it does not support the case here)
+    double plain_half;  // oneDNN from/to plain `dtype` tensors, its reorders timed (0: as kern_half)
   };
   std::vector<Row> rows;
   std::vector<double> plain_all, kern_all, plain_dense, kern_dense, half_all, paired_all;
@@ -288,14 +290,15 @@ int main(int argc, char** argv) {
     as_conv.tbc = false;
     Ours ours(l, stream, ACL_FLOAT, forward);
     std::unique_ptr<Ours> ours_half(half ? new Ours(l, stream, dtype, forward) : nullptr);
-    double t_half = 1e30, t_kern_half = 1e30;
-    std::function<void()> kernels_half;  // oneDNN on `dtype` tensors, where it has the primitives
+    double t_half = 1e30, t_kern_half = 1e30, t_plain_half = 1e30;
+    std::function<void()> kernels_half, reorders_half;  // oneDNN on `dtype` tensors, where it has the primitives
     if (half) {
+      const auto type = dtype == ACL_BF16 ? dnnl::memory::data_type::bf16 : dnnl::memory::data_type::f16;
       try {
-        kernels_half = onednn_runner(as_conv, OneDnnMode::kKernelsOnly, eng, strm, forward,
-                                     dtype == ACL_BF16 ? dnnl::memory::data_type::bf16 : dnnl::memory::data_type::f16);
+        kernels_half = onednn_runner(as_conv, OneDnnMode::kKernelsOnly, eng, strm, forward, type);
+        reorders_half = onednn_runner(as_conv, OneDnnMode::kWithReorders, eng, strm, forward, type);
       } catch (const dnnl::error&) {
-        kernels_half = nullptr;
+        kernels_half = reorders_half = nullptr;
       }
     }
     const auto kernels = onednn_runner(as_conv, OneDnnMode::kKernelsOnly, eng, strm, forward);
@@ -316,6 +319,7 @@ int main(int argc, char** argv) {
         half_over_ours.push_back(half_round / ours_round);
       }
       if (kernels_half) t_kern_half = std::min(t_kern_half, median_seconds(repeats, kernels_half));
+      if (reorders_half) t_plain_half = std::min(t_plain_half, median_seconds(repeats, reorders_half));
       t_reorders = std::min(t_reorders, median_seconds(repeats, reorders));
       if (!plain_is_slow) t_plain = std::min(t_plain, median_seconds(repeats, plain));
       const FmaPeak now = measure_fma_peak(threads);
@@ -326,7 +330,7 @@ int main(int argc, char** argv) {
     const double paired = half_over_ours.empty() ? 0.0 : half_over_ours[half_over_ours.size() / 2];
     rows.push_back({l.name, t_ours, t_kern, t_dnnl_plain, (forward ? 1 : 2) * convolution_flops(l),
                     ours.workspace_bytes() / 1048576.0, t_reorders <= t_plain ? 'r' : 'p', t_half, paired,
-                    kernels_half ? t_kern_half : 0.0});
+                    kernels_half ? t_kern_half : 0.0, reorders_half ? t_plain_half : 0.0});
     if (half) half_all.push_back(t_half / t_ours), paired_all.push_back(paired);
     std::fprintf(stderr, "%s done\n", l.name.c_str());
     plain_all.push_back(t_ours / t_dnnl_plain);
@@ -348,27 +352,31 @@ int main(int argc, char** argv) {
                 r.ours / r.plain, r.ours / r.kern);
   }
   if (half) {
-    std::printf("\nour library on %s tensors against our fp32 (same rounds), and oneDNN's kernels on %s tensors\n",
-                dtype_name.c_str(), dtype_name.c_str());
-    std::printf("%-20s %10s %9s %10s %7s %14s %11s\n", "layer", (dtype_name + " ms").c_str(), "fp32 ms", "ratio",
-                "paired", ("dnnl kern " + dtype_name).c_str(), "ours/dnnl");
-    std::vector<double> versus_dnnl;
+    std::printf(
+        "\nour library on %s tensors against our fp32 (same rounds), and oneDNN on %s tensors: its kernels\n"
+        "alone and from/to plain tensors (reorders timed)\n",
+        dtype_name.c_str(), dtype_name.c_str());
+    std::printf("%-20s %10s %9s %10s %7s %10s %10s %10s %10s\n", "layer", (dtype_name + " ms").c_str(), "fp32 ms",
+                "ratio", "paired", "dnnl kern", "dnnl plain", "ours/kern", "ours/plain");
+    std::vector<double> versus_dnnl, versus_plain;
     for (const Row& r : rows) {
       std::printf("%-20s %10.2f %9.2f %10.2f %7.2f", r.name.c_str(), r.ours_half * 1e3, r.ours * 1e3,
                   r.ours_half / r.ours, r.paired);
       if (r.kern_half > 0) {
-        std::printf(" %14.2f %11.2f\n", r.kern_half * 1e3, r.ours_half / r.kern_half);
+        std::printf(" %10.2f %10.2f %10.2f %10.2f\n", r.kern_half * 1e3, r.plain_half * 1e3, r.ours_half / r.kern_half,
+                    r.ours_half / r.plain_half);
         versus_dnnl.push_back(r.ours_half / r.kern_half);
+        versus_plain.push_back(r.ours_half / r.plain_half);
       } else {
-        std::printf(" %14s %11s\n", "n/a", "");
+        std::printf(" %10s %10s\n", "n/a", "n/a");
       }
     }
     std::printf("geomean %s/fp32: %.2f (paired %.2f); ", dtype_name.c_str(), geomean(half_all), geomean(paired_all));
     if (versus_dnnl.empty()) {
       std::printf("oneDNN has no %s kernels here\n\n", dtype_name.c_str());
     } else {
-      std::printf("ours/oneDNN kernels on %s, where it runs: %.2f (%zu layers)\n\n", dtype_name.c_str(),
-                  geomean(versus_dnnl), versus_dnnl.size());
+      std::printf("ours/oneDNN on %s, where it runs: kernels %.2f, plain %.2f (%zu layers)\n\n", dtype_name.c_str(),
+                  geomean(versus_dnnl), geomean(versus_plain), versus_dnnl.size());
     }
   }
   std::printf("dnnl plain: r = its layouts with reorders timed, p = primitives on the plain layouts\n");
