@@ -17,45 +17,79 @@
 
 namespace aclnn_cpu {
 
-// A chunk's pairs widened per product into even and odd floats; per group of kRows rows and strip of
-// kStrip vectors of columns, an even and an odd accumulator each, then even + odd added to C where it
-// lies.
+// A chunk's pairs widened into even and odd floats (the ops type's widen_pairs: kLanes pair words into
+// their even and odd halves, a denormal half as zero of its sign) and kept while the staging they came
+// from lasts, a pass's chunks of each: a staged A (every A the loops pass is staged or packed, and
+// prepare_a follows each staging) over the blocks of columns of a pass, a staged B the loops prepared
+// over its blocks of rows; B read in place or staged without prepare_b is widened per product. Per
+// group of kRows rows and strip of kStrip vectors of columns, an even and an odd accumulator each, then
+// even + odd added to C where it lies.
 template <typename Ops, int kRows, int kStrip>
 struct AmxFmaTiles : AmxTilesAsStaged, AmxCInPlace {
   using Vec = typename Ops::Vec;
   static constexpr int kLanes = Ops::kLanes, kStripColumns = kStrip * kLanes;
-  static_assert(kAmxBlock % kRows == 0 && kAmxBlock % kStripColumns == 0, "whole groups and strips");
-  static constexpr int64_t kPassChunks = 8;  // (B widened per product, wherever it lies)
+  static_assert(kAmxBlock % kRows == 0 && kAmxBlock % kStripColumns == 0 && 16 % kLanes == 0,
+                "whole groups and strips");
+  static constexpr int64_t kPassChunks = 8;  // (a pass's widened chunks of B stay in L1)
 
-  alignas(64) float a_even[kAmxBlock][kAmxPairs], a_odd[kAmxBlock][kAmxPairs];
-  alignas(64) float b_even[kAmxPairs][kAmxBlock], b_odd[kAmxPairs][kAmxBlock];
+  // A chunk of A (32 rows x 16 pairs) or of B (16 pair rows x 32 columns) widened; `at` names the
+  // first row of the staged chunk it holds (null: none, or one widened for a single product).
+  struct Widened {
+    const void* at = nullptr;
+    alignas(64) float even[kAmxBlock * kAmxPairs], odd[kAmxBlock * kAmxPairs];
+  };
+  // A pass's chunks, round robin, and (the last one) B of one product.
+  struct Chunks {
+    Widened chunk[kPassChunks + 1];
+    int64_t next = 0;
+    void forget() {
+      for (Widened& w : chunk) w.at = nullptr;
+    }
+    // The chunk that holds `at` widened (`widened`: it is there already), else the next one to fill.
+    Widened& find(const void* at, bool kept, bool* widened) {
+      for (int64_t q = 0; q < kPassChunks && kept; ++q) {
+        if (chunk[q].at == at) return *widened = true, chunk[q];
+      }
+      Widened& w = kept ? chunk[next++ % kPassChunks] : chunk[kPassChunks];
+      w.at = kept ? at : nullptr;
+      return *widened = false, w;
+    }
+  };
+  Chunks a_chunks, b_chunks;
+  const Widened* a = nullptr;  // load_ab's A: even[i * 16 + k] (row i, pair k)
+  const Widened* b = nullptr;  // load_ab's B: even[k * 32 + j] (pair row k, column j)
   AmxFlushMode mode;
 
-  // A BF16 value (the high 16 bits of `bits`, the low ones zero), a denormal one as zero of its sign.
-  static float input(uint32_t bits) {
-    const uint32_t value = (bits & 0x7F800000u) == 0 ? bits & 0x80000000u : bits;
-    float f;
-    std::memcpy(&f, &value, sizeof f);
-    return f;
-  }
-  static float even_half(uint32_t word) { return input(word << 16); }
-  static float odd_half(uint32_t word) { return input(word & 0xFFFF0000u); }
-
+  // A or B was staged again: no widened chunk holds it any more.
+  void prepare_a(uint32_t*) { a_chunks.forget(); }
+  void prepare_b(uint32_t*, int64_t) { b_chunks.forget(); }
   void load_ab(const void* a0, const void* a1, int64_t a_stride, const void* b0, const void* b1, int64_t b_stride,
-               bool /*b_prepared*/) {
-    for (int64_t i = 0; i < kAmxBlock; ++i) {
+               bool b_prepared) {
+    // (a0 names a chunk of A: its other tile and its rows' spacing come with it; b0 a staged chunk of B)
+    bool widened = false;
+    Widened& wa = a_chunks.find(a0, true, &widened);
+    for (int64_t i = 0; i < kAmxBlock && !widened; ++i) {
       const auto* row =
           reinterpret_cast<const uint32_t*>(static_cast<const char*>(i < kAmxRows ? a0 : a1) + i % kAmxRows * a_stride);
-      for (int64_t k = 0; k < kAmxPairs; ++k) a_even[i][k] = even_half(row[k]), a_odd[i][k] = odd_half(row[k]);
+      widen(row, wa.even + i * kAmxPairs, wa.odd + i * kAmxPairs);
     }
-    for (int64_t k = 0; k < kAmxPairs; ++k) {
+    a = &wa;
+    Widened& wb = b_chunks.find(b0, b_prepared, &widened);
+    for (int64_t k = 0; k < kAmxPairs && !widened; ++k) {
       for (int64_t half = 0; half < 2; ++half) {
         const auto* row =
             reinterpret_cast<const uint32_t*>(static_cast<const char*>(half == 0 ? b0 : b1) + k * b_stride);
-        for (int64_t j = 0; j < kAmxBlock / 2; ++j) {
-          b_even[k][16 * half + j] = even_half(row[j]), b_odd[k][16 * half + j] = odd_half(row[j]);
-        }
+        widen(row, wb.even + k * kAmxBlock + 16 * half, wb.odd + k * kAmxBlock + 16 * half);
       }
+    }
+    b = &wb;
+  }
+  // 16 pairs' even and odd halves as floats (Ops::widen_pairs: a denormal half as zero of its sign).
+  static void widen(const uint32_t* pairs, float* even, float* odd) {
+    for (int64_t k = 0; k < 16; k += kLanes) {
+      Vec e, o;
+      Ops::widen_pairs(pairs + k, e, o);
+      Ops::store(even + k, e), Ops::store(odd + k, o);
     }
   }
   void dot() {
@@ -72,10 +106,12 @@ struct AmxFmaTiles : AmxTilesAsStaged, AmxCInPlace {
         for (int k = 0; k < kAmxPairs; ++k) {
           Vec b_e[kStrip], b_o[kStrip];
           for (int v = 0; v < kStrip; ++v) {
-            b_e[v] = Ops::load(&b_even[k][j0 + v * kLanes]), b_o[v] = Ops::load(&b_odd[k][j0 + v * kLanes]);
+            b_e[v] = Ops::load(b->even + k * kAmxBlock + j0 + v * kLanes);
+            b_o[v] = Ops::load(b->odd + k * kAmxBlock + j0 + v * kLanes);
           }
           for (int r = 0; r < kRows; ++r) {
-            const Vec a_e = Ops::broadcast(a_even[i0 + r][k]), a_o = Ops::broadcast(a_odd[i0 + r][k]);
+            const Vec a_e = Ops::broadcast(a->even[(i0 + r) * kAmxPairs + k]);
+            const Vec a_o = Ops::broadcast(a->odd[(i0 + r) * kAmxPairs + k]);
             for (int v = 0; v < kStrip; ++v) {
               even[r][v] = Ops::madd(a_e, b_e[v], even[r][v]);
               odd[r][v] = Ops::madd(a_o, b_o[v], odd[r][v]);

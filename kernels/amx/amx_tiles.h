@@ -11,8 +11,9 @@
 //   void prepare_a(uint32_t* tile);      a staged tile of A (16 rows of 16 pairs, 64 bytes apart) and
 //   void prepare_b(uint32_t* rows, int64_t stride);   a staged chunk of B (16 pair rows of 32 columns,
 //                         `stride` bytes apart) rewritten in place into the form the implementation
-//                         multiplies (the CPU's tiles and the emulation: as they are), once per staging;
-//                         A packed by pack_amx_left for the implementation is in that form too
+//                         multiplies (the CPU's tiles and the emulation: as they are), once per staging
+//                         (an implementation that keeps its own copies of staged chunks forgets them
+//                         there); A packed by pack_amx_left for the implementation is in that form too
 //   void load_ab(const void* a0, const void* a1, int64_t a_stride, const void* b0, const void* b1,
 //                int64_t b_stride, bool b_prepared);
 //                         16 rows of 64 bytes each, `stride` bytes apart; A always prepared, B where
@@ -149,9 +150,10 @@ void amx_pair_rows_on(int64_t m, int64_t n, int64_t pairs, const uint32_t* a, co
 }
 
 // amx_pair_a_rows' loops: per block of 32 rows, A's pairs staged once (every chunk, zero past m and
-// past `pairs`), then per block of 32 columns C's block loaded (or zeroed) and every chunk's product
-// added, B's tiles read from its packed slivers in place (a last partial chunk staged with zeros past
-// `pairs`: the packed operand goes on with other columns' or samples' pairs there).
+// past `pairs`), then per pass of the depth (kPassChunks chunks) and block of 32 columns C's block
+// loaded (or zeroed) and the pass's products added, B's tiles read from its packed slivers in place (a
+// last partial chunk staged with zeros past `pairs`: the packed operand goes on with other columns' or
+// samples' pairs there).
 template <typename Tiles>
 void amx_pair_a_rows_on(int64_t m, int64_t n, int64_t pairs, const uint16_t* a_base, const int64_t* a_rows,
                         const int64_t* a_columns, const uint32_t* b_data, int64_t b_pairs, int64_t b_offset,
@@ -189,34 +191,35 @@ void amx_pair_a_rows_on(int64_t m, int64_t n, int64_t pairs, const uint16_t* a_b
       tiles.prepare_a(a_stage + t * kTile);
       tiles.prepare_a(a_stage + (chunks + t) * kTile);
     }
-    for (int64_t j0 = 0; j0 < n; j0 += kAmxBlock) {
-      const int64_t rows = m - i0 < kAmxBlock ? m - i0 : kAmxBlock, columns = n - j0 < kAmxBlock ? n - j0 : kAmxBlock;
-      const bool whole = rows == kAmxBlock && columns == kAmxBlock;
-      float* block = whole ? c + i0 * ldc + j0 : edge;
-      const int64_t ld = whole ? ldc : kAmxBlock, ld_bytes = ld * static_cast<int64_t>(sizeof(float));
-      if (!whole) {  // C's valid part (or zeros), zeros around it
-        std::memset(edge, 0, kAmxBlock * kAmxBlock * sizeof(float));
-        for (int64_t i = 0; i < rows && accumulate; ++i)
-          std::memcpy(edge + i * kAmxBlock, c + (i0 + i) * ldc + j0, columns * sizeof(float));
-      }
-      tiles.begin_c(block, ld_bytes, accumulate || !whole);
-      const uint32_t* sliver = b_data + j0 / kAmxBlock * kAmxBlock * b_pairs + b_offset * kAmxBlock;
-      // C[i0:i0+32, j0:j0+32] (+)= A[i0:i0+32, :] (32 x 2 pairs) * B[:, j0:j0+32] (2 pairs x 32)
-      for (int64_t t = 0; t < chunks; ++t) {
-        const uint32_t* b = sliver + t * kAmxPairs * kAmxBlock;
-        if (pairs - t * kAmxPairs < kAmxPairs) {
-          const int64_t valid = pairs - t * kAmxPairs;
-          std::memcpy(b_last, b, valid * kBRow);
-          std::memset(b_last + valid * kAmxBlock, 0, (kAmxPairs - valid) * kBRow);
-          b = b_last;
+    for (int64_t t0 = 0; t0 < chunks; t0 += Tiles::kPassChunks)
+      for (int64_t j0 = 0; j0 < n; j0 += kAmxBlock) {
+        const int64_t rows = m - i0 < kAmxBlock ? m - i0 : kAmxBlock, columns = n - j0 < kAmxBlock ? n - j0 : kAmxBlock;
+        const bool whole = rows == kAmxBlock && columns == kAmxBlock, first = t0 == 0;
+        float* block = whole ? c + i0 * ldc + j0 : edge;
+        const int64_t ld = whole ? ldc : kAmxBlock, ld_bytes = ld * static_cast<int64_t>(sizeof(float));
+        if (!whole) {  // C's valid part (or zeros), zeros around it
+          std::memset(edge, 0, kAmxBlock * kAmxBlock * sizeof(float));
+          for (int64_t i = 0; i < rows && (accumulate || !first); ++i)
+            std::memcpy(edge + i * kAmxBlock, c + (i0 + i) * ldc + j0, columns * sizeof(float));
         }
-        tiles.load_ab(a_stage + t * kTile, a_stage + (chunks + t) * kTile, kARow, b, b + kAmxBlock / 2, kBRow, false);
-        tiles.dot();
+        tiles.begin_c(block, ld_bytes, accumulate || !whole || !first);
+        const uint32_t* sliver = b_data + j0 / kAmxBlock * kAmxBlock * b_pairs + b_offset * kAmxBlock;
+        // C[i0:i0+32, j0:j0+32] (+)= A[i0:i0+32, :] (32 x 2 pairs) * B[:, j0:j0+32] (2 pairs x 32)
+        for (int64_t t = t0; t < std::min(chunks, t0 + Tiles::kPassChunks); ++t) {
+          const uint32_t* b = sliver + t * kAmxPairs * kAmxBlock;
+          if (pairs - t * kAmxPairs < kAmxPairs) {
+            const int64_t valid = pairs - t * kAmxPairs;
+            std::memcpy(b_last, b, valid * kBRow);
+            std::memset(b_last + valid * kAmxBlock, 0, (kAmxPairs - valid) * kBRow);
+            b = b_last;
+          }
+          tiles.load_ab(a_stage + t * kTile, a_stage + (chunks + t) * kTile, kARow, b, b + kAmxBlock / 2, kBRow, false);
+          tiles.dot();
+        }
+        tiles.end_c();
+        for (int64_t i = 0; i < rows && !whole; ++i)
+          std::memcpy(c + (i0 + i) * ldc + j0, edge + i * kAmxBlock, columns * sizeof(float));
       }
-      tiles.end_c();
-      for (int64_t i = 0; i < rows && !whole; ++i)
-        std::memcpy(c + (i0 + i) * ldc + j0, edge + i * kAmxBlock, columns * sizeof(float));
-    }
   }
 }
 

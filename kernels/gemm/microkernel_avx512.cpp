@@ -47,6 +47,18 @@ struct avx512_ops {
         _mm512_and_si512(_mm512_set1_epi32(pair), _mm512_set1_epi32(static_cast<int>(0xFFFF0000u))));
   }
   static void store16(uint16_t* p, Vec v, bool bf16) { narrow_avx512::store16(p, v, bf16); }
+  // 16 BF16 pairs (32-bit words): their low halves (even entries) and high halves (odd ones) widened,
+  // a denormal half as zero of its sign (AmxFmaTiles: as the tiles take BF16 inputs).
+  static void widen_pairs(const uint32_t* p, Vec& even, Vec& odd) {
+    const __m512i words = _mm512_loadu_si512(p);
+    even = flush_denormal(_mm512_maskz_slli_epi32(narrow_avx512::kAll, words, 16));
+    odd = flush_denormal(_mm512_and_si512(words, _mm512_set1_epi32(static_cast<int>(0xFFFF0000u))));
+  }
+  static Vec flush_denormal(__m512i bits) {  // bits & (sign | all where the exponent is not zero)
+    const __mmask16 normal = _mm512_test_epi32_mask(bits, _mm512_set1_epi32(0x7F800000));
+    const __m512i sign = _mm512_and_si512(bits, _mm512_set1_epi32(static_cast<int>(0x80000000u)));
+    return _mm512_castsi512_ps(_mm512_mask_mov_epi32(sign, normal, bits));
+  }
 };
 constexpr int kMr = 8;
 using Tile = MicroTile<avx512_ops, kMr, 2>;

@@ -56,6 +56,17 @@ struct neon_ops {
     return kBf16 ? vreinterpretq_f32_u32(vshll_n_u16(bits, 16)) : vcvt_f32_f16(vreinterpret_f16_u16(bits));
   }
   static Vec broadcast_bf16(const uint16_t* p) { return vdupq_n_f32(bf16_value(*p)); }
+  // 4 BF16 pairs (32-bit words): their low halves (even entries) and high halves (odd ones) widened,
+  // a denormal half as zero of its sign (AmxFmaTiles: as the tiles take BF16 inputs).
+  static void widen_pairs(const uint32_t* p, Vec& even, Vec& odd) {
+    const uint32x4_t words = vld1q_u32(p);
+    even = flush_denormal(vshlq_n_u32(words, 16));
+    odd = flush_denormal(vandq_u32(words, vdupq_n_u32(0xFFFF0000u)));
+  }
+  static Vec flush_denormal(uint32x4_t bits) {  // bits & (sign | all where the exponent is not zero)
+    const uint32x4_t normal = vtstq_u32(bits, vdupq_n_u32(0x7F800000u));
+    return vreinterpretq_f32_u32(vandq_u32(bits, vorrq_u32(normal, vdupq_n_u32(0x80000000u))));
+  }
   static void store16(uint16_t* p, Vec v, bool bf16) {  // (once per result: lane by lane)
     float lanes[kLanes];
     vst1q_f32(lanes, v);

@@ -25,6 +25,10 @@
 //                                                 widened into their even and odd columns (a shift
 //                                                 and a mask: no shuffle per depth step), and the
 //                                                 tile's columns put back in order from those two
+//   static void widen_pairs(const uint32_t* p, Vec& even, Vec& odd);
+//                                                 (the sets that run AmxFmaTiles, amx_fma_tiles.h)
+//                                                 kLanes BF16 pair words' low and high halves, a
+//                                                 denormal half as zero of its sign
 //
 // Name an x86 set's ops type after it in lower case (avx512_ops): the portability test
 // (tests/check_portable.sh) finds vector code by function name.
