@@ -154,8 +154,9 @@ AmxTiles fma_tiles() {
 
 TEST(AmxTiles, EmulationFollowsTheOrderBitForBit) {
   // whole and partial blocks of rows and columns, a depth of whole and of partial chunks
-  // (300 pairs: the depth in passes of kPassChunks chunks, C reloaded between them)
-  const int64_t shapes[][3] = {{32, 32, 16}, {40, 45, 37}, {7, 70, 1}, {64, 33, 100}, {1, 1, 17}, {40, 45, 300}};
+  // (300 pairs: the depth in passes of kPassChunks chunks, C reloaded between them; none: C = 0)
+  const int64_t shapes[][3] = {{32, 32, 16}, {40, 45, 37},  {7, 70, 1}, {64, 33, 100},
+                               {1, 1, 17},   {40, 45, 300}, {33, 40, 0}};
   for (const auto& shape : shapes) {
     const Operands o = some_operands(shape[0], shape[1], shape[2], 7 + static_cast<unsigned>(shape[2]));
     for (const Kind& kind : ordered_kinds()) {
@@ -243,7 +244,8 @@ std::vector<float> a_rows_product(AmxTiles tiles, const Operands& o, bool accumu
 }
 
 TEST(AmxTiles, InPlaceRowsFollowTheOrderBitForBit) {
-  const int64_t shapes[][3] = {{32, 32, 16}, {45, 40, 37}, {5, 70, 3}, {64, 33, 50}, {40, 64, 130}};
+  // (no depth: C as it was, or 0)
+  const int64_t shapes[][3] = {{32, 32, 16}, {45, 40, 37}, {5, 70, 3}, {64, 33, 50}, {40, 64, 130}, {40, 45, 0}};
   for (const auto& shape : shapes) {
     const Operands o = some_operands(shape[0], shape[1], shape[2], 11 + static_cast<unsigned>(shape[0]));
     for (const Kind& kind : ordered_kinds()) {

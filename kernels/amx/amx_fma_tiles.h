@@ -18,19 +18,20 @@
 namespace aclnn_cpu {
 
 // A chunk's pairs widened into even and odd floats (the ops type's widen_pairs: kLanes pair words into
-// their even and odd halves, a denormal half as zero of its sign) and kept while the staging they came
-// from lasts, a pass's chunks of each: a staged A (every A the loops pass is staged or packed, and
-// prepare_a follows each staging) over the blocks of columns of a pass, a staged B the loops prepared
-// over its blocks of rows; B read in place or staged without prepare_b is widened per product. Per
-// group of kRows rows and strip of kStrip vectors of columns, an even and an odd accumulator each, then
-// even + odd added to C where it lies.
+// their even and odd halves, a denormal half as zero of its sign) and kept, up to kPassChunks of A and
+// of B, while the staging they came from lasts (prepare_a / prepare_b forget them): amx_pair_a_rows'
+// staged A over a pass's blocks of columns, amx_pair_rows' staged B over a pass's blocks of rows (its
+// packed A only where one pass has a single block of rows); B read in place or staged without
+// prepare_b is widened per product. Per group of kRows rows and strip of kStrip vectors of columns, an
+// even and an odd accumulator each, then even + odd added to C where it lies. (The object holds 18
+// widened chunks, about 75 KB: on the stack of the thread that runs the loops.)
 template <typename Ops, int kRows, int kStrip>
 struct AmxFmaTiles : AmxTilesAsStaged, AmxCInPlace {
   using Vec = typename Ops::Vec;
   static constexpr int kLanes = Ops::kLanes, kStripColumns = kStrip * kLanes;
   static_assert(kAmxBlock % kRows == 0 && kAmxBlock % kStripColumns == 0 && 16 % kLanes == 0,
                 "whole groups and strips");
-  static constexpr int64_t kPassChunks = 8;  // (a pass's widened chunks of B stay in L1)
+  static constexpr int64_t kPassChunks = 8;  // (a pass's widened chunks of B: 33 KB, in L1 or L2)
 
   // A chunk of A (32 rows x 16 pairs) or of B (16 pair rows x 32 columns) widened; `at` names the
   // first row of the staged chunk it holds (null: none, or one widened for a single product).

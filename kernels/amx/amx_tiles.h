@@ -4,8 +4,8 @@
 //   Tiles() / ~Tiles()    configure the 8 tiles (16 rows x 64 bytes) / release them
 //   void begin_c(float* c, int64_t ldc_bytes, bool load);   C = the block at c, rows ldc_bytes apart
 //                         (load), or zero
-//   static constexpr int64_t kPassChunks;   chunks a pass over a block of rows takes before the next
-//                         block (the rest of the depth follows in later passes, C reloaded)
+//   static constexpr int64_t kPassChunks;   chunks of the depth a pass over a block of C takes before
+//                         the next block (the rest of the depth follows in later passes, C reloaded)
 //   static constexpr bool kLoadsBInPlace;   whether evenly spaced pair rows of B are read in place
 //                         rather than staged (and prepared)
 //   void prepare_a(uint32_t* tile);      a staged tile of A (16 rows of 16 pairs, 64 bytes apart) and
@@ -17,7 +17,10 @@
 //   void load_ab(const void* a0, const void* a1, int64_t a_stride, const void* b0, const void* b1,
 //                int64_t b_stride, bool b_prepared);
 //                         16 rows of 64 bytes each, `stride` bytes apart; A always prepared, B where
-//                         `b_prepared` (by prepare_b)
+//                         `b_prepared` (by prepare_b). Within one call of the loops a0 names a chunk of A
+//                         (a1 and the stride follow from it) and b0 a prepared chunk of B, and neither
+//                         changes but where prepare_a / prepare_b follow (an implementation may keep
+//                         its own form of them until then)
 //   void dot();           C += A * B, four TDPBF16PS (amx.h's order)
 //   void end_c();         C stored into the block begin_c named (which it may have worked in all along)
 // Per block of 32 columns, B's pair rows are staged once (a stride the tile loads can take; a chunk
@@ -131,7 +134,7 @@ void amx_pair_rows_on(int64_t m, int64_t n, int64_t pairs, const uint32_t* a, co
     for (int64_t t = 0; t < chunks; ++t) {
       if (spacing[t] == 0) tiles.prepare_b(stage + t * kAmxPairs * kAmxBlock, kStageRow);
     }
-    for (int64_t t0 = 0; t0 < chunks; t0 += Tiles::kPassChunks)
+    for (int64_t t0 = 0; t0 == 0 || t0 < chunks; t0 += Tiles::kPassChunks)  // (no depth: C zeroed)
       for (int64_t i0 = 0; i0 < m; i0 += kAmxBlock) {
         tiles.begin_c(c + i0 * ldc + j0, ldc_bytes, t0 > 0);
         const uint32_t* a0 = a + i0 / kAmxRows * chunks * kTile;  // rows i0 .. i0 + 15, then + 16 .. + 31
@@ -191,7 +194,7 @@ void amx_pair_a_rows_on(int64_t m, int64_t n, int64_t pairs, const uint16_t* a_b
       tiles.prepare_a(a_stage + t * kTile);
       tiles.prepare_a(a_stage + (chunks + t) * kTile);
     }
-    for (int64_t t0 = 0; t0 < chunks; t0 += Tiles::kPassChunks)
+    for (int64_t t0 = 0; t0 == 0 || t0 < chunks; t0 += Tiles::kPassChunks)  // (no depth: C zeroed or kept)
       for (int64_t j0 = 0; j0 < n; j0 += kAmxBlock) {
         const int64_t rows = m - i0 < kAmxBlock ? m - i0 : kAmxBlock, columns = n - j0 < kAmxBlock ? n - j0 : kAmxBlock;
         const bool whole = rows == kAmxBlock && columns == kAmxBlock, first = t0 == 0;
