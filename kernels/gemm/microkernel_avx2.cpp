@@ -52,11 +52,11 @@ struct avx2_ops {
   // 8 BF16 pairs (32-bit words): their low halves (even entries) and high halves (odd ones) widened,
   // a denormal half as zero of its sign (AmxFmaTiles: as the tiles take BF16 inputs).
   static void widen_pairs(const uint32_t* p, Vec& even, Vec& odd) {
-    const __m256i words = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
-    even = flush_denormal(_mm256_slli_epi32(words, 16));
-    odd = flush_denormal(_mm256_and_si256(words, _mm256_set1_epi32(static_cast<int>(0xFFFF0000u))));
+    load_bf16_pairs(reinterpret_cast<const uint16_t*>(p), even, odd);
+    even = flush_denormal(even), odd = flush_denormal(odd);
   }
-  static Vec flush_denormal(__m256i bits) {  // bits & (sign | all where the exponent is not zero)
+  static Vec flush_denormal(Vec v) {  // v & (sign | all where the exponent is not zero)
+    const __m256i bits = _mm256_castps_si256(v);
     const __m256i exponent = _mm256_and_si256(bits, _mm256_set1_epi32(0x7F800000));
     const __m256i tiny = _mm256_cmpeq_epi32(exponent, _mm256_setzero_si256());
     return _mm256_castsi256_ps(_mm256_andnot_si256(_mm256_and_si256(tiny, _mm256_set1_epi32(0x7FFFFFFF)), bits));
