@@ -232,6 +232,18 @@ std::vector<Case> cases() {
       {"padded_away_row", trailing_pad(geometry(2, 1, 3, 4, {1, 9}, {1, 3}, {3, 1}, {2, 1}, {1, 2}), 1, -1), false},
       {"trailing_pad_dense", trailing_pad(geometry(2, 1, 20, 24, {6, 30}, {3, 3}, {1, 1}, {1, 1}, {1, 1}), 1, 3),
        false},
+      // Transposed layers of stride 1 through the direct kernels (W's channel roles swapped and its taps
+      // flipped as it is packed): 33 output channels (a block of 32 and one of a single lane), 9 taps
+      // (two transposes of 4 and one left); 3-D with 2 groups, dilation and 8 taps (whole transposes); 15
+      // taps with a trailing padding wider than the kernel reaches (output positions no tap meets).
+      {"direct_swapped", geometry(2, 1, 20, 33, {9, 11}, {3, 3}, {1, 1}, {1, 1}, {1, 1}), true},
+      {"direct_swapped_3d", geometry(1, 2, 17, 16, {3, 5, 12}, {2, 2, 2}, {1, 1, 1}, {0, 1, 1}, {1, 1, 2}), true},
+      {"direct_swapped_trailing", trailing_pad(geometry(2, 1, 16, 18, {6, 13}, {3, 5}, {1, 1}, {1, 0}, {2, 1}), 2, 3),
+       true},
+      // Rows so wide that direct's per-thread rows (its staged dY and result tile, 2.9 MiB) take more than the
+      // 2 MiB a thread the workspace budget grants: the step runs on fewer threads (`:threads=`) on every
+      // instruction set.
+      {"direct_wide_rows", geometry(1, 1, 16, 17, {9000}, {3}, {1}, {1}, {1}), false},
   };
 }
 

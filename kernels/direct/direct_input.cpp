@@ -13,7 +13,9 @@
 // straight from the user's view), and the row kernels (row_kernels.h, InputRows) hold a chunk of up
 // to 14 positions x 32 channels in registers. Each output element is the blocked sum
 // (kernels/common/blocked_sum.h) of its products in (tap, co) order inside one task, so results do
-// not depend on the thread count, and AVX-512 and AVX2 agree bit for bit.
+// not depend on the thread count, and AVX-512 and AVX2 agree bit for bit. A transposed layer of
+// stride 1 (the forward operators' direct convolution) is computed as the gradInput of the direct
+// layer it is the adjoint of, W's channel roles swapped and its taps flipped (swapped()).
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -33,6 +35,7 @@
 namespace aclnn_cpu {
 
 extern const ConvImpl kGemmFlippedWindowsInputGrad;    // kernels/gemm/gemm_forward.cpp
+extern const ConvImpl kGemmForwardWindowsInputGrad;    // kernels/gemm/gemm_forward.cpp
 bool col2im_pair_products_fit(const ConvGeometry& g);  // kernels/gemm/gemm_col2im.cpp
 
 namespace {
@@ -89,11 +92,18 @@ struct RowStaging {
   }
 };
 
+// A transposed layer's gradInput (a forward convolution: the forward operators' output of a direct
+// convolution) with stride 1 is the gradInput of a direct layer, the role swap of conv_problem.h
+// read backwards: its flipped geometry, the source as dY, and W with its channel roles swapped and
+// its taps flipped, W'[ci][co][k] = W[co][ci][K-1-k] (done as the weights are packed).
+bool swapped(const ConvProblem& p) { return p.input_grad == InputGrad::kForward; }
+
 class DirectInput final : public ConvStep {
  public:
   DirectInput(const ConvProblem& p, PlanBuilder& b)
-      : g_(p.geometry),
-        dst_(p.dst),
+      : swapped_(swapped(p)),
+        g_(swapped_ ? flipped_geometry(p.geometry) : p.geometry),
+        dst_(swapped_ ? p.src : p.dst),
         wei_(p.wei),
         math_(p.math),
         threads_(b.threads()),
@@ -131,7 +141,9 @@ class DirectInput final : public ConvStep {
   }
 
   int64_t tasks() const override { return g_.batch * g_.groups * channel_tasks_ * bands_; }
-  std::string detail() const override { return std::string("isa=") + isa_name(kernels_.isa); }
+  std::string detail() const override {
+    return std::string("isa=") + isa_name(kernels_.isa) + (swapped_ ? ":swapped" : "");
+  }
 
   int run(const Workspace& w, const StepInputs& in) const override {
     float* weights = w.at<float>(weights_);
@@ -163,43 +175,56 @@ class DirectInput final : public ConvStep {
       const int64_t grp = t / 2 / channel_tasks_, c0 = t / 2 % channel_tasks_ * kBlockChannels + t % 2 * kRowLanes;
       float* block = out + t * block_floats_;
       const int64_t lanes = std::clamp<int64_t>(cin - c0, 0, kRowLanes);
-      // Output channel co's run of the block (lanes x taps) at rows + (co - co0) * row_floats: in place
-      // in the dense float weights, or converted from the user's view into the thread's rows.
-      const int64_t first = (grp * cout * cin + c0) * taps_;  // (its first in the weights: + co * cin * taps)
+      // Output channel co's taps of lane l (input channel c0 + l) in the user's W: W[co][c0 + l][k], or
+      // swapped W[c0 + l][co][K-1-k]; from `first`, co and l `channel` and `lane` floats apart.
+      const int64_t first = swapped_ ? (grp * cin + c0) * cout * taps_ : (grp * cout * cin + c0) * taps_;
+      const int64_t channel = swapped_ ? taps_ : cin * taps_, lane = swapped_ ? cout * taps_ : taps_;
+      // In place in the dense float weights, or converted from the user's view into the thread's rows,
+      // `weight_chunk_` output channels at a time, in runs contiguous in W: each output channel's
+      // (lanes x taps), swapped each lane's (channels x taps).
       float* converted = weight_rows_ >= 0 ? w.at<float>(weight_rows_, thread_index()) : nullptr;
       const int64_t chunk = converted != nullptr ? weight_chunk_ : cout;
-      const int64_t row_floats = converted != nullptr ? lanes * taps_ : cin * taps_;
       for (int64_t co0 = 0; co0 < cout; co0 += chunk) {
         const int64_t co1 = std::min(cout, co0 + chunk);
         if (converted == nullptr) {
-          pack_weight_block(wei + first + co0 * cin * taps_, row_floats, co0, co1, lanes, block);
-          continue;
+          pack_weight_block(wei + first + co0 * channel, channel, lane, co0, co1, lanes, block);
+        } else if (!swapped_) {
+          for (int64_t co = co0; co < co1; ++co)
+            read_dense_floats(wei_, math_, first + co * channel, lanes * taps_, converted + (co - co0) * lanes * taps_);
+          pack_weight_block(converted, lanes * taps_, taps_, co0, co1, lanes, block);
+        } else {
+          for (int64_t l = 0; l < lanes; ++l)
+            read_dense_floats(wei_, math_, first + l * lane + co0 * taps_, (co1 - co0) * taps_,
+                              converted + l * (co1 - co0) * taps_);
+          pack_weight_block(converted, taps_, (co1 - co0) * taps_, co0, co1, lanes, block);
         }
-        for (int64_t co = co0; co < co1; ++co)
-          read_dense_floats(wei_, math_, first + co * cin * taps_, lanes * taps_, converted + (co - co0) * row_floats);
-        pack_weight_block(converted, row_floats, co0, co1, lanes, block);
       }
     });
   }
 
-  // Output channels [co0, co1) of a block: channel co's run (lanes x taps) at rows + (co - co0) * row_floats.
-  // A whole block's (16 channels x taps) rows transposed 4 x 4 at a time (not a gather of every taps-th
-  // float), the last taps % 4 and partial blocks one by one.
-  void pack_weight_block(const float* rows, int64_t row_floats, int64_t co0, int64_t co1, int64_t lanes,
+  // Output channels [co0, co1) of a block: channel co's tap k of lane l at runs[(co - co0) * channel + l *
+  // lane + k] (swapped: + K-1-k). A whole block's (16 lanes x taps) transposed 4 x 4 at a time (not a
+  // gather of single floats; swapped, four taps stored in the reverse order), the last taps % 4 and
+  // partial blocks one by one.
+  void pack_weight_block(const float* runs, int64_t channel, int64_t lane, int64_t co0, int64_t co1, int64_t lanes,
                          float* block) const {
-    const int64_t cout = g_.dst_channels_per_group;
+    const int64_t cout = g_.dst_channels_per_group, tap_floats = cout * kRowLanes;
     const int64_t whole = lanes == kRowLanes ? taps_ / 4 * 4 : 0;
     for (int64_t k = 0; k < whole; k += 4) {
+      // taps k .. k + 3 from 4 floats in a row: at k, or swapped at K-4-k (tap k + 3 first)
+      const int64_t from = swapped_ ? taps_ - 4 - k : k;
+      float* to = block + (swapped_ ? k + 3 : k) * tap_floats;
+      const int64_t to_stride = swapped_ ? -tap_floats : tap_floats;
       for (int64_t co = co0; co < co1; ++co) {  // (each 16-lane vector written whole)
         for (int64_t l = 0; l < kRowLanes; l += 4)
-          transpose_4x4(rows + (co - co0) * row_floats + l * taps_ + k, taps_, block + (k * cout + co) * kRowLanes + l,
-                        cout * kRowLanes);
+          transpose_4x4(runs + (co - co0) * channel + l * lane + from, lane, to + co * kRowLanes + l, to_stride);
       }
     }
     for (int64_t k = whole; k < taps_; ++k) {
+      const int64_t tap = swapped_ ? taps_ - 1 - k : k;
       for (int64_t co = co0; co < co1; ++co) {
         for (int64_t l = 0; l < kRowLanes; ++l)
-          block[(k * cout + co) * kRowLanes + l] = l < lanes ? rows[(co - co0) * row_floats + l * taps_ + k] : 0.0f;
+          block[k * tap_floats + co * kRowLanes + l] = l < lanes ? runs[(co - co0) * channel + l * lane + tap] : 0.0f;
       }
     }
   }
@@ -387,9 +412,10 @@ class DirectInput final : public ConvStep {
     }
   }
 
-  ConvGeometry g_;
-  View5 dst_;  // dY, read straight from the user's view
-  View5 wei_;  // W: read from the user's view where weight_rows_ is booked
+  bool swapped_;    // a transposed layer's gradInput (swapped())
+  ConvGeometry g_;  // the direct layer whose gradInput is computed (swapped: the flipped geometry)
+  View5 dst_;       // its dY, read straight from the user's view (swapped: the source)
+  View5 wei_;       // W: read from the user's view where weight_rows_ is booked
   MathMode math_;
   int threads_;
   const RowKernels& kernels_;
@@ -404,17 +430,20 @@ class DirectInput final : public ConvStep {
   bool prefetch_rows_ = cpu_is_amd();
 };
 
-// Dense layers (at least 16 channels per group in and out), not 1x1 (whose GEMMs read their source
-// in place, or for a stride past 1 compute only the positions it reaches), with rows and staged dY
-// within their budgets.
+// Dense layers (at least 16 channels per group in and out; transposed ones of stride 1), not 1x1 (whose GEMMs read
+// their source in place, or for a stride past 1 compute only the positions it reaches), with rows and staged dY within
+// their budgets.
 Support supports(const ConvProblem& p, const CpuFeatures& cpu) {
-  const ConvGeometry& g = p.geometry;
-  if (p.input_grad != InputGrad::kBackwardData) return refuse("transposed layer");
+  if (swapped(p) && !flippable(p.geometry))
+    return refuse("transposed layer not of stride 1 with padding within the kernel");
+  const ConvGeometry g = swapped(p) ? flipped_geometry(p.geometry) : p.geometry;
   // (BF16 operands that the CPU multiplies in pairs in the AMX tiles' order take the GEMMs' pair
-  // products instead, where gemm_flipped_windows or gemm_col2im takes them: on AMX tiles 16 x 16 x 32
-  // per instruction, on VDPBF16PS twice a float FMA's multiply-adds; and the same bits on both.)
-  if (amx_pair_products(p.dst, p.wei, p.math) != AmxTiles::kNone &&
-      (kGemmFlippedWindowsInputGrad.supports(p, cpu) || col2im_pair_products_fit(g)))
+  // products instead, where gemm_flipped_windows or gemm_col2im takes them (swapped: gemm_forward_windows):
+  // on AMX tiles 16 x 16 x 32 per instruction, on VDPBF16PS twice a float FMA's multiply-adds; and the
+  // same bits on both.)
+  if (amx_pair_products(swapped(p) ? p.src : p.dst, p.wei, p.math) != AmxTiles::kNone &&
+      (swapped(p) ? bool(kGemmForwardWindowsInputGrad.supports(p, cpu))
+                  : kGemmFlippedWindowsInputGrad.supports(p, cpu) || col2im_pair_products_fit(g)))
     return refuse("BF16 pairs go to the GEMMs' tiles");
   if (g.src_channels_per_group < kRowLanes || g.dst_channels_per_group < kRowLanes)
     return refuse("fewer than 16 channels per group");
