@@ -81,19 +81,21 @@ inline const View5* result_bias(const ConvProblem& p) { return p.add_grad_input_
 inline bool result_in_place(const ConvProblem& p) { return is_dense_float(p.grad_input) && !p.add_grad_input_bias; }
 
 // A result the GEMM implementations write as a dense float array: the user's tensor itself when
-// it is one (and no bias is added), else a staging region copied (and rounded) into the user's view
-// at the end. With a bias, every store adds channel c's bias to its float sums first: the result is
-// fl32(sum) + bias, rounded once into the view's dtype.
+// it is one (and no bias is added, or the step adds it), else a staging region copied (and rounded)
+// into the user's view at the end. With a bias, every store adds channel c's bias to its float sums
+// first: the result is fl32(sum) + bias, rounded once into the view's dtype.
 class DenseFloatOutput {
  public:
   // `parts_from_buffers`: the step stores every part of a result that stores_parts() from buffers
   // of its own (store_rows), never through data(): no float region is booked for it then.
+  // `step_adds_bias`: a step that adds the bias to its sums as it stores them, where it writes into
+  // data() in place (in_place()).
   DenseFloatOutput() = default;
   DenseFloatOutput(const View5& view, PlanBuilder& builder, const char* region_name, bool parts_from_buffers = false,
-                   const View5* bias = nullptr)
+                   const View5* bias = nullptr, bool step_adds_bias = false)
       : view_(view), has_bias_(bias != nullptr) {
     if (has_bias_) bias_ = *bias;
-    if (is_dense_float(view) && !has_bias_) {
+    if (is_dense_float(view) && (!has_bias_ || step_adds_bias)) {
       in_place_ = true;
     } else {
       by_parts_ = !may_overlap(view);
@@ -120,6 +122,8 @@ class DenseFloatOutput {
   // Whether store_part stores (a step may then store its values straight from where it computed
   // them, with store_rows, instead of into data()).
   bool stores_parts() const { return !in_place_ && by_parts_; }
+  // Whether data() is the user's tensor (where a bias is added, the step adds it).
+  bool in_place() const { return in_place_; }
   // Stores positions [first, first + count) of channels c .. c + channels - 1 of sample n, channel c + i's
   // values at values + i * value_stride, into the user's view (store_rows_floats).
   void store_rows(const float* values, int64_t value_stride, int64_t channels, int64_t n, int64_t c, int64_t first,

@@ -32,8 +32,10 @@ constexpr int kForwardBlock = 8;  // output channels per packed weight block of 
 // for co < out_channels, r < rows and w < width, one chain of multiply-adds; or, with chain_taps > 0
 // (one kernel row) and one output channel, each channel's taps in chains of chain_taps from zero (the
 // last one shorter where chain_taps does not divide taps), the chains' sums added in order (a
-// depthwise sum of 9 products, three chains of 3, has about three quarters of one chain's error). The staged rows must
-// hold round_up(width, 16) floats from each tap's offset on (the lanes past `width` are not stored).
+// depthwise sum of 9 products, three chains of 3, has about three quarters of one chain's error); with a
+// bias, bias[co] added to each sum as it is stored (fl32(sum) + bias, the forward operators' rule). The
+// staged rows must hold round_up(width, 16) floats from each tap's offset on (the lanes past `width` are
+// not stored).
 struct ForwardRows {
   const float* src;
   const int64_t* row_base;
@@ -44,7 +46,8 @@ struct ForwardRows {
   int64_t out_channels;  // <= kForwardBlock
   float* out;
   int64_t out_channel_stride, width;
-  int64_t chain_taps = 0;  // (only read with out_channels 1)
+  int64_t chain_taps = 0;       // (only read with out_channels 1)
+  const float* bias = nullptr;  // out_channels floats, or none
 };
 
 // One slice's contribution to a weight gradient's dot products, in 16 lanes each:

@@ -91,10 +91,12 @@ void forward_chunk(const ForwardRows& job, const float* const (&src_rows)[kRows]
     for (int co = 0; co < kCo; ++co) {
       if (co >= channels) break;
       float* out = out_rows[i] + (co0 + co) * job.out_channel_stride + w0;
+      const T bias = Ops::splat(job.bias != nullptr ? job.bias[co0 + co] : 0.0f);
 #pragma GCC unroll 4
       for (int v = 0; v < kVec; ++v) {
         const int64_t count = lesser(kLanes, job.width - w0 - kLanes * v);
-        const T result = kCo == 1 ? chains[i][v] : acc[i][co][v];
+        T result = kCo == 1 ? chains[i][v] : acc[i][co][v];
+        if (job.bias != nullptr) result = Ops::add(result, bias);
         if (count == kLanes) {
           Ops::store(out + kLanes * v, result);
         } else if (count > 0) {
