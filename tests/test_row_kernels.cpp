@@ -169,8 +169,17 @@ TEST(RowKernels, ForwardRowsFollowTheirChains) {
       std::vector<float> out(k.out_channels * plane + 8, -7.0f);
       // One output channel: a chain per kernel row (`columns` taps); more: one chain.
       const int64_t chain_taps = k.out_channels == 1 ? columns : 0;
-      const ForwardRows job{src.data(),     row_base.data(), k.rows,     channel_stride, k.channels, tap.data(), k.taps,
-                            weights.data(), k.out_channels,  out.data(), plane,          k.width,    chain_taps};
+      // Half of the cases with a bias (a forward operator's): added to each sum as it is stored.
+      std::vector<float> bias(k.out_channels);
+      for (float& b : bias) b = normal(rng);
+      const bool with_bias = (k.width + k.rows) % 2 == 1;
+      const ForwardRows job{src.data(),     row_base.data(),
+                            k.rows,         channel_stride,
+                            k.channels,     tap.data(),
+                            k.taps,         weights.data(),
+                            k.out_channels, out.data(),
+                            plane,          k.width,
+                            chain_taps,     with_bias ? bias.data() : nullptr};
       kernels.forward_rows(job);
       for (int64_t co = 0; co < k.out_channels; ++co) {
         for (int64_t r = 0; r < k.rows; ++r) {
@@ -185,6 +194,7 @@ TEST(RowKernels, ForwardRowsFollowTheirChains) {
               }
             }
             sum += chain;
+            if (with_bias) sum += bias[co];
             const float got = out[co * plane + r * k.width + w];
             SCOPED_TRACE(testing::Message() << isa_name(isa) << " out_channels " << k.out_channels << " width "
                                             << k.width << " rows " << k.rows << " at " << co << "," << r << "," << w);
