@@ -243,7 +243,7 @@ std::vector<Case> cases() {
       // Rows so wide that direct's per-thread rows (its staged dY and result tile, 2.9 MiB) take more than the
       // 2 MiB a thread the workspace budget grants: the step runs on fewer threads (`:threads=`) on every
       // instruction set.
-      {"direct_wide_rows", geometry(1, 1, 16, 17, {9000}, {3}, {1}, {1}, {1}), false},
+      {"direct_rows_past_budget", geometry(1, 1, 16, 17, {2, 9000}, {1, 3}, {1, 1}, {0, 1}, {1, 1}), false},
   };
 }
 
