@@ -238,7 +238,7 @@ std::vector<Case> cases() {
       // taps with a trailing padding wider than the kernel reaches (output positions no tap meets).
       {"direct_swapped", geometry(2, 1, 20, 33, {9, 11}, {3, 3}, {1, 1}, {1, 1}, {1, 1}), true},
       {"direct_swapped_3d", geometry(1, 2, 17, 16, {3, 5, 12}, {2, 2, 2}, {1, 1, 1}, {0, 1, 1}, {1, 1, 2}), true},
-      {"direct_swapped_trailing", trailing_pad(geometry(2, 1, 16, 18, {6, 13}, {3, 5}, {1, 1}, {1, 0}, {2, 1}), 2, 3),
+      {"direct_swapped_trailing", trailing_pad(geometry(2, 1, 16, 18, {6, 13}, {3, 5}, {1, 1}, {1, 0}, {2, 1}), 2, 6),
        true},
   };
 }

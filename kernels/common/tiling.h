@@ -122,8 +122,6 @@ class DenseFloatOutput {
   // Whether store_part stores (a step may then store its values straight from where it computed
   // them, with store_rows, instead of into data()).
   bool stores_parts() const { return !in_place_ && by_parts_; }
-  // Whether data() is the user's tensor (where a bias is added, the step adds it).
-  bool in_place() const { return in_place_; }
   // Stores positions [first, first + count) of channels c .. c + channels - 1 of sample n, channel c + i's
   // values at values + i * value_stride, into the user's view (store_rows_floats).
   void store_rows(const float* values, int64_t value_stride, int64_t channels, int64_t n, int64_t c, int64_t first,

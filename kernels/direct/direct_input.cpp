@@ -28,6 +28,7 @@
 #include "kernels/common/tasks.h"
 #include "kernels/common/tiling.h"
 #include "kernels/core/plan.h"
+#include "kernels/direct/lane_weights.h"
 #include "kernels/direct/row_kernels.h"
 #include "kernels/gemm/bf16_pairs.h"
 #include "kernels/gemm/transpose_4x4.h"
@@ -48,7 +49,6 @@ constexpr int64_t kMaxReach = int64_t{1} << 30;       // padding and kernel span
 // phases' passes cost more than gemm_col2im's products, which do not depend on the stride
 // (docs/kernels.md).
 constexpr int64_t kMaxStride = 4;
-constexpr int64_t kWeightRowFloats = int64_t{1} << 14;  // converted weights a task holds at once, at most
 
 // Input position i and tap k read dY index (i + p - k*d) / s along an axis where that divides
 // exactly. The dY indices [first_reach, last_reach) the taps of input indices [i0, i1) reach:
@@ -111,7 +111,10 @@ class DirectInput final : public ConvStep {
         output_(p.grad_input, b, "gradInput.f32", true, result_bias(p)),
         staging_(g_, 1) {
     const int64_t cin = g_.src_channels_per_group, cout = g_.dst_channels_per_group;
-    channel_tasks_ = ceil_div(cin, kBlockChannels);
+    taps_ = g_.kernel_volume();
+    // (swapped: W's first axis holds the lanes' channels, its taps flipped)
+    weights_ = LaneWeights(wei_, math_, {g_.groups, cin, cout, taps_, swapped_, swapped_}, b);
+    channel_tasks_ = weights_.tasks_per_group();
     // Bands of rows of one input plane, for kTargetTasks tasks.
     const int64_t depth = g_.src_size[0], height = g_.src_size[1];
     const int64_t per_plane =
@@ -119,17 +122,6 @@ class DirectInput final : public ConvStep {
     band_rows_ = ceil_div(height, per_plane);
     bands_ = depth * ceil_div(height, band_rows_);
     staging_ = RowStaging(g_, band_rows_);
-    taps_ = g_.kernel_volume();
-    block_floats_ = taps_ * cout * kRowLanes;
-    weights_ = b.book_scratch("direct.packed_weights", g_.groups * channel_tasks_ * 2 * block_floats_, sizeof(float));
-    // Weights other than dense floats, where dense, are converted as they are packed: each output
-    // channel's run of a block's 16 channels x taps, `weight_chunk_` output channels at a time (not
-    // through a whole-tensor float copy, written and read back once more).
-    const bool weights_in_place = float_in_place(wei_, math_);
-    if (!weights_in_place && is_dense(wei_)) {
-      weight_chunk_ = std::clamp<int64_t>(kWeightRowFloats / (kRowLanes * taps_), 1, cout);
-      weight_rows_ = b.book_scratch("direct.weight_rows", weight_chunk_ * kRowLanes * taps_, sizeof(float), threads_);
-    }
     staged_ = b.book_scratch("direct.staged_gradOutput", staging_.planes * staging_.rows * cout * staging_.width,
                              sizeof(float), threads_);
     // (and as many rows again: the rows of a view not stored as dense floats)
@@ -137,7 +129,7 @@ class DirectInput final : public ConvStep {
     // (per tap: dY's offset, the weights', the first and the end of the positions inside dY's columns; and
     // one more: which (sample, group, band) the thread's staged rows hold)
     tap_offsets_ = b.book_scratch("direct.tap_offsets", 4 * taps_ + 1, sizeof(int64_t), threads_);
-    b.need_float_inputs(false, weight_rows_ < 0, false);  // dY is staged from the user's view
+    b.need_float_inputs(false, weights_.wants_float_weights(), false);  // dY is staged from the user's view
   }
 
   int64_t tasks() const override { return g_.batch * g_.groups * channel_tasks_ * bands_; }
@@ -146,8 +138,7 @@ class DirectInput final : public ConvStep {
   }
 
   int run(const Workspace& w, const StepInputs& in) const override {
-    float* weights = w.at<float>(weights_);
-    int status = pack_weights(w, in.f32.wei, weights);
+    int status = weights_.pack(w, in.f32.wei, threads_);
     if (status != ACLNN_SUCCESS) return status;
     float* grad_input = output_.data(w);
     for (int i = 0; i < threads_; ++i) *staged_key(w, i) = -1;  // nothing staged yet
@@ -157,78 +148,13 @@ class DirectInput final : public ConvStep {
       // they are read, in order).
       const int64_t ct = t % channel_tasks_, band = t / channel_tasks_ % bands_;
       const int64_t n = t / (channel_tasks_ * bands_) % g_.batch, grp = t / (channel_tasks_ * bands_ * g_.batch);
-      run_task(w, weights + (grp * channel_tasks_ + ct) * 2 * block_floats_, grad_input, n, grp, ct, band);
+      run_task(w, weights_.blocks(w, grp, ct), grad_input, n, grp, ct, band);
     });
     if (status == ACLNN_SUCCESS) output_.finish(w, threads_, true);
     return status;
   }
 
  private:
-  // Each (group, 32 input channels) as two blocks of 16-lane weight vectors: block b's vector of tap
-  // k and output channel co at ((b * K + k) * Cout + co) * 16 (zero past the last input channel).
-  // A task per block, its taps four at a time over every output channel: each pass writes four runs
-  // (tap k's vectors are Cout x 16 floats apart, 32 KiB for 512 output channels: all of a block's taps
-  // at once would fall in one L1 set and thrash it) and reads the block's rows of W again from L2.
-  int pack_weights(const Workspace& w, const float* wei, float* out) const {
-    const int64_t cin = g_.src_channels_per_group, cout = g_.dst_channels_per_group;
-    return run_tasks(g_.groups * channel_tasks_ * 2, threads_, "direct gradInput", [&](int64_t t) {
-      const int64_t grp = t / 2 / channel_tasks_, c0 = t / 2 % channel_tasks_ * kBlockChannels + t % 2 * kRowLanes;
-      float* block = out + t * block_floats_;
-      const int64_t lanes = std::clamp<int64_t>(cin - c0, 0, kRowLanes);
-      // Output channel co's taps of lane l (input channel c0 + l) in the user's W: W[co][c0 + l][k], or
-      // swapped W[c0 + l][co][K-1-k]; from `first`, co and l `channel` and `lane` floats apart.
-      const int64_t first = swapped_ ? (grp * cin + c0) * cout * taps_ : (grp * cout * cin + c0) * taps_;
-      const int64_t channel = swapped_ ? taps_ : cin * taps_, lane = swapped_ ? cout * taps_ : taps_;
-      // In place in the dense float weights, or converted from the user's view into the thread's rows,
-      // `weight_chunk_` output channels at a time, in runs contiguous in W: each output channel's
-      // (lanes x taps), swapped each lane's (channels x taps).
-      float* converted = weight_rows_ >= 0 ? w.at<float>(weight_rows_, thread_index()) : nullptr;
-      const int64_t chunk = converted != nullptr ? weight_chunk_ : cout;
-      for (int64_t co0 = 0; co0 < cout; co0 += chunk) {
-        const int64_t co1 = std::min(cout, co0 + chunk);
-        if (converted == nullptr) {
-          pack_weight_block(wei + first + co0 * channel, channel, lane, co0, co1, lanes, block);
-        } else if (!swapped_) {
-          for (int64_t co = co0; co < co1; ++co)
-            read_dense_floats(wei_, math_, first + co * channel, lanes * taps_, converted + (co - co0) * lanes * taps_);
-          pack_weight_block(converted, lanes * taps_, taps_, co0, co1, lanes, block);
-        } else {
-          for (int64_t l = 0; l < lanes; ++l)
-            read_dense_floats(wei_, math_, first + l * lane + co0 * taps_, (co1 - co0) * taps_,
-                              converted + l * (co1 - co0) * taps_);
-          pack_weight_block(converted, taps_, (co1 - co0) * taps_, co0, co1, lanes, block);
-        }
-      }
-    });
-  }
-
-  // Output channels [co0, co1) of a block: channel co's tap k of lane l at runs[(co - co0) * channel + l *
-  // lane + k] (swapped: + K-1-k). A whole block's (16 lanes x taps) transposed 4 x 4 at a time (not a
-  // gather of single floats; swapped, four taps stored in the reverse order), the last taps % 4 and
-  // partial blocks one by one.
-  void pack_weight_block(const float* runs, int64_t channel, int64_t lane, int64_t co0, int64_t co1, int64_t lanes,
-                         float* block) const {
-    const int64_t cout = g_.dst_channels_per_group, tap_floats = cout * kRowLanes;
-    const int64_t whole = lanes == kRowLanes ? taps_ / 4 * 4 : 0;
-    for (int64_t k = 0; k < whole; k += 4) {
-      // taps k .. k + 3 from 4 floats in a row: at k, or swapped at K-4-k (tap k + 3 first)
-      const int64_t from = swapped_ ? taps_ - 4 - k : k;
-      float* to = block + (swapped_ ? k + 3 : k) * tap_floats;
-      const int64_t to_stride = swapped_ ? -tap_floats : tap_floats;
-      for (int64_t co = co0; co < co1; ++co) {  // (each 16-lane vector written whole)
-        for (int64_t l = 0; l < kRowLanes; l += 4)
-          transpose_4x4(runs + (co - co0) * channel + l * lane + from, lane, to + co * kRowLanes + l, to_stride);
-      }
-    }
-    for (int64_t k = whole; k < taps_; ++k) {
-      const int64_t tap = swapped_ ? taps_ - 1 - k : k;
-      for (int64_t co = co0; co < co1; ++co) {
-        for (int64_t l = 0; l < kRowLanes; ++l)
-          block[k * tap_floats + co * kRowLanes + l] = l < lanes ? runs[(co - co0) * channel + l * lane + tap] : 0.0f;
-      }
-    }
-  }
-
   // One task: input channels [ci0, ci0 + 32) of rows [ih0, ih1) of input plane id, sample n.
   void run_task(const Workspace& w, const float* weights, float* grad_input, int64_t n, int64_t grp, int64_t ct,
                 int64_t band) const {
@@ -308,7 +234,7 @@ class DirectInput final : public ConvStep {
                             cout,
                             staging_.width,
                             weights,
-                            block_floats_,
+                            weights_.block_floats(),
                             ceil_div(channels, kRowLanes),
                             phase_tile,
                             positions};
@@ -415,15 +341,15 @@ class DirectInput final : public ConvStep {
   bool swapped_;    // a transposed layer's gradInput (swapped())
   ConvGeometry g_;  // the direct layer whose gradInput is computed (swapped: the flipped geometry)
   View5 dst_;       // its dY, read straight from the user's view (swapped: the source)
-  View5 wei_;       // W: read from the user's view where weight_rows_ is booked
+  View5 wei_;       // W: read from the user's view where LaneWeights converts it
   MathMode math_;
   int threads_;
   const RowKernels& kernels_;
   DenseFloatOutput output_;
   RowStaging staging_;
-  int64_t channel_tasks_ = 1, band_rows_ = 1, bands_ = 1, taps_ = 1, block_floats_ = 0, weight_chunk_ = 0;
-  WorkspaceLedger::Handle weights_ = -1, staged_ = -1, tile_ = -1, tap_offsets_ = -1;  // all but weights: per thread
-  WorkspaceLedger::Handle weight_rows_ = -1;                                           // per thread
+  LaneWeights weights_;
+  int64_t channel_tasks_ = 1, band_rows_ = 1, bands_ = 1, taps_ = 1;
+  WorkspaceLedger::Handle staged_ = -1, tile_ = -1, tap_offsets_ = -1;  // per thread
   // Whether each row's output lines are prefetched (into L2) while the row before it is computed, so
   // that its stores do not wait for them to come from memory: on AMD's cores; a burst of prefetches
   // stalls Intel's cores (small_group.cpp).
@@ -445,9 +371,9 @@ Support supports(const ConvProblem& p, const CpuFeatures& cpu) {
       (swapped(p) ? bool(kGemmForwardWindowsInputGrad.supports(p, cpu))
                   : kGemmFlippedWindowsInputGrad.supports(p, cpu) || col2im_pair_products_fit(g)))
     return refuse("BF16 pairs go to the GEMMs' tiles");
-  // One row per plane, stride 1: the padded windows of gemm_flipped_windows (swapped: gemm_forward_windows)
-  // hold each row whole, so their products compute no spill column and skip nothing `direct` would, and
-  // the GEMM's register blocking runs them faster (conv1d_k5_c256: 0.93 of direct's time).
+  // One row per plane (a 1-D layer; swapped, one output row), stride 1: the padded windows of gemm_flipped_windows
+  // (swapped: gemm_forward_windows) hold each row whole, so their products compute no spill column and skip nothing
+  // `direct` would, and the GEMM's register blocking runs them faster (conv1d_k5_c256: 0.93 of direct's time).
   if (g.src_size[0] == 1 && g.src_size[1] == 1 &&
       (swapped(p) ? kGemmForwardWindowsInputGrad.supports(p, cpu) : kGemmFlippedWindowsInputGrad.supports(p, cpu)))
     return refuse("one row per plane that the GEMM's padded windows take");
