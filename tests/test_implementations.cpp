@@ -240,6 +240,14 @@ std::vector<Case> cases() {
       {"direct_swapped_3d", geometry(1, 2, 17, 16, {3, 5, 12}, {2, 2, 2}, {1, 1, 1}, {0, 1, 1}, {1, 1, 2}), true},
       {"direct_swapped_trailing", trailing_pad(geometry(2, 1, 16, 18, {6, 13}, {3, 5}, {1, 1}, {1, 0}, {2, 1}), 2, 6),
        true},
+      // Transposed layers through direct_forward (the source staged in its column phases): strides 2 and 3
+      // with dilation 2 along W, 33 output channels; 3-D with stride 2 and 2 groups; padding past the
+      // kernel's reach with stride 2 (output rows and columns no tap meets); stride 4 with 3 taps (phases no
+      // tap reads).
+      {"direct_forward_strided", geometry(2, 1, 16, 33, {13, 17}, {3, 4}, {2, 3}, {1, 2}, {1, 2}), true},
+      {"direct_forward_3d", geometry(1, 2, 16, 17, {5, 7, 9}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}), true},
+      {"direct_forward_wide_pad", geometry(2, 1, 17, 16, {6, 9}, {3, 3}, {2, 2}, {3, 3}, {1, 1}), true},
+      {"direct_forward_stride4", geometry(1, 1, 16, 17, {9, 22}, {2, 3}, {1, 4}, {0, 1}, {1, 1}), true},
   };
 }
 
@@ -583,8 +591,8 @@ TEST(Implementations, GradInputEntriesAddTheOutputBias) {
   std::string names;
   for (const std::string& name : checked) names += name + " ";
   EXPECT_EQ(names,
-            "channels_last depthwise direct gemm_col2im gemm_flipped_tiles gemm_flipped_windows gemm_forward_tiles "
-            "gemm_forward_windows small_group ");
+            "channels_last depthwise direct direct_forward gemm_col2im gemm_flipped_tiles gemm_flipped_windows "
+            "gemm_forward_tiles gemm_forward_windows small_group ");
 }
 
 // The verbose description of the gemm plan of case `name` (float, dense, 2 threads), or "" where
@@ -1227,9 +1235,10 @@ TEST(Implementations, DefaultChoice) {
     EXPECT_EQ(depthwise.chosen[0], c.transposed || flippable(c.g) ? "small_group" : "depthwise") << c.name;
     EXPECT_EQ(depthwise.chosen[1], "small_group") << c.name;
   }
-  for (const Case& c : cases()) {  // dense stride-1 cases: the direct gradInput, but BF16 pairs in the GEMMs
+  for (const Case& c : cases()) {  // dense cases: the direct kernels, but BF16 pairs in the GEMMs
     if (std::string(c.name).rfind("direct", 0) != 0) continue;
-    EXPECT_EQ(run("", c, kVariants[0], 1, 1).chosen[0], "direct") << c.name;
+    EXPECT_EQ(run("", c, kVariants[0], 1, 1).chosen[0], c.transposed && !flippable(c.g) ? "direct_forward" : "direct")
+        << c.name;
     EXPECT_EQ(run("", c, kVariants[4], 1, 1).family[0], amx_tiles() != AmxTiles::kNone ? "gemm" : "direct") << c.name;
   }
   for (const Case& c : cases()) {  // the other small-group cases: the small-group kernels

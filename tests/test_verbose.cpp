@@ -136,7 +136,8 @@ TEST(Verbose, LevelTwoSaysWhyEachEntryWasNotChosen) {
   EXPECT_EQ(lines[0][7],
             "small_group: not stride 1 with padding within the kernel; depthwise: not one channel per group; "
             "channels_last: not a 1-D stride-1 layer of one group in full precision; direct: fewer than 16 channels "
-            "per group; gemm_flipped_windows: not stride 1 with padding within the kernel; gemm_flipped_tiles: not "
+            "per group; direct_forward: not a transposed layer; gemm_flipped_windows: not stride 1 with padding "
+            "within the kernel; gemm_flipped_tiles: not "
             "stride 1 with padding within the kernel; gemm_forward_windows: not a transposed layer; "
             "gemm_forward_tiles: not a transposed layer");
   EXPECT_EQ(lines[1][7], "");  // the first entry took it
@@ -153,7 +154,11 @@ TEST(Verbose, LevelTwoAsksANamedEntryFirstAndOnce) {
   ASSERT_EQ(f.size(), 8u) << out;
   EXPECT_EQ(f[5], "gradInput");
   EXPECT_EQ(f[6], "gemm_col2im");
-  EXPECT_EQ(f[7].rfind("direct: fewer than 16 channels per group; small_group: ", 0), 0u) << f[7];
+  // (the family's entries, in the list's order)
+  EXPECT_EQ(
+      f[7].rfind("direct: fewer than 16 channels per group; direct_forward: not a transposed layer; small_group: ", 0),
+      0u)
+      << f[7];
   EXPECT_EQ(f[7].find("direct:", 1), std::string::npos) << f[7];
 }
 

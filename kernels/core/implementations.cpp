@@ -11,6 +11,7 @@ namespace aclnn_cpu {
 
 extern const ConvImpl kDepthwiseInputGrad;           // kernels/direct/depthwise.cpp
 extern const ConvImpl kDirectInputGrad;              // kernels/direct/direct_input.cpp
+extern const ConvImpl kDirectForwardInputGrad;       // kernels/direct/direct_forward.cpp
 extern const ConvImpl kDepthwiseWeightGrad;          // kernels/direct/depthwise.cpp
 extern const ConvImpl kChannelsLastInputGrad;        // kernels/gemm/channels_last_{input,weight}.cpp
 extern const ConvImpl kChannelsLastWeightGrad;       // kernels/gemm/channels_last_{input,weight}.cpp
@@ -29,11 +30,11 @@ extern const ConvImpl kReferenceWeightGrad;          // kernels/ref/conv_ref.cpp
 extern const ConvImpl kReferenceBias;                // kernels/ref/conv_ref.cpp
 
 const std::vector<const ConvImpl*>& implementations(Gradient gradient) {
-  static const std::vector<const ConvImpl*> input_grad = {&kSmallGroupInputGrad,         &kDepthwiseInputGrad,
-                                                          &kChannelsLastInputGrad,       &kDirectInputGrad,
-                                                          &kGemmFlippedWindowsInputGrad, &kGemmFlippedTilesInputGrad,
-                                                          &kGemmForwardWindowsInputGrad, &kGemmForwardTilesInputGrad,
-                                                          &kGemmCol2imInputGrad,         &kReferenceInputGrad};
+  static const std::vector<const ConvImpl*> input_grad = {
+      &kSmallGroupInputGrad,       &kDepthwiseInputGrad,          &kChannelsLastInputGrad,
+      &kDirectInputGrad,           &kDirectForwardInputGrad,      &kGemmFlippedWindowsInputGrad,
+      &kGemmFlippedTilesInputGrad, &kGemmForwardWindowsInputGrad, &kGemmForwardTilesInputGrad,
+      &kGemmCol2imInputGrad,       &kReferenceInputGrad};
   static const std::vector<const ConvImpl*> weight_grad = {&kSmallGroupWeightGrad,   &kDepthwiseWeightGrad,
                                                            &kChannelsLastWeightGrad, &kGemmWindowsWeightGrad,
                                                            &kGemmTilesWeightGrad,    &kReferenceWeightGrad};

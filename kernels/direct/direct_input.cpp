@@ -239,33 +239,12 @@ class DirectInput final : public ConvStep {
                             phase_tile,
                             positions};
         kernels_.input_rows(job);
-        if (!pairs) store_tile(tile, positions, channels, sw, row0 + q, row_stride);
+        if (!pairs) store_lane_tile(tile, positions, channels, sw, row0 + q, row_stride);
       }
       if (pairs)
         store_tile_pairs(tile, even_positions, tile + kBlockChannels * even_positions, width / 2, channels, row0,
                          row_stride);
       if (output_.stores_parts()) output_.store_rows(rows, width, channels, n, grp * cin + ci0, first, width);
-    }
-  }
-
-  // tile (channel blocks x positions x 16 lanes) into the channels' rows: channel i's position j at
-  // rows[i * row_stride + step * j]. With unit step, 4 x 4 blocks transposed in vector registers (not
-  // a scalar copy), the rest one at a time.
-  static void store_tile(const float* tile, int64_t positions, int64_t channels, int64_t step, float* rows,
-                         int64_t row_stride) {
-    const int64_t whole = step == 1 ? positions / 4 * 4 : 0;
-    for (int64_t i = 0; i < channels; ++i) {
-      const float* lanes = tile + i / kRowLanes * positions * kRowLanes + i % kRowLanes;
-      float* row = rows + i * row_stride;
-      if (i % 4 == 0 && i + 4 <= channels) {  // channels i..i+3, positions 4 at a time
-        for (int64_t j = 0; j < whole; j += 4) transpose_4x4(lanes + j * kRowLanes, kRowLanes, row + j, row_stride);
-        for (int64_t c = 0; c < 4; ++c) {
-          for (int64_t j = whole; j < positions; ++j) row[c * row_stride + step * j] = lanes[c + j * kRowLanes];
-        }
-        i += 3;
-        continue;
-      }
-      for (int64_t j = 0; j < positions; ++j) row[step * j] = lanes[j * kRowLanes];
     }
   }
 

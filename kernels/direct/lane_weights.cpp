@@ -18,8 +18,8 @@ constexpr int64_t kRowFloats = int64_t{1} << 14;  // converted weights a thread 
 
 LaneWeights::LaneWeights(const View5& wei, MathMode math, const Layout& layout, PlanBuilder& b)
     : wei_(wei), math_(math), layout_(layout) {
-  packed_ = b.book_scratch("direct.packed_weights", layout_.groups * tasks_per_group() * 2 * block_floats(),
-                           sizeof(float));
+  packed_ =
+      b.book_scratch("direct.packed_weights", layout_.groups * tasks_per_group() * 2 * block_floats(), sizeof(float));
   if (!float_in_place(wei_, math_) && is_dense(wei_)) {
     chunk_ = std::clamp<int64_t>(kRowFloats / (kLanes * layout_.taps), 1, std::max<int64_t>(layout_.summed, 1));
     rows_ = b.book_scratch("direct.weight_rows", chunk_ * kLanes * layout_.taps, sizeof(float), b.threads());
@@ -67,7 +67,8 @@ int LaneWeights::pack(const Workspace& w, const float* dense, int threads) const
         pack_block(converted, lanes * taps, taps, c0, c1, lanes, block);
       } else {
         for (int64_t l = 0; l < lanes; ++l)
-          read_dense_floats(wei_, math_, first + l * lane + c0 * taps, (c1 - c0) * taps, converted + l * (c1 - c0) * taps);
+          read_dense_floats(wei_, math_, first + l * lane + c0 * taps, (c1 - c0) * taps,
+                            converted + l * (c1 - c0) * taps);
         pack_block(converted, taps, (c1 - c0) * taps, c0, c1, lanes, block);
       }
     }
@@ -99,6 +100,24 @@ void LaneWeights::pack_block(const float* runs, int64_t channel, int64_t lane, i
       for (int64_t l = 0; l < kLanes; ++l)
         block[k * tap_floats + c * kLanes + l] = l < lanes ? runs[(c - c0) * channel + l * lane + tap] : 0.0f;
     }
+  }
+}
+
+void store_lane_tile(const float* tile, int64_t positions, int64_t channels, int64_t step, float* rows,
+                     int64_t row_stride) {
+  const int64_t whole = step == 1 ? positions / 4 * 4 : 0;
+  for (int64_t i = 0; i < channels; ++i) {
+    const float* lanes = tile + i / kLanes * positions * kLanes + i % kLanes;
+    float* row = rows + i * row_stride;
+    if (i % 4 == 0 && i + 4 <= channels) {  // channels i..i+3, positions 4 at a time
+      for (int64_t j = 0; j < whole; j += 4) transpose_4x4(lanes + j * kLanes, kLanes, row + j, row_stride);
+      for (int64_t c = 0; c < 4; ++c) {
+        for (int64_t j = whole; j < positions; ++j) row[c * row_stride + step * j] = lanes[c + j * kLanes];
+      }
+      i += 3;
+      continue;
+    }
+    for (int64_t j = 0; j < positions; ++j) row[step * j] = lanes[j * kLanes];
   }
 }
 

@@ -19,8 +19,8 @@ class LaneWeights {
  public:
   struct Layout {
     int64_t groups = 1, lanes = 0, summed = 0, taps = 1;  // channels per group, taps
-    bool lanes_first = false;                              // W (G * lanes, summed, K), else (G * summed, lanes, K)
-    bool reversed = false;                                 // block tap k from W's tap K-1-k
+    bool lanes_first = false;                             // W (G * lanes, summed, K), else (G * summed, lanes, K)
+    bool reversed = false;                                // block tap k from W's tap K-1-k
   };
   static constexpr int64_t kTaskLanes = 32;  // lane channels per task: two blocks of 16
 
@@ -45,9 +45,15 @@ class LaneWeights {
   View5 wei_;
   MathMode math_ = MathMode::kFull;
   Layout layout_;
-  int64_t chunk_ = 0;                        // summed channels converted at a time
-  WorkspaceLedger::Handle packed_ = -1;      // shared
-  WorkspaceLedger::Handle rows_ = -1;        // per thread: the converted rows
+  int64_t chunk_ = 0;                    // summed channels converted at a time
+  WorkspaceLedger::Handle packed_ = -1;  // shared
+  WorkspaceLedger::Handle rows_ = -1;    // per thread: the converted rows
 };
+
+// The row kernels' result (channel blocks x positions x 16 lanes) into the channels' rows: channel i's
+// position j at rows[i * row_stride + step * j]. With unit step, 4 x 4 blocks transposed in vector
+// registers (not a scalar copy), the rest one at a time.
+void store_lane_tile(const float* tile, int64_t positions, int64_t channels, int64_t step, float* rows,
+                     int64_t row_stride);
 
 }  // namespace aclnn_cpu
