@@ -89,7 +89,7 @@ class DenseFloatOutput {
   // `parts_from_buffers`: the step stores every part of a result that stores_parts() from buffers
   // of its own (store_rows), never through data(): no float region is booked for it then.
   // `step_adds_bias`: a step that adds the bias to its sums as it stores them, where it writes into
-  // data() in place (in_place()).
+  // data() in place (a dense float view).
   DenseFloatOutput() = default;
   DenseFloatOutput(const View5& view, PlanBuilder& builder, const char* region_name, bool parts_from_buffers = false,
                    const View5* bias = nullptr, bool step_adds_bias = false)

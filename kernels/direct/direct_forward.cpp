@@ -6,13 +6,12 @@
 //   Y[co, od, oh, ow] = sum over taps (kd, kh, kw) reaching X, ci of W[co, ci, kd, kh, kw] * X[ci, id, ih, iw],
 //   (id, ih, iw) = (od*sD - pD + kd*dD, oh*sH - pH + kh*dH, ow*sW - pW + kw*dW).
 // Each task (sample, group, band of output rows of one plane) stages the source rows its band reads
-// once (for every block of 32 output channels), each split into its sW column phases (column x at phase (x + pW) % sW, index
-// (x + pW) / sW, zeros where x lies outside X), so that a tap reads its positions' columns as one run:
-// output position j and tap kw read phase (kw*dW) % sW at index j + (kw*dW) / sW. Taps whose source
-// row or plane lies in the padding are left out, and a tap's positions whose columns do (tap_first,
-// tap_end). Each output is the blocked sum (kernels/common/blocked_sum.h) of its (tap, input channel)
-// products in that order inside one task: the same bits for any thread count, AVX-512, AVX2 and
-// aarch64.
+// once (for every block of 32 output channels), each split into its sW column phases (column x at phase (x + pW) % sW,
+// index (x + pW) / sW, zeros where x lies outside X), so that a tap reads its positions' columns as one run: output
+// position j and tap kw read phase (kw*dW) % sW at index j + (kw*dW) / sW. Taps whose source row or plane lies in the
+// padding are left out, and a tap's positions whose columns do (tap_first, tap_end). Each output is the blocked sum
+// (kernels/common/blocked_sum.h) of its (tap, input channel) products in that order inside one task: the same bits for
+// any thread count, AVX-512, AVX2 and aarch64.
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -83,8 +82,7 @@ class DirectForward final : public ConvStep {
     // Bands of rows of one output plane, for kTargetTasks tasks (each its band's source rows staged once:
     // tasks of blocks of channels would stage them again on each thread that takes one).
     const int64_t depth = g_.dst_size[0], height = g_.dst_size[1];
-    const int64_t per_plane =
-        std::clamp<int64_t>(ceil_div(pieces_for_tasks(g_.batch * g_.groups), depth), 1, height);
+    const int64_t per_plane = std::clamp<int64_t>(ceil_div(pieces_for_tasks(g_.batch * g_.groups), depth), 1, height);
     band_rows_ = ceil_div(height, per_plane);
     bands_ = depth * ceil_div(height, band_rows_);
     staging_ = SourceStaging(g_, band_rows_);
@@ -164,9 +162,8 @@ class DirectForward final : public ConvStep {
             // position j reads column sW*j + kw*dW - pW: inside X for j in [lo, hi)
             const int64_t reach = kw * g_.dilation[2];
             const int64_t lo = pw > reach ? ceil_div(pw - reach, sw) : 0;
-            const int64_t hi = g_.src_size[2] - 1 + pw - reach >= 0
-                                   ? std::min(width, (g_.src_size[2] - 1 + pw - reach) / sw + 1)
-                                   : 0;
+            const int64_t hi =
+                g_.src_size[2] - 1 + pw - reach >= 0 ? std::min(width, (g_.src_size[2] - 1 + pw - reach) / sw + 1) : 0;
             if (lo >= hi) continue;
             source_tap[taps] = row + reach % sw * staging_.phase + reach / sw;
             tap_first[taps] = lo;
@@ -220,9 +217,8 @@ class DirectForward final : public ConvStep {
             // phase r's entry m holds column sW*m + r - pW: inside X for m in [m0, m1)
             float* at = row + r * staging_.phase;
             const int64_t m0 = std::min(staging_.phase, pw > r ? ceil_div(pw - r, sw) : 0);
-            const int64_t m1 = std::max(m0, std::min(staging_.phase, src_w - 1 + pw - r >= 0
-                                                                         ? (src_w - 1 + pw - r) / sw + 1
-                                                                         : 0));
+            const int64_t m1 =
+                std::max(m0, std::min(staging_.phase, src_w - 1 + pw - r >= 0 ? (src_w - 1 + pw - r) / sw + 1 : 0));
             zero_run(at, m0);
             zero_run(at + m1, staging_.phase - m1);
             if (m1 == m0) continue;
