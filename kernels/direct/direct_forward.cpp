@@ -34,9 +34,6 @@ namespace {
 
 constexpr int64_t kBlockChannels = 2 * kRowLanes;     // output channels per task
 constexpr int64_t kStagingBudget = int64_t{4} << 20;  // bytes of a task's staged source rows, at most
-constexpr int64_t kMaxRowWidth = int64_t{1} << 16;    // source and output rows at most this wide
-constexpr int64_t kMaxReach = int64_t{1} << 30;       // padding and kernel spans at most (index sums stay small)
-constexpr int64_t kMaxStride = 4;                     // (as direct_input.cpp's)
 // Bytes of a group's W at most: each task reads all of it for each output row (blocks of 32 output
 // channels one after another), from a core's L2 where it fits there (past it, gemm_forward_windows'
 // blocks of output channels keep their rows of W in cache).
@@ -262,20 +259,11 @@ Support supports(const ConvProblem& p, const CpuFeatures& cpu) {
     return refuse("BF16 pairs go to the GEMMs' tiles");
   if (g.src_size[0] == 1 && g.src_size[1] == 1 && g.dst_size[1] == 1 && kGemmForwardWindowsInputGrad.supports(p, cpu))
     return refuse("one row per plane that the GEMM's padded windows take");
-  if (g.src_channels_per_group < kRowLanes || g.dst_channels_per_group < kRowLanes)
-    return refuse("fewer than 16 channels per group");
-  if (g.batch <= 0 || g.groups <= 0) return refuse("empty");
-  if (g.kernel_volume() == 1) return refuse("1x1 kernel");
-  for (int a = 0; a < 3; ++a) {
-    if (g.stride[a] > kMaxStride) return refuse("a stride past 4");
-    if (g.stride[a] < 1 || g.src_size[a] <= 0 || g.dst_size[a] <= 0 || g.pad[a] < 0 || g.pad[a] > kMaxReach ||
-        double(g.kernel[a]) * double(g.dilation[a]) > double(kMaxReach))
-      return refuse("stride or padding or kernel span past its reach");
-  }
+  const Support fits = direct_rows_fit(g);
+  if (!fits) return fits;
   if (double(g.src_channels_per_group) * double(g.dst_channels_per_group) * double(g.kernel_volume()) * 4 >
       double(kGroupWeightBytes))
     return refuse("a group's weights past the cache budget");
-  if (g.src_size[2] > kMaxRowWidth || g.dst_size[2] > kMaxRowWidth) return refuse("rows too wide");
   if (SourceStaging::floats(g, g.dst_size[1]) * 4 > double(kStagingBudget))
     return refuse("staged rows past the budget");
   return kSupported;

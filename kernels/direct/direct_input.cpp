@@ -43,12 +43,6 @@ namespace {
 
 constexpr int64_t kBlockChannels = 2 * kRowLanes;     // input channels per task
 constexpr int64_t kStagingBudget = int64_t{4} << 20;  // bytes of a task's staged dY rows, at most
-constexpr int64_t kMaxRowWidth = int64_t{1} << 16;    // input rows at most this wide (the row buffer)
-constexpr int64_t kMaxReach = int64_t{1} << 30;       // padding and kernel spans at most (index sums stay small)
-// Strides at most: each row is taken in `stride` phases of kernel / stride taps each, and past 4 the
-// phases' passes cost more than gemm_col2im's products, which do not depend on the stride
-// (docs/kernels.md).
-constexpr int64_t kMaxStride = 4;
 
 // Input position i and tap k read dY index (i + p - k*d) / s along an axis where that divides
 // exactly. The dY indices [first_reach, last_reach) the taps of input indices [i0, i1) reach:
@@ -356,17 +350,8 @@ Support supports(const ConvProblem& p, const CpuFeatures& cpu) {
   if (g.src_size[0] == 1 && g.src_size[1] == 1 &&
       (swapped(p) ? kGemmForwardWindowsInputGrad.supports(p, cpu) : kGemmFlippedWindowsInputGrad.supports(p, cpu)))
     return refuse("one row per plane that the GEMM's padded windows take");
-  if (g.src_channels_per_group < kRowLanes || g.dst_channels_per_group < kRowLanes)
-    return refuse("fewer than 16 channels per group");
-  if (g.batch <= 0 || g.groups <= 0) return refuse("empty");
-  if (g.kernel_volume() == 1) return refuse("1x1 kernel");
-  for (int a = 0; a < 3; ++a) {
-    if (g.stride[a] > kMaxStride) return refuse("a stride past 4");
-    if (g.stride[a] < 1 || g.src_size[a] <= 0 || g.dst_size[a] <= 0 || g.pad[a] > kMaxReach ||
-        double(g.kernel[a]) * double(g.dilation[a]) > double(kMaxReach))
-      return refuse("stride or padding or kernel span past its reach");
-  }
-  if (g.src_size[2] > kMaxRowWidth) return refuse("rows too wide");
+  const Support fits = direct_rows_fit(g);
+  if (!fits) return fits;
   if (RowStaging::floats(g, g.src_size[1]) * 4 > double(kStagingBudget)) return refuse("staged rows past the budget");
   return kSupported;
 }

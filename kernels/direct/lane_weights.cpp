@@ -103,6 +103,22 @@ void LaneWeights::pack_block(const float* runs, int64_t channel, int64_t lane, i
   }
 }
 
+Support direct_rows_fit(const ConvGeometry& g) {
+  constexpr int64_t kMaxStride = 4, kMaxReach = int64_t{1} << 30, kMaxRowWidth = int64_t{1} << 16;
+  if (g.src_channels_per_group < kLanes || g.dst_channels_per_group < kLanes)
+    return refuse("fewer than 16 channels per group");
+  if (g.batch <= 0 || g.groups <= 0) return refuse("empty");
+  if (g.kernel_volume() == 1) return refuse("1x1 kernel");
+  for (int a = 0; a < 3; ++a) {
+    if (g.stride[a] > kMaxStride) return refuse("a stride past 4");
+    if (g.stride[a] < 1 || g.src_size[a] <= 0 || g.dst_size[a] <= 0 || g.pad[a] < 0 || g.pad[a] > kMaxReach ||
+        double(g.kernel[a]) * double(g.dilation[a]) > double(kMaxReach))
+      return refuse("stride or padding or kernel span past its reach");
+  }
+  if (g.src_size[2] > kMaxRowWidth || g.dst_size[2] > kMaxRowWidth) return refuse("rows too wide");
+  return kSupported;
+}
+
 void store_lane_tile(const float* tile, int64_t positions, int64_t channels, int64_t step, float* rows,
                      int64_t row_stride) {
   const int64_t whole = step == 1 ? positions / 4 * 4 : 0;

@@ -50,6 +50,14 @@ class LaneWeights {
   WorkspaceLedger::Handle rows_ = -1;    // per thread: the converted rows
 };
 
+// Whether the direct row kernels' entries (direct, direct_forward) take geometry g, computed as
+// staged rows in blocks of 16 lane channels: at least 16 channels per group in and out, a batch and
+// groups, more than one tap (a 1x1 layer's GEMMs read their source in place), strides up to 4 (a row is
+// taken in `stride` phases; past 4 their passes cost more than gemm_col2im's products, which do not
+// depend on the stride), padding from 0 and kernel spans up to 2^30 (index sums stay small), rows up to
+// 65 536 wide (the row buffers); else why not (before any size is computed from g).
+Support direct_rows_fit(const ConvGeometry& g);
+
 // The row kernels' result (channel blocks x positions x 16 lanes) into the channels' rows: channel i's
 // position j at rows[i * row_stride + step * j]. With unit step, 4 x 4 blocks transposed in vector
 // registers (not a scalar copy), the rest one at a time.
