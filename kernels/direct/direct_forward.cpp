@@ -112,39 +112,26 @@ class DirectForward final : public ConvStep {
   }
 
  private:
-  // One task: rows [oh0, oh1) of output plane od, sample n, group grp, a block of 32 output channels
-  // after another (each block's weights read from L2 for each row).
+  // One task: rows [oh0, oh1) of output plane od, sample n, group grp; per row its taps listed once, then
+  // each block of 32 output channels (each block's weights read from L2 for each row).
   void run_task(const Workspace& w, float* output, int64_t n, int64_t grp, int64_t band) const {
-    const int64_t height = g_.dst_size[1], per_plane = bands_ / g_.dst_size[0];
+    const int64_t cin = g_.src_channels_per_group, cout = g_.dst_channels_per_group;
+    const int64_t height = g_.dst_size[1], width = g_.dst_size[2], per_plane = bands_ / g_.dst_size[0];
     const int64_t od = band / per_plane, oh0 = band % per_plane * band_rows_, oh1 = std::min(height, oh0 + band_rows_);
     const int64_t ih0 = std::max<int64_t>(0, oh0 * g_.stride[1] - g_.pad[1]);
     const int64_t ih1 =
         std::min(g_.src_size[1], (oh1 - 1) * g_.stride[1] - g_.pad[1] + (g_.kernel[1] - 1) * g_.dilation[1] + 1);
-    float* staged = w.at<float>(staged_, thread_index());
-    stage_rows(w, staged, n, grp, od, ih0, ih1);
-    for (int64_t ct = 0; ct < channel_tasks_; ++ct)
-      run_block(w, staged, weights_.blocks(w, grp, ct), output, n, grp, ct, od, oh0, oh1, ih0);
-  }
-
-  // Output channels [co0, co0 + 32) of rows [oh0, oh1) of output plane od, from the staged rows (ih0 the first).
-  void run_block(const Workspace& w, const float* staged, const float* weights, float* output, int64_t n, int64_t grp,
-                 int64_t ct, int64_t od, int64_t oh0, int64_t oh1, int64_t ih0) const {
-    const int64_t cin = g_.src_channels_per_group, cout = g_.dst_channels_per_group;
-    const int64_t height = g_.dst_size[1], width = g_.dst_size[2];
     const int thread = thread_index();
+    float* staged = w.at<float>(staged_, thread);
+    stage_rows(w, staged, n, grp, od, ih0, ih1);
     int64_t* source_tap = w.at<int64_t>(tap_offsets_, thread);
     int64_t* weight_tap = source_tap + taps_;
     int64_t* tap_first = source_tap + 2 * taps_;
     int64_t* tap_end = source_tap + 3 * taps_;
     float* tile = w.at<float>(tile_, thread);
     float* rows = tile + kBlockChannels * width;  // the rows of a view not stored as dense floats
-    const int64_t co0 = ct * kBlockChannels, channels = std::min(kBlockChannels, cout - co0);
     const int64_t plane = g_.dst_plane(), sw = g_.stride[2], pw = g_.pad[2];
     for (int64_t oh = oh0; oh < oh1; ++oh) {
-      const int64_t first = (od * height + oh) * width;
-      // Channel i's row: from the parts buffer, or Y's row in place; the channels' rows equally apart.
-      float* row0 = output_.stores_parts() ? rows : output + (n * g_.groups * cout + grp * cout + co0) * plane + first;
-      const int64_t row_stride = output_.stores_parts() ? width : plane;
       // The taps whose source plane and row lie inside X and that reach some column of it, in (kd, kh,
       // kw) order.
       int64_t taps = 0;
@@ -169,23 +156,33 @@ class DirectForward final : public ConvStep {
           }
         }
       }
-      // tile (blocks x positions x 16) = the row's 32 output channels
-      const InputRows job{staged,
-                          source_tap,
-                          weight_tap,
-                          tap_first,
-                          tap_end,
-                          taps,
-                          cin,
-                          staging_.width,
-                          weights,
-                          weights_.block_floats(),
-                          ceil_div(channels, kRowLanes),
-                          tile,
-                          width};
-      kernels_.input_rows(job);
-      store_lane_tile(tile, width, channels, 1, row0, row_stride);
-      if (output_.stores_parts()) output_.store_rows(rows, width, channels, n, grp * cout + co0, first, width);
+      const int64_t first = (od * height + oh) * width;
+      for (int64_t ct = 0; ct < channel_tasks_; ++ct) {
+        const int64_t co0 = ct * kBlockChannels, channels = std::min(kBlockChannels, cout - co0);
+        // tile (blocks x positions x 16) = the row's 32 output channels
+        const InputRows job{staged,
+                            source_tap,
+                            weight_tap,
+                            tap_first,
+                            tap_end,
+                            taps,
+                            cin,
+                            staging_.width,
+                            weights_.blocks(w, grp, ct),
+                            weights_.block_floats(),
+                            ceil_div(channels, kRowLanes),
+                            tile,
+                            width};
+        kernels_.input_rows(job);
+        // Channel i's row: from the parts buffer, or Y's row in place; the channels' rows equally apart.
+        if (output_.stores_parts()) {
+          store_lane_tile(tile, width, channels, 1, rows, width);
+          output_.store_rows(rows, width, channels, n, grp * cout + co0, first, width);
+        } else {
+          store_lane_tile(tile, width, channels, 1, output + (n * g_.groups * cout + grp * cout + co0) * plane + first,
+                          plane);
+        }
+      }
     }
   }
 
