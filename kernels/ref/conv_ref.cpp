@@ -26,35 +26,53 @@ struct Tap {
   int64_t k;
   int64_t pos;
 };
-using TapTable = std::vector<std::vector<Tap>>;  // indexed by position
 
-// For each dst position o: the taps (k, i) with i = o*s - p + k*d inside [0, src).
-TapTable forward_taps(const ConvGeometry& g, int axis) {
-  TapTable table(static_cast<size_t>(g.dst_size[axis]));
-  for (int64_t o = 0; o < g.dst_size[axis]; ++o) {
-    for (int64_t k = 0; k < g.kernel[axis]; ++k) {
-      const int64_t i = o * g.stride[axis] - g.pad[axis] + k * g.dilation[axis];
-      if (i >= 0 && i < g.src_size[axis]) table[static_cast<size_t>(o)].push_back({k, i});
-    }
+// Per position of one axis, its taps in order, all in one array (a few allocations per axis at phase 1,
+// not one per position).
+class TapTable {
+ public:
+  struct Range {
+    const Tap* first;
+    const Tap* last;
+    const Tap* begin() const { return first; }
+    const Tap* end() const { return last; }
+  };
+  Range operator[](int64_t position) const {
+    return {taps_.data() + starts_[static_cast<size_t>(position)],
+            taps_.data() + starts_[static_cast<size_t>(position) + 1]};
   }
-  return table;
-}
 
-// For each src position i: the taps (k, o) with o*s - p + k*d = i, o inside [0, dst).
-TapTable backward_taps(const ConvGeometry& g, int axis) {
-  TapTable table(static_cast<size_t>(g.src_size[axis]));
-  const TapTable forward = forward_taps(g, axis);
-  for (int64_t o = 0; o < g.dst_size[axis]; ++o) {
-    for (const Tap& tap : forward[static_cast<size_t>(o)]) {
-      table[static_cast<size_t>(tap.pos)].push_back({tap.k, o});
-    }
+  // For each dst position o: the taps (k, i) with i = o*s - p + k*d inside [0, src).
+  static TapTable forward(const ConvGeometry& g, int axis) { return grouped(g, axis, false); }
+  // For each src position i: the taps (k, o) with o*s - p + k*d = i, o inside [0, dst), in order of o.
+  static TapTable backward(const ConvGeometry& g, int axis) { return grouped(g, axis, true); }
+
+ private:
+  // The axis's taps (o, k, i), i = o*s - p + k*d inside [0, src), grouped by o (or, by_source, by i),
+  // each group in order of o, then k.
+  static TapTable grouped(const ConvGeometry& g, int axis, bool by_source) {
+    const auto each_tap = [&](auto body) {
+      for (int64_t o = 0; o < g.dst_size[axis]; ++o) {
+        for (int64_t k = 0; k < g.kernel[axis]; ++k) {
+          const int64_t i = o * g.stride[axis] - g.pad[axis] + k * g.dilation[axis];
+          if (i >= 0 && i < g.src_size[axis]) body(o, k, i);
+        }
+      }
+    };
+    TapTable t;
+    t.starts_.assign(static_cast<size_t>(by_source ? g.src_size[axis] : g.dst_size[axis]) + 1, 0);
+    each_tap([&](int64_t o, int64_t, int64_t i) { ++t.starts_[static_cast<size_t>(by_source ? i : o) + 1]; });
+    for (size_t p = 1; p < t.starts_.size(); ++p) t.starts_[p] += t.starts_[p - 1];
+    t.taps_.resize(static_cast<size_t>(t.starts_.back()));
+    std::vector<int64_t> next(t.starts_.begin(), t.starts_.end() - 1);
+    each_tap([&](int64_t o, int64_t k, int64_t i) {
+      t.taps_[static_cast<size_t>(next[static_cast<size_t>(by_source ? i : o)]++)] = {k, by_source ? o : i};
+    });
+    return t;
   }
-  return table;
-}
 
-// The tap tables of the three axes, built at phase 1.
-struct Taps {
-  TapTable d, h, w;
+  std::vector<Tap> taps_;
+  std::vector<int64_t> starts_;  // position p's taps are [starts_[p], starts_[p + 1])
 };
 
 // The reference's loops over one problem's views. Each forms one task's outputs from the planes it
@@ -71,8 +89,8 @@ class RefLoops {
         has_bias_(p.add_grad_input_bias),
         math_(p.math) {
     for (int axis = 0; axis < 3; ++axis) {
-      forward_[axis] = forward_taps(g_, axis);
-      if (backward_taps_too) backward_[axis] = backward_taps(g_, axis);
+      forward_[axis] = TapTable::forward(g_, axis);
+      if (backward_taps_too) backward_[axis] = TapTable::backward(g_, axis);
     }
   }
   // An input plane of each kind and a weight row's doubles (saturating: the ledger refuses it).
