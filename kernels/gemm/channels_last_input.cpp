@@ -11,11 +11,11 @@ namespace {
 
 // Per (sample, tile of positions): the tile's rows of `to` zeroed, then each tap's product added, then
 // the bias (if any) added to the sums. Each tap's M_k is packed once per execution (every task
-// multiplies by it). With pair products (the AMX tiles' order, amx.h), the `from` rows are read in
-// place from the user's BF16 tensor, each tap's M_k packed in pairs.
+// multiplies by it); the `from` rows are read in place by the micro-kernel (sgemm_a_rows), never
+// packed. With pair products (the AMX tiles' order, amx.h), they are read in pairs from the user's
+// BF16 tensor, each tap's M_k packed in pairs.
 // Interleaved rows (interleaved_rows: ConvTbc's) are tiled as one matrix of N x T rows instead, each
-// tap's product over every sample's rows at once: the packed operand's slivers are then 8
-// neighbouring rows, not 8 positions of one sample N rows apart (32 KiB with B 16 x C 512).
+// tap's product over every sample's rows at once.
 // Each entry's chain (taps in order, `from` channels in order) is the same: so are the bits.
 // A tile goes in chunks of rows (kChunkFloats), every tap's product over one chunk before the next:
 // the chunk's sums stay in cache between taps (a whole tile's would go to memory and back per tap and
@@ -46,12 +46,14 @@ class ChannelsLastInput final : public ConvStep {
     chunk_ = ceil_div(tile_, ceil_div(tile_, most));
     if (staged) staged_ = b.book_scratch("channels_last.from_rows", chunk_ * from_channels, sizeof(float), threads_);
     if (summed) summed_ = b.book_scratch("channels_last.to_rows", chunk_ * to_channels, sizeof(float), threads_);
-    pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(), sizeof(float), threads_);
+    // A chunk's `from` rows are read in place (never packed): their offsets, and those of the channels
+    // (of the pairs of channels with pair products) along them.
+    row_offsets_ = b.book_scratch("channels_last.row_offsets", chunk_, sizeof(int64_t), threads_);
+    channel_offsets_ = b.book_scratch("channels_last.channel_offsets", paired() ? from_channels / 2 : from_channels,
+                                      sizeof(int64_t));
     tap_floats_ = packed_right_floats(blocking_, to_channels, from_channels);
-    if (paired()) {  // M_k in pairs; a chunk's `from` row offsets; the pairs' channel offsets; the tiles' staging
+    if (paired()) {  // M_k in pairs; the tiles' staging
       tap_floats_ = packed_pairs_right_words(to_channels, from_channels / 2);
-      row_offsets_ = b.book_scratch("channels_last.row_offsets", chunk_, sizeof(int64_t), threads_);
-      pair_offsets_ = b.book_scratch("channels_last.pair_offsets", from_channels / 2, sizeof(int64_t));
       amx_stage_ =
           b.book_scratch("channels_last.amx_stage", amx_a_stage_words(from_channels / 2), sizeof(uint32_t), threads_);
     }
@@ -88,8 +90,8 @@ class ChannelsLastInput final : public ConvStep {
       }
     });
     if (status != ACLNN_SUCCESS) return status;
-    int64_t* pair_offsets = paired() ? w.at<int64_t>(pair_offsets_) : nullptr;
-    for (int64_t q = 0; q < (paired() ? pairs : 0); ++q) pair_offsets[q] = 2 * q;
+    int64_t* channel_offsets = w.at<int64_t>(channel_offsets_);  // (pairs: each pair's first channel)
+    for (int64_t q = 0; q < (paired() ? pairs : from_channels); ++q) channel_offsets[q] = paired() ? 2 * q : q;
     const View5 &from = t_.from, &to = t_.to;
     const View5 from_positions = positions_as_planes(from), to_positions = positions_as_planes(to);  // a row each
     const int64_t batch = p_.geometry.batch;
@@ -98,10 +100,9 @@ class ChannelsLastInput final : public ConvStep {
     return run_tasks(tasks(), threads_, "channels-last gradInput", [&](int64_t t) {
       const UnitRows unit{flat_, batch, flat_ ? 0 : t / tiles_};
       const int64_t r0 = t % tiles_ * tile_, r1 = std::min(rows, r0 + tile_);
-      float* pack = w.at<float>(pack_, thread_index());
       float* staged = w.at<float>(staged_, thread_index());
       float* summed = w.at<float>(summed_, thread_index());
-      int64_t* offsets = paired() ? w.at<int64_t>(row_offsets_, thread_index()) : nullptr;
+      int64_t* offsets = w.at<int64_t>(row_offsets_, thread_index());
       for (int64_t c0 = r0; c0 < r1; c0 += chunk_) {
         const int64_t c1 = std::min(r1, c0 + chunk_);
         // `to` rows [c0, c1) in place (float), or in `summed` (row r at (r - c0) * To)
@@ -114,21 +115,22 @@ class ChannelsLastInput final : public ConvStep {
           if (first >= last) continue;
           float* c = out + (first - c0) * ld;
           // to[first:last, :] (rows x To) += from[first+shift : last+shift, :] (rows x From) * M_k (From x To)
-          if (paired()) {  // `from` rows read in place from the user's BF16 tensor, in pairs of channels
-            for (int64_t r = first; r < last; ++r) offsets[r - first] = unit.element(from, r + shift);
+          for (int64_t r = first; r < last; ++r) {  // the rows in the user's tensor, or in `staged`
+            offsets[r - first] = staged != nullptr ? (r - first) * from_channels : unit.element(from, r + shift);
+          }
+          if (paired()) {  // in pairs of channels from the user's BF16 tensor
             amx_pair_a_rows(amx_, last - first, to_channels, pairs, static_cast<const uint16_t*>(from.data), offsets,
-                            pair_offsets, static_cast<const uint32_t*>(packed) + k * tap_floats_, pairs, 0, true, c, ld,
-                            w.at<uint32_t>(amx_stage_, thread_index()));
+                            channel_offsets, static_cast<const uint32_t*>(packed) + k * tap_floats_, pairs, 0, true, c,
+                            ld, w.at<uint32_t>(amx_stage_, thread_index()));
             continue;
           }
           for (int64_t r = first; r < last && staged != nullptr; ++r) {  // FLOAT16/BF16 rows widened
             read_row_floats(from_positions, MathMode::kFull, unit.sample(r + shift), unit.position(r + shift), 0, 0, 0,
                             1, from_channels, staged + (r - first) * from_channels);
           }
-          const MatrixRef a = staged != nullptr ? MatrixRef{staged, from_channels, false}
-                                                : MatrixRef{unit.floats(from, first + shift), unit.stride(from), false};
-          sgemm(blocking_, pack, last - first, to_channels, from_channels, a,
-                PackedRight{static_cast<const float*>(packed) + k * tap_floats_, from_channels}, true, c, ld);
+          sgemm_a_rows(blocking_, last - first, to_channels, from_channels,
+                       staged != nullptr ? staged : static_cast<const float*>(from.data), offsets, channel_offsets,
+                       PackedRight{static_cast<const float*>(packed) + k * tap_floats_, from_channels}, true, c, ld);
         }
         for (int64_t r = c0; r < c1 && bias != nullptr; ++r) {  // fl32(sum) + bias
           float* row = out + (r - c0) * ld;
@@ -153,9 +155,8 @@ class ChannelsLastInput final : public ConvStep {
   WorkspaceLedger::Handle bias_ = -1;     // the forward operators' bias as floats, per `to` channel
   int64_t tile_ = 1, tiles_ = 1, chunk_ = 1, tap_floats_ = 0;
   GemmBlocking blocking_;
-  WorkspaceLedger::Handle pack_ = -1;    // per thread
   WorkspaceLedger::Handle packed_ = -1;  // each tap's M_k as a PackedRight (paired(): PackedPairsRight)
-  WorkspaceLedger::Handle row_offsets_ = -1, pair_offsets_ = -1;  // paired(): per thread; shared
+  WorkspaceLedger::Handle row_offsets_ = -1, channel_offsets_ = -1;  // per thread; shared
   WorkspaceLedger::Handle amx_stage_ = -1;                        // paired(), per thread: amx_pair_a_rows' staging
   // Per thread: a chunk's FLOAT16/BF16 `from` rows widened (chunk_ x From), a 16-bit `to` chunk's sums (chunk_ x To)
   WorkspaceLedger::Handle staged_ = -1, summed_ = -1;
