@@ -248,6 +248,9 @@ std::vector<Case> cases() {
       {"direct_forward_3d", geometry(1, 2, 16, 17, {5, 7, 9}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}), true},
       {"direct_forward_wide_pad", geometry(2, 1, 17, 16, {6, 9}, {3, 3}, {2, 2}, {3, 3}, {1, 1}), true},
       {"direct_forward_stride4", geometry(1, 1, 16, 17, {9, 22}, {2, 3}, {1, 4}, {0, 1}, {1, 1}), true},
+      // A transposed layer whose gradInput (a forward convolution of 3 channels, stride 2) gemm_forward_windows
+      // computes straight into its rows: bands of one row of 32 positions, 8 output channels, one depth block.
+      {"forward_straight_rows", geometry(2, 1, 3, 8, {9, 64}, {5, 5}, {2, 2}, {2, 2}, {1, 1}), true},
   };
 }
 

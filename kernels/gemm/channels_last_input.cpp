@@ -49,8 +49,8 @@ class ChannelsLastInput final : public ConvStep {
     // A chunk's `from` rows are read in place (never packed): their offsets, and those of the channels
     // (of the pairs of channels with pair products) along them.
     row_offsets_ = b.book_scratch("channels_last.row_offsets", chunk_, sizeof(int64_t), threads_);
-    channel_offsets_ = b.book_scratch("channels_last.channel_offsets", paired() ? from_channels / 2 : from_channels,
-                                      sizeof(int64_t));
+    channel_offsets_ =
+        b.book_scratch("channels_last.channel_offsets", paired() ? from_channels / 2 : from_channels, sizeof(int64_t));
     tap_floats_ = packed_right_floats(blocking_, to_channels, from_channels);
     if (paired()) {  // M_k in pairs; the tiles' staging
       tap_floats_ = packed_pairs_right_words(to_channels, from_channels / 2);
@@ -157,7 +157,7 @@ class ChannelsLastInput final : public ConvStep {
   GemmBlocking blocking_;
   WorkspaceLedger::Handle packed_ = -1;  // each tap's M_k as a PackedRight (paired(): PackedPairsRight)
   WorkspaceLedger::Handle row_offsets_ = -1, channel_offsets_ = -1;  // per thread; shared
-  WorkspaceLedger::Handle amx_stage_ = -1;                        // paired(), per thread: amx_pair_a_rows' staging
+  WorkspaceLedger::Handle amx_stage_ = -1;                           // paired(), per thread: amx_pair_a_rows' staging
   // Per thread: a chunk's FLOAT16/BF16 `from` rows widened (chunk_ x From), a 16-bit `to` chunk's sums (chunk_ x To)
   WorkspaceLedger::Handle staged_ = -1, summed_ = -1;
 };

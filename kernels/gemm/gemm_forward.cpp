@@ -88,9 +88,12 @@ class GemmForward final : public ConvStep {
         source_(flipped ? p.dst : p.src),
         math_(p.math),
         staged_(stage_from_view(source_, p.math)),
-        output_(p.grad_input, b, "gradInput.f32", true,
-                result_bias(p)) {  // (bands and tiles store from their own results)
+        // (a forward operator's dense float output from bands: written in place, each band adding its bias)
+        bias_in_place_(form == ForwardForm::kWindows && p.add_grad_input_bias && is_dense_float(p.grad_input)),
+        output_(p.grad_input, b, "gradInput.f32", true, result_bias(p),
+                bias_in_place_) {  // (bands and tiles store from their own results)
     const int64_t slices = s_.n * s_.groups;
+    if (bias_in_place_) bias_ = p.grad_input_bias;
     if (form == ForwardForm::kWindows) {
       plan_padded_windows(p, b);
       return;
@@ -201,6 +204,18 @@ class GemmForward final : public ConvStep {
       const OutputBand band = bands_.band(t % bands_.bands());
       float* result = w.at<float>(result_, thread_index());
       const int nr = right_sliver_columns(blocking_);
+      // Y's rows of the band's channels (in place, or a whole staged result), or none: the parts stored
+      // from `result`.
+      float* y = output_.stores_parts() ? nullptr : grad_input + ((n * s_.groups + grp) * s_.cout + c0) * s_.dst_plane;
+      const int64_t line = g_.dst_size[2], lines_per_plane = g_.dst_size[1], count = band.w1 - band.w0;
+      const auto first = [&](int64_t oh) { return (band.od * lines_per_plane + oh) * line + band.w0; };
+      // A band of one row whose columns are its positions, in whole micro-kernel tiles (half ones as the
+      // last) and slivers of rows, of one depth block: computed straight into Y's rows, each tile stored
+      // once (deeper, `result`'s compact tiles take the sums of the later blocks).
+      const bool straight = y != nullptr && !paired() && band.h1 - band.h0 == 1 && bands_.columns() == count &&
+                            count % column_granularity(blocking_) == 0 && rows % left_sliver_rows(blocking_) == 0 &&
+                            depth_ <= blocking_.kc;
+      bool in_y = false;  // (computed there)
       if (paired()) {
         auto* window = w.at<uint32_t>(window_, thread_index());
         stage_padded_window_pairs(source_, g_, bands_, n, grp * s_.cin, s_.cin, band, window_slack_, window);
@@ -218,13 +233,22 @@ class GemmForward final : public ConvStep {
         const int64_t slab = depth_ / g_.kernel[0];  // depths per kernel depth (in depth-major order)
         const int64_t q0 = inside.begin * slab, q1 = inside.end * slab;
         const PackedLeft wg{weights + grp * group_floats_ + c0 * s_.rows(), s_.rows(), q0};  // (slivers from row c0)
-        sgemm_rows(blocking_, rows, bands_.columns(), q1 - q0, wg, window, offsets + q0, result, result_columns_);
+        // (no depth inside: the band's zeros go through `result`, whole tiles of them)
+        if (straight && q1 > q0) {
+          // Y[c0:c1, the band's row] (rows x count) = W_g[c0:c1] (x Cin_g*K) * cols (Cin_g*K x count)
+          sgemm_rows(blocking_, rows, count, q1 - q0, wg, window, offsets + q0, y + first(band.h0), s_.dst_plane);
+          in_y = true;
+        } else {
+          sgemm_rows(blocking_, rows, bands_.columns(), q1 - q0, wg, window, offsets + q0, result, result_columns_);
+        }
       }
-      // The band's rows into Y, or, for a result not stored as dense floats, straight into the user's view.
-      float* y = output_.stores_parts() ? nullptr : grad_input + ((n * s_.groups + grp) * s_.cout + c0) * s_.dst_plane;
-      const int64_t line = g_.dst_size[2], lines_per_plane = g_.dst_size[1], count = band.w1 - band.w0;
-      const auto first = [&](int64_t oh) { return (band.od * lines_per_plane + oh) * line + band.w0; };
-      if (output_.stores_parts()) {  // all channels' row oh per call (channel c's at + c * result_columns_)
+      // The band's rows into Y, or, for a result not stored as dense floats or with a bias, through the
+      // output's stores (which add the bias) into the user's view.
+      if (in_y) {
+        for (int64_t oh = band.h0; oh < band.h1 && bias_in_place_; ++oh)  // fl32(sum) + bias, in cache
+          add_channel_bias(bias_, grp * s_.cout + c0, rows, y + first(oh), s_.dst_plane, count);
+      } else if (output_.stores_parts() || bias_in_place_) {
+        // all channels' row oh per call (channel c's at + c * result_columns_)
         for (int64_t oh = band.h0; oh < band.h1; ++oh)
           output_.store_rows(result + (oh - band.h0) * width, result_columns_, rows, n, grp * s_.cout + c0, first(oh),
                              count);
@@ -431,6 +455,8 @@ class GemmForward final : public ConvStep {
   MathMode math_;
   bool staged_;          // tasks stage their windows of source_ (no dense float copy of it)
   bool rows16_ = false;  // whole 1x1 tiles read from source_'s 16-bit rows in place (sgemm_rows_16bit)
+  bool bias_in_place_;   // bands add the forward operators' bias to their rows in output_'s dense floats
+  View5 bias_;           // (that bias)
   DenseFloatOutput output_;
   bool implicit_ = false;           // tasks are bands read from padded windows (plan_padded_windows)
   AmxTiles amx_ = AmxTiles::kNone;  // ... in the AMX tiles' order, on these tiles (amx.h)
