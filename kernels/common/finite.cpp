@@ -33,6 +33,10 @@ bool finite_run(const View5& view, int64_t first, int64_t count) {
 
 }  // namespace
 
+bool all_finite(const float* values, int64_t count) {
+  return finite_bits<uint32_t, 0x7f800000u, 0x00800000u>(values, count);
+}
+
 bool all_finite(const View5& view, MathMode math, int64_t n, int64_t c0, int64_t channels) {
   const int64_t plane = view.shape[2] * view.shape[3] * view.shape[4];
   if (channels <= 0 || plane == 0) return true;

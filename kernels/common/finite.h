@@ -12,5 +12,7 @@ namespace aclnn_cpu {
 // kernels read them (rounded to FLOAT16 first under MathMode::kFp16Inputs, where a large FLOAT or
 // BF16 value becomes Inf). A dense run is tested on its bits, a vector's worth at a time.
 bool all_finite(const View5& view, MathMode math, int64_t n, int64_t c0, int64_t channels);
+// True when values[0 .. count) hold no Inf or NaN (tested on their bits).
+bool all_finite(const float* values, int64_t count);
 
 }  // namespace aclnn_cpu

@@ -67,6 +67,19 @@ class PlanBuilder {
   // Asks for inputs as dense float arrays (read in place when they already are one and need no
   // rounding). Several steps asking for the same one share it.
   void need_float_inputs(bool src, bool wei, bool dst);
+  // Books a region that lives through the whole execution (later steps read what a step wrote there).
+  WorkspaceLedger::Handle book_shared(const char* name, uint64_t count, uint64_t element_bytes) {
+    return ledger_.book(name, count, element_bytes);
+  }
+
+  // Set by a gradInput step that tests W for Inf and NaN as it packs it (LaneWeights): `count` bytes
+  // in the shared area, one per packing task, each 1 where every value that task packed was finite.
+  // gradInput's non-finite repair (conv_ref.h) then skips its own pass over W where all are 1.
+  struct WeightsTested {
+    WorkspaceLedger::Handle flags = -1;
+    int64_t count = 0;
+  };
+  WeightsTested weights_tested;
 
   bool float_wanted[3] = {false, false, false};  // src, wei, dst
   // For a joint step (ConvImpl::plan_joint): whether gradBias is wanted as `lanes` computes it

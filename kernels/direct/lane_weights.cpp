@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "acl/acl_base.h"
+#include "kernels/common/finite.h"
 #include "kernels/common/pack.h"
 #include "kernels/common/tasks.h"
 #include "kernels/common/tiling.h"
@@ -24,6 +25,9 @@ LaneWeights::LaneWeights(const View5& wei, MathMode math, const Layout& layout, 
     chunk_ = std::clamp<int64_t>(kRowFloats / (kLanes * layout_.taps), 1, std::max<int64_t>(layout_.summed, 1));
     rows_ = b.book_scratch("direct.weight_rows", chunk_ * kLanes * layout_.taps, sizeof(float), b.threads());
   }
+  const int64_t blocks = layout_.groups * tasks_per_group() * 2;
+  tested_ = b.book_shared("direct.weights_finite", static_cast<uint64_t>(blocks), 1);
+  b.weights_tested = {tested_, blocks};
 }
 
 int64_t LaneWeights::tasks_per_group() const { return ceil_div(layout_.lanes, kTaskLanes); }
@@ -39,10 +43,12 @@ int LaneWeights::pack(const Workspace& w, const float* dense, int threads) const
   const int64_t lanes_all = layout_.lanes, summed = layout_.summed, taps = layout_.taps;
   const int64_t per_group = tasks_per_group() * 2;
   float* out = w.at<float>(packed_);
+  unsigned char* tested = w.at<unsigned char>(tested_);
   return run_tasks(layout_.groups * per_group, threads, "direct weights", [&](int64_t t) {
     const int64_t grp = t / per_group, l0 = t % per_group * kLanes;
     float* block = out + t * block_floats();
     const int64_t lanes = std::clamp<int64_t>(lanes_all - l0, 0, kLanes);
+    tested[t] = 1;
     if (lanes == 0) {  // (a block past the last lane channel: zeros, and no pointer formed past W)
       std::fill(block, block + block_floats(), 0.0f);
       return;
@@ -57,21 +63,31 @@ int LaneWeights::pack(const Workspace& w, const float* dense, int threads) const
     // lanes first each lane's (channels x taps).
     float* converted = rows_ >= 0 ? w.at<float>(rows_, thread_index()) : nullptr;
     const int64_t chunk = converted != nullptr ? chunk_ : summed;
+    // (each run packed then tested for Inf and NaN, in cache: the values as the kernels read them)
+    bool finite = true;
     for (int64_t c0 = 0; c0 < summed; c0 += chunk) {
       const int64_t c1 = std::min(summed, c0 + chunk);
       if (converted == nullptr) {
         pack_block(dense + first + c0 * channel, channel, lane, c0, c1, lanes, block);
+        if (lf) {  // (one chunk: every summed channel) lane l's run of summed x taps
+          for (int64_t l = 0; l < lanes; ++l) finite = all_finite(dense + first + l * lane, summed * taps) && finite;
+        } else {  // summed channel c's run of lanes x taps
+          for (int64_t c = c0; c < c1; ++c) finite = all_finite(dense + first + c * channel, lanes * taps) && finite;
+        }
       } else if (!lf) {
         for (int64_t c = c0; c < c1; ++c)
           read_dense_floats(wei_, math_, first + c * channel, lanes * taps, converted + (c - c0) * lanes * taps);
         pack_block(converted, lanes * taps, taps, c0, c1, lanes, block);
+        finite = all_finite(converted, (c1 - c0) * lanes * taps) && finite;
       } else {
         for (int64_t l = 0; l < lanes; ++l)
           read_dense_floats(wei_, math_, first + l * lane + c0 * taps, (c1 - c0) * taps,
                             converted + l * (c1 - c0) * taps);
         pack_block(converted, taps, (c1 - c0) * taps, c0, c1, lanes, block);
+        finite = all_finite(converted, lanes * (c1 - c0) * taps) && finite;
       }
     }
+    tested[t] = finite ? 1 : 0;
   });
 }
 

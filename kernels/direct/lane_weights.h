@@ -33,7 +33,9 @@ class LaneWeights {
   int64_t block_floats() const { return layout_.taps * layout_.summed * 16; }
   // Whether the plan must supply W as dense floats (StepInputs::f32.wei): not where it is converted here.
   bool wants_float_weights() const { return rows_ < 0; }
-  // Packs every block on up to `threads` threads from `dense` (W as dense floats, where wanted).
+  // Packs every block on up to `threads` threads from `dense` (W as dense floats, where wanted), each
+  // packing task then testing the values of W it packed for Inf and NaN while they are in its cache
+  // (PlanBuilder::weights_tested, set by the constructor).
   int pack(const Workspace& w, const float* dense, int threads) const;
   // Task ct's two blocks of group grp.
   const float* blocks(const Workspace& w, int64_t grp, int64_t ct) const;
@@ -48,6 +50,7 @@ class LaneWeights {
   int64_t chunk_ = 0;                    // summed channels converted at a time
   WorkspaceLedger::Handle packed_ = -1;  // shared
   WorkspaceLedger::Handle rows_ = -1;    // per thread: the converted rows
+  WorkspaceLedger::Handle tested_ = -1;  // a byte per packing task: 1 where its values were all finite
 };
 
 // Whether the direct row kernels' entries (direct, direct_forward) take geometry g, computed as

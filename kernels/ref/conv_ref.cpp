@@ -312,6 +312,7 @@ class NonFiniteRepair final : public ConvStep {
         grad_weight_(p.grad_weight),
         math_(p.math),
         threads_(b.threads()),
+        tested_(weight_ ? PlanBuilder::WeightsTested{} : b.weights_tested),
         ref_(gradient, p, b) {
     rows_ = b.book_scratch("repair.rows", static_cast<uint64_t>(g_.groups * g_.dst_channels_per_group), 1);
     marked_ = b.book_scratch("repair.channels", static_cast<uint64_t>(ref_.channels()), 1);
@@ -319,6 +320,10 @@ class NonFiniteRepair final : public ConvStep {
   int64_t tasks() const override { return g_.groups * g_.dst_channels_per_group; }
 
   int run(const Workspace& w, const StepInputs&) const override {
+    if (tested_.flags >= 0) {  // gradInput's step found W all finite as it packed it: nothing to repair
+      const unsigned char* flags = w.at<unsigned char>(tested_.flags);
+      if (std::all_of(flags, flags + tested_.count, [](unsigned char f) { return f == 1; })) return ACLNN_SUCCESS;
+    }
     const int64_t rows = g_.groups * g_.dst_channels_per_group, cin = g_.src_channels_per_group;
     unsigned char* suspect = w.at<unsigned char>(rows_);  // per row co of W (gradInput) or of dW
     int status = run_tasks(rows, threads_, "non-finite repair", [&](int64_t co) { suspect[co] = !row_finite(co); });
@@ -358,6 +363,7 @@ class NonFiniteRepair final : public ConvStep {
   View5 wei_, dst_, grad_weight_;
   MathMode math_;
   int threads_;
+  PlanBuilder::WeightsTested tested_;  // gradInput: what its step found of W as it packed it, where it tested
   RefGradient ref_;
   WorkspaceLedger::Handle rows_ = -1, marked_ = -1;
 };

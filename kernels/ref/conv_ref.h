@@ -6,7 +6,8 @@
 // all. Which results that reaches is known from cheap tests:
 //   gradInput:  a zero of the padded source times a weight; only an Inf or NaN weight turns it into
 //               NaN, and it then reaches every entry of the channels that weight feeds. So the
-//               weights are tested (a pass over W), and those channels recomputed.
+//               weights are tested (a pass over W, or the flags of a step that tested them as it packed
+//               them: PlanBuilder::weights_tested), and those channels recomputed.
 //   gradWeight: a zero of the padded source times a dY value; only an Inf or NaN in dY channel co
 //               turns it into NaN, and dY channel co meets every entry of gradWeight row co: that
 //               row is then not all finite. So the rows of the result are tested (a pass over dW;
