@@ -46,7 +46,7 @@ constexpr int64_t kTasksPerThread = 3;
 constexpr int64_t kMinWeightRows = 16;                // rows of a weight-gradient block, at least
 constexpr int64_t kPackedBudget = int64_t{32} << 20;  // bytes of float operands packed once, at most
 
-constexpr int64_t kChunkFloats = int64_t{1} << 17;  // floats of a gradInput chunk's rows, at most (one row block more)
+constexpr int64_t kChunkFloats = int64_t{1} << 17;  // floats of a gradInput chunk's rows, at most (pairs: a row block)
 constexpr int64_t kLine = 384;                      // floats of a converted line on the stack (6 x 64, 32 x 12)
 
 inline bool float_or_half(const View5& v) {

@@ -38,11 +38,12 @@ class ChannelsLastInput final : public ConvStep {
     tile_ = std::max<int64_t>(1, ceil_div(rows, tasks_per_unit));
     tiles_ = ceil_div(rows, tile_);
     blocking_ = plan_gemm_blocking(tile_, to_channels, from_channels);
-    // (a tile cut into equal chunks of at most kChunkFloats, or of one GEMM row block where that is
-    // more: a small last chunk would multiply by all of M_k as often as a whole one does)
+    // (a tile cut into equal chunks of at most kChunkFloats: a chunk's sums and `from` rows stay in L2
+    // over its taps; pair products' chunks of one GEMM row block where that is more: a small last chunk
+    // would multiply by all of M_k as often as a whole one does)
     const bool staged = !paired() && t_.from.dtype != ACL_FLOAT, summed = t_.to.dtype != ACL_FLOAT;
     const int64_t chunk_rows = std::max<int64_t>(1, kChunkFloats / std::max(to_channels, from_channels));
-    const int64_t most = std::max(blocking_.mc, chunk_rows / blocking_.mc * blocking_.mc);
+    const int64_t most = paired() ? std::max(blocking_.mc, chunk_rows / blocking_.mc * blocking_.mc) : chunk_rows;
     chunk_ = ceil_div(tile_, ceil_div(tile_, most));
     if (staged) staged_ = b.book_scratch("channels_last.from_rows", chunk_ * from_channels, sizeof(float), threads_);
     if (summed) summed_ = b.book_scratch("channels_last.to_rows", chunk_ * to_channels, sizeof(float), threads_);
