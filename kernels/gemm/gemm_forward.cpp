@@ -87,7 +87,7 @@ class GemmForward final : public ConvStep {
         flipped_(flipped),
         source_(flipped ? p.dst : p.src),
         math_(p.math),
-        staged_(stage_from_view(source_, p.math)),
+        staged_(stage_from_view(source_, p.math) || columns_are_source(g_)),
         // (a forward operator's dense float output from bands: written in place, each band adding its bias)
         bias_in_place_(form == ForwardForm::kWindows && p.add_grad_input_bias && is_dense_float(p.grad_input)),
         output_(p.grad_input, b, "gradInput.f32", true, result_bias(p),
@@ -453,7 +453,9 @@ class GemmForward final : public ConvStep {
   bool flipped_;
   View5 source_;  // dY (flipped, and a transposed layer's gradInput) or X, as the user passed it
   MathMode math_;
-  bool staged_;          // tasks stage their windows of source_ (no dense float copy of it)
+  // Tasks stage their windows of source_ (no dense float copy of it); a 1x1 kernel's tiles always (each
+  // channel's run of the tile copied in order, not one line of every channel's row per micro-kernel tile).
+  bool staged_;
   bool rows16_ = false;  // whole 1x1 tiles read from source_'s 16-bit rows in place (sgemm_rows_16bit)
   bool bias_in_place_;   // bands add the forward operators' bias to their rows in output_'s dense floats
   View5 bias_;           // (that bias)
