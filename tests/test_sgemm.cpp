@@ -334,7 +334,8 @@ TEST(Sgemm, RowsReadInPlaceGiveTheSameBits) {
   // sgemm_rows (implicit GEMM: op(B)'s rows read in place at scattered offsets of a buffer, each
   // micro-kernel's run_rows or the generic packing fallback) against the same B as a matrix: the
   // same bits, with C computed in whole tiles (its padding rows and columns ignored); n of 2, 15 and
-  // the last tiles of 33 and 70 take AVX-512's half-width kernel.
+  // the last tiles of 33 and 70 take AVX-512's half-width kernel. With a bias per row
+  // (sgemm_rows_with_bias), those bits plus the row's bias.
   for (Isa isa : runnable_isas()) {
     for (const Product& p : products()) {
       if (p.m == 1 || p.n == 1 || p.ta || p.tb || p.accumulate) continue;
@@ -368,6 +369,19 @@ TEST(Sgemm, RowsReadInPlaceGiveTheSameBits) {
           for (int64_t j = 0; j < p.n; ++j) {
             ASSERT_EQ(got[i * cols + j], want[i * p.n + j])
                 << isa_name(isa) << " " << p.m << "x" << p.n << "x" << p.k << " at " << i << "," << j;
+          }
+        }
+        if (p.k == 0) continue;
+        // sgemm_rows_with_bias: each row's sums plus its bias, one fp32 addition (over every depth block)
+        std::vector<float> bias(rows);
+        for (float& x : bias) x = normal(rng);
+        std::fill(got.begin(), got.end(), -1.0f);
+        sgemm_rows_with_bias(blocking, p.m, p.n, p.k, PackedLeft{packed.data(), p.k, 0}, base.data(), offsets.data(),
+                             got.data(), cols, bias.data());
+        for (int64_t i = 0; i < p.m; ++i) {
+          for (int64_t j = 0; j < p.n; ++j) {
+            ASSERT_EQ(got[i * cols + j], want[i * p.n + j] + bias[i])
+                << isa_name(isa) << " with bias " << p.m << "x" << p.n << "x" << p.k << " at " << i << "," << j;
           }
         }
       }

@@ -93,7 +93,10 @@ class GemmForward final : public ConvStep {
         output_(p.grad_input, b, "gradInput.f32", true, result_bias(p),
                 bias_in_place_) {  // (bands and tiles store from their own results)
     const int64_t slices = s_.n * s_.groups;
-    if (bias_in_place_) bias_ = p.grad_input_bias;
+    if (bias_in_place_) {  // (as floats, one per output channel: the micro-kernel adds them)
+      bias_ = p.grad_input_bias;
+      bias_floats_ = b.book_scratch("gemm.bias", static_cast<uint64_t>(s_.groups * s_.cout), sizeof(float));
+    }
     if (form == ForwardForm::kWindows) {
       plan_padded_windows(p, b);
       return;
@@ -194,6 +197,9 @@ class GemmForward final : public ConvStep {
   int run_bands(const Workspace& w, const float* weights, float* grad_input) const {
     int64_t* offsets = w.at<int64_t>(offsets_);
     for (int64_t q = 0; q < depth_; ++q) bands_.row_offsets(depth_row(q), depth_row(q) + 1, 0, offsets + q);
+    float* bias_floats = w.at<float>(bias_floats_);
+    for (int64_t c = 0; c < (bias_floats != nullptr ? s_.groups * s_.cout : 0); ++c)
+      bias_floats[c] = channel_bias(bias_, c);
     const int64_t width = bands_.window_width();
     return run_tasks(tasks(), threads_, "gemm gradInput", [&](int64_t task) {
       // (a block's tasks one after another: its rows of W stay in cache over the samples and bands)
@@ -235,19 +241,23 @@ class GemmForward final : public ConvStep {
         const PackedLeft wg{weights + grp * group_floats_ + c0 * s_.rows(), s_.rows(), q0};  // (slivers from row c0)
         // (no depth inside: the band's zeros go through `result`, whole tiles of them)
         if (straight && q1 > q0) {
-          // Y[c0:c1, the band's row] (rows x count) = W_g[c0:c1] (x Cin_g*K) * cols (Cin_g*K x count)
-          sgemm_rows(blocking_, rows, count, q1 - q0, wg, window, offsets + q0, y + first(band.h0), s_.dst_plane);
+          // Y[c0:c1, the band's row] (rows x count) = W_g[c0:c1] (x Cin_g*K) * cols (Cin_g*K x count) (+ bias)
+          float* row = y + first(band.h0);
+          if (bias_in_place_) {
+            const float* bias = w.at<float>(bias_floats_) + grp * s_.cout + c0;
+            sgemm_rows_with_bias(blocking_, rows, count, q1 - q0, wg, window, offsets + q0, row, s_.dst_plane, bias);
+          } else {
+            sgemm_rows(blocking_, rows, count, q1 - q0, wg, window, offsets + q0, row, s_.dst_plane);
+          }
           in_y = true;
         } else {
           sgemm_rows(blocking_, rows, bands_.columns(), q1 - q0, wg, window, offsets + q0, result, result_columns_);
         }
       }
-      // The band's rows into Y, or, for a result not stored as dense floats or with a bias, through the
-      // output's stores (which add the bias) into the user's view.
-      if (in_y) {
-        for (int64_t oh = band.h0; oh < band.h1 && bias_in_place_; ++oh)  // fl32(sum) + bias, in cache
-          add_channel_bias(bias_, grp * s_.cout + c0, rows, y + first(oh), s_.dst_plane, count);
-      } else if (output_.stores_parts() || bias_in_place_) {
+      // The band's rows into Y (unless computed there), or, for a result not stored as dense floats or
+      // with a bias, through the output's stores (which add the bias) into the user's view.
+      if (in_y) return;
+      if (output_.stores_parts() || bias_in_place_) {
         // all channels' row oh per call (channel c's at + c * result_columns_)
         for (int64_t oh = band.h0; oh < band.h1; ++oh)
           output_.store_rows(result + (oh - band.h0) * width, result_columns_, rows, n, grp * s_.cout + c0, first(oh),
@@ -459,6 +469,7 @@ class GemmForward final : public ConvStep {
   bool rows16_ = false;  // whole 1x1 tiles read from source_'s 16-bit rows in place (sgemm_rows_16bit)
   bool bias_in_place_;   // bands add the forward operators' bias to their rows in output_'s dense floats
   View5 bias_;           // (that bias)
+  WorkspaceLedger::Handle bias_floats_ = -1;  // bias_in_place_: the bias as floats, one per output channel
   DenseFloatOutput output_;
   bool implicit_ = false;           // tasks are bands read from padded windows (plan_padded_windows)
   AmxTiles amx_ = AmxTiles::kNone;  // ... in the AMX tiles' order, on these tiles (amx.h)

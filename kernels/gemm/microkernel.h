@@ -37,12 +37,13 @@ struct MicroKernel {
   // The packers of whole slivers of A (W = mr) and B (W = nr), in this instruction set's vectors.
   Interleave interleave_mr, interleave_nr;
   // run() with B read in place instead of from a packed sliver: b[p][j] = b_base[b_rows[p] + j]
-  // (implicit GEMM: the rows of a padded source window), the same chains.
+  // (implicit GEMM: the rows of a padded source window), the same chains; where `bias` is set, row i
+  // stored as C[i][j] + bias[i] (one fp32 addition to the finished sum: the forward operators' bias).
   void (*run_rows)(int64_t kc, const float* a, const float* b_base, const int64_t* b_rows, float* c, int64_t ldc,
-                   bool load_c);
+                   bool load_c, const float* bias);
   // run_rows for the first nr/2 columns only (a last tile that narrow).
   void (*run_rows_half)(int64_t kc, const float* a, const float* b_base, const int64_t* b_rows, float* c, int64_t ldc,
-                        bool load_c);
+                        bool load_c, const float* bias);
   // run() with A read in place instead of from a packed sliver: a[p][i] = a_base[a_rows[i] +
   // a_columns[p]] for i < mr (rows of a padded window or of a matrix, positions along them), the
   // same chains.

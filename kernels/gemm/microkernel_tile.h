@@ -69,6 +69,13 @@ struct MicroTile {
   struct FloatStore {
     void operator()(float* c, int64_t ldc, int i, int v, Vec acc) const { Ops::store(c + i * ldc + kLanes * v, acc); }
   };
+  // ... or into c plus row i's bias ...
+  struct BiasStore {
+    const float* bias;
+    void operator()(float* c, int64_t ldc, int i, int v, Vec acc) const {
+      Ops::store(c + i * ldc + kLanes * v, Ops::add(acc, Ops::broadcast(bias[i])));
+    }
+  };
   // ... or narrowed to 16 bits at out (row i at out + i * ld), c then only read when load_c.
   struct NarrowStore {
     uint16_t* out;
@@ -179,11 +186,15 @@ struct MicroTile {
     columns<kV / 2, BFrom::kPacked, AFrom::kPacked>(kc, a, b, c, ldc, load_c);
   }
   static void run_rows(int64_t kc, const float* a, const float* b_base, const int64_t* b_rows, float* c, int64_t ldc,
-                       bool load_c) {
+                       bool load_c, const float* bias) {
+    if (bias != nullptr)
+      return columns<kV, BFrom::kRows, AFrom::kPacked>(kc, a, b_base, c, ldc, load_c, b_rows, {}, BiasStore{bias});
     columns<kV, BFrom::kRows, AFrom::kPacked>(kc, a, b_base, c, ldc, load_c, b_rows);
   }
   static void run_rows_half(int64_t kc, const float* a, const float* b_base, const int64_t* b_rows, float* c,
-                            int64_t ldc, bool load_c) {
+                            int64_t ldc, bool load_c, const float* bias) {
+    if (bias != nullptr)
+      return columns<kV / 2, BFrom::kRows, AFrom::kPacked>(kc, a, b_base, c, ldc, load_c, b_rows, {}, BiasStore{bias});
     columns<kV / 2, BFrom::kRows, AFrom::kPacked>(kc, a, b_base, c, ldc, load_c, b_rows);
   }
   static void run_a_rows(int64_t kc, const float* a_base, const int64_t* a_rows, const int64_t* a_columns,

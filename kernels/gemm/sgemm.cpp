@@ -377,10 +377,10 @@ void for_each_rows_tile(const GemmBlocking& blocking, const MicroKernel& kernel,
   }
 }
 
-}  // namespace
-
-void sgemm_rows(const GemmBlocking& blocking, int64_t m, int64_t n, int64_t k, const PackedLeft& a, const float* b_base,
-                const int64_t* b_rows, float* c, int64_t ldc, const NarrowedRows& narrowed) {
+// sgemm_rows, narrowed where `narrowed.out` is set, plus row_bias where set (sgemm_rows_with_bias).
+void rows_product(const GemmBlocking& blocking, int64_t m, int64_t n, int64_t k, const PackedLeft& a,
+                  const float* b_base, const int64_t* b_rows, float* c, int64_t ldc, const NarrowedRows& narrowed,
+                  const float* row_bias) {
   const MicroKernel& kernel = micro_kernel(blocking.isa);
   // (narrowed: whole tiles, and a last depth block to narrow in)
   const bool narrow = narrowed.out != nullptr && m % kernel.mr == 0 && n % kernel.nr == 0 && k > 0;
@@ -397,6 +397,7 @@ void sgemm_rows(const GemmBlocking& blocking, int64_t m, int64_t n, int64_t k, c
           bool last) {
         const float* b_tile = b_base + jr;
         float* c_tile = c + i * ldc + jr;
+        const float* bias = row_bias != nullptr && last ? row_bias + i : nullptr;  // (added once, to the finished sums)
         if (prefetch_c && !load_c && !narrow) {  // the next tile: the next rows, or the next columns' first
           const int64_t ic = i / block_rows * block_rows;
           const float* next = rows_left > kernel.mr ? c_tile + kernel.mr * ldc
@@ -408,15 +409,28 @@ void sgemm_rows(const GemmBlocking& blocking, int64_t m, int64_t n, int64_t k, c
           kernel.run_rows_narrow(depth, a_sliver, b_tile, b_rows + pc, c_tile, ldc, load_c,
                                  narrowed.out + i * narrowed.ld + jr, narrowed.ld, narrowed.bf16);
         } else if (n - jr <= kernel.nr / 2) {
-          kernel.run_rows_half(depth, a_sliver, b_tile, b_rows + pc, c_tile, ldc, load_c);
+          kernel.run_rows_half(depth, a_sliver, b_tile, b_rows + pc, c_tile, ldc, load_c, bias);
         } else {
-          kernel.run_rows(depth, a_sliver, b_tile, b_rows + pc, c_tile, ldc, load_c);
+          kernel.run_rows(depth, a_sliver, b_tile, b_rows + pc, c_tile, ldc, load_c, bias);
         }
       });
   if (k == 0) {
     for (int64_t i = 0; i < round_up(m, kernel.mr); ++i)
       std::memset(c + i * ldc, 0, static_cast<size_t>(round_up(n, kernel.nr)) * sizeof(float));
   }
+}
+
+}  // namespace
+
+void sgemm_rows(const GemmBlocking& blocking, int64_t m, int64_t n, int64_t k, const PackedLeft& a, const float* b_base,
+                const int64_t* b_rows, float* c, int64_t ldc, const NarrowedRows& narrowed) {
+  rows_product(blocking, m, n, k, a, b_base, b_rows, c, ldc, narrowed, nullptr);
+}
+
+void sgemm_rows_with_bias(const GemmBlocking& blocking, int64_t m, int64_t n, int64_t k, const PackedLeft& a,
+                          const float* b_base, const int64_t* b_rows, float* c, int64_t ldc, const float* row_bias) {
+  // C (m x n) = op(A) (m x k, packed) * op(B) (k x n, float rows read in place) + row_bias (m, per row)
+  rows_product(blocking, m, n, k, a, b_base, b_rows, c, ldc, NarrowedRows{nullptr, 0, false}, row_bias);
 }
 
 int64_t sgemm_rows_16bit(const GemmBlocking& blocking, int64_t m, int64_t n, int64_t k, const PackedLeft& a,

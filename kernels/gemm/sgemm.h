@@ -156,6 +156,10 @@ void sgemm_rows(const GemmBlocking& blocking, int64_t m, int64_t n, int64_t k, c
 // k is deeper than one): for m and n in whole micro-kernel tiles.
 void sgemm_rows(const GemmBlocking& blocking, int64_t m, int64_t n, int64_t k, const PackedLeft& a, const float* b_base,
                 const int64_t* b_rows, float* c, int64_t ldc, const NarrowedRows& narrowed);
+// The same with row i's results fl32(sum) + row_bias[i] (the forward operators' bias, one fp32 addition
+// to each finished sum, by the micro-kernel as it stores it): k > 0, row_bias holding round_up(m, MR) values.
+void sgemm_rows_with_bias(const GemmBlocking& blocking, int64_t m, int64_t n, int64_t k, const PackedLeft& a,
+                          const float* b_base, const int64_t* b_rows, float* c, int64_t ldc, const float* row_bias);
 // sgemm_rows with op(B)'s rows FLOAT16 (or, b_bf16, BF16) values read in place and widened by the
 // micro-kernel as it loads them: op(B)(p, j) = b_base[b_rows[p] + j], never staged nor packed, the same
 // chains as on the widened values. As in sgemm_rows, C holds round_up(m, MR) rows and round_up(n, NR) columns, and B's
