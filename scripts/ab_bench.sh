@@ -4,13 +4,14 @@
 # each the fastest of a few calls (tests/benchmark/ab_time.cpp); prints each layer's best time per
 # build, their ratio, and the geomean of the ratios. No other engine runs in the process.
 #
-#   scripts/ab_bench.sh BEFORE_LIB_DIR AFTER_LIB_DIR [rounds=4] [calls=8] [filter] [dtype=float]
+#   scripts/ab_bench.sh BEFORE_LIB_DIR AFTER_LIB_DIR [rounds=4] [calls=8] [filter] [dtype=float] [outputs=111]
+# (outputs: ab_time's, an output mask such as 100 for gradInput alone, or `forward` for the forward pass)
 #
 # A LIB_DIR holds libaclnn_convbwd.so.0 (copy build/release/src/libaclnn_convbwd.so* there before and
 # after the change). Uses the release build's ab_time and shapes.txt; OMP_NUM_THREADS and
 # ACLNN_CONVBWD_ISA pass through (set OMP_NUM_THREADS=2 for the suite's 2-thread figures).
 set -euo pipefail
-before="$1" after="$2" rounds="${3:-4}" calls="${4:-8}" filter="${5:-}" dtype="${6:-float}"
+before="$1" after="$2" rounds="${3:-4}" calls="${4:-8}" filter="${5:-}" dtype="${6:-float}" outputs="${7:-111}"
 bench="$(cd "$(dirname "$0")/.." && pwd)/build/release/tests/benchmark"
 for dir in "$before" "$after"; do
   [ -e "$dir/libaclnn_convbwd.so.0" ] || { echo "no libaclnn_convbwd.so.0 in $dir" >&2; exit 1; }
@@ -26,7 +27,7 @@ for round in $(seq 1 "$rounds"); do
   for layer in $layers; do
     for side in before after; do
       dir=$([ "$side" = before ] && echo "$before" || echo "$after")
-      LD_LIBRARY_PATH="$dir" "$bench/ab_time" "$bench/shapes.txt" "$calls" "$layer" "$dtype" |
+      LD_LIBRARY_PATH="$dir" "$bench/ab_time" "$bench/shapes.txt" "$calls" "$layer" "$dtype" "$outputs" |
         awk -v L="$layer" -v S="$side" '$1 == L {print S, L, $2}' >>"$results"
     done
   done
