@@ -249,8 +249,9 @@ std::vector<Case> cases() {
       {"direct_forward_wide_pad", geometry(2, 1, 17, 16, {6, 9}, {3, 3}, {2, 2}, {3, 3}, {1, 1}), true},
       {"direct_forward_stride4", geometry(1, 1, 16, 17, {9, 22}, {2, 3}, {1, 4}, {0, 1}, {1, 1}), true},
       // A transposed layer whose gradInput (a forward convolution of 3 channels, stride 2) gemm_forward_windows
-      // computes straight into its rows: bands of one row of 32 positions, 8 output channels, one depth block.
-      {"forward_straight_rows", geometry(2, 1, 3, 8, {9, 64}, {5, 5}, {2, 2}, {2, 2}, {1, 1}), true},
+      // computes straight into its rows: bands of one row of 48 positions (AVX-512: a whole tile and a half
+      // one), 8 output channels, one depth block.
+      {"forward_straight_rows", geometry(2, 1, 3, 8, {9, 96}, {5, 5}, {2, 2}, {2, 2}, {1, 1}), true},
   };
 }
 
@@ -297,7 +298,8 @@ std::string case_key(const Case& c) {
 }
 // What run() puts among the random values: nothing, an infinity at the end of every row of src, or
 // sparse infinities and NaNs in every input (kNonFinite: see run()).
-enum Poison : int { kNoPoison = 0, kInfAtRowEnds = 1, kNonFinite = 2 };
+// kLastWeightNaN: a NaN in W's last entry alone (the last block of lanes and tap an entry packs and tests).
+enum Poison : int { kNoPoison = 0, kInfAtRowEnds = 1, kNonFinite = 2, kLastWeightNaN = 3 };
 
 std::string values_key(const Variant& v, unsigned seed, int poison) {
   return std::to_string(v.dtype) + "|" + std::to_string(static_cast<int>(v.layout)) + "|" + std::to_string(seed) + "|" +
@@ -365,6 +367,10 @@ Results run(const std::string& only, const Case& c, const Variant& v, unsigned s
         const int64_t ch = row / g.src_size[1] / g.src_size[0] % csrc, n = row / g.src_size[1] / g.src_size[0] / csrc;
         store_element(x.view.data, v.dtype, x.view.element(n, ch, d, h, g.src_size[2] - 1), INFINITY);
       }
+    }
+    if (poison == kLastWeightNaN && w.view.numel() > 0) {
+      const int64_t* s = w.view.shape;
+      store_element(w.view.data, v.dtype, w.view.element(s[0] - 1, s[1] - 1, s[2] - 1, s[3] - 1, s[4] - 1), NAN);
     }
     if (poison == kNonFinite) {  // each where padding meets it in some kernels: corners and first taps
       const int64_t last[3] = {g.src_size[0] - 1, g.src_size[1] - 1, g.src_size[2] - 1};
@@ -1388,15 +1394,19 @@ TEST(Implementations, InfinitiesStayWhereTheyReach) {
 // Padding is absent, not zero: with infinities and NaNs in every input, next to padding (corners,
 // first taps), every implementation gives the reference's pattern of NaNs and infinities (their
 // signs too) in every gradient, and the reference's values elsewhere.
+// Also with a NaN in W's last entry alone (kLastWeightNaN): an entry that tests W as it packs it
+// (PlanBuilder::weights_tested) must find it in its last packing task, or the repair would be skipped.
 TEST(Implementations, NonFiniteInputsGiveTheReferencesPattern) {
   std::map<std::string, size_t> compared, finite;
   for (const Case& c : cases()) {
-    for (const Variant& v : {kVariants[0], kVariants[1]}) {  // (dense, and channels-last for its own entry)
-      const Results want = run("ref", c, v, 5, 2, 0, kNonFinite);
+    // (dense, channels-last for its own entry, and BF16: weights converted as they are packed)
+    for (const auto& [v, poison] : {std::pair{kVariants[0], kNonFinite}, std::pair{kVariants[1], kNonFinite},
+                                    std::pair{kVariants[0], kLastWeightNaN}, std::pair{kVariants[4], kLastWeightNaN}}) {
+      const Results want = run("ref", c, v, 5, 2, 0, poison);
       for (const std::string& name : implementation_names()) {
         const unsigned gradients = computed_by(name, c, v, 5);
         if (gradients == 0) continue;
-        const Results got = run(name, c, v, 5, 2, 0, kNonFinite, gradients);
+        const Results got = run(name, c, v, 5, 2, 0, poison, gradients);
         const std::vector<double>* pairs[3][2] = {{&got.grad_input, &want.grad_input},
                                                   {&got.grad_weight, &want.grad_weight},
                                                   {&got.grad_bias, &want.grad_bias}};

@@ -25,8 +25,10 @@ class LaneWeights {
   static constexpr int64_t kTaskLanes = 32;  // lane channels per task: two blocks of 16
 
   LaneWeights() = default;
-  // Books the packed weights (shared) and, for weights other than dense floats where W is dense, each
-  // thread's rows converted as they are packed (not a whole float copy of W, written and read back).
+  // Books the packed weights (the step's scratch, read by all its threads) and, for weights other than
+  // dense floats where W is dense, each thread's rows converted as they are packed (not a whole float
+  // copy of W, written and read back); and the flags of W's values tested as they are packed (in the
+  // shared area, `direct.weights_finite`: b.weights_tested, for gradInput's non-finite repair).
   LaneWeights(const View5& wei, MathMode math, const Layout& layout, PlanBuilder& b);
 
   int64_t tasks_per_group() const;  // blocks of 32 lane channels
@@ -48,7 +50,7 @@ class LaneWeights {
   MathMode math_ = MathMode::kFull;
   Layout layout_;
   int64_t chunk_ = 0;                    // summed channels converted at a time
-  WorkspaceLedger::Handle packed_ = -1;  // shared
+  WorkspaceLedger::Handle packed_ = -1;  // read by all the step's threads
   WorkspaceLedger::Handle rows_ = -1;    // per thread: the converted rows
   WorkspaceLedger::Handle tested_ = -1;  // a byte per packing task: 1 where its values were all finite
 };

@@ -17,7 +17,7 @@
 // FLOAT16 and BF16 tensors are converted as they are packed, never copied whole: gradWeight packs both
 // of its operands once per execution (from 16-bit rows: X^T as a PackedLeft, dY as a PackedRight), and
 // gradInput widens each tap's dY rows of a chunk of rows into a small per-thread block before its GEMM
-// (the GEMM packs that block as it packs float rows) and sums a 16-bit dX chunk in float, rounded once
+// (the GEMM reads that block in place as it reads float rows) and sums a 16-bit dX chunk in float, rounded once
 // into the user's view when the chunk's taps are done. 16-bit weights are packed tap by tap from the
 // user's tensor.
 #pragma once

@@ -87,11 +87,11 @@ class GemmForward final : public ConvStep {
         flipped_(flipped),
         source_(flipped ? p.dst : p.src),
         math_(p.math),
-        staged_(stage_from_view(source_, p.math) || columns_are_source(g_)),
+        staged_(stage_from_view(source_, p.math) || (columns_are_source(g_) && source_.stride[4] == 1)),
         // (a forward operator's dense float output from bands: written in place, each band adding its bias)
         bias_in_place_(form == ForwardForm::kWindows && p.add_grad_input_bias && is_dense_float(p.grad_input)),
-        output_(p.grad_input, b, "gradInput.f32", true, result_bias(p),
-                bias_in_place_) {  // (bands and tiles store from their own results)
+        // (bands and tiles store from their own results, or a band of one row straight into a dense float Y)
+        output_(p.grad_input, b, "gradInput.f32", true, result_bias(p), bias_in_place_) {
     const int64_t slices = s_.n * s_.groups;
     if (bias_in_place_) {  // (as floats, one per output channel: the micro-kernel adds them)
       bias_ = p.grad_input_bias;
@@ -193,7 +193,8 @@ class GemmForward final : public ConvStep {
 
   // Per (sample, group, band, block of output channels [c0, c1)): the band's window staged from the source
   // view, then result (c1 - c0 x columns) = W_g[c0:c1] (x Cin_g*K) * cols (Cin_g*K x columns), cols read in
-  // place from the window, and the band's valid columns copied into Y.
+  // place from the window, and the band's valid columns copied into Y (or, a band of one row whose positions
+  // are whole tiles, computed there: `straight`).
   int run_bands(const Workspace& w, const float* weights, float* grad_input) const {
     int64_t* offsets = w.at<int64_t>(offsets_);
     for (int64_t q = 0; q < depth_; ++q) bands_.row_offsets(depth_row(q), depth_row(q) + 1, 0, offsets + q);
@@ -463,8 +464,9 @@ class GemmForward final : public ConvStep {
   bool flipped_;
   View5 source_;  // dY (flipped, and a transposed layer's gradInput) or X, as the user passed it
   MathMode math_;
-  // Tasks stage their windows of source_ (no dense float copy of it); a 1x1 kernel's tiles always (each
-  // channel's run of the tile copied in order, not one line of every channel's row per micro-kernel tile).
+  // Tasks stage their windows of source_ (no dense float copy of it); a 1x1 kernel's tiles of unit-stride rows
+  // always (each channel's run of the tile copied in order, not one line of every channel's row per
+  // micro-kernel tile).
   bool staged_;
   bool rows16_ = false;  // whole 1x1 tiles read from source_'s 16-bit rows in place (sgemm_rows_16bit)
   bool bias_in_place_;   // bands add the forward operators' bias to their rows in output_'s dense floats
