@@ -31,6 +31,24 @@ bool finite_run(const View5& view, int64_t first, int64_t count) {
   }
 }
 
+// Planes (n, c0 .. c0 + channels - 1) of a view read at its strides, without rounding (the test of
+// finite_bits, element by element).
+template <typename Bits, Bits kExponent, Bits kStep>
+bool finite_strided(const View5& view, int64_t n, int64_t c0, int64_t channels) {
+  const auto* bits = static_cast<const Bits*>(view.data);
+  const int64_t step = view.stride[4];
+  Bits seen = 0;
+  for (int64_t c = c0; c < c0 + channels; ++c) {
+    for (int64_t d = 0; d < view.shape[2]; ++d) {
+      for (int64_t h = 0; h < view.shape[3]; ++h) {
+        const Bits* row = bits + view.element(n, c, d, h, 0);
+        for (int64_t w = 0; w < view.shape[4]; ++w) seen |= static_cast<Bits>((row[w * step] & kExponent) + kStep);
+      }
+    }
+  }
+  return (seen >> (sizeof(Bits) * 8 - 1)) == 0;
+}
+
 }  // namespace
 
 bool all_finite(const float* values, int64_t count) {
@@ -43,6 +61,14 @@ bool all_finite(const View5& view, MathMode math, int64_t n, int64_t c0, int64_t
   // FLOAT16 values stay what they are when rounded to FLOAT16.
   const bool as_stored = math == MathMode::kFull || view.dtype == ACL_FLOAT16;
   if (as_stored && is_dense(view)) return finite_run(view, view.element(n, c0, 0, 0, 0), channels * plane);
+  if (as_stored) {  // (a strided view, ConvTbc's say: its stored bits at its strides)
+    switch (view.dtype) {
+      case ACL_FLOAT: return finite_strided<uint32_t, 0x7f800000u, 0x00800000u>(view, n, c0, channels);
+      case ACL_FLOAT16: return finite_strided<uint16_t, 0x7c00, 0x0400>(view, n, c0, channels);
+      case ACL_BF16: return finite_strided<uint16_t, 0x7f80, 0x0080>(view, n, c0, channels);
+      default: break;
+    }
+  }
   float values[256];
   for (int64_t c = c0; c < c0 + channels; ++c) {
     for (int64_t first = 0; first < plane; first += 256) {
