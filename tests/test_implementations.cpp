@@ -1399,9 +1399,11 @@ TEST(Implementations, InfinitiesStayWhereTheyReach) {
 TEST(Implementations, NonFiniteInputsGiveTheReferencesPattern) {
   std::map<std::string, size_t> compared, finite;
   for (const Case& c : cases()) {
-    // (dense, channels-last for its own entry, and BF16: weights converted as they are packed)
-    for (const auto& [v, poison] : {std::pair{kVariants[0], kNonFinite}, std::pair{kVariants[1], kNonFinite},
-                                    std::pair{kVariants[0], kLastWeightNaN}, std::pair{kVariants[4], kLastWeightNaN}}) {
+    // (dense, channels-last for its own entry, float and BF16 (pair products: channels_last has no repair), and
+    // BF16 dense: weights converted as they are packed)
+    for (const auto& [v, poison] :
+         {std::pair{kVariants[0], kNonFinite}, std::pair{kVariants[1], kNonFinite}, std::pair{kVariants[3], kNonFinite},
+          std::pair{kVariants[0], kLastWeightNaN}, std::pair{kVariants[4], kLastWeightNaN}}) {
       const Results want = run("ref", c, v, 5, 2, 0, poison);
       for (const std::string& name : implementation_names()) {
         const unsigned gradients = computed_by(name, c, v, 5);

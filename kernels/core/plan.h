@@ -73,8 +73,8 @@ class PlanBuilder {
   }
 
   // Set by a gradInput step that tests W for Inf and NaN as it packs it (LaneWeights: a byte per block of
-  // 16 lanes; channels_last's float products: a byte per tap): `count` bytes in the shared area, one per
-  // packing task, each 1 where every value that task packed was finite.
+  // 16 lanes): `count` bytes in the shared area, one per packing task, each 1 where every value that task
+  // packed was finite.
   // gradInput's non-finite repair (conv_ref.h) then skips its own pass over W where all are 1.
   struct WeightsTested {
     WorkspaceLedger::Handle flags = -1;

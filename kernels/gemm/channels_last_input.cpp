@@ -3,7 +3,6 @@
 // forward operators' bias), per (sample, tile of positions) (kernels/gemm/channels_last.h: TapProduct).
 #include <memory>
 
-#include "kernels/common/finite.h"
 #include "kernels/gemm/channels_last.h"
 
 namespace aclnn_cpu {
@@ -60,10 +59,6 @@ class ChannelsLastInput final : public ConvStep {
           b.book_scratch("channels_last.amx_stage", amx_a_stage_words(from_channels / 2), sizeof(uint32_t), threads_);
     }
     const int64_t taps = t_.taps_count, huge = int64_t{1} << 58;
-    if (!paired()) {  // each M_k tested for Inf and NaN once packed, in cache (the non-finite repair reads the flags)
-      tested_ = b.book_shared("channels_last.weights_finite", static_cast<uint64_t>(taps), 1);
-      b.weights_tested = {tested_, taps};
-    }
     packed_ = b.book_scratch("channels_last.packed_weights",
                              product_within(taps, tap_floats_, huge) ? uint64_t(taps * tap_floats_) : UINT64_MAX,
                              sizeof(float));
@@ -84,7 +79,6 @@ class ChannelsLastInput final : public ConvStep {
     float* bias = bias_ >= 0 ? w.at<float>(bias_) : nullptr;
     for (int64_t c = 0; c < (bias != nullptr ? to_channels : 0); ++c) bias[c] = channel_bias(p_.grad_input_bias, c);
     void* packed = w.at<float>(packed_);
-    unsigned char* tested = w.at<unsigned char>(tested_);
     int status = run_tasks(t_.taps_count, threads_, "channels-last gradInput", [&](int64_t k) {  // M_k
       if (paired()) {  // in pairs (column j of M_k: From floats)
         pack_pairs_right(dense_float_data(taps) + k * taps.stride[4], taps.stride[1], to_channels, pairs,
@@ -95,7 +89,6 @@ class ChannelsLastInput final : public ConvStep {
       } else {
         pack_tap_converted(taps, k, right_sliver_columns(blocking_), static_cast<float*>(packed) + k * tap_floats_);
       }
-      if (!paired()) tested[k] = all_finite(static_cast<const float*>(packed) + k * tap_floats_, tap_floats_) ? 1 : 0;
     });
     if (status != ACLNN_SUCCESS) return status;
     int64_t* channel_offsets = w.at<int64_t>(channel_offsets_);  // (pairs: each pair's first channel)
@@ -164,7 +157,6 @@ class ChannelsLastInput final : public ConvStep {
   int64_t tile_ = 1, tiles_ = 1, chunk_ = 1, tap_floats_ = 0;
   GemmBlocking blocking_;
   WorkspaceLedger::Handle packed_ = -1;  // each tap's M_k as a PackedRight (paired(): PackedPairsRight)
-  WorkspaceLedger::Handle tested_ = -1;  // float products: a byte per tap, 1 where its packed M_k is all finite
   WorkspaceLedger::Handle row_offsets_ = -1, channel_offsets_ = -1;  // per thread; shared
   WorkspaceLedger::Handle amx_stage_ = -1;                           // paired(), per thread: amx_pair_a_rows' staging
   // Per thread: a chunk's FLOAT16/BF16 `from` rows widened (chunk_ x From), a 16-bit `to` chunk's sums (chunk_ x To)
@@ -186,7 +178,16 @@ std::unique_ptr<ConvStep> plan_input(const ConvProblem& p, PlanBuilder& builder)
 }  // namespace
 }  // namespace channels_last
 
-extern const ConvImpl kChannelsLastInputGrad = {"channels_last", "channels_last", Gradient::kInput,
-                                                channels_last::supports_input, channels_last::plan_input};
+namespace {
+// Its products read only rows inside `from` and, in pairs, whole pairs of channels: no padding meets an Inf
+// or NaN, so it needs no non-finite repair.
+constexpr ConvImpl channels_last_input_entry() {
+  ConvImpl impl{"channels_last", "channels_last", Gradient::kInput, channels_last::supports_input,
+                channels_last::plan_input};
+  impl.multiplies_padding = false;
+  return impl;
+}
+}  // namespace
+extern const ConvImpl kChannelsLastInputGrad = channels_last_input_entry();
 
 }  // namespace aclnn_cpu
