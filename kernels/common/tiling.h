@@ -76,9 +76,43 @@ constexpr int64_t kStagingBudget = int64_t{4} << 20;
 
 // The forward operators' bias (ConvProblem::grad_input_bias) of a gradInput step's result, or null.
 inline const View5* result_bias(const ConvProblem& p) { return p.add_grad_input_bias ? &p.grad_input_bias : nullptr; }
+// The forward operators' bias of a gradInput step whose result is the user's dense float tensor, for
+// the step to add as it stores its sums there (DenseFloatOutput's step_adds_bias, BiasFloats), or null.
+inline const View5* bias_added_in_place(const ConvProblem& p) {
+  return p.add_grad_input_bias && is_dense_float(p.grad_input) ? &p.grad_input_bias : nullptr;
+}
 // Whether a gradInput step writes its float sums straight into the user's tensor: a dense float
 // array with no bias to add.
 inline bool result_in_place(const ConvProblem& p) { return is_dense_float(p.grad_input) && !p.add_grad_input_bias; }
+
+// The forward operators' bias as floats, one per output channel, for a step that adds it to its
+// sums as it stores them (fl32(sum) + bias): booked at phase 1 where there is a bias, filled from
+// the user's view at the start of phase 2.
+class BiasFloats {
+ public:
+  BiasFloats() = default;
+  BiasFloats(const View5* bias, PlanBuilder& builder, const char* region_name) {
+    if (bias == nullptr) return;
+    view_ = *bias;
+    channels_ = view_.shape[1];
+    floats_ = builder.book_scratch(region_name, static_cast<uint64_t>(channels_), sizeof(float));
+  }
+  // Converts the bias into the booked floats (nothing where there is none).
+  void fill(const Workspace& workspace) const {
+    float* floats = workspace.at<float>(floats_);
+    for (int64_t c = 0; c < (floats != nullptr ? channels_ : 0); ++c) floats[c] = channel_bias(view_, c);
+  }
+  // Channel c's bias and those after it, or null where there is none.
+  const float* from(const Workspace& workspace, int64_t c) const {
+    return floats_ >= 0 ? workspace.at<float>(floats_) + c : nullptr;
+  }
+  explicit operator bool() const { return floats_ >= 0; }
+
+ private:
+  View5 view_;
+  int64_t channels_ = 0;
+  WorkspaceLedger::Handle floats_ = -1;
+};
 
 // A result the GEMM implementations write as a dense float array: the user's tensor itself when
 // it is one (and no bias is added, or the step adds it), else a staging region copied (and rounded)

@@ -70,7 +70,8 @@ class DirectForward final : public ConvStep {
         math_(p.math),
         threads_(b.threads()),
         kernels_(row_kernels(selected_isa())),
-        output_(p.grad_input, b, "gradInput.f32", true, result_bias(p)),
+        output_(p.grad_input, b, "gradInput.f32", true, result_bias(p), bias_added_in_place(p) != nullptr),
+        bias_(bias_added_in_place(p), b, "direct.bias"),
         staging_(g_, 1) {
     const int64_t cin = g_.src_channels_per_group, cout = g_.dst_channels_per_group;
     taps_ = g_.kernel_volume();
@@ -103,6 +104,7 @@ class DirectForward final : public ConvStep {
     int status = weights_.pack(w, in.f32.wei, threads_);
     if (status != ACLNN_SUCCESS) return status;
     float* output = output_.data(w);
+    bias_.fill(w);
     status = run_tasks(tasks(), threads_, "direct forward", [&](int64_t t) {
       const int64_t band = t % bands_, n = t / bands_ % g_.batch, grp = t / (bands_ * g_.batch);
       run_task(w, output, n, grp, band);
@@ -180,7 +182,7 @@ class DirectForward final : public ConvStep {
           output_.store_rows(rows, width, channels, n, grp * cout + co0, first, width);
         } else {
           store_lane_tile(tile, width, channels, 1, output + (n * g_.groups * cout + grp * cout + co0) * plane + first,
-                          plane);
+                          plane, bias_.from(w, grp * cout + co0));
         }
       }
     }
@@ -236,6 +238,7 @@ class DirectForward final : public ConvStep {
   int threads_;
   const RowKernels& kernels_;
   DenseFloatOutput output_;
+  BiasFloats bias_;  // the forward operators' bias, where the rows are stored in place
   SourceStaging staging_;
   LaneWeights weights_;
   bool floats_in_place_ = false;

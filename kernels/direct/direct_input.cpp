@@ -102,7 +102,8 @@ class DirectInput final : public ConvStep {
         math_(p.math),
         threads_(b.threads()),
         kernels_(row_kernels(selected_isa())),
-        output_(p.grad_input, b, "gradInput.f32", true, result_bias(p)),
+        output_(p.grad_input, b, "gradInput.f32", true, result_bias(p), bias_added_in_place(p) != nullptr),
+        bias_(bias_added_in_place(p), b, "direct.bias"),
         staging_(g_, 1) {
     const int64_t cin = g_.src_channels_per_group, cout = g_.dst_channels_per_group;
     taps_ = g_.kernel_volume();
@@ -135,6 +136,7 @@ class DirectInput final : public ConvStep {
     int status = weights_.pack(w, in.f32.wei, threads_);
     if (status != ACLNN_SUCCESS) return status;
     float* grad_input = output_.data(w);
+    bias_.fill(w);
     for (int i = 0; i < threads_; ++i) *staged_key(w, i) = -1;  // nothing staged yet
     status = run_tasks(tasks(), threads_, "direct gradInput", [&](int64_t t) {
       // Channel blocks innermost: a thread's next task often reads the dY rows it staged (not staging
@@ -170,6 +172,8 @@ class DirectInput final : public ConvStep {
     float* tile = w.at<float>(tile_, thread);
     float* rows = tile + kBlockChannels * width;  // the rows of a view not stored as dense floats
     const int64_t ci0 = ct * kBlockChannels, channels = std::min(kBlockChannels, cin - ci0);
+    // (a forward operator's bias, added as the rows are stored in place)
+    const float* bias = bias_.from(w, grp * cin + ci0);
     const int64_t plane = g_.src_size[0] * height * width, sd = g_.stride[0], sh = g_.stride[1], sw = g_.stride[2];
     // Stride 2: both column phases computed into the tile (phase 1's after phase 0's positions), then
     // stored together, interleaved (not each phase stored with step 2, one entry at a time).
@@ -233,20 +237,21 @@ class DirectInput final : public ConvStep {
                             phase_tile,
                             positions};
         kernels_.input_rows(job);
-        if (!pairs) store_lane_tile(tile, positions, channels, sw, row0 + q, row_stride);
+        if (!pairs) store_lane_tile(tile, positions, channels, sw, row0 + q, row_stride, bias);
       }
       if (pairs)
         store_tile_pairs(tile, even_positions, tile + kBlockChannels * even_positions, width / 2, channels, row0,
-                         row_stride);
+                         row_stride, bias);
       if (output_.stores_parts()) output_.store_rows(rows, width, channels, n, grp * cin + ci0, first, width);
     }
   }
 
   // Both phases of a stride-2 row: tile0 (blocks x positions0 x 16 lanes) at the even positions, tile1
   // (positions1 = positions0 or one fewer) at the odd ones, into the channels' rows (rows[i * row_stride
-  // + w]): 4 channels x 4 pairs of positions through two 4 x 4 transposes, the rest one at a time.
+  // + w]), plus bias[i] where there is a bias: 4 channels x 4 pairs of positions through two 4 x 4
+  // transposes, the rest one at a time.
   static void store_tile_pairs(const float* tile0, int64_t positions0, const float* tile1, int64_t positions1,
-                               int64_t channels, float* rows, int64_t row_stride) {
+                               int64_t channels, float* rows, int64_t row_stride, const float* bias) {
     const int64_t whole = positions1 / 4 * 4;
     for (int64_t i = 0; i < channels; ++i) {
       const float* even = tile0 + i / kRowLanes * positions0 * kRowLanes + i % kRowLanes;
@@ -255,12 +260,15 @@ class DirectInput final : public ConvStep {
       const int64_t group = i % 4 == 0 && i + 4 <= channels ? 4 : 1;  // channels i .. i + group - 1
       if (group == 4) {
         for (int64_t j = 0; j < whole; j += 4)
-          transpose_4x4_pairs(even + j * kRowLanes, odd + j * kRowLanes, kRowLanes, row + 2 * j, row_stride);
+          transpose_4x4_pairs(even + j * kRowLanes, odd + j * kRowLanes, kRowLanes, row + 2 * j, row_stride,
+                              bias != nullptr ? bias + i : nullptr);
       }
       for (int64_t c = 0; c < group; ++c) {
+        const float add = bias != nullptr ? bias[i + c] : 0.0f;
         for (int64_t j = group == 4 ? whole : 0; j < positions0; ++j) {
-          row[c * row_stride + 2 * j] = even[c + j * kRowLanes];
-          if (j < positions1) row[c * row_stride + 2 * j + 1] = odd[c + j * kRowLanes];
+          row[c * row_stride + 2 * j] = bias != nullptr ? even[c + j * kRowLanes] + add : even[c + j * kRowLanes];
+          if (j < positions1)
+            row[c * row_stride + 2 * j + 1] = bias != nullptr ? odd[c + j * kRowLanes] + add : odd[c + j * kRowLanes];
         }
       }
       i += group - 1;
@@ -319,6 +327,7 @@ class DirectInput final : public ConvStep {
   int threads_;
   const RowKernels& kernels_;
   DenseFloatOutput output_;
+  BiasFloats bias_;  // the forward operators' bias, where the rows are stored in place
   RowStaging staging_;
   LaneWeights weights_;
   int64_t channel_tasks_ = 1, band_rows_ = 1, bands_ = 1, taps_ = 1;

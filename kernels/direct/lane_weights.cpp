@@ -136,20 +136,28 @@ Support direct_rows_fit(const ConvGeometry& g) {
 }
 
 void store_lane_tile(const float* tile, int64_t positions, int64_t channels, int64_t step, float* rows,
-                     int64_t row_stride) {
+                     int64_t row_stride, const float* bias) {
   const int64_t whole = step == 1 ? positions / 4 * 4 : 0;
   for (int64_t i = 0; i < channels; ++i) {
     const float* lanes = tile + i / kLanes * positions * kLanes + i % kLanes;
     float* row = rows + i * row_stride;
     if (i % 4 == 0 && i + 4 <= channels) {  // channels i..i+3, positions 4 at a time
-      for (int64_t j = 0; j < whole; j += 4) transpose_4x4(lanes + j * kLanes, kLanes, row + j, row_stride);
+      if (bias != nullptr) {
+        for (int64_t j = 0; j < whole; j += 4)
+          transpose_4x4_add(lanes + j * kLanes, kLanes, bias + i, row + j, row_stride);
+      } else {
+        for (int64_t j = 0; j < whole; j += 4) transpose_4x4(lanes + j * kLanes, kLanes, row + j, row_stride);
+      }
       for (int64_t c = 0; c < 4; ++c) {
-        for (int64_t j = whole; j < positions; ++j) row[c * row_stride + step * j] = lanes[c + j * kLanes];
+        const float add = bias != nullptr ? bias[i + c] : 0.0f;
+        for (int64_t j = whole; j < positions; ++j)
+          row[c * row_stride + step * j] = bias != nullptr ? lanes[c + j * kLanes] + add : lanes[c + j * kLanes];
       }
       i += 3;
       continue;
     }
-    for (int64_t j = 0; j < positions; ++j) row[step * j] = lanes[j * kLanes];
+    for (int64_t j = 0; j < positions; ++j)
+      row[step * j] = bias != nullptr ? lanes[j * kLanes] + bias[i] : lanes[j * kLanes];
   }
 }
 

@@ -64,9 +64,10 @@ class LaneWeights {
 Support direct_rows_fit(const ConvGeometry& g);
 
 // The row kernels' result (channel blocks x positions x 16 lanes) into the channels' rows: channel i's
-// position j at rows[i * row_stride + step * j]. With unit step, 4 x 4 blocks transposed in vector
-// registers (not a scalar copy), the rest one at a time.
+// position j at rows[i * row_stride + step * j], plus bias[i] where there is a bias (fl32(sum) + bias, the
+// forward operators' rule). With unit step, 4 x 4 blocks transposed in vector registers (not a scalar
+// copy), the rest one at a time.
 void store_lane_tile(const float* tile, int64_t positions, int64_t channels, int64_t step, float* rows,
-                     int64_t row_stride);
+                     int64_t row_stride, const float* bias = nullptr);
 
 }  // namespace aclnn_cpu

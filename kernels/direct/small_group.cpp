@@ -67,14 +67,11 @@ class SmallGroupInput final : public ConvStep {
         kernels_(row_kernels(selected_isa())),
         // (a forward operator's dense float output: written in place, the kernels adding its bias as they
         // store each sum; not buffered and stored again, a pass whose stores do not overlap the products)
-        bias_in_kernels_(p.add_grad_input_bias && is_dense_float(p.grad_input)),
+        bias_in_kernels_(bias_added_in_place(p) != nullptr),
         buffered_(!result_in_place(p) && !bias_in_kernels_ && !may_overlap(p.grad_input) &&
                   double(g_.dst_channels_per_group) * double(g_.dst_plane()) * 4 <= double(kBufferedSlice)),
-        output_(p.grad_input, b, "gradInput.f32", buffered_, result_bias(p), bias_in_kernels_) {
-    if (bias_in_kernels_) {
-      bias_view_ = p.grad_input_bias;
-      bias_ = b.book_scratch("small_group.bias", g_.groups * g_.dst_channels_per_group, sizeof(float));
-    }
+        output_(p.grad_input, b, "gradInput.f32", buffered_, result_bias(p), bias_in_kernels_),
+        bias_(bias_added_in_place(p), b, "small_group.bias") {
     blocks_ = ceil_div(g_.dst_channels_per_group, kForwardBlock);
     if (buffered_) {
       slice_ =
@@ -105,10 +102,7 @@ class SmallGroupInput final : public ConvStep {
   // computed and stored (any thread, in any order); the result stored where it was not in parts.
   int prepare(const Workspace& w, const StepInputs& in) const {
     pack_weights(in.f32.wei, w.at<float>(weights_));
-    if (bias_in_kernels_) {
-      float* bias = w.at<float>(bias_);
-      for (int64_t c = 0; c < g_.groups * g_.dst_channels_per_group; ++c) bias[c] = channel_bias(bias_view_, c);
-    }
+    bias_.fill(w);
     return run_tasks(threads_, threads_, "small-group gradInput",
                      [&](int64_t i) { staging_.clear(w.at<float>(staged_, i), g_.src_channels_per_group); });
   }
@@ -121,7 +115,7 @@ class SmallGroupInput final : public ConvStep {
     float* y = buffered_ ? w.at<float>(slice_, thread_index())
                          : output_.data(w) + (n * g_.groups + grp) * cout * g_.dst_plane();
     const float* group_weights = w.at<float>(weights_) + grp * group_floats_;
-    const float* group_bias = bias_in_kernels_ ? w.at<float>(bias_) + grp * cout : nullptr;
+    const float* group_bias = bias_.from(w, grp * cout);
     for (int64_t blk = 0; blk < blocks_; ++blk) {
       const ForwardRows rows{staged, staging_.row_base.data(), staging_.out_rows, staging_.channel_stride, cin,
                              staging_.tap.data(), taps, group_weights + blk * cin * taps * kForwardBlock,
@@ -194,13 +188,12 @@ class SmallGroupInput final : public ConvStep {
   Staging staging_;
   int threads_;
   const RowKernels& kernels_;
-  bool bias_in_kernels_;  // the kernels add the forward operators' bias (bias_, from bias_view_)
+  bool bias_in_kernels_;  // the kernels add the forward operators' bias (bias_)
   bool buffered_;         // each slice's result computed in a per-thread buffer (a result not dense float)
   DenseFloatOutput output_;
-  View5 bias_view_;
+  BiasFloats bias_;
   int64_t blocks_ = 1, group_floats_ = 0;
   WorkspaceLedger::Handle weights_ = -1, staged_ = -1, slice_ = -1;  // staged_, slice_: per thread
-  WorkspaceLedger::Handle bias_ = -1;                                // the bias as floats, one per output channel
 };
 
 // gradWeight per (group, chunk of samples): for each sample, stage its source slice and its dY rows

@@ -30,7 +30,7 @@ class ChannelsLastInput final : public ConvStep {
     if (paired() && p.wei.dtype != ACL_FLOAT) {  // pack_pairs_right reads float weights
       weights_ = b.book_scratch("channels_last.weights", static_cast<uint64_t>(p.wei.numel()), sizeof(float));
     }
-    if (p.add_grad_input_bias) bias_ = b.book_scratch("channels_last.bias", to_channels, sizeof(float));
+    bias_ = BiasFloats(result_bias(p), b, "channels_last.bias");
     flat_ = !paired() && interleaved_rows(t_.from) && interleaved_rows(t_.to);
     const int64_t rows = flat_ ? batch * t_.to_positions : t_.to_positions;  // `to` rows of a unit
     const int64_t tasks_per_unit =
@@ -76,8 +76,8 @@ class ChannelsLastInput final : public ConvStep {
       if (status != ACLNN_SUCCESS) return status;
     }
     const int64_t to_channels = t_.to_channels, from_channels = t_.from_channels, pairs = from_channels / 2;
-    float* bias = bias_ >= 0 ? w.at<float>(bias_) : nullptr;
-    for (int64_t c = 0; c < (bias != nullptr ? to_channels : 0); ++c) bias[c] = channel_bias(p_.grad_input_bias, c);
+    bias_.fill(w);
+    const float* bias = bias_.from(w, 0);
     void* packed = w.at<float>(packed_);
     int status = run_tasks(t_.taps_count, threads_, "channels-last gradInput", [&](int64_t k) {  // M_k
       if (paired()) {  // in pairs (column j of M_k: From floats)
@@ -153,7 +153,7 @@ class ChannelsLastInput final : public ConvStep {
   bool paired() const { return amx_ != AmxTiles::kNone; }  // pair products, in the tiles' order
   bool flat_ = false;                                      // interleaved rows (interleaved_rows), tiled as one matrix
   WorkspaceLedger::Handle weights_ = -1;  // pair products' FLOAT16/BF16 weights as floats (tbc_weight_view of the taps)
-  WorkspaceLedger::Handle bias_ = -1;     // the forward operators' bias as floats, per `to` channel
+  BiasFloats bias_;                       // the forward operators' bias, per `to` channel
   int64_t tile_ = 1, tiles_ = 1, chunk_ = 1, tap_floats_ = 0;
   GemmBlocking blocking_;
   WorkspaceLedger::Handle packed_ = -1;  // each tap's M_k as a PackedRight (paired(): PackedPairsRight)

@@ -89,14 +89,12 @@ class GemmForward final : public ConvStep {
         math_(p.math),
         staged_(stage_from_view(source_, p.math) || (columns_are_source(g_) && source_.stride[4] == 1)),
         // (a forward operator's dense float output from bands: written in place, each band adding its bias)
-        bias_in_place_(form == ForwardForm::kWindows && p.add_grad_input_bias && is_dense_float(p.grad_input)),
+        bias_in_place_(form == ForwardForm::kWindows && bias_added_in_place(p) != nullptr),
+        // (as floats, one per output channel: the micro-kernel adds them)
+        bias_floats_(bias_in_place_ ? bias_added_in_place(p) : nullptr, b, "gemm.bias"),
         // (bands and tiles store from their own results, or a band of one row straight into a dense float Y)
         output_(p.grad_input, b, "gradInput.f32", true, result_bias(p), bias_in_place_) {
     const int64_t slices = s_.n * s_.groups;
-    if (bias_in_place_) {  // (as floats, one per output channel: the micro-kernel adds them)
-      bias_ = p.grad_input_bias;
-      bias_floats_ = b.book_scratch("gemm.bias", static_cast<uint64_t>(s_.groups * s_.cout), sizeof(float));
-    }
     if (form == ForwardForm::kWindows) {
       plan_padded_windows(p, b);
       return;
@@ -198,9 +196,7 @@ class GemmForward final : public ConvStep {
   int run_bands(const Workspace& w, const float* weights, float* grad_input) const {
     int64_t* offsets = w.at<int64_t>(offsets_);
     for (int64_t q = 0; q < depth_; ++q) bands_.row_offsets(depth_row(q), depth_row(q) + 1, 0, offsets + q);
-    float* bias_floats = w.at<float>(bias_floats_);
-    for (int64_t c = 0; c < (bias_floats != nullptr ? s_.groups * s_.cout : 0); ++c)
-      bias_floats[c] = channel_bias(bias_, c);
+    bias_floats_.fill(w);
     const int64_t width = bands_.window_width();
     return run_tasks(tasks(), threads_, "gemm gradInput", [&](int64_t task) {
       // (a block's tasks one after another: its rows of W stay in cache over the samples and bands)
@@ -245,7 +241,7 @@ class GemmForward final : public ConvStep {
           // Y[c0:c1, the band's row] (rows x count) = W_g[c0:c1] (x Cin_g*K) * cols (Cin_g*K x count) (+ bias)
           float* row = y + first(band.h0);
           if (bias_in_place_) {
-            const float* bias = w.at<float>(bias_floats_) + grp * s_.cout + c0;
+            const float* bias = bias_floats_.from(w, grp * s_.cout + c0);
             sgemm_rows_with_bias(blocking_, rows, count, q1 - q0, wg, window, offsets + q0, row, s_.dst_plane, bias);
           } else {
             sgemm_rows(blocking_, rows, count, q1 - q0, wg, window, offsets + q0, row, s_.dst_plane);
@@ -468,10 +464,9 @@ class GemmForward final : public ConvStep {
   // always (each channel's run of the tile copied in order, not one line of every channel's row per
   // micro-kernel tile).
   bool staged_;
-  bool rows16_ = false;  // whole 1x1 tiles read from source_'s 16-bit rows in place (sgemm_rows_16bit)
-  bool bias_in_place_;   // bands add the forward operators' bias to their rows in output_'s dense floats
-  View5 bias_;           // (that bias)
-  WorkspaceLedger::Handle bias_floats_ = -1;  // bias_in_place_: the bias as floats, one per output channel
+  bool rows16_ = false;     // whole 1x1 tiles read from source_'s 16-bit rows in place (sgemm_rows_16bit)
+  bool bias_in_place_;      // bands add the forward operators' bias to their rows in output_'s dense floats
+  BiasFloats bias_floats_;  // (that bias, where bias_in_place_)
   DenseFloatOutput output_;
   bool implicit_ = false;           // tasks are bands read from padded windows (plan_padded_windows)
   AmxTiles amx_ = AmxTiles::kNone;  // ... in the AMX tiles' order, on these tiles (amx.h)
