@@ -88,11 +88,11 @@ class GemmForward final : public ConvStep {
         source_(flipped ? p.dst : p.src),
         math_(p.math),
         staged_(stage_from_view(source_, p.math) || (columns_are_source(g_) && source_.stride[4] == 1)),
-        // (a forward operator's dense float output from bands: written in place, each band adding its bias)
-        bias_in_place_(form == ForwardForm::kWindows && bias_added_in_place(p) != nullptr),
+        // (a forward operator's dense float output: written in place, each band or tile adding its bias)
+        bias_in_place_(bias_added_in_place(p) != nullptr),
         // (as floats, one per output channel: the micro-kernel adds them)
-        bias_floats_(bias_in_place_ ? bias_added_in_place(p) : nullptr, b, "gemm.bias"),
-        // (bands and tiles store from their own results, or a band of one row straight into a dense float Y)
+        bias_floats_(bias_added_in_place(p), b, "gemm.bias"),
+        // (bands and tiles store from their own results, or compute them in a dense float Y)
         output_(p.grad_input, b, "gradInput.f32", true, result_bias(p), bias_in_place_) {
     const int64_t slices = s_.n * s_.groups;
     if (form == ForwardForm::kWindows) {
@@ -145,6 +145,7 @@ class GemmForward final : public ConvStep {
     float* weights = w.at<float>(weights_);
     int status = paired() ? pack_weight_pairs(in.f32.wei, w.at<uint32_t>(weights_)) : pack_weights(in.f32.wei, weights);
     if (status != ACLNN_SUCCESS) return status;
+    bias_floats_.fill(w);
     status = implicit_ ? run_bands(w, weights, grad_input) : run_tiles(w, weights, source, grad_input);
     if (status == ACLNN_SUCCESS) output_.finish(w, threads_, true);
     return status;
@@ -196,7 +197,6 @@ class GemmForward final : public ConvStep {
   int run_bands(const Workspace& w, const float* weights, float* grad_input) const {
     int64_t* offsets = w.at<int64_t>(offsets_);
     for (int64_t q = 0; q < depth_; ++q) bands_.row_offsets(depth_row(q), depth_row(q) + 1, 0, offsets + q);
-    bias_floats_.fill(w);
     const int64_t width = bands_.window_width();
     return run_tasks(tasks(), threads_, "gemm gradInput", [&](int64_t task) {
       // (a block's tasks one after another: its rows of W stay in cache over the samples and bands)
@@ -313,6 +313,8 @@ class GemmForward final : public ConvStep {
       float* y = output_.stores_parts() ? nullptr : grad_input + (n * s_.groups + grp) * s_.cout * s_.dst_plane + o0;
       if (output_.stores_parts()) {
         output_.store_rows(result, ld_, s_.cout, n, grp * s_.cout, o0, count);
+      } else if (bias_in_place_) {
+        output_.store_rows(result, ld_, s_.cout, n, grp * s_.cout, o0, count);  // (adding the bias)
       } else {
         for (int64_t c = 0; c < s_.cout; ++c)
           std::memcpy(y + c * s_.dst_plane, result + c * ld_, static_cast<size_t>(count) * sizeof(float));
@@ -366,16 +368,22 @@ class GemmForward final : public ConvStep {
       // (A staged tile's rows are read at the shared row offsets, tile_ apart: its window must be the
       // tile's own positions, source_window's for a 1x1 kernel.)
       const bool whole = (o1 - o0) % nr == 0 && (!staged_ || (o1 - o0 == tile_ && x.channel_stride == tile_));
+      const float* bias = bias_floats_.from(w, grp * s_.cout);  // (where Y is computed in place)
       if (offsets_ >= 0 && whole && s_.cout % left_sliver_rows(blocking_) == 0) {
         // 1x1, whole tiles: the source's rows (or the staged tile's) read in place (sgemm_rows), nothing packed.
         // A FLOAT16/BF16 result is narrowed by the micro-kernel as it computes it, where it can: stored
-        // after the tile, its stores to memory would not overlap the products.
+        // after the tile, its stores to memory would not overlap the products. A bias is added by the
+        // micro-kernel as it stores each finished tile into Y.
         const NarrowedRows narrowed = buffered && converts_in_registers(blocking_) && s_.rows() > 0
                                           ? output_.narrowed_rows(n, grp * s_.cout, o0)
                                           : NarrowedRows{nullptr, 0, false};
         const float* rows = x.data + (o0 - x.first);
         if (narrowed.out != nullptr) {
           sgemm_rows(blocking_, s_.cout, o1 - o0, s_.rows(), wg, rows, w.at<int64_t>(offsets_), y, ldy, narrowed);
+          return;
+        }
+        if (bias != nullptr && s_.rows() > 0) {
+          sgemm_rows_with_bias(blocking_, s_.cout, o1 - o0, s_.rows(), wg, rows, w.at<int64_t>(offsets_), y, ldy, bias);
           return;
         }
         sgemm_rows(blocking_, s_.cout, o1 - o0, s_.rows(), wg, rows, w.at<int64_t>(offsets_), y, ldy);
@@ -388,6 +396,11 @@ class GemmForward final : public ConvStep {
       }
       if (tile_result_ >= 0) {  // the tile rounded into the user's view
         output_.store_rows(y, ldy, s_.cout, n, grp * s_.cout, o0, o1 - o0);
+      } else if (bias != nullptr) {  // fl32(sum) + bias, in place
+        for (int64_t c = 0; c < s_.cout; ++c) {
+          float* row = y + c * ldy;
+          for (int64_t j = 0; j < o1 - o0; ++j) row[j] += bias[c];
+        }
       }
     });
   }
