@@ -194,11 +194,19 @@ class DirectForward final : public ConvStep {
   void stage_rows(const Workspace& w, float* out, int64_t n, int64_t grp, int64_t od, int64_t ih0, int64_t ih1) const {
     const int64_t cin = g_.src_channels_per_group, src_w = g_.src_size[2], sw = g_.stride[2], pw = g_.pad[2];
     float* converted = floats_in_place_ ? nullptr : w.at<float>(row_, thread_index());
-    // Channel by channel (a channel's rows of a plane are one run of X, read in order), row by row.
+    // Channel by channel (a channel's rows of a plane are one run of X, read in order), row by row, the
+    // rows of the channel kPrefetchChannels ahead asked for meanwhile (a band's rows of one channel, a few
+    // KiB, are a stream too short for the hardware prefetchers to get ahead of).
+    constexpr int64_t kPrefetchChannels = 4;
     for (int64_t ci = 0; ci < cin; ++ci) {
       for (int64_t kd = 0; kd < g_.kernel[0]; ++kd) {
         const int64_t id = od * g_.stride[0] - g_.pad[0] + kd * g_.dilation[0];
         if (id < 0 || id >= g_.src_size[0]) continue;  // (a plane in the padding: its taps are left out)
+        if (floats_in_place_ && ci + kPrefetchChannels < cin && ih1 > ih0) {
+          prefetch_rows<3>(
+              static_cast<const float*>(src_.data) + src_.element(n, grp * cin + ci + kPrefetchChannels, id, ih0, 0),
+              ih1 - ih0, src_w, src_.stride[3]);
+        }
         for (int64_t ih = ih0; ih < ih1; ++ih) {
           const int64_t c = grp * cin + ci;
           const float* from = nullptr;
