@@ -279,5 +279,65 @@ TEST(RowKernels, InputRowsFollowTheBlockedSum) {
   }
 }
 
+// Two rows at once (InputRows::rows 2, where a set takes rows of its paired_row_width in pairs): each
+// row's results the bits of that row computed alone (whose sums the test above checks), over channel
+// counts around the blocks and groups, taps whose first or last positions read padding, and 1-3 blocks.
+TEST(RowKernels, InputRowsTakeTwoRowsAsEachAlone) {
+  int checked = 0;
+  for (Isa isa : runnable_sets()) {
+    const RowKernels& kernels = row_kernels(isa);
+    const int64_t width = kernels.paired_row_width;
+    if (width == 0) continue;
+    for (int64_t channels : {16, 40, 100}) {
+      for (int64_t taps : {3, 9}) {
+        const int64_t blocks = 1 + (channels + taps) % 3;
+        std::mt19937 rng(static_cast<unsigned>(channels * 7 + taps));
+        std::normal_distribution<float> normal;
+        // Row r's tap t at dy_tap[t] + r * row_step, positions [first, end) inside its dY row.
+        const int64_t dy_channel_stride = width + 4, row_step = channels * dy_channel_stride,
+                      dy_tap_stride = 2 * row_step;
+        std::vector<int64_t> dy_tap, weight_tap, first, end;
+        for (int64_t t = 0; t < taps; ++t) {
+          dy_tap.push_back(t * dy_tap_stride + 2);
+          weight_tap.push_back(t * channels * kRowLanes);
+          first.push_back(t % 3 == 1 ? t % 2 + 1 : 0);
+          end.push_back(t % 3 == 2 ? width - (t % 2 + 1) : width);
+        }
+        std::vector<float> dy(taps * dy_tap_stride + 8, 0.0f), weights(blocks * taps * channels * kRowLanes);
+        for (int64_t t = 0; t < taps; ++t) {
+          for (int64_t r = 0; r < 2; ++r) {
+            for (int64_t co = 0; co < channels; ++co) {
+              for (int64_t j = first[t]; j < end[t]; ++j)
+                dy[dy_tap[t] + r * row_step + co * dy_channel_stride + j] = normal(rng);
+            }
+          }
+        }
+        for (float& x : weights) x = normal(rng);
+        std::vector<float> both(blocks * 2 * width * kRowLanes, NAN);
+        InputRows job{
+            dy.data(),         dy_tap.data(),  weight_tap.data(),           first.data(), end.data(),  taps,  channels,
+            dy_channel_stride, weights.data(), taps * channels * kRowLanes, blocks,       both.data(), width, 2,
+            row_step};
+        kernels.input_rows(job);
+        for (int64_t r = 0; r < 2; ++r) {
+          std::vector<float> alone(blocks * width * kRowLanes, NAN);
+          job.dy = dy.data() + r * row_step, job.out = alone.data(), job.rows = 1, job.row_step = 0;
+          kernels.input_rows(job);
+          for (int64_t b = 0; b < blocks; ++b) {
+            for (int64_t j = 0; j < width * kRowLanes; ++j) {
+              const float got = both[(b * 2 + r) * width * kRowLanes + j], want = alone[b * width * kRowLanes + j];
+              ASSERT_EQ(std::memcmp(&got, &want, sizeof(float)), 0)
+                  << isa_name(isa) << " channels " << channels << " taps " << taps << " row " << r << " block " << b
+                  << " entry " << j << ": " << got << " vs " << want;
+            }
+          }
+          ++checked;
+        }
+      }
+    }
+  }
+  if (checked == 0) GTEST_SKIP() << "no instruction set here takes rows in pairs";
+}
+
 }  // namespace
 }  // namespace aclnn_cpu

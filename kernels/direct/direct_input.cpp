@@ -119,11 +119,11 @@ class DirectInput final : public ConvStep {
     staging_ = RowStaging(g_, band_rows_);
     staged_ = b.book_scratch("direct.staged_gradOutput", staging_.planes * staging_.rows * cout * staging_.width,
                              sizeof(float), threads_);
-    // (and as many rows again: the rows of a view not stored as dense floats)
-    tile_ = b.book_scratch("direct.row_result", 2 * kBlockChannels * g_.src_size[2], sizeof(float), threads_);
-    // (per tap: dY's offset, the weights', the first and the end of the positions inside dY's columns; and
-    // one more: which (sample, group, band) the thread's staged rows hold)
-    tap_offsets_ = b.book_scratch("direct.tap_offsets", 4 * taps_ + 1, sizeof(int64_t), threads_);
+    // (two rows' worth, and as many again: the rows of a view not stored as dense floats)
+    tile_ = b.book_scratch("direct.row_result", 4 * kBlockChannels * g_.src_size[2], sizeof(float), threads_);
+    // (per tap: dY's offset, the weights', the first and the end of the positions inside dY's columns, for a
+    // row and the next; and one more: which (sample, group, band) the thread's staged rows hold)
+    tap_offsets_ = b.book_scratch("direct.tap_offsets", 8 * taps_ + 1, sizeof(int64_t), threads_);
     b.need_float_inputs(false, weights_.wants_float_weights(), false);  // dY is staged from the user's view
   }
 
@@ -169,22 +169,29 @@ class DirectInput final : public ConvStep {
     int64_t* weight_tap = dy_tap + taps_;
     int64_t* tap_first = dy_tap + 2 * taps_;
     int64_t* tap_end = dy_tap + 3 * taps_;
+    int64_t* next_taps = dy_tap + 4 * taps_;  // (the next row's four arrays)
     float* tile = w.at<float>(tile_, thread);
-    float* rows = tile + kBlockChannels * width;  // the rows of a view not stored as dense floats
+    float* rows = tile + 2 * kBlockChannels * width;  // the rows of a view not stored as dense floats
     const int64_t ci0 = ct * kBlockChannels, channels = std::min(kBlockChannels, cin - ci0);
     // (a forward operator's bias, added as the rows are stored in place)
     const float* bias = bias_.from(w, grp * cin + ci0);
-    const int64_t plane = g_.src_size[0] * height * width, sd = g_.stride[0], sh = g_.stride[1], sw = g_.stride[2];
+    const int64_t plane = g_.src_size[0] * height * width, sw = g_.stride[2];
     // Stride 2: both column phases computed into the tile (phase 1's after phase 0's positions), then
     // stored together, interleaved (not each phase stored with step 2, one entry at a time).
     const bool pairs = sw == 2 && width >= 2;
     const int64_t even_positions = ceil_div(width, int64_t{2});
-    for (int64_t ih = ih0; ih < ih1; ++ih) {
+    // Two rows at once where the kernels take rows of this width in pairs (InputRows::rows) and both rows
+    // have the same taps (a row and the next inside dY's reach): their positions one after the other in the
+    // tile, and in dX.
+    const bool two_rows = sw == 1 && kernels_.paired_row_width == width;
+    int64_t rows_here = 1;
+    for (int64_t ih = ih0; ih < ih1; ih += rows_here) {
+      rows_here = 1;
       const int64_t first = (id * height + ih) * width;
       // Channel i's row: from the parts buffer, or dX's row in place; the channels' rows equally apart.
       float* row0 =
           output_.stores_parts() ? rows : grad_input + (n * g_.groups * cin + grp * cin + ci0) * plane + first;
-      const int64_t row_stride = output_.stores_parts() ? width : plane;
+      const int64_t row_stride = output_.stores_parts() ? 2 * width : plane;
       if (prefetch_rows_ && (ih + 1 < ih1 || ci0 + kBlockChannels < cin)) {
         // The rows this thread writes next, into L2: the band's next row, or the next task's first (the
         // band's first row of the next channels); in dX, or in the user's view where store_rows writes.
@@ -199,25 +206,15 @@ class DirectInput final : public ConvStep {
         }
       }
       for (int64_t q = 0; q < std::min(sw, width); ++q) {  // column phase q: positions q + sW*j
-        // The taps whose dY row lies inside dY and whose column is one of dY's for this phase, in
-        // (kd, kh, kw) order.
-        int64_t taps = 0;
-        for (int64_t kd = 0; kd < g_.kernel[0]; ++kd) {
-          const int64_t zd = id + g_.pad[0] - kd * g_.dilation[0];
-          if (zd < 0 || zd % sd != 0 || zd / sd >= g_.dst_size[0]) continue;
-          for (int64_t kh = 0; kh < g_.kernel[1]; ++kh) {
-            const int64_t zh = ih + g_.pad[1] - kh * g_.dilation[1];
-            if (zh < 0 || zh % sh != 0 || zh / sh >= g_.dst_size[1]) continue;
-            const int64_t row = ((zd / sd - od0) * staging_.rows + (zh / sh - oh0)) * cout * staging_.width;
-            for (int64_t kw = 0; kw < g_.kernel[2]; ++kw) {
-              const int64_t zw = q + g_.pad[2] - kw * g_.dilation[2];
-              if (zw % sw != 0) continue;
-              dy_tap[taps] = row + zw / sw + staging_.left;
-              // position j reads dY's column j + zw / sw
-              tap_first[taps] = std::max<int64_t>(0, -(zw / sw));
-              tap_end[taps] = g_.dst_size[2] - zw / sw;
-              weight_tap[taps++] = ((kd * g_.kernel[1] + kh) * g_.kernel[2] + kw) * cout * kRowLanes;
-            }
+        const int64_t taps = list_taps(id, ih, q, od0, oh0, dy_tap, weight_tap, tap_first, tap_end);
+        int64_t row_step = 0;  // (two rows: the next row's dY entries after this one's)
+        if (two_rows && ih + 1 < ih1 && taps > 0 &&
+            list_taps(id, ih + 1, q, od0, oh0, next_taps, next_taps + taps_, next_taps + 2 * taps_,
+                      next_taps + 3 * taps_) == taps) {
+          row_step = next_taps[0] - dy_tap[0];
+          rows_here = 2;
+          for (int64_t t = 0; t < taps && rows_here == 2; ++t) {
+            if (next_taps[t] - dy_tap[t] != row_step || next_taps[taps_ + t] != weight_tap[t]) rows_here = 1;
           }
         }
         // tile (blocks x positions x 16) = the phase's positions of the row's 32 channels
@@ -235,14 +232,17 @@ class DirectInput final : public ConvStep {
                             weights_.block_floats(),
                             ceil_div(channels, kRowLanes),
                             phase_tile,
-                            positions};
+                            positions,
+                            rows_here,
+                            row_step};
         kernels_.input_rows(job);
-        if (!pairs) store_lane_tile(tile, positions, channels, sw, row0 + q, row_stride, bias);
+        if (!pairs) store_lane_tile(tile, rows_here * positions, channels, sw, row0 + q, row_stride, bias);
       }
       if (pairs)
         store_tile_pairs(tile, even_positions, tile + kBlockChannels * even_positions, width / 2, channels, row0,
                          row_stride, bias);
-      if (output_.stores_parts()) output_.store_rows(rows, width, channels, n, grp * cin + ci0, first, width);
+      if (output_.stores_parts())
+        output_.store_rows(rows, 2 * width, channels, n, grp * cin + ci0, first, rows_here * width);
     }
   }
 
@@ -275,7 +275,36 @@ class DirectInput final : public ConvStep {
     }
   }
 
-  int64_t* staged_key(const Workspace& w, int thread) const { return w.at<int64_t>(tap_offsets_, thread) + 4 * taps_; }
+  int64_t* staged_key(const Workspace& w, int thread) const { return w.at<int64_t>(tap_offsets_, thread) + 8 * taps_; }
+
+  // The taps of column phase q of input row ih (plane id) whose dY row lies inside dY and whose column is
+  // one of dY's for the phase, in (kd, kh, kw) order: per tap its staged dY row's offset (the staging's
+  // first plane od0 and row oh0), its weights' offset and the positions [first, end) inside dY's columns.
+  // Returns how many.
+  int64_t list_taps(int64_t id, int64_t ih, int64_t q, int64_t od0, int64_t oh0, int64_t* dy_tap, int64_t* weight_tap,
+                    int64_t* tap_first, int64_t* tap_end) const {
+    const int64_t cout = g_.dst_channels_per_group, sd = g_.stride[0], sh = g_.stride[1], sw = g_.stride[2];
+    int64_t taps = 0;
+    for (int64_t kd = 0; kd < g_.kernel[0]; ++kd) {
+      const int64_t zd = id + g_.pad[0] - kd * g_.dilation[0];
+      if (zd < 0 || zd % sd != 0 || zd / sd >= g_.dst_size[0]) continue;
+      for (int64_t kh = 0; kh < g_.kernel[1]; ++kh) {
+        const int64_t zh = ih + g_.pad[1] - kh * g_.dilation[1];
+        if (zh < 0 || zh % sh != 0 || zh / sh >= g_.dst_size[1]) continue;
+        const int64_t row = ((zd / sd - od0) * staging_.rows + (zh / sh - oh0)) * cout * staging_.width;
+        for (int64_t kw = 0; kw < g_.kernel[2]; ++kw) {
+          const int64_t zw = q + g_.pad[2] - kw * g_.dilation[2];
+          if (zw % sw != 0) continue;
+          dy_tap[taps] = row + zw / sw + staging_.left;
+          // position j reads dY's column j + zw / sw
+          tap_first[taps] = std::max<int64_t>(0, -(zw / sw));
+          tap_end[taps] = g_.dst_size[2] - zw / sw;
+          weight_tap[taps++] = ((kd * g_.kernel[1] + kh) * g_.kernel[2] + kw) * cout * kRowLanes;
+        }
+      }
+    }
+    return taps;
+  }
 
   // Stages dY rows [od0, od1) x [oh0, oh1) of sample n, group grp (RowStaging's layout).
   void stage_rows(float* out, int64_t n, int64_t grp, int64_t od0, int64_t od1, int64_t oh0, int64_t oh1) const {

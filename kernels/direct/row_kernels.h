@@ -95,6 +95,10 @@ struct WeightRows {
 // [tap_first[t], tap_end[t]) only: the kernels leave out (up to two at each end of a chunk of
 // positions) the products of the padding's zeros. The taps * channels products in the order above
 // are summed as kernels/common/blocked_sum.h sums (from the first listed tap's first channel).
+// With rows 2 (only where width is the kernels' paired_row_width), two rows of positions at once,
+// their taps the same: row r's position j at out[(b * 2 * width + r * width + j) * 16 + l], its dY
+// entries row_step floats after row 0's (a narrow row alone, such as 7 positions, leaves half of the
+// kernels' accumulators idle). The products and their order are those of each row alone.
 struct InputRows {
   const float* dy;
   const int64_t* dy_tap;
@@ -106,6 +110,7 @@ struct InputRows {
   int64_t weight_block_stride, blocks;
   float* out;
   int64_t width;
+  int64_t rows = 1, row_step = 0;
 };
 
 // The sum of 16 lanes, added pairwise (lane l + lane l+8, then +4, +2, +1): the fixed order every
@@ -120,6 +125,8 @@ struct RowKernels {
   // The output channels weight_rows takes at a time for `out_channels` of them.
   int64_t (*weight_block)(int64_t out_channels);
   void (*input_rows)(const InputRows& job);
+  // The row width whose rows input_rows takes two at a time (InputRows::rows), or 0 (one at a time).
+  int64_t paired_row_width;
 };
 
 extern const RowKernels kRowKernelsGeneric;  // row_kernels_generic.cpp

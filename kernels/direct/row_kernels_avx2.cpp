@@ -64,7 +64,7 @@ void input_rows_avx2(const InputRows& job) { input_rows<avx2_ops, 1, 6>(job); }
 
 }  // namespace
 
-extern const RowKernels kRowKernelsAvx2 = {Isa::kAvx2, forward_rows_avx2, weight_rows_avx2, weight_block_avx2,
-                                           input_rows_avx2};
+extern const RowKernels kRowKernelsAvx2 = {Isa::kAvx2,        forward_rows_avx2, weight_rows_avx2,
+                                           weight_block_avx2, input_rows_avx2,   0};
 
 }  // namespace aclnn_cpu

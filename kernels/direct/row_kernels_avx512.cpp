@@ -43,11 +43,13 @@ void weight_rows_avx512(const WeightRows& job) {
   weight_rows<avx512_ops, 8, 3>(job);
 }
 
-void input_rows_avx512(const InputRows& job) { input_rows<avx512_ops, 2, 14>(job); }
+// (two rows of 7 positions, a 7 x 7 plane's, in the registers of a chunk of 14)
+constexpr int64_t kPairedRowWidth = 7;
+void input_rows_avx512(const InputRows& job) { input_rows<avx512_ops, 2, 14, kPairedRowWidth>(job); }
 
 }  // namespace
 
-extern const RowKernels kRowKernelsAvx512 = {Isa::kAvx512, forward_rows_avx512, weight_rows_avx512, weight_block_avx512,
-                                             input_rows_avx512};
+extern const RowKernels kRowKernelsAvx512 = {Isa::kAvx512,        forward_rows_avx512, weight_rows_avx512,
+                                             weight_block_avx512, input_rows_avx512,   kPairedRowWidth};
 
 }  // namespace aclnn_cpu

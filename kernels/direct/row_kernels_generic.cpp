@@ -75,8 +75,8 @@ void input_rows_generic(const InputRows& job) { input_rows<generic_ops, 1, 2>(jo
 
 }  // namespace
 
-extern const RowKernels kRowKernelsGeneric = {Isa::kGeneric, forward_rows_generic, weight_rows_generic,
-                                              weight_block_generic, input_rows_generic};
+extern const RowKernels kRowKernelsGeneric = {Isa::kGeneric,        forward_rows_generic, weight_rows_generic,
+                                              weight_block_generic, input_rows_generic,   0};
 
 float sum_lanes(float* lanes) {
   for (int width = kRowLanes / 2; width > 0; width /= 2) {

@@ -344,22 +344,23 @@ inline void prefetch_floats_ahead(const float* p, int64_t ahead) {
       reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(p) + static_cast<uintptr_t>(ahead) * sizeof(float)));
 }
 
-// One tap of input_chunk, over output channels [co0, co1): positions [kLo, kPos - kHi) of the chunk
-// (the others read the padding's zeros there), each dY entry splatted once for the kBlocks blocks'
-// weight vectors (kParts vectors each).
-template <class Ops, int kBlocks, int kPos, int kLo, int kHi>
-__attribute__((always_inline)) inline void input_tap(const InputRows& job, const float* w, const float* d, int64_t co0,
-                                                     int64_t co1,
-                                                     typename Ops::T (&acc)[kPos][kBlocks * kRowLanes / Ops::kLanes]) {
+// One tap of input_chunk, over output channels [co0, co1): positions [kLo, kPos - kHi) of each of the
+// chunk's kRows rows (the others read the padding's zeros there; row r's dY entries job.row_step floats
+// after row 0's), each dY entry splatted once for the kBlocks blocks' weight vectors (kParts vectors each).
+template <class Ops, int kBlocks, int kPos, int kRows, int kLo, int kHi>
+__attribute__((always_inline)) inline void input_tap(
+    const InputRows& job, const float* w, const float* d, int64_t co0, int64_t co1,
+    typename Ops::T (&acc)[kRows * kPos][kBlocks * kRowLanes / Ops::kLanes]) {
   using T = typename Ops::T;
   constexpr int kLanes = Ops::kLanes, kVectors = kBlocks * kRowLanes / kLanes;
   static_assert(kVectors <= 2, "a block of 16 channels in one or two vectors, or two blocks in one each");
   w += co0 * kRowLanes, d += co0 * job.dy_channel_stride;
+  const int64_t row_step = kRows > 1 ? job.row_step : 0;
   for (int64_t co = co0; co < co1; ++co, w += kRowLanes, d += job.dy_channel_stride) {
     // The dY entries of the output channel 8 ahead (both lines the chunk may span): the staged rows
     // of a 1-D layer are channels a long row apart, a stride the hardware prefetchers do not follow.
     prefetch_floats_ahead(d, 8 * job.dy_channel_stride);
-    prefetch_floats_ahead(d, 8 * job.dy_channel_stride + kPos - 1);
+    prefetch_floats_ahead(d, 8 * job.dy_channel_stride + (kRows - 1) * row_step + kPos - 1);
     // (one load for kPos products: the vectors held in registers, not folded into each multiply-add;
     // named, not an array, which GCC would keep in memory)
     constexpr int kParts = kRowLanes / kLanes;
@@ -367,22 +368,25 @@ __attribute__((always_inline)) inline void input_tap(const InputRows& job, const
     Ops::in_register(w0);
     Ops::in_register(w1);
     const T wv[2] = {w0, w1};
+#pragma GCC unroll 2
+    for (int r = 0; r < kRows; ++r) {
 #pragma GCC unroll 16
-    for (int j = kLo; j < kPos - kHi; ++j) {
-      const T x = Ops::splat(d[j]);
+      for (int j = kLo; j < kPos - kHi; ++j) {
+        const T x = Ops::splat(d[r * row_step + j]);
 #pragma GCC unroll 4
-      for (int q = 0; q < kVectors; ++q) acc[j][q] = Ops::madd(x, wv[q], acc[j][q]);
+        for (int q = 0; q < kVectors; ++q) acc[r * kPos + j][q] = Ops::madd(x, wv[q], acc[r * kPos + j][q]);
+      }
     }
   }
 }
 
 // Output channels [co0, co1) of tap t of input_chunk. A tap whose first or last one or two positions
-// of the chunk read only padding leaves them out (on rows of 7 positions and 3 taps: 2 of every 21
-// products); more than that (a wide dilation), its zeros are multiplied.
-template <class Ops, int kBlocks, int kPos>
+// of the chunk (of each of its rows) read only padding leaves them out (on rows of 7 positions and 3
+// taps: 2 of every 21 products); more than that (a wide dilation), its zeros are multiplied.
+template <class Ops, int kBlocks, int kPos, int kRows>
 __attribute__((always_inline)) inline void input_tap_channels(
     const InputRows& job, const float* block, int64_t t, int64_t j0, int64_t co0, int64_t co1,
-    typename Ops::T (&acc)[kPos][kBlocks * kRowLanes / Ops::kLanes]) {
+    typename Ops::T (&acc)[kRows * kPos][kBlocks * kRowLanes / Ops::kLanes]) {
   const float* w = block + job.weight_tap[t];
   const float* d = job.dy + job.dy_tap[t] + j0;
   const int64_t lo = job.tap_first[t] - j0 < 0 ? 0 : lesser(job.tap_first[t] - j0, kPos);
@@ -392,30 +396,32 @@ __attribute__((always_inline)) inline void input_tap_channels(
     const int64_t edges = lo * 3 + hi;  // (lo, hi) with each at most 2
     if (lo <= 2 && hi <= 2 && edges != 0) {
       switch (edges) {
-        case 1: return input_tap<Ops, kBlocks, kPos, 0, 1>(job, w, d, co0, co1, acc);
-        case 2: return input_tap<Ops, kBlocks, kPos, 0, 2>(job, w, d, co0, co1, acc);
-        case 3: return input_tap<Ops, kBlocks, kPos, 1, 0>(job, w, d, co0, co1, acc);
-        case 4: return input_tap<Ops, kBlocks, kPos, 1, 1>(job, w, d, co0, co1, acc);
-        case 6: return input_tap<Ops, kBlocks, kPos, 2, 0>(job, w, d, co0, co1, acc);
+        case 1: return input_tap<Ops, kBlocks, kPos, kRows, 0, 1>(job, w, d, co0, co1, acc);
+        case 2: return input_tap<Ops, kBlocks, kPos, kRows, 0, 2>(job, w, d, co0, co1, acc);
+        case 3: return input_tap<Ops, kBlocks, kPos, kRows, 1, 0>(job, w, d, co0, co1, acc);
+        case 4: return input_tap<Ops, kBlocks, kPos, kRows, 1, 1>(job, w, d, co0, co1, acc);
+        case 6: return input_tap<Ops, kBlocks, kPos, kRows, 2, 0>(job, w, d, co0, co1, acc);
         default: break;  // (1, 2), (2, 1), (2, 2): all positions, zeros included
       }
     }
   }
-  input_tap<Ops, kBlocks, kPos, 0, 0>(job, w, d, co0, co1, acc);
+  input_tap<Ops, kBlocks, kPos, kRows, 0, 0>(job, w, d, co0, co1, acc);
 }
 
-// input_rows' blocks [b0, b0 + kBlocks) x positions [j0, j0 + kPos): kPos x kBlocks x kParts
-// accumulators. The (tap, output channel) products of each output, taps.channels of them in that
-// order, are summed as kernels/common/blocked_sum.h sums: chains of kSumBlock from zero (a chain
-// may go on into the next tap), their sums added in order within groups of kSumGroup, the groups'
-// sums added in order. (A tap the chunk leaves out changes no cut: its products are zeros.)
-template <class Ops, int kBlocks, int kPos>
+// input_rows' blocks [b0, b0 + kBlocks) x positions [j0, j0 + kPos) of each of kRows rows (kRows 2:
+// both rows whole, j0 0): kRows x kPos x kBlocks x kParts accumulators. The (tap, output channel)
+// products of each output, taps.channels of them in that order, are summed as
+// kernels/common/blocked_sum.h sums: chains of kSumBlock from zero (a chain may go on into the next
+// tap), their sums added in order within groups of kSumGroup, the groups' sums added in order. (A tap
+// the chunk leaves out changes no cut: its products are zeros.)
+template <class Ops, int kBlocks, int kPos, int kRows = 1>
 void input_chunk(const InputRows& job, int64_t b0, int64_t j0) {
   using T = typename Ops::T;
   constexpr int kLanes = Ops::kLanes, kParts = kRowLanes / kLanes, kVectors = kBlocks * kParts;
-  T acc[kPos][kVectors], group[kPos][kVectors], sum[kPos][kVectors];  // (group and sum in memory)
+  constexpr int kAll = kRows * kPos;
+  T acc[kAll][kVectors], group[kAll][kVectors], sum[kAll][kVectors];  // (group and sum in memory)
 #pragma GCC unroll 16
-  for (int j = 0; j < kPos; ++j) {
+  for (int j = 0; j < kAll; ++j) {
 #pragma GCC unroll 4
     for (int q = 0; q < kVectors; ++q) acc[j][q] = group[j][q] = sum[j][q] = Ops::zero();
   }
@@ -425,12 +431,12 @@ void input_chunk(const InputRows& job, int64_t b0, int64_t j0) {
     const int64_t r1 = lesser(products, r0 + kSumBlock);
     for (int64_t t = r0 / job.channels; t * job.channels < r1; ++t) {
       const int64_t first = t * job.channels;
-      input_tap_channels<Ops, kBlocks, kPos>(job, block, t, j0, r0 > first ? r0 - first : 0,
-                                             lesser(job.channels, r1 - first), acc);
+      input_tap_channels<Ops, kBlocks, kPos, kRows>(job, block, t, j0, r0 > first ? r0 - first : 0,
+                                                    lesser(job.channels, r1 - first), acc);
     }
     const bool group_ends = r1 % kSumGroup == 0 || r1 == products;
 #pragma GCC unroll 16
-    for (int j = 0; j < kPos; ++j) {
+    for (int j = 0; j < kAll; ++j) {
 #pragma GCC unroll 4
       for (int q = 0; q < kVectors; ++q) {
         group[j][q] = Ops::add(group[j][q], acc[j][q]);
@@ -440,10 +446,11 @@ void input_chunk(const InputRows& job, int64_t b0, int64_t j0) {
     }
   }
 #pragma GCC unroll 16
-  for (int j = 0; j < kPos; ++j) {
+  for (int j = 0; j < kAll; ++j) {
 #pragma GCC unroll 4
     for (int q = 0; q < kVectors; ++q) {
-      Ops::store(job.out + ((b0 + q / kParts) * job.width + j0 + j) * kRowLanes + q % kParts * kLanes, sum[j][q]);
+      Ops::store(job.out + ((b0 + q / kParts) * job.width * kRows + j0 + j) * kRowLanes + q % kParts * kLanes,
+                 sum[j][q]);
     }
   }
 }
@@ -457,9 +464,22 @@ void input_chunk_of(const InputRows& job, int64_t b0, int64_t j0, int64_t n) {
 }
 
 // input_rows in blocks of kBlocks x 16 channels (one at the end where fewer remain) and chunks of at
-// most kPos positions, the row cut into chunks of equal size (within one).
-template <class Ops, int kBlocks, int kPos>
+// most kPos positions, the row cut into chunks of equal size (within one); two rows of kPairWidth
+// positions (where kPairWidth is not 0) in one chunk of both.
+template <class Ops, int kBlocks, int kPos, int kPairWidth = 0>
 void input_rows(const InputRows& job) {
+  if constexpr (kPairWidth > 0) {
+    if (job.rows == 2 && job.width == kPairWidth) {
+      for (int64_t b0 = 0; b0 < job.blocks; b0 += kBlocks) {
+        if (job.blocks - b0 >= kBlocks) {
+          input_chunk<Ops, kBlocks, kPairWidth, 2>(job, b0, 0);
+        } else {
+          input_chunk<Ops, 1, kPairWidth, 2>(job, b0, 0);
+        }
+      }
+      return;
+    }
+  }
   const int64_t chunks = (job.width + kPos - 1) / kPos;
   for (int64_t b0 = 0; b0 < job.blocks; b0 += kBlocks) {
     for (int64_t c = 0; c < chunks; ++c) {
