@@ -30,11 +30,13 @@ inline int thread_index() {
 // thousands of small tasks (a depthwise plane each) each thread then reads a stream of neighbouring
 // memory the hardware prefetchers follow (one at a time, two threads would each read every other
 // plane); the usual 64-128 tasks still go one at a time, which balances unequal tasks best (better
-// than runs of 2, or guided runs, which hand half the tasks to the first thread).
+// than runs of 2, or guided runs, which hand half the tasks to the first thread). A caller whose
+// consecutive tasks share work a thread does once (staging the same rows) may ask for runs of at least
+// `min_run`.
 template <typename Task>
-int run_tasks(int64_t count, int threads, const char* what, Task task) {
+int run_tasks(int64_t count, int threads, const char* what, Task task, int64_t min_run = 1) {
   std::atomic<bool> failed{false};
-  const int64_t run = std::max<int64_t>(1, count / (64 * std::max(1, threads)));
+  const int64_t run = std::max<int64_t>(min_run, count / (64 * std::max(1, threads)));
 #pragma omp parallel for schedule(dynamic, run) num_threads(threads)
   for (int64_t t = 0; t < count; ++t) {
     try {

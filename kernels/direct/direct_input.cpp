@@ -138,14 +138,17 @@ class DirectInput final : public ConvStep {
     float* grad_input = output_.data(w);
     bias_.fill(w);
     for (int i = 0; i < threads_; ++i) *staged_key(w, i) = -1;  // nothing staged yet
-    status = run_tasks(tasks(), threads_, "direct gradInput", [&](int64_t t) {
-      // Channel blocks innermost: a thread's next task often reads the dY rows it staged (not staging
-      // them again for each block of channels; the blocks of weights stream from the shared cache as
-      // they are read, in order).
-      const int64_t ct = t % channel_tasks_, band = t / channel_tasks_ % bands_;
-      const int64_t n = t / (channel_tasks_ * bands_) % g_.batch, grp = t / (channel_tasks_ * bands_ * g_.batch);
-      run_task(w, weights_.blocks(w, grp, ct), grad_input, n, grp, ct, band);
-    });
+    status = run_tasks(
+        tasks(), threads_, "direct gradInput",
+        [&](int64_t t) {
+          // Channel blocks innermost, a band's blocks one run of tasks where that leaves at least 4 runs per
+          // thread: the thread stages the band's dY rows once for all of them (not each thread that takes
+          // one of its blocks; the blocks of weights stream from the shared cache as they are read, in order).
+          const int64_t ct = t % channel_tasks_, band = t / channel_tasks_ % bands_;
+          const int64_t n = t / (channel_tasks_ * bands_) % g_.batch, grp = t / (channel_tasks_ * bands_ * g_.batch);
+          run_task(w, weights_.blocks(w, grp, ct), grad_input, n, grp, ct, band);
+        },
+        tasks() / channel_tasks_ >= 4 * threads_ ? channel_tasks_ : 1);
     if (status == ACLNN_SUCCESS) output_.finish(w, threads_, true);
     return status;
   }
