@@ -144,6 +144,11 @@ TEST(RowKernels, ForwardRowsFollowTheirChains) {
       for (int64_t rows : {1, 2, 3, 4, 7}) cases.push_back({out_channels, 2, 9, width, rows});
     }
   }
+  // One channel of 3 x 3 taps: its rows a grid (ForwardRows::grid_rows), in planes of 3 rows where
+  // there are 7 or 9 (bands and rows left over in each).
+  for (int64_t width : {1, 7, 16, 17, 31, 33, 56}) {
+    for (int64_t rows : {1, 2, 3, 4, 5, 7, 9}) cases.push_back({1, 1, 9, width, rows});
+  }
   cases.push_back({8, 8, 9, 28, 28});
   cases.push_back({1, 1, 25, 57, 5});
   cases.push_back({1, 3, 15, 20, 3});
@@ -173,13 +178,18 @@ TEST(RowKernels, ForwardRowsFollowTheirChains) {
       std::vector<float> bias(k.out_channels);
       for (float& b : bias) b = normal(rng);
       const bool with_bias = (k.width + k.rows) % 2 == 1;
-      const ForwardRows job{src.data(),     row_base.data(),
-                            k.rows,         channel_stride,
-                            k.channels,     tap.data(),
-                            k.taps,         weights.data(),
-                            k.out_channels, out.data(),
-                            plane,          k.width,
-                            chain_taps,     with_bias ? bias.data() : nullptr};
+      ForwardRows job{src.data(),     row_base.data(),
+                      k.rows,         channel_stride,
+                      k.channels,     tap.data(),
+                      k.taps,         weights.data(),
+                      k.out_channels, out.data(),
+                      plane,          k.width,
+                      chain_taps,     with_bias ? bias.data() : nullptr};
+      if (k.channels == 1 && k.taps == 9) {
+        job.plane_rows = k.rows == 7 || k.rows == 9 ? 3 : k.rows;
+        job.row_step = row_stride;
+        job.grid_rows = 3;
+      }
       kernels.forward_rows(job);
       for (int64_t co = 0; co < k.out_channels; ++co) {
         for (int64_t r = 0; r < k.rows; ++r) {

@@ -48,6 +48,10 @@ struct ForwardRows {
   int64_t out_channel_stride, width;
   int64_t chain_taps = 0;       // (only read with out_channels 1)
   const float* bias = nullptr;  // out_channels floats, or none
+  // Optional (grid_rows 0 when absent), as WeightRows': the rows in planes of plane_rows, consecutive
+  // rows of a plane row_step apart, and the taps a grid of grid_rows kernel rows as far apart. Then
+  // one channel's source rows serve several output rows (the one-channel 3 x 3 kernels use it).
+  int64_t plane_rows = 0, row_step = 0, grid_rows = 0;
 };
 
 // One slice's contribution to a weight gradient's dot products, in 16 lanes each:

@@ -50,6 +50,9 @@ struct avx2_ops {
 void forward_rows_avx2(const ForwardRows& job) {
   // (one channel: 3 rows x 2 vectors, so that the accumulators and the sums of the kernel rows' chains
   // both stay in the 16 registers)
+  // (one channel of 3 x 3 taps on a grid: each source vector loaded once for the rows it reaches)
+  if (job.out_channels == 1 && job.channels == 1 && job.grid_rows == 3 && job.taps == 9 && job.chain_taps == 3)
+    return forward_band_rows<avx2_ops, 2, 2, 3, 3>(job);
   if (job.out_channels == 1) return forward_rows<avx2_ops, 1, 2, 3>(job);
   forward_rows<avx2_ops, 4, 1, 3>(job);
 }

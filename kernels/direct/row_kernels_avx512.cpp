@@ -32,7 +32,10 @@ struct avx512_ops {
 #include "kernels/direct/row_kernels_impl.h"
 
 void forward_rows_avx512(const ForwardRows& job) {
-  if (job.out_channels == 1) return forward_rows<avx512_ops, 1, 4, 2>(job);
+  // (one channel of 3 x 3 taps on a grid: each source vector loaded once for the rows it reaches)
+  if (job.out_channels == 1 && job.channels == 1 && job.grid_rows == 3 && job.taps == 9 && job.chain_taps == 3)
+    return forward_band_rows<avx512_ops, 4, 2, 3, 3>(job);
+  if (job.out_channels == 1) return forward_rows<avx512_ops, 1, 4, 3>(job);
   forward_rows<avx512_ops, 8, 2>(job);
 }
 int64_t weight_block_avx512(int64_t out_channels) { return out_channels == 1 ? 1 : out_channels < 8 ? 4 : 8; }

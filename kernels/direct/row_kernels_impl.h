@@ -155,6 +155,104 @@ void forward_rows(const ForwardRows& job) {
   for (; r < job.rows; ++r) forward_row_group<Ops, kCo, kVec, 1>(job, r);
 }
 
+// Rows [r, r + kBand) of one plane of a one-channel forward_rows whose taps are a kKh x kKw grid
+// (ForwardRows' grid structure, chains of kKw taps), positions [w0, w0 + kLanes * kVec): each staged
+// source vector loaded once per kernel column for every band row it reaches (kernel row kh meets row
+// i at source row i + kh), not once per tap. Row i's products still come in tap order, (kh, kw), each
+// kernel row one chain from zero added to the chains before as it ends: forward_chunk's sums, bit for
+// bit. Vectors past the width are computed from the staged rows' padding and not stored.
+template <class Ops, int kBand, int kVec, int kKh, int kKw>
+void forward_band_chunk(const ForwardRows& job, int64_t r, int64_t w0) {
+  using T = typename Ops::T;
+  constexpr int kLanes = Ops::kLanes;
+  T acc[kBand][kVec], chains[kBand][kVec];
+#pragma GCC unroll 8
+  for (int i = 0; i < kBand; ++i) {
+#pragma GCC unroll 4
+    for (int v = 0; v < kVec; ++v) acc[i][v] = chains[i][v] = Ops::zero();
+  }
+  const float* src = job.src + job.row_base[r] + w0;
+#pragma GCC unroll 16
+  for (int j = 0; j < kBand + kKh - 1; ++j) {  // the band's staged source rows
+#pragma GCC unroll 8
+    for (int kw = 0; kw < kKw; ++kw) {
+      T x[kVec];
+#pragma GCC unroll 4
+      for (int v = 0; v < kVec; ++v) x[v] = Ops::load(src + j * job.row_step + job.tap[kw] + kLanes * v);
+#pragma GCC unroll 8
+      for (int i = 0; i < kBand; ++i) {
+        if (j - i < 0 || j - i >= kKh) continue;
+        const T w = Ops::splat(job.weights[((j - i) * kKw + kw) * kForwardBlock]);
+#pragma GCC unroll 4
+        for (int v = 0; v < kVec; ++v) acc[i][v] = Ops::madd(w, x[v], acc[i][v]);
+      }
+    }
+#pragma GCC unroll 8
+    for (int i = 0; i < kBand; ++i) {  // kernel row j - i of row i ends
+      if (j - i < 0 || j - i >= kKh) continue;
+#pragma GCC unroll 4
+      for (int v = 0; v < kVec; ++v) chains[i][v] = Ops::add(chains[i][v], acc[i][v]), acc[i][v] = Ops::zero();
+    }
+  }
+  const T bias = Ops::splat(job.bias != nullptr ? job.bias[0] : 0.0f);
+#pragma GCC unroll 8
+  for (int i = 0; i < kBand; ++i) {
+    float* out = job.out + (r + i) * job.width + w0;
+#pragma GCC unroll 4
+    for (int v = 0; v < kVec; ++v) {
+      const int64_t count = lesser(kLanes, job.width - w0 - kLanes * v);
+      const T result = job.bias != nullptr ? Ops::add(chains[i][v], bias) : chains[i][v];
+      if (count == kLanes) {
+        Ops::store(out + kLanes * v, result);
+      } else if (count > 0) {
+        Ops::store_masked(out + kLanes * v, result, Ops::mask_first(count));
+      }
+    }
+  }
+}
+
+// forward_band_chunk for the last `left` (< the row's kVec) vectors of a band: a template per count.
+template <class Ops, int kBand, int kVec, int kKh, int kKw>
+void forward_band_tail(const ForwardRows& job, int64_t r, int64_t w0, int64_t left) {
+  if (left >= kVec) return forward_band_chunk<Ops, kBand, kVec, kKh, kKw>(job, r, w0);
+  if constexpr (kVec > 1) forward_band_tail<Ops, kBand, kVec - 1, kKh, kKw>(job, r, w0, left);
+}
+
+// forward_band_chunk over a band's positions: chunks of kVec vectors, the last with as many as it needs.
+template <class Ops, int kBand, int kVec, int kKh, int kKw>
+void forward_band_row(const ForwardRows& job, int64_t r) {
+  constexpr int kLanes = Ops::kLanes;
+  int64_t w0 = 0;
+  for (; w0 + kLanes * (kVec - 1) < job.width; w0 += kLanes * kVec)
+    forward_band_chunk<Ops, kBand, kVec, kKh, kKw>(job, r, w0);
+  const int64_t left = (job.width - w0 + kLanes - 1) / kLanes;  // vectors left, fewer than kVec
+  if constexpr (kVec > 1) {
+    if (left > 0) forward_band_tail<Ops, kBand, kVec - 1, kKh, kKw>(job, r, w0, left);
+  }
+}
+
+// The last `rows` (< kBand + 1) rows of a plane as one band: a template per count.
+template <class Ops, int kBand, int kVec, int kKh, int kKw>
+void forward_band_left(const ForwardRows& job, int64_t r, int64_t rows) {
+  if (rows >= kBand) return forward_band_row<Ops, kBand, kVec, kKh, kKw>(job, r);
+  if constexpr (kBand > 1) forward_band_left<Ops, kBand - 1, kVec, kKh, kKw>(job, r, rows);
+}
+
+// forward_rows for one output channel whose taps are a kKh x kKw grid (ForwardRows::grid_rows kKh,
+// chains of kKw taps): each plane's rows in bands of kBand (forward_band_chunk), the rows left over in
+// a smaller band.
+template <class Ops, int kBand, int kVec, int kKh, int kKw>
+void forward_band_rows(const ForwardRows& job) {
+  for (int64_t p0 = 0; p0 < job.rows; p0 += job.plane_rows) {
+    const int64_t p1 = lesser(job.rows, p0 + job.plane_rows);
+    int64_t r = p0;
+    for (; r + kBand <= p1; r += kBand) forward_band_row<Ops, kBand, kVec, kKh, kKw>(job, r);
+    if constexpr (kBand > 1) {
+      if (r < p1) forward_band_left<Ops, kBand - 1, kVec, kKh, kKw>(job, r, p1 - r);
+    }
+  }
+}
+
 // WeightRows' prefetch runs, spread evenly over `steps` steps (addresses as integers: nothing is
 // dereferenced), into L2 (locality 2): the data is for a slice after the next one, and brought into
 // L1 it would only push out this slice's operands. (The output run too is read: a store then finds

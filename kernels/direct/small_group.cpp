@@ -117,13 +117,14 @@ class SmallGroupInput final : public ConvStep {
     const float* group_weights = w.at<float>(weights_) + grp * group_floats_;
     const float* group_bias = bias_.from(w, grp * cout);
     for (int64_t blk = 0; blk < blocks_; ++blk) {
-      const ForwardRows rows{staged, staging_.row_base.data(), staging_.out_rows, staging_.channel_stride, cin,
-                             staging_.tap.data(), taps, group_weights + blk * cin * taps * kForwardBlock,
-                             std::min<int64_t>(kForwardBlock, cout - blk * kForwardBlock),
-                             y + blk * kForwardBlock * g_.dst_plane(), g_.dst_plane(), staging_.width,
-                             // (one output channel per group: a chain per kernel row)
-                             cout == 1 ? g_.kernel[2] : 0,
-                             group_bias != nullptr ? group_bias + blk * kForwardBlock : nullptr};
+      ForwardRows rows{staged, staging_.row_base.data(), staging_.out_rows, staging_.channel_stride, cin,
+                       staging_.tap.data(), taps, group_weights + blk * cin * taps * kForwardBlock,
+                       std::min<int64_t>(kForwardBlock, cout - blk * kForwardBlock),
+                       y + blk * kForwardBlock * g_.dst_plane(), g_.dst_plane(), staging_.width,
+                       // (one output channel per group: a chain per kernel row)
+                       cout == 1 ? g_.kernel[2] : 0,
+                       group_bias != nullptr ? group_bias + blk * kForwardBlock : nullptr};
+      staging_.describe_grid(g_, rows);
       kernels_.forward_rows(rows);
     }
     if (buffered_) {

@@ -74,7 +74,8 @@ struct Staging {
 
   // WeightRows' grid structure, where the rows have one: a kernel of one plane's depth, stride and
   // dilation 1 along H (consecutive output rows and kernel rows a staged row apart).
-  void describe_grid(const ConvGeometry& g, WeightRows& rows) const {
+  template <typename Rows>  // (WeightRows or ForwardRows)
+  void describe_grid(const ConvGeometry& g, Rows& rows) const {
     if (g.kernel[0] != 1 || g.stride[1] != 1 || g.dilation[1] != 1) return;
     rows.plane_rows = g.dst_size[1];
     rows.row_step = row_stride;
