@@ -102,29 +102,34 @@ struct Staging {
              float* out) const {
     const int64_t src_d = g.src_size[0], src_h = g.src_size[1], sw = g.stride[2];
 #ifdef ACLNN_HAVE_X86_KERNELS
-    // Entries 1 (or for FLOAT16/BF16, 2) apart: a row of every channel copied or widened in one call.
+    // Entries 1 (or for FLOAT16/BF16, 2) apart: each channel's rows of a plane phase copied or widened in one
+    // call (a channel's plane is one run of memory, which the copy prefetches ahead in; a row of every
+    // channel per call read as many planes at once).
     int64_t step = 0;  // (0 where the product overflows: an empty source's strides are unbounded)
     if (__builtin_mul_overflow(src.stride[4], sw, &step)) step = 0;
     const bool some = channels > 0 && src.data != nullptr && f16c_conversions();
     const bool half_rows = some && (src.dtype == ACL_FLOAT16 || src.dtype == ACL_BF16) && math == MathMode::kFull &&
                            (step == 1 || step == 2);
     const bool float_rows = some && src.dtype == ACL_FLOAT && math != MathMode::kFp16Inputs && step == 1;
-    if ((half_rows || float_rows) && channels == 1) {     // one channel: each phase's rows in one call
+    if (half_rows || float_rows) {  // channel by channel (a plane is one run), each phase's rows in one call
       const int64_t y0 = std::max<int64_t>(0, g.pad[1]);  // the staged rows [y0, y1) lie inside the source
       const int64_t y1 = g.pad[1] >= rows_h ? y0 : std::min(rows_h, g.pad[1] + src_h);
-      for (int64_t z = 0; z < rows_d && y1 > y0; ++z) {
-        const int64_t sz = z - g.pad[0];
-        if (sz < 0 || sz >= src_d) continue;  // a padding plane
-        for (int64_t q = 0; q < sw; ++q) {
-          const int64_t lo = inside_lo[q], hi = inside_hi[q];
-          if (hi == lo) continue;
-          const int64_t at = src.element(n, c0, sz, y0 - g.pad[1], lo * sw + q - g.pad[2]);
-          float* rows = out + (z * rows_h + y0) * row_stride + q * phase_width + lo;
-          if (half_rows) {
-            widen_rows_avx2(static_cast<const uint16_t*>(src.data) + at, src.dtype == ACL_BF16, src.stride[3], step,
-                            hi - lo, y1 - y0, rows, row_stride);
-          } else {
-            copy_rows_avx2(static_cast<const float*>(src.data) + at, src.stride[3], hi - lo, y1 - y0, rows, row_stride);
+      for (int64_t ch = 0; ch < channels; ++ch) {
+        for (int64_t z = 0; z < rows_d && y1 > y0; ++z) {
+          const int64_t sz = z - g.pad[0];
+          if (sz < 0 || sz >= src_d) continue;  // a padding plane
+          for (int64_t q = 0; q < sw; ++q) {
+            const int64_t lo = inside_lo[q], hi = inside_hi[q];
+            if (hi == lo) continue;
+            const int64_t at = src.element(n, c0 + ch, sz, y0 - g.pad[1], lo * sw + q - g.pad[2]);
+            float* rows = out + ch * channel_stride + (z * rows_h + y0) * row_stride + q * phase_width + lo;
+            if (half_rows) {
+              widen_rows_avx2(static_cast<const uint16_t*>(src.data) + at, src.dtype == ACL_BF16, src.stride[3], step,
+                              hi - lo, y1 - y0, rows, row_stride);
+            } else {
+              copy_rows_avx2(static_cast<const float*>(src.data) + at, src.stride[3], hi - lo, y1 - y0, rows,
+                             row_stride);
+            }
           }
         }
       }
@@ -140,19 +145,6 @@ struct Staging {
           const int64_t lo = inside_lo[q], hi = inside_hi[q];
           if (hi == lo) continue;
           const int64_t column = lo * sw + q - g.pad[2];  // entry lo's, inside the source row
-#ifdef ACLNN_HAVE_X86_KERNELS
-          if (half_rows) {
-            const auto* from = static_cast<const uint16_t*>(src.data) + src.element(n, c0, sz, sy, column);
-            widen_rows_avx2(from, src.dtype == ACL_BF16, src.stride[1], step, hi - lo, channels, rows + lo,
-                            channel_stride);
-            continue;
-          }
-          if (float_rows) {
-            const auto* from = static_cast<const float*>(src.data) + src.element(n, c0, sz, sy, column);
-            copy_rows_avx2(from, src.stride[1], hi - lo, channels, rows + lo, channel_stride);
-            continue;
-          }
-#endif
           for (int64_t ch = 0; ch < channels; ++ch) {
             read_row_floats(src, math, n, c0 + ch, sz, sy, column, sw, hi - lo, rows + ch * channel_stride + lo);
           }
