@@ -31,12 +31,13 @@ inline int thread_index() {
 // memory the hardware prefetchers follow (one at a time, two threads would each read every other
 // plane); the usual 64-128 tasks still go one at a time, which balances unequal tasks best (better
 // than runs of 2, or guided runs, which hand half the tasks to the first thread). A caller whose
-// consecutive tasks share work a thread does once (staging the same rows) may ask for runs of at least
-// `min_run`.
+// consecutive tasks share work a thread does once (staging the same rows) may ask for runs of a multiple
+// of `min_run` (the tasks of one piece of shared work never split between threads).
 template <typename Task>
 int run_tasks(int64_t count, int threads, const char* what, Task task, int64_t min_run = 1) {
   std::atomic<bool> failed{false};
-  const int64_t run = std::max<int64_t>(min_run, count / (64 * std::max(1, threads)));
+  const int64_t each = std::max<int64_t>(1, min_run);
+  const int64_t run = std::max<int64_t>(1, count / (64 * std::max(1, threads)) / each) * each;
 #pragma omp parallel for schedule(dynamic, run) num_threads(threads)
   for (int64_t t = 0; t < count; ++t) {
     try {

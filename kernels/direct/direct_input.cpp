@@ -119,11 +119,14 @@ class DirectInput final : public ConvStep {
     staging_ = RowStaging(g_, band_rows_);
     staged_ = b.book_scratch("direct.staged_gradOutput", staging_.planes * staging_.rows * cout * staging_.width,
                              sizeof(float), threads_);
-    // (two rows' worth, and as many again: the rows of a view not stored as dense floats)
-    tile_ = b.book_scratch("direct.row_result", 4 * kBlockChannels * g_.src_size[2], sizeof(float), threads_);
-    // (per tap: dY's offset, the weights', the first and the end of the positions inside dY's columns, for a
-    // row and the next; and one more: which (sample, group, band) the thread's staged rows hold)
-    tap_offsets_ = b.book_scratch("direct.tap_offsets", 8 * taps_ + 1, sizeof(int64_t), threads_);
+    // Two rows at a time where the kernels take rows of this width in pairs (InputRows::rows).
+    step_rows_ = g_.stride[2] == 1 && kernels_.paired_row_width == g_.src_size[2] ? 2 : 1;
+    // (step_rows_ rows' worth, and as many again: the rows of a view not stored as dense floats)
+    tile_ =
+        b.book_scratch("direct.row_result", 2 * step_rows_ * kBlockChannels * g_.src_size[2], sizeof(float), threads_);
+    // (per tap: dY's offset, the weights', the first and the end of the positions inside dY's columns, for each
+    // of step_rows_ rows; and one more: which (sample, group, band) the thread's staged rows hold)
+    tap_offsets_ = b.book_scratch("direct.tap_offsets", 4 * step_rows_ * taps_ + 1, sizeof(int64_t), threads_);
     b.need_float_inputs(false, weights_.wants_float_weights(), false);  // dY is staged from the user's view
   }
 
@@ -172,9 +175,9 @@ class DirectInput final : public ConvStep {
     int64_t* weight_tap = dy_tap + taps_;
     int64_t* tap_first = dy_tap + 2 * taps_;
     int64_t* tap_end = dy_tap + 3 * taps_;
-    int64_t* next_taps = dy_tap + 4 * taps_;  // (the next row's four arrays)
+    int64_t* next_taps = dy_tap + 4 * taps_;  // (the next row's four arrays, where step_rows_ is 2)
     float* tile = w.at<float>(tile_, thread);
-    float* rows = tile + 2 * kBlockChannels * width;  // the rows of a view not stored as dense floats
+    float* rows = tile + step_rows_ * kBlockChannels * width;  // the rows of a view not stored as dense floats
     const int64_t ci0 = ct * kBlockChannels, channels = std::min(kBlockChannels, cin - ci0);
     // (a forward operator's bias, added as the rows are stored in place)
     const float* bias = bias_.from(w, grp * cin + ci0);
@@ -186,7 +189,7 @@ class DirectInput final : public ConvStep {
     // Two rows at once where the kernels take rows of this width in pairs (InputRows::rows) and both rows
     // have the same taps (a row and the next inside dY's reach): their positions one after the other in the
     // tile, and in dX.
-    const bool two_rows = sw == 1 && kernels_.paired_row_width == width;
+    const bool two_rows = step_rows_ == 2;
     int64_t rows_here = 1;
     for (int64_t ih = ih0; ih < ih1; ih += rows_here) {
       rows_here = 1;
@@ -194,18 +197,20 @@ class DirectInput final : public ConvStep {
       // Channel i's row: from the parts buffer, or dX's row in place; the channels' rows equally apart.
       float* row0 =
           output_.stores_parts() ? rows : grad_input + (n * g_.groups * cin + grp * cin + ci0) * plane + first;
-      const int64_t row_stride = output_.stores_parts() ? 2 * width : plane;
-      if (prefetch_rows_ && (ih + 1 < ih1 || ci0 + kBlockChannels < cin)) {
-        // The rows this thread writes next, into L2: the band's next row, or the next task's first (the
-        // band's first row of the next channels); in dX, or in the user's view where store_rows writes.
-        const bool next_row = ih + 1 < ih1;
+      const int64_t row_stride = output_.stores_parts() ? step_rows_ * width : plane;
+      if (prefetch_rows_ && (ih + step_rows_ < ih1 || ci0 + kBlockChannels < cin)) {
+        // The rows this thread writes next, into L2: the band's next rows (step_rows_ of them, past those computed
+        // now where they are as many), or the next task's first (the band's first row of the next channels); in
+        // dX, or in the user's view where store_rows writes.
+        const bool next_row = ih + step_rows_ < ih1;
         const int64_t c = grp * cin + ci0 + (next_row ? 0 : kBlockChannels),
-                      at = first + (next_row ? 1 : ih0 - ih) * width;
+                      at = first + (next_row ? step_rows_ : ih0 - ih) * width;
         const int64_t count = next_row ? channels : std::min(kBlockChannels, cin - ci0 - kBlockChannels);
+        const int64_t positions = std::min(step_rows_ * width, plane - at % plane);
         if (output_.stores_parts()) {
-          output_.prefetch_rows(count, n, c, at, width);
+          output_.prefetch_rows(count, n, c, at, positions);
         } else {
-          prefetch_rows<2>(grad_input + (n * g_.groups * cin + c) * plane + at, count, width, plane);
+          prefetch_rows<2>(grad_input + (n * g_.groups * cin + c) * plane + at, count, positions, plane);
         }
       }
       for (int64_t q = 0; q < std::min(sw, width); ++q) {  // column phase q: positions q + sW*j
@@ -220,7 +225,7 @@ class DirectInput final : public ConvStep {
             if (next_taps[t] - dy_tap[t] != row_step || next_taps[taps_ + t] != weight_tap[t]) rows_here = 1;
           }
         }
-        // tile (blocks x positions x 16) = the phase's positions of the row's 32 channels
+        // tile (blocks x positions x 16) = the phase's positions of the row's (two rows': rows_here) 32 channels
         const int64_t positions = ceil_div(width - q, sw);
         float* phase_tile = pairs && q == 1 ? tile + kBlockChannels * even_positions : tile;
         const InputRows job{staged,
@@ -245,7 +250,7 @@ class DirectInput final : public ConvStep {
         store_tile_pairs(tile, even_positions, tile + kBlockChannels * even_positions, width / 2, channels, row0,
                          row_stride, bias);
       if (output_.stores_parts())
-        output_.store_rows(rows, 2 * width, channels, n, grp * cin + ci0, first, rows_here * width);
+        output_.store_rows(rows, step_rows_ * width, channels, n, grp * cin + ci0, first, rows_here * width);
     }
   }
 
@@ -278,7 +283,9 @@ class DirectInput final : public ConvStep {
     }
   }
 
-  int64_t* staged_key(const Workspace& w, int thread) const { return w.at<int64_t>(tap_offsets_, thread) + 8 * taps_; }
+  int64_t* staged_key(const Workspace& w, int thread) const {
+    return w.at<int64_t>(tap_offsets_, thread) + 4 * step_rows_ * taps_;
+  }
 
   // The taps of column phase q of input row ih (plane id) whose dY row lies inside dY and whose column is
   // one of dY's for the phase, in (kd, kh, kw) order: per tap its staged dY row's offset (the staging's
@@ -363,6 +370,7 @@ class DirectInput final : public ConvStep {
   RowStaging staging_;
   LaneWeights weights_;
   int64_t channel_tasks_ = 1, band_rows_ = 1, bands_ = 1, taps_ = 1;
+  int64_t step_rows_ = 1;  // rows computed at a time where their taps are the same: 1, or 2 (InputRows::rows)
   WorkspaceLedger::Handle staged_ = -1, tile_ = -1, tap_offsets_ = -1;  // per thread
   // Whether each row's output lines are prefetched (into L2) while the row before it is computed, so
   // that its stores do not wait for them to come from memory: on AMD's cores; a burst of prefetches

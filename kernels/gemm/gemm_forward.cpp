@@ -478,7 +478,7 @@ class GemmForward final : public ConvStep {
   // micro-kernel tile).
   bool staged_;
   bool rows16_ = false;     // whole 1x1 tiles read from source_'s 16-bit rows in place (sgemm_rows_16bit)
-  bool bias_in_place_;      // bands add the forward operators' bias to their rows in output_'s dense floats
+  bool bias_in_place_;      // bands and tiles add the forward operators' bias to their rows in output_'s dense floats
   BiasFloats bias_floats_;  // (that bias, where bias_in_place_)
   DenseFloatOutput output_;
   bool implicit_ = false;           // tasks are bands read from padded windows (plan_padded_windows)
