@@ -106,7 +106,6 @@ class BiasFloats {
   const float* from(const Workspace& workspace, int64_t c) const {
     return floats_ >= 0 ? workspace.at<float>(floats_) + c : nullptr;
   }
-  explicit operator bool() const { return floats_ >= 0; }
 
  private:
   View5 view_;

@@ -141,13 +141,9 @@ void store_lane_tile(const float* tile, int64_t positions, int64_t channels, int
   for (int64_t i = 0; i < channels; ++i) {
     const float* lanes = tile + i / kLanes * positions * kLanes + i % kLanes;
     float* row = rows + i * row_stride;
-    if (i % 4 == 0 && i + 4 <= channels) {  // channels i..i+3, positions 4 at a time
-      if (bias != nullptr) {
-        for (int64_t j = 0; j < whole; j += 4)
-          transpose_4x4_add(lanes + j * kLanes, kLanes, bias + i, row + j, row_stride);
-      } else {
-        for (int64_t j = 0; j < whole; j += 4) transpose_4x4(lanes + j * kLanes, kLanes, row + j, row_stride);
-      }
+    if (i % 4 == 0 && i + 4 <= channels) {                        // channels i..i+3, positions 4 at a time
+      const float* bias4 = bias != nullptr ? bias + i : nullptr;  // (channels i .. i + 3's)
+      for (int64_t j = 0; j < whole; j += 4) transpose_4x4(lanes + j * kLanes, kLanes, row + j, row_stride, bias4);
       for (int64_t c = 0; c < 4; ++c) {
         const float add = bias != nullptr ? bias[i + c] : 0.0f;
         for (int64_t j = whole; j < positions; ++j)

@@ -72,8 +72,8 @@ struct Staging {
     return double(std::max<int64_t>(1, channels)) * z * h * w * double(g.stride[2]);  // (sizes even with none)
   }
 
-  // WeightRows' grid structure, where the rows have one: a kernel of one plane's depth, stride and
-  // dilation 1 along H (consecutive output rows and kernel rows a staged row apart).
+  // The rows' grid structure (WeightRows', ForwardRows'), where they have one: a kernel of one plane's
+  // depth, stride and dilation 1 along H (consecutive output rows and kernel rows a staged row apart).
   template <typename Rows>  // (WeightRows or ForwardRows)
   void describe_grid(const ConvGeometry& g, Rows& rows) const {
     if (g.kernel[0] != 1 || g.stride[1] != 1 || g.dilation[1] != 1) return;

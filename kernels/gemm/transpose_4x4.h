@@ -12,55 +12,39 @@
 
 namespace aclnn_cpu {
 
-// dst[j * dst_stride + i] = rows[i][j] for i, j < 4 (four rows anywhere in memory).
-inline void transpose_4x4_rows(const float* const rows[4], float* dst, int64_t dst_stride) {
+// dst[j * dst_stride + i] = rows[i][j] for i, j < 4 (four rows anywhere in memory), plus add[j] in dst
+// row j where `add` is given (one rounding each, as a scalar add's).
+inline void transpose_4x4_rows(const float* const rows[4], float* dst, int64_t dst_stride, const float* add = nullptr) {
 #if defined(__SSE2__)
   __m128 r0 = _mm_loadu_ps(rows[0]), r1 = _mm_loadu_ps(rows[1]);
   __m128 r2 = _mm_loadu_ps(rows[2]), r3 = _mm_loadu_ps(rows[3]);
   _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+  if (add != nullptr) {
+    r0 = _mm_add_ps(r0, _mm_set1_ps(add[0])), r1 = _mm_add_ps(r1, _mm_set1_ps(add[1]));
+    r2 = _mm_add_ps(r2, _mm_set1_ps(add[2])), r3 = _mm_add_ps(r3, _mm_set1_ps(add[3]));
+  }
   _mm_storeu_ps(dst, r0), _mm_storeu_ps(dst + dst_stride, r1);
   _mm_storeu_ps(dst + 2 * dst_stride, r2), _mm_storeu_ps(dst + 3 * dst_stride, r3);
 #elif defined(__aarch64__)
   const float32x4x4_t in = {vld1q_f32(rows[0]), vld1q_f32(rows[1]), vld1q_f32(rows[2]), vld1q_f32(rows[3])};
   float buffer[16];
   vst4q_f32(buffer, in);  // interleaved: buffer[4j + i] = rows[i][j]
-  for (int j = 0; j < 4; ++j) vst1q_f32(dst + j * dst_stride, vld1q_f32(buffer + 4 * j));
+  for (int j = 0; j < 4; ++j) {
+    const float32x4_t row = vld1q_f32(buffer + 4 * j);
+    vst1q_f32(dst + j * dst_stride, add != nullptr ? vaddq_f32(row, vdupq_n_f32(add[j])) : row);
+  }
 #else
   for (int i = 0; i < 4; ++i) {
-    for (int j = 0; j < 4; ++j) dst[j * dst_stride + i] = rows[i][j];
+    for (int j = 0; j < 4; ++j) dst[j * dst_stride + i] = add != nullptr ? rows[i][j] + add[j] : rows[i][j];
   }
 #endif
 }
 
-// dst[j * dst_stride + i] = src[i * src_stride + j] for i, j < 4.
-inline void transpose_4x4(const float* src, int64_t src_stride, float* dst, int64_t dst_stride) {
+// dst[j * dst_stride + i] = src[i * src_stride + j] for i, j < 4, plus add[j] in dst row j where given.
+inline void transpose_4x4(const float* src, int64_t src_stride, float* dst, int64_t dst_stride,
+                          const float* add = nullptr) {
   const float* const rows[4] = {src, src + src_stride, src + 2 * src_stride, src + 3 * src_stride};
-  transpose_4x4_rows(rows, dst, dst_stride);
-}
-
-// transpose_4x4 with add[j] added to each entry of dst row j: dst[j * dst_stride + i] = src[i * src_stride + j]
-// + add[j] for i, j < 4 (one rounding each, as a scalar add's).
-inline void transpose_4x4_add(const float* src, int64_t src_stride, const float* add, float* dst, int64_t dst_stride) {
-#if defined(__SSE2__)
-  __m128 r0 = _mm_loadu_ps(src), r1 = _mm_loadu_ps(src + src_stride);
-  __m128 r2 = _mm_loadu_ps(src + 2 * src_stride), r3 = _mm_loadu_ps(src + 3 * src_stride);
-  _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
-  _mm_storeu_ps(dst, _mm_add_ps(r0, _mm_set1_ps(add[0])));
-  _mm_storeu_ps(dst + dst_stride, _mm_add_ps(r1, _mm_set1_ps(add[1])));
-  _mm_storeu_ps(dst + 2 * dst_stride, _mm_add_ps(r2, _mm_set1_ps(add[2])));
-  _mm_storeu_ps(dst + 3 * dst_stride, _mm_add_ps(r3, _mm_set1_ps(add[3])));
-#elif defined(__aarch64__)
-  const float32x4x4_t in = {vld1q_f32(src), vld1q_f32(src + src_stride), vld1q_f32(src + 2 * src_stride),
-                            vld1q_f32(src + 3 * src_stride)};
-  float buffer[16];
-  vst4q_f32(buffer, in);  // interleaved: buffer[4j + i] = src[i * src_stride + j]
-  for (int j = 0; j < 4; ++j)
-    vst1q_f32(dst + j * dst_stride, vaddq_f32(vld1q_f32(buffer + 4 * j), vdupq_n_f32(add[j])));
-#else
-  for (int i = 0; i < 4; ++i) {
-    for (int j = 0; j < 4; ++j) dst[j * dst_stride + i] = src[i * src_stride + j] + add[j];
-  }
-#endif
+  transpose_4x4_rows(rows, dst, dst_stride, add);
 }
 
 // Two 4 x 4 blocks transposed into interleaved columns: dst[j * dst_stride + 2i] = a[i * src_stride + j]
