@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <memory>
-#include <vector>
 
 #include "common/dtype.h"
 #include "kernels/common/finite.h"
@@ -27,52 +26,76 @@ struct Tap {
   int64_t pos;
 };
 
-// Per position of one axis, its taps in order, all in one array (a few allocations per axis at phase 1,
-// not one per position).
-class TapTable {
+// Along one axis, each position's taps in order, computed as they are walked (nothing stored: phase 1
+// of every plan books the reference as its non-finite repair, and a table per position would cost a
+// plan of many positions an allocation and its page faults).
+//   forward (of dst position o): the taps (k, i), i = o*s - p + k*d inside [0, src), k ascending;
+//   backward (of src position i): the taps (k, o), o*s - p + k*d = i with o inside [0, dst), o ascending
+//   (k descending).
+class AxisTaps {
  public:
-  struct Range {
-    const Tap* first;
-    const Tap* last;
-    const Tap* begin() const { return first; }
-    const Tap* end() const { return last; }
-  };
-  Range operator[](int64_t position) const {
-    return {taps_.data() + starts_[static_cast<size_t>(position)],
-            taps_.data() + starts_[static_cast<size_t>(position) + 1]};
-  }
+  class Iterator {
+   public:
+    Iterator(const AxisTaps* axis, int64_t position, int64_t step) : axis_(axis), position_(position), step_(step) {
+      settle();
+    }
+    Tap operator*() const { return tap_; }
+    Iterator& operator++() {
+      step_++;
+      settle();
+      return *this;
+    }
+    bool operator!=(const Iterator& other) const { return step_ != other.step_; }
 
-  // For each dst position o: the taps (k, i) with i = o*s - p + k*d inside [0, src).
-  static TapTable forward(const ConvGeometry& g, int axis) { return grouped(g, axis, false); }
-  // For each src position i: the taps (k, o) with o*s - p + k*d = i, o inside [0, dst), in order of o.
-  static TapTable backward(const ConvGeometry& g, int axis) { return grouped(g, axis, true); }
-
- private:
-  // The axis's taps (o, k, i), i = o*s - p + k*d inside [0, src), grouped by o (or, by_source, by i),
-  // each group in order of o, then k.
-  static TapTable grouped(const ConvGeometry& g, int axis, bool by_source) {
-    const auto each_tap = [&](auto body) {
-      for (int64_t o = 0; o < g.dst_size[axis]; ++o) {
-        for (int64_t k = 0; k < g.kernel[axis]; ++k) {
-          const int64_t i = o * g.stride[axis] - g.pad[axis] + k * g.dilation[axis];
-          if (i >= 0 && i < g.src_size[axis]) body(o, k, i);
+   private:
+    // From step_ on, the first step whose tap is one (step_ = kernel where none is left).
+    void settle() {
+      const AxisTaps& a = *axis_;
+      for (; step_ < a.kernel_; ++step_) {
+        const int64_t k = a.by_source_ ? a.kernel_ - 1 - step_ : step_;
+        if (!a.by_source_) {
+          const int64_t i = position_ * a.stride_ - a.pad_ + k * a.dilation_;
+          if (i >= 0 && i < a.other_) {
+            tap_ = {k, i};
+            return;
+          }
+          continue;
+        }
+        const int64_t z = position_ + a.pad_ - k * a.dilation_;
+        if (z >= 0 && z % a.stride_ == 0 && z / a.stride_ < a.other_) {
+          tap_ = {k, z / a.stride_};
+          return;
         }
       }
-    };
-    TapTable t;
-    t.starts_.assign(static_cast<size_t>(by_source ? g.src_size[axis] : g.dst_size[axis]) + 1, 0);
-    each_tap([&](int64_t o, int64_t, int64_t i) { ++t.starts_[static_cast<size_t>(by_source ? i : o) + 1]; });
-    for (size_t p = 1; p < t.starts_.size(); ++p) t.starts_[p] += t.starts_[p - 1];
-    t.taps_.resize(static_cast<size_t>(t.starts_.back()));
-    std::vector<int64_t> next(t.starts_.begin(), t.starts_.end() - 1);
-    each_tap([&](int64_t o, int64_t k, int64_t i) {
-      t.taps_[static_cast<size_t>(next[static_cast<size_t>(by_source ? i : o)]++)] = {k, by_source ? o : i};
-    });
-    return t;
-  }
+    }
+    const AxisTaps* axis_;
+    int64_t position_, step_;
+    Tap tap_{0, 0};
+  };
+  struct Range {
+    const AxisTaps* axis;
+    int64_t position;
+    Iterator begin() const { return Iterator(axis, position, 0); }
+    Iterator end() const { return Iterator(axis, position, axis->kernel_); }
+  };
+  Range operator[](int64_t position) const { return {this, position}; }
 
-  std::vector<Tap> taps_;
-  std::vector<int64_t> starts_;  // position p's taps are [starts_[p], starts_[p + 1])
+  static AxisTaps forward(const ConvGeometry& g, int axis) { return AxisTaps(g, axis, false); }
+  static AxisTaps backward(const ConvGeometry& g, int axis) { return AxisTaps(g, axis, true); }
+  AxisTaps() = default;
+
+ private:
+  AxisTaps(const ConvGeometry& g, int axis, bool by_source)
+      : by_source_(by_source),
+        kernel_(g.kernel[axis]),
+        stride_(g.stride[axis]),
+        pad_(g.pad[axis]),
+        dilation_(g.dilation[axis]),
+        other_(by_source ? g.dst_size[axis] : g.src_size[axis]) {}
+
+  bool by_source_ = false;
+  int64_t kernel_ = 0, stride_ = 1, pad_ = 0, dilation_ = 1;
+  int64_t other_ = 0;  // the size of the axis the taps reach
 };
 
 // The reference's loops over one problem's views. Each forms one task's outputs from the planes it
@@ -80,7 +103,7 @@ class TapTable {
 // values, summed in the same order, as over dense double copies of whole tensors.
 class RefLoops {
  public:
-  RefLoops(const ConvProblem& p, bool backward_taps_too)
+  explicit RefLoops(const ConvProblem& p)
       : g_(p.geometry),
         src_(p.src),
         wei_(p.wei),
@@ -88,10 +111,8 @@ class RefLoops {
         bias_(p.grad_input_bias),
         has_bias_(p.add_grad_input_bias),
         math_(p.math) {
-    for (int axis = 0; axis < 3; ++axis) {
-      forward_[axis] = TapTable::forward(g_, axis);
-      if (backward_taps_too) backward_[axis] = TapTable::backward(g_, axis);
-    }
+    for (int axis = 0; axis < 3; ++axis)
+      forward_[axis] = AxisTaps::forward(g_, axis), backward_[axis] = AxisTaps::backward(g_, axis);
   }
   // An input plane of each kind and a weight row's doubles (saturating: the ledger refuses it).
   uint64_t scratch_doubles() const {
@@ -114,7 +135,7 @@ class RefLoops {
     const View5& in_view = forward ? src_ : dst_;
     const int64_t(&in_size)[3] = forward ? g_.src_size : g_.dst_size;
     const int64_t(&out_size)[3] = forward ? g_.dst_size : g_.src_size;
-    const TapTable(&taps)[3] = forward ? forward_ : backward_;
+    const AxisTaps(&taps)[3] = forward ? forward_ : backward_;
     const int64_t reads = forward ? g_.src_channels_per_group : g_.dst_channels_per_group;
     const int64_t out_per_group = forward ? g_.dst_channels_per_group : g_.src_channels_per_group;
     const int64_t group = c / out_per_group;
@@ -132,9 +153,9 @@ class RefLoops {
       pack_plane(wei_, math_, co, ic, w);
       each_position(out_size, [&](int64_t o, int64_t od, int64_t oh, int64_t ow) {
         double sum = sums[o];
-        for (const Tap& d : taps[0][od]) {
-          for (const Tap& h : taps[1][oh]) {
-            for (const Tap& t : taps[2][ow]) sum += in[index(in_size, d.pos, h.pos, t.pos)] * w[tap(d.k, h.k, t.k)];
+        for (const Tap d : taps[0][od]) {
+          for (const Tap h : taps[1][oh]) {
+            for (const Tap t : taps[2][ow]) sum += in[index(in_size, d.pos, h.pos, t.pos)] * w[tap(d.k, h.k, t.k)];
           }
         }
         sums[o] = sum;
@@ -159,9 +180,9 @@ class RefLoops {
         double* row = sums + ic * taps;
         each_position(g_.dst_size, [&](int64_t o, int64_t od, int64_t oh, int64_t ow) {
           const double dy = y[o];
-          for (const Tap& d : forward_[0][od]) {
-            for (const Tap& h : forward_[1][oh]) {
-              for (const Tap& t : forward_[2][ow])
+          for (const Tap d : forward_[0][od]) {
+            for (const Tap h : forward_[1][oh]) {
+              for (const Tap t : forward_[2][ow])
                 row[tap(d.k, h.k, t.k)] += dy * x[index(g_.src_size, d.pos, h.pos, t.pos)];
             }
           }
@@ -206,7 +227,7 @@ class RefLoops {
   View5 src_, wei_, dst_, bias_;
   bool has_bias_;
   MathMode math_;
-  TapTable forward_[3], backward_[3];  // per axis (backward_: only when asked for)
+  AxisTaps forward_[3], backward_[3];  // per axis
 };
 
 // --- The reference steps ---------------------------------------------------------------------
@@ -248,7 +269,7 @@ class RefGradient {
   RefGradient(Gradient gradient, const ConvProblem& p, PlanBuilder& b)
       : weight_(gradient == Gradient::kWeight),
         forward_(p.input_grad == InputGrad::kForward),
-        loops_(p, !weight_ && !forward_),
+        loops_(p),
         out_(weight_ ? p.grad_weight : p.grad_input, b, "ref.result"),
         threads_(b.threads()) {
     scratch_ = b.book_scratch("ref.scratch", loops_.scratch_doubles(), sizeof(double), threads_);
