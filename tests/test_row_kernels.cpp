@@ -5,6 +5,8 @@
 // widths around the 16 lanes and their 8-lane units, infinities past the width that the weight rows
 // must not read, and a sentinel after the forward rows' planes that they must not write.
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstring>
@@ -347,6 +349,99 @@ TEST(RowKernels, InputRowsTakeTwoRowsAsEachAlone) {
     }
   }
   if (checked == 0) GTEST_SKIP() << "no instruction set here takes rows in pairs";
+}
+
+// A source read in place (ForwardRows::source_row, where a set's reads_in_place takes the job: one
+// channel of 3 x 3 taps on a grid): the bits of the same job on the source staged into zero-padded rows,
+// over widths and heights around the bands and vectors, paddings of 0-2 (rows and columns read wholly
+// or partly outside the plane) and a dilation of 1 or 2 along W; the plane at the start and at the end
+// of its memory, an unreadable page on either side, so that a load of any lane outside the plane faults.
+TEST(RowKernels, ForwardRowsReadTheSourceInPlaceAsStaged) {
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  int checked = 0;
+  for (Isa isa : runnable_sets()) {
+    const RowKernels& kernels = row_kernels(isa);
+    for (int64_t width : {1, 2, 7, 15, 16, 17, 28, 33, 56, 64}) {
+      for (int64_t height : {1, 2, 3, 4, 5, 6, 9}) {
+        for (int64_t pad : {0, 1, 2}) {
+          for (int64_t dilation : {1, 2}) {
+            const int64_t out_h = height + 2 * pad - 2, out_w = width + 2 * pad - 2 * dilation;
+            if (out_h <= 0 || out_w <= 0) continue;
+            std::mt19937 rng(static_cast<unsigned>(width * 131 + height * 17 + pad * 5 + dilation));
+            std::normal_distribution<float> normal;
+            std::vector<float> weights(9 * kForwardBlock, 0.0f), bias{normal(rng)};
+            for (int64_t t = 0; t < 9; ++t) weights[t * kForwardBlock] = normal(rng);
+            std::vector<int64_t> rows_at, tap, source_row, tap_row, tap_column;
+            for (int64_t r = 0; r < out_h; ++r) source_row.push_back(r - pad), rows_at.push_back((r - pad) * width);
+            for (int64_t kh = 0; kh < 3; ++kh) {
+              for (int64_t kw = 0; kw < 3; ++kw) {
+                tap_row.push_back(kh), tap_column.push_back(kw * dilation - pad);
+                tap.push_back(kh * width + kw * dilation - pad);
+              }
+            }
+            ForwardRows job{nullptr, rows_at.data(), out_h,         height * width, 1, tap.data(), 9, weights.data(),
+                            1,       nullptr,        out_h * out_w, out_w,          3, bias.data()};
+            job.plane_rows = out_h, job.row_step = width, job.grid_rows = 3;
+            if (!kernels.reads_in_place(job)) continue;
+            job.source_row = source_row.data(), job.tap_row = tap_row.data(), job.tap_column = tap_column.data();
+            job.source_height = height, job.source_width = width;
+            // The staged job: the plane in zero-padded rows.
+            const int64_t row_stride = (out_w + kRowLanes - 1) / kRowLanes * kRowLanes + 2 * dilation;
+            const int64_t staged_rows = out_h + 2;
+            std::vector<float> plane(height * width), staged(staged_rows * row_stride, 0.0f);
+            for (float& x : plane) x = normal(rng);
+            for (int64_t y = 0; y < staged_rows; ++y) {
+              for (int64_t x = 0; x < row_stride; ++x) {
+                const int64_t sy = y - pad, sx = x - pad;
+                if (sy >= 0 && sy < height && sx >= 0 && sx < width)
+                  staged[y * row_stride + x] = plane[sy * width + sx];
+              }
+            }
+            std::vector<int64_t> staged_base, staged_tap;
+            for (int64_t r = 0; r < out_h; ++r) staged_base.push_back(r * row_stride);
+            for (int64_t t = 0; t < 9; ++t) staged_tap.push_back(t / 3 * row_stride + t % 3 * dilation);
+            std::vector<float> expected(out_h * out_w), got(out_h * out_w);
+            ForwardRows from_staged{staged.data(),
+                                    staged_base.data(),
+                                    out_h,
+                                    staged_rows * row_stride,
+                                    1,
+                                    staged_tap.data(),
+                                    9,
+                                    weights.data(),
+                                    1,
+                                    expected.data(),
+                                    out_h * out_w,
+                                    out_w,
+                                    3,
+                                    bias.data()};
+            from_staged.plane_rows = out_h, from_staged.row_step = row_stride, from_staged.grid_rows = 3;
+            kernels.forward_rows(from_staged);
+            // The plane first, then last, in pages of its own between two unreadable ones.
+            const size_t bytes = plane.size() * sizeof(float), data_pages = (bytes + page - 1) / page;
+            void* map =
+                mmap(nullptr, (data_pages + 2) * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            ASSERT_NE(map, MAP_FAILED);
+            char* data = static_cast<char*>(map) + page;
+            ASSERT_EQ(mprotect(map, page, PROT_NONE), 0);
+            ASSERT_EQ(mprotect(data + data_pages * page, page, PROT_NONE), 0);
+            for (size_t at : {size_t{0}, data_pages * page - bytes}) {
+              std::memcpy(data + at, plane.data(), bytes);
+              job.src = reinterpret_cast<const float*>(data + at), job.out = got.data();
+              std::fill(got.begin(), got.end(), -7.0f);
+              kernels.forward_rows(job);
+              SCOPED_TRACE(testing::Message() << isa_name(isa) << " width " << width << " height " << height << " pad "
+                                              << pad << " dilation " << dilation << " at " << at);
+              ASSERT_EQ(std::memcmp(got.data(), expected.data(), got.size() * sizeof(float)), 0);
+              ++checked;
+            }
+            munmap(map, (data_pages + 2) * page);
+          }
+        }
+      }
+    }
+  }
+  if (checked == 0) GTEST_SKIP() << "no instruction set here reads a source in place";
 }
 
 }  // namespace

@@ -52,7 +52,19 @@ struct ForwardRows {
   // rows of a plane row_step apart, and the taps a grid of grid_rows kernel rows as far apart. Then
   // one channel's source rows serve several output rows (the one-channel 3 x 3 kernels use it).
   int64_t plane_rows = 0, row_step = 0, grid_rows = 0;
+  // Optional (source_row null when absent; only where the kernels take it, RowKernels::reads_in_place):
+  // src is the user's slice itself, not staged: element (c, y, x) of its planes at src[c * channel_stride +
+  // y * source_width + x] for y < source_height and x < source_width, any other entry zero. Output row r's
+  // tap t then reads source row source_row[r] + tap_row[t] at column w + tap_column[t] for its column w
+  // (row_base[r] = source_row[r] * source_width and tap[t] = tap_row[t] * source_width + tap_column[t]
+  // give the same offsets as staged rows do; with the grid, row_step = source_width). At most
+  // kMaxInPlaceTaps taps, output rows of at most kMaxInPlaceVectors vectors.
+  const int64_t* source_row = nullptr;
+  const int64_t* tap_row = nullptr;
+  const int64_t* tap_column = nullptr;
+  int64_t source_height = 0, source_width = 0;
 };
+constexpr int64_t kMaxInPlaceTaps = 64, kMaxInPlaceVectors = 16;  // (rows of at most 256 positions)
 
 // One slice's contribution to a weight gradient's dot products, in 16 lanes each:
 //   lanes[co * lanes_channel_stride + t * 16 + l] += sum over r < rows, w < width, w % 16 = l of
@@ -131,6 +143,10 @@ struct RowKernels {
   void (*input_rows)(const InputRows& job);
   // The row width whose rows input_rows takes two at a time (InputRows::rows), or 0 (one at a time).
   int64_t paired_row_width;
+  // Whether forward_rows reads this job's source in place (ForwardRows::source_row; the job's fields
+  // but those set): where its kernel for the job loads only the lanes it keeps (masked loads that touch
+  // no other lane). Else the caller stages the source.
+  bool (*reads_in_place)(const ForwardRows& job);
 };
 
 extern const RowKernels kRowKernelsGeneric;  // row_kernels_generic.cpp

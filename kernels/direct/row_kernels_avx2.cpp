@@ -24,6 +24,7 @@ struct avx2_ops {
   // A masked load is a load and an AND (vmaskmovps is microcoded on AMD's cores): the lanes past the
   // first n are read, and cleared before any product (an infinity there makes no NaN).
   static constexpr bool kCheapMasks = false;
+  static constexpr bool kFaultFreeMasks = false;  // (every source staged: reads_in_place says no)
   struct Mask {
     __m256 keep;
     int64_t count;
@@ -63,11 +64,12 @@ void weight_rows_avx2(const WeightRows& job) {
   weight_rows<avx2_ops, 4, 3>(job);
 }
 
+bool reads_in_place_avx2(const ForwardRows&) { return false; }
 void input_rows_avx2(const InputRows& job) { input_rows<avx2_ops, 1, 6>(job); }
 
 }  // namespace
 
-extern const RowKernels kRowKernelsAvx2 = {Isa::kAvx2,        forward_rows_avx2, weight_rows_avx2,
-                                           weight_block_avx2, input_rows_avx2,   0};
+extern const RowKernels kRowKernelsAvx2 = {
+    Isa::kAvx2, forward_rows_avx2, weight_rows_avx2, weight_block_avx2, input_rows_avx2, 0, reads_in_place_avx2};
 
 }  // namespace aclnn_cpu

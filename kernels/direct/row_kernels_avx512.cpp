@@ -25,16 +25,25 @@ struct avx512_ops {
   static void store(float* p, T v) { _mm512_storeu_ps(p, v); }
   static void in_register(T& v) { keep_in_register(v); }
   static void store_masked(float* p, T v, Mask m) { _mm512_mask_storeu_ps(p, m, v); }
+  // Lanes [lo, hi) (0 <= lo < hi <= 16), none, and a load of only the mask's lanes from an address that
+  // may lie outside any object where no lane is read (a masked-out lane is never touched).
+  static constexpr bool kFaultFreeMasks = true;
+  static Mask mask_lanes(int64_t lo, int64_t hi) { return static_cast<Mask>(((1u << hi) - 1) & ~((1u << lo) - 1)); }
+  static Mask no_lanes() { return 0; }
+  static T load_lanes(uintptr_t at, Mask m) { return _mm512_maskz_loadu_ps(m, reinterpret_cast<const void*>(at)); }
   static T add(T a, T b) { return _mm512_add_ps(a, b); }
   static T madd(T a, T b, T c) { return _mm512_fmadd_ps(a, b, c); }
 };
 
 #include "kernels/direct/row_kernels_impl.h"
 
+// One channel of 3 x 3 taps on a grid: each source vector loaded once for the rows it reaches (its
+// source staged, or read in place).
+bool band_job(const ForwardRows& job) {
+  return job.out_channels == 1 && job.channels == 1 && job.grid_rows == 3 && job.taps == 9 && job.chain_taps == 3;
+}
 void forward_rows_avx512(const ForwardRows& job) {
-  // (one channel of 3 x 3 taps on a grid: each source vector loaded once for the rows it reaches)
-  if (job.out_channels == 1 && job.channels == 1 && job.grid_rows == 3 && job.taps == 9 && job.chain_taps == 3)
-    return forward_band_rows<avx512_ops, 4, 2, 3, 3>(job);
+  if (band_job(job)) return forward_band_rows<avx512_ops, 4, 2, 3, 3>(job);
   if (job.out_channels == 1) return forward_rows<avx512_ops, 1, 4, 3>(job);
   forward_rows<avx512_ops, 8, 2>(job);
 }
@@ -52,7 +61,8 @@ void input_rows_avx512(const InputRows& job) { input_rows<avx512_ops, 2, 14, kPa
 
 }  // namespace
 
-extern const RowKernels kRowKernelsAvx512 = {Isa::kAvx512,        forward_rows_avx512, weight_rows_avx512,
-                                             weight_block_avx512, input_rows_avx512,   kPairedRowWidth};
+extern const RowKernels kRowKernelsAvx512 = {
+    Isa::kAvx512, forward_rows_avx512, weight_rows_avx512, weight_block_avx512, input_rows_avx512, kPairedRowWidth,
+    band_job};
 
 }  // namespace aclnn_cpu

@@ -40,6 +40,7 @@ struct generic_ops {
   }
   using Mask = int64_t;  // the number of lanes
   static constexpr bool kCheapMasks = false;
+  static constexpr bool kFaultFreeMasks = false;  // (every source staged: reads_in_place says no)
   static Mask mask_first(int64_t n) { return n; }
   static T load_masked(const float* p, Mask n) {
     float first[kRowLanes] = {};
@@ -71,12 +72,14 @@ void weight_rows_generic(const WeightRows& job) {
   weight_rows<generic_ops, 2, 1>(job);
 }
 
+bool reads_in_place_generic(const ForwardRows&) { return false; }
 void input_rows_generic(const InputRows& job) { input_rows<generic_ops, 1, 2>(job); }
 
 }  // namespace
 
-extern const RowKernels kRowKernelsGeneric = {Isa::kGeneric,        forward_rows_generic, weight_rows_generic,
-                                              weight_block_generic, input_rows_generic,   0};
+extern const RowKernels kRowKernelsGeneric = {Isa::kGeneric,         forward_rows_generic, weight_rows_generic,
+                                              weight_block_generic,  input_rows_generic,   0,
+                                              reads_in_place_generic};
 
 float sum_lanes(float* lanes) {
   for (int width = kRowLanes / 2; width > 0; width /= 2) {

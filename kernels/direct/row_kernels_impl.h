@@ -155,30 +155,99 @@ void forward_rows(const ForwardRows& job) {
   for (; r < job.rows; ++r) forward_row_group<Ops, kCo, kVec, 1>(job, r);
 }
 
+// A source read in place (ForwardRows::source_row): the lanes of each vector u of a row (positions
+// [16u, 16u + 16)) that tap t may read, those whose entry lies inside the source row and whose position
+// inside the output row; worked out once per job. (Sets whose masked loads touch no lane left out.)
+template <class Ops>
+struct InPlaceColumns {
+  typename Ops::Mask lanes[kMaxInPlaceVectors][kMaxInPlaceTaps];
+  explicit InPlaceColumns(const ForwardRows& job) {
+    constexpr int kLanes = Ops::kLanes;
+    for (int64_t u = 0; u * kLanes < job.width; ++u) {
+      for (int64_t t = 0; t < job.taps; ++t) {
+        const int64_t w = kLanes * u, x = w + job.tap_column[t];  // the vector's first position and entry
+        const int64_t lo = x < 0 ? -x : 0;
+        const int64_t hi = lesser(lesser(kLanes, job.source_width - x), job.width - w);
+        lanes[u][t] = hi > lo ? Ops::mask_lanes(lo, hi) : Ops::no_lanes();
+      }
+    }
+  }
+};
+// Where a source comes from: staged rows, or the user's rows read in place (kInPlaceEdge: with rows
+// outside the plane among those read).
+enum class Source { kStaged, kInPlace, kInPlaceEdge };
+
+// forward_band_chunk's loads (source row j of the band, kernel column kw, vector v): from staged rows, or
+// from the user's rows in place, of each load only the lanes whose entry lies inside the source plane
+// (InPlaceColumns'), the others zero as the staged padding's (a source row outside the plane, in a band
+// at its edge, all zeros); the address as an integer (it may lie outside the tensor where no lane is read).
+template <class Ops, int kRows, int kKw, int kVec, Source kSource>
+struct BandLoads {
+  const float* src;
+  BandLoads(const ForwardRows& job, const void*, int64_t r, int64_t w0) : src(job.src + job.row_base[r] + w0) {}
+  typename Ops::T operator()(const ForwardRows& job, int j, int kw, int v) const {
+    return Ops::load(src + j * job.row_step + job.tap[kw] + Ops::kLanes * v);
+  }
+};
+template <class Ops, int kRows, int kKw, int kVec, Source kSource>
+struct InPlaceBandLoads {
+  using Mask = typename Ops::Mask;
+  static constexpr bool kEdge = kSource == Source::kInPlaceEdge;
+  uintptr_t src;
+  Mask columns[kKw][kVec];
+  bool inside[kRows];
+  InPlaceBandLoads(const ForwardRows& job, const void* in_place, int64_t r, int64_t w0)
+      : src(reinterpret_cast<uintptr_t>(job.src) + static_cast<uintptr_t>(job.row_base[r] + w0) * sizeof(float)) {
+    const auto& all = static_cast<const InPlaceColumns<Ops>*>(in_place)->lanes;
+#pragma GCC unroll 8
+    for (int kw = 0; kw < kKw; ++kw) {
+#pragma GCC unroll 4
+      for (int v = 0; v < kVec; ++v) columns[kw][v] = all[w0 / Ops::kLanes + v][kw];
+    }
+#pragma GCC unroll 16
+    for (int j = 0; j < kRows; ++j)
+      inside[j] = !kEdge || (job.source_row[r] + j >= 0 && job.source_row[r] + j < job.source_height);
+  }
+  typename Ops::T operator()(const ForwardRows& job, int j, int kw, int v) const {
+    const int64_t at = j * job.row_step + job.tap[kw] + Ops::kLanes * v;
+    if (kEdge && !inside[j]) return Ops::zero();
+    return Ops::load_lanes(src + static_cast<uintptr_t>(at) * sizeof(float), columns[kw][v]);
+  }
+};
+template <class Ops, int kRows, int kKw, int kVec>
+struct BandLoads<Ops, kRows, kKw, kVec, Source::kInPlace> : InPlaceBandLoads<Ops, kRows, kKw, kVec, Source::kInPlace> {
+  using InPlaceBandLoads<Ops, kRows, kKw, kVec, Source::kInPlace>::InPlaceBandLoads;
+};
+template <class Ops, int kRows, int kKw, int kVec>
+struct BandLoads<Ops, kRows, kKw, kVec, Source::kInPlaceEdge>
+    : InPlaceBandLoads<Ops, kRows, kKw, kVec, Source::kInPlaceEdge> {
+  using InPlaceBandLoads<Ops, kRows, kKw, kVec, Source::kInPlaceEdge>::InPlaceBandLoads;
+};
+
 // Rows [r, r + kBand) of one plane of a one-channel forward_rows whose taps are a kKh x kKw grid
 // (ForwardRows' grid structure, chains of kKw taps), positions [w0, w0 + kLanes * kVec): each staged
 // source vector loaded once per kernel column for every band row it reaches (kernel row kh meets row
 // i at source row i + kh), not once per tap. Row i's products still come in tap order, (kh, kw), each
 // kernel row one chain from zero added to the chains before as it ends: forward_chunk's sums, bit for
 // bit. Vectors past the width are computed from the staged rows' padding and not stored.
-template <class Ops, int kBand, int kVec, int kKh, int kKw>
-void forward_band_chunk(const ForwardRows& job, int64_t r, int64_t w0) {
+template <class Ops, int kBand, int kVec, int kKh, int kKw, Source kSource>
+void forward_band_chunk(const ForwardRows& job, const void* in_place, int64_t r, int64_t w0) {
   using T = typename Ops::T;
   constexpr int kLanes = Ops::kLanes;
+  const BandLoads<Ops, kBand + kKh - 1, kKw, kVec, kSource> load(job, in_place, r, w0);
   T acc[kBand][kVec], chains[kBand][kVec];
 #pragma GCC unroll 8
   for (int i = 0; i < kBand; ++i) {
 #pragma GCC unroll 4
     for (int v = 0; v < kVec; ++v) acc[i][v] = chains[i][v] = Ops::zero();
   }
-  const float* src = job.src + job.row_base[r] + w0;
 #pragma GCC unroll 16
   for (int j = 0; j < kBand + kKh - 1; ++j) {  // the band's staged source rows
 #pragma GCC unroll 8
     for (int kw = 0; kw < kKw; ++kw) {
       T x[kVec];
 #pragma GCC unroll 4
-      for (int v = 0; v < kVec; ++v) x[v] = Ops::load(src + j * job.row_step + job.tap[kw] + kLanes * v);
+      for (int v = 0; v < kVec; ++v) x[v] = load(job, j, kw, v);
 #pragma GCC unroll 8
       for (int i = 0; i < kBand; ++i) {
         if (j - i < 0 || j - i >= kKh) continue;
@@ -212,45 +281,67 @@ void forward_band_chunk(const ForwardRows& job, int64_t r, int64_t w0) {
 }
 
 // forward_band_chunk for the last `left` (< the row's kVec) vectors of a band: a template per count.
-template <class Ops, int kBand, int kVec, int kKh, int kKw>
-void forward_band_tail(const ForwardRows& job, int64_t r, int64_t w0, int64_t left) {
-  if (left >= kVec) return forward_band_chunk<Ops, kBand, kVec, kKh, kKw>(job, r, w0);
-  if constexpr (kVec > 1) forward_band_tail<Ops, kBand, kVec - 1, kKh, kKw>(job, r, w0, left);
+template <class Ops, int kBand, int kVec, int kKh, int kKw, Source kSource>
+void forward_band_tail(const ForwardRows& job, const void* in_place, int64_t r, int64_t w0, int64_t left) {
+  if (left >= kVec) return forward_band_chunk<Ops, kBand, kVec, kKh, kKw, kSource>(job, in_place, r, w0);
+  if constexpr (kVec > 1) forward_band_tail<Ops, kBand, kVec - 1, kKh, kKw, kSource>(job, in_place, r, w0, left);
 }
 
 // forward_band_chunk over a band's positions: chunks of kVec vectors, the last with as many as it needs.
-template <class Ops, int kBand, int kVec, int kKh, int kKw>
-void forward_band_row(const ForwardRows& job, int64_t r) {
+template <class Ops, int kBand, int kVec, int kKh, int kKw, Source kSource>
+void forward_band_row_from(const ForwardRows& job, const void* in_place, int64_t r) {
   constexpr int kLanes = Ops::kLanes;
   int64_t w0 = 0;
   for (; w0 + kLanes * (kVec - 1) < job.width; w0 += kLanes * kVec)
-    forward_band_chunk<Ops, kBand, kVec, kKh, kKw>(job, r, w0);
+    forward_band_chunk<Ops, kBand, kVec, kKh, kKw, kSource>(job, in_place, r, w0);
   const int64_t left = (job.width - w0 + kLanes - 1) / kLanes;  // vectors left, fewer than kVec
   if constexpr (kVec > 1) {
-    if (left > 0) forward_band_tail<Ops, kBand, kVec - 1, kKh, kKw>(job, r, w0, left);
+    if (left > 0) forward_band_tail<Ops, kBand, kVec - 1, kKh, kKw, kSource>(job, in_place, r, w0, left);
   }
+}
+// (in place: null for a staged source)
+template <class Ops, int kBand, int kVec, int kKh, int kKw>
+void forward_band_row(const ForwardRows& job, const InPlaceColumns<Ops>* in_place, int64_t r) {
+  if constexpr (Ops::kFaultFreeMasks) {
+    if (in_place != nullptr) {
+      if (job.source_row[r] >= 0 && job.source_row[r] + kBand + kKh - 1 <= job.source_height)
+        return forward_band_row_from<Ops, kBand, kVec, kKh, kKw, Source::kInPlace>(job, in_place, r);
+      return forward_band_row_from<Ops, kBand, kVec, kKh, kKw, Source::kInPlaceEdge>(job, in_place, r);
+    }
+  }
+  forward_band_row_from<Ops, kBand, kVec, kKh, kKw, Source::kStaged>(job, nullptr, r);
 }
 
 // The last `rows` (< kBand + 1) rows of a plane as one band: a template per count.
 template <class Ops, int kBand, int kVec, int kKh, int kKw>
-void forward_band_left(const ForwardRows& job, int64_t r, int64_t rows) {
-  if (rows >= kBand) return forward_band_row<Ops, kBand, kVec, kKh, kKw>(job, r);
-  if constexpr (kBand > 1) forward_band_left<Ops, kBand - 1, kVec, kKh, kKw>(job, r, rows);
+void forward_band_left(const ForwardRows& job, const InPlaceColumns<Ops>* in_place, int64_t r, int64_t rows) {
+  if (rows >= kBand) return forward_band_row<Ops, kBand, kVec, kKh, kKw>(job, in_place, r);
+  if constexpr (kBand > 1) forward_band_left<Ops, kBand - 1, kVec, kKh, kKw>(job, in_place, r, rows);
 }
 
 // forward_rows for one output channel whose taps are a kKh x kKw grid (ForwardRows::grid_rows kKh,
 // chains of kKw taps): each plane's rows in bands of kBand (forward_band_chunk), the rows left over in
-// a smaller band.
+// a smaller band; the source staged or read in place (forward_rows).
 template <class Ops, int kBand, int kVec, int kKh, int kKw>
-void forward_band_rows(const ForwardRows& job) {
+void forward_band_rows_from(const ForwardRows& job, const InPlaceColumns<Ops>* in_place) {
   for (int64_t p0 = 0; p0 < job.rows; p0 += job.plane_rows) {
     const int64_t p1 = lesser(job.rows, p0 + job.plane_rows);
     int64_t r = p0;
-    for (; r + kBand <= p1; r += kBand) forward_band_row<Ops, kBand, kVec, kKh, kKw>(job, r);
+    for (; r + kBand <= p1; r += kBand) forward_band_row<Ops, kBand, kVec, kKh, kKw>(job, in_place, r);
     if constexpr (kBand > 1) {
-      if (r < p1) forward_band_left<Ops, kBand - 1, kVec, kKh, kKw>(job, r, p1 - r);
+      if (r < p1) forward_band_left<Ops, kBand - 1, kVec, kKh, kKw>(job, in_place, r, p1 - r);
     }
   }
+}
+template <class Ops, int kBand, int kVec, int kKh, int kKw>
+void forward_band_rows(const ForwardRows& job) {
+  if constexpr (Ops::kFaultFreeMasks) {
+    if (job.source_row != nullptr) {
+      const InPlaceColumns<Ops> in_place(job);
+      return forward_band_rows_from<Ops, kBand, kVec, kKh, kKw>(job, &in_place);
+    }
+  }
+  forward_band_rows_from<Ops, kBand, kVec, kKh, kKw>(job, nullptr);
 }
 
 // WeightRows' prefetch runs, spread evenly over `steps` steps (addresses as integers: nothing is

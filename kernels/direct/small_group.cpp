@@ -53,8 +53,9 @@ bool small_enough(const ConvGeometry& g, int64_t staged_channels) {
 
 constexpr const char* kNotSmallEnough = "more than 16 channels per group or slices past the staging budget";
 
-// gradInput as a forward convolution, per (sample, group): stage the source slice, then every output
-// row in blocks of 8 output channels.
+// gradInput as a forward convolution, per (sample, group): stage the source slice (or, where the kernels
+// read it in place, take the user's planes as they are), then every output row in blocks of 8 output
+// channels.
 class SmallGroupInput final : public ConvStep {
  public:
   SmallGroupInput(const ConvProblem& p, PlanBuilder& b)
@@ -79,13 +80,16 @@ class SmallGroupInput final : public ConvStep {
     }
     group_floats_ = blocks_ * g_.src_channels_per_group * g_.kernel_volume() * kForwardBlock;
     weights_ = b.book_scratch("small_group.weights", g_.groups * group_floats_, sizeof(float));
-    staged_ = b.book_scratch("small_group.staged", g_.src_channels_per_group * staging_.channel_stride, sizeof(float),
-                             threads_);
-    b.need_float_inputs(false, true, false);  // the source is staged from the user's view
+    plan_in_place();
+    if (!in_place_) {
+      staged_ = b.book_scratch("small_group.staged", g_.src_channels_per_group * staging_.channel_stride, sizeof(float),
+                               threads_);
+    }
+    b.need_float_inputs(false, true, false);  // the source is staged from the user's view, or read in place
   }
   int64_t tasks() const override { return g_.batch * g_.groups; }
   std::string detail() const override {
-    return std::string("isa=") + isa_name(kernels_.isa) + (flipped_ ? ":flipped" : "");
+    return std::string("isa=") + isa_name(kernels_.isa) + (flipped_ ? ":flipped" : "") + (in_place_ ? ":in_place" : "");
   }
 
   int run(const Workspace& w, const StepInputs& in) const override {
@@ -103,13 +107,21 @@ class SmallGroupInput final : public ConvStep {
   int prepare(const Workspace& w, const StepInputs& in) const {
     pack_weights(in.f32.wei, w.at<float>(weights_));
     bias_.fill(w);
+    if (in_place_) return ACLNN_SUCCESS;
     return run_tasks(threads_, threads_, "small-group gradInput",
                      [&](int64_t i) { staging_.clear(w.at<float>(staged_, i), g_.src_channels_per_group); });
   }
   void slice(const Workspace& w, int64_t n, int64_t grp) const {
     const int64_t cin = g_.src_channels_per_group, cout = g_.dst_channels_per_group, taps = g_.kernel_volume();
-    float* staged = w.at<float>(staged_, thread_index());
-    staging_.stage(g_, source_, math_, n, grp * cin, cin, staged);
+    // The slice's source: the user's planes read in place, or staged into this thread's padded rows.
+    const float* source = nullptr;
+    if (in_place_) {
+      source = static_cast<const float*>(source_.data) + source_.element(n, grp * cin, 0, 0, 0);
+    } else {
+      float* staged = w.at<float>(staged_, thread_index());
+      staging_.stage(g_, source_, math_, n, grp * cin, cin, staged);
+      source = staged;
+    }
     // The slice's result where it belongs, or for a result that is not a dense float tensor in a
     // buffer of this thread's, rounded into the user's view from there (no float copy of it all).
     float* y = buffered_ ? w.at<float>(slice_, thread_index())
@@ -117,14 +129,22 @@ class SmallGroupInput final : public ConvStep {
     const float* group_weights = w.at<float>(weights_) + grp * group_floats_;
     const float* group_bias = bias_.from(w, grp * cout);
     for (int64_t blk = 0; blk < blocks_; ++blk) {
-      ForwardRows rows{staged, staging_.row_base.data(), staging_.out_rows, staging_.channel_stride, cin,
-                       staging_.tap.data(), taps, group_weights + blk * cin * taps * kForwardBlock,
+      ForwardRows rows{source, in_place_ ? in_place_row_base_.data() : staging_.row_base.data(), staging_.out_rows,
+                       in_place_ ? source_.stride[1] : staging_.channel_stride, cin,
+                       in_place_ ? in_place_tap_.data() : staging_.tap.data(), taps,
+                       group_weights + blk * cin * taps * kForwardBlock,
                        std::min<int64_t>(kForwardBlock, cout - blk * kForwardBlock),
                        y + blk * kForwardBlock * g_.dst_plane(), g_.dst_plane(), staging_.width,
                        // (one output channel per group: a chain per kernel row)
                        cout == 1 ? g_.kernel[2] : 0,
                        group_bias != nullptr ? group_bias + blk * kForwardBlock : nullptr};
       staging_.describe_grid(g_, rows);
+      if (in_place_) {
+        const int64_t width = g_.src_size[2];
+        if (rows.grid_rows > 0) rows.row_step = width;  // (consecutive source rows one source row apart)
+        rows.source_row = source_row_.data(), rows.tap_row = tap_row_.data(), rows.tap_column = tap_column_.data();
+        rows.source_height = g_.src_size[1], rows.source_width = width;
+      }
       kernels_.forward_rows(rows);
     }
     if (buffered_) {
@@ -145,7 +165,14 @@ class SmallGroupInput final : public ConvStep {
   // adds the gradBias lanes of each channel c of the slice this thread staged last into
   // lanes[c * 8], exactly as reduce_bias forms them (the staged values are the user's, widened
   // exactly, where cubeMathType rounds nothing).
-  void add_source_lanes(const Workspace& w, double* lanes) const {
+  void add_source_lanes(const Workspace& w, int64_t n, int64_t grp, double* lanes) const {
+    if (in_place_) {  // the user's planes themselves
+      const View5 plane = planes_of(source_);
+      const int64_t cin = g_.src_channels_per_group;
+      add_float_planes_lanes(plane, static_cast<const float*>(source_.data) + source_.element(n, grp * cin, 0, 0, 0),
+                             cin, source_.stride[1], lanes);
+      return;
+    }
     const float* staged = w.at<float>(staged_, thread_index());
     View5 plane;  // one staged channel's dY plane, without its padding
     plane.shape[2] = g_.src_size[0], plane.shape[3] = g_.src_size[1], plane.shape[4] = g_.src_size[2];
@@ -154,6 +181,7 @@ class SmallGroupInput final : public ConvStep {
     add_float_planes_lanes(plane, staged + inside, g_.src_channels_per_group, staging_.channel_stride, lanes);
   }
   bool flipped() const { return flipped_; }
+  // (read in place, the source is whole too: the same condition keeps the same plans)
   bool stages_whole_source() const { return staging_.holds_whole_source(g_); }
 
  private:
@@ -182,6 +210,44 @@ class SmallGroupInput final : public ConvStep {
     }
   }
 
+  // The source read in place (ForwardRows::source_row), not staged: float values used as they are,
+  // planes each one run of memory with unit steps along W (a stride of 1 there), one plane of depth,
+  // taps and rows within ForwardRows' limits, and kernels that read every block's job so. Its rows' and
+  // taps' offsets in the user's planes.
+  void plan_in_place() {
+    const int64_t cin = g_.src_channels_per_group, cout = g_.dst_channels_per_group, taps = g_.kernel_volume();
+    in_place_ = source_.dtype == ACL_FLOAT && math_ == MathMode::kFull && planes_contiguous(source_) &&
+                g_.stride[2] == 1 && g_.src_size[0] == 1 && g_.kernel[0] == 1 && taps <= kMaxInPlaceTaps &&
+                g_.dst_size[2] <= kMaxInPlaceVectors * kRowLanes;
+    for (int64_t blk = 0; blk < blocks_ && in_place_; ++blk) {
+      ForwardRows job{};  // (the fields the kernels choose by)
+      job.rows = staging_.out_rows, job.channels = cin, job.taps = taps, job.width = g_.dst_size[2];
+      job.out_channels = std::min<int64_t>(kForwardBlock, cout - blk * kForwardBlock);
+      job.chain_taps = cout == 1 ? g_.kernel[2] : 0;
+      staging_.describe_grid(g_, job);
+      in_place_ = kernels_.reads_in_place(job);
+    }
+    if (!in_place_) return;
+    const int64_t width = g_.src_size[2];
+    for (int64_t oh = 0; oh < g_.dst_size[1]; ++oh) {
+      source_row_.push_back(oh * g_.stride[1] - g_.pad[1]);
+      in_place_row_base_.push_back(source_row_.back() * width);
+    }
+    for (int64_t kh = 0; kh < g_.kernel[1]; ++kh) {
+      for (int64_t kw = 0; kw < g_.kernel[2]; ++kw) {
+        tap_row_.push_back(kh * g_.dilation[1]);
+        tap_column_.push_back(kw * g_.dilation[2] - g_.pad[2]);
+        in_place_tap_.push_back(tap_row_.back() * width + tap_column_.back());
+      }
+    }
+  }
+  // One (n, c) plane of the view, as a view of its own (D x H x W with the view's strides).
+  static View5 planes_of(const View5& view) {
+    View5 plane;
+    for (int a = 2; a < 5; ++a) plane.shape[a] = view.shape[a], plane.stride[a] = view.stride[a];
+    return plane;
+  }
+
   bool flipped_;
   ConvGeometry g_;  // the forward convolution computed (flipped_geometry for a direct layer)
   View5 source_;    // its source: dY for a direct layer, X (the user's gradOutput) for a transposed one
@@ -195,6 +261,8 @@ class SmallGroupInput final : public ConvStep {
   BiasFloats bias_;
   int64_t blocks_ = 1, group_floats_ = 0;
   WorkspaceLedger::Handle weights_ = -1, staged_ = -1, slice_ = -1;  // staged_, slice_: per thread
+  bool in_place_ = false;
+  std::vector<int64_t> source_row_, in_place_row_base_, tap_row_, tap_column_, in_place_tap_;  // (in_place_)
 };
 
 // gradWeight per (group, chunk of samples): for each sample, stage its source slice and its dY rows
@@ -441,7 +509,7 @@ class SmallGroupJoint final : public ConvStep {
             if (bias_lanes != nullptr) {
               double* lanes = bias_lanes + (n * groups_ + grp) * channels_ * 8;
               std::fill_n(lanes, channels_ * 8, 0.0);
-              input_.add_source_lanes(w, lanes);
+              input_.add_source_lanes(w, n, grp, lanes);
             }
           },
           [&](int64_t n, int64_t g) { return input_.output_run(w, n, g); });
