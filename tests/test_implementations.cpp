@@ -207,6 +207,9 @@ std::vector<Case> cases() {
       {"depthwise_bands", geometry(2, 3, 1, 1, {15, 70}, {3, 3}, {1, 1}, {1, 1}, {1, 1}), false},
       {"depthwise_bands_5x5", geometry(1, 2, 1, 1, {13, 33}, {5, 5}, {1, 1}, {2, 2}, {1, 1}), false},
       {"depthwise_band_planes", geometry(1, 2, 1, 1, {3, 8, 20}, {1, 3, 3}, {1, 1, 1}, {0, 1, 1}, {1, 1, 1}), false},
+      // A transposed one whose gradInput (the forward product, its source read in place where the kernels
+      // can) has one source plane padded into three output planes (two of them all padding).
+      {"depthwise_bands_depth_pad", geometry(2, 2, 1, 1, {1, 9, 20}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}), true},
       // Few channels per group (the small-group kernels): rows of 37 (two 16-lane vectors and a partial
       // one), 11 and 16 channels (forward blocks of 8, weight blocks of 4 and 2, with remainders), 5 taps
       // (blocks of 3 and 2), a transposed layer with strides 2 and 3 (phase-split rows), 3-D, and a
@@ -1255,6 +1258,26 @@ TEST(Implementations, DefaultChoice) {
     const Results small = run("", c, kVariants[0], 1, 1);
     EXPECT_EQ(small.chosen[0], "small_group") << c.name;
     EXPECT_EQ(small.chosen[1], "small_group") << c.name;
+  }
+}
+
+// small_group's depthwise 3 x 3 gradInput reads its source in place (`:in_place`) where the selected
+// instruction set's kernels do (AVX-512): float values in planes of one depth read by one output plane;
+// staged otherwise (FLOAT16, fp16 math, planes not contiguous, depth padding). The values: the tests above (the
+// reference's values, every set's bits).
+TEST(Implementations, DepthwiseBandsReadTheirSourceInPlace) {
+  const bool avx512 = selected_isa() == Isa::kAvx512;
+  for (const Case& c : cases()) {
+    const std::string name = c.name;
+    if (name != "depthwise_bands" && name != "depthwise_bands_depth_pad") continue;
+    for (const Variant& v : kVariants) {
+      const Results r = run("small_group", c, v, 1, 1, 0, kNoPoison, 1, true);
+      if (r.chosen[0] != "small_group") continue;
+      const bool expected = avx512 && name == "depthwise_bands" && v.dtype == ACL_FLOAT && v.math == MathMode::kFull &&
+                            v.layout == Layout::kDense;
+      EXPECT_EQ(r.described.find(":in_place") != std::string::npos, expected)
+          << name << " " << v.name << ": " << r.described;
+    }
   }
 }
 

@@ -8,6 +8,8 @@
 // kernel tap of every output position is a plain load at a fixed offset (no bounds, no strides):
 //   src[c * channel_stride + row_base[r] + tap[t] + w]
 // is the source element that tap t of output position w of output row r reads (zero in the padding).
+// (Or, for the forward jobs a set's reads_in_place takes, the user's planes at those offsets, each
+// load masked to the entries inside them: ForwardRows::source_row.)
 // Vectors are 16 floats on every instruction set (AVX-512: one register; AVX2: two, its kernels
 // taking one at a time; generic: four),
 // and each output element is summed in a fixed order (chains of multiply-adds, and their sums), so
@@ -33,8 +35,8 @@ constexpr int kForwardBlock = 8;  // output channels per packed weight block of 
 // (one kernel row) and one output channel, each channel's taps in chains of chain_taps from zero (the
 // last one shorter where chain_taps does not divide taps), the chains' sums added in order (a
 // depthwise sum of 9 products, three chains of 3, has about three quarters of one chain's error); with a
-// bias, bias[co] added to each sum as it is stored (fl32(sum) + bias, the forward operators' rule). The
-// staged rows must hold round_up(width, 16) floats from each tap's offset on (the lanes past `width` are
+// bias, bias[co] added to each sum as it is stored (fl32(sum) + bias, the forward operators' rule). Staged
+// rows must hold round_up(width, 16) floats from each tap's offset on (the lanes past `width` are
 // not stored).
 struct ForwardRows {
   const float* src;
@@ -57,14 +59,13 @@ struct ForwardRows {
   // y * source_width + x] for y < source_height and x < source_width, any other entry zero. Output row r's
   // tap t then reads source row source_row[r] + tap_row[t] at column w + tap_column[t] for its column w
   // (row_base[r] = source_row[r] * source_width and tap[t] = tap_row[t] * source_width + tap_column[t]
-  // give the same offsets as staged rows do; with the grid, row_step = source_width). At most
-  // kMaxInPlaceTaps taps, output rows of at most kMaxInPlaceVectors vectors.
+  // give the same offsets as staged rows do; with the grid, row_step = source_width).
   const int64_t* source_row = nullptr;
   const int64_t* tap_row = nullptr;
   const int64_t* tap_column = nullptr;
   int64_t source_height = 0, source_width = 0;
 };
-constexpr int64_t kMaxInPlaceTaps = 64, kMaxInPlaceVectors = 16;  // (rows of at most 256 positions)
+constexpr int64_t kMaxInPlaceVectors = 16;  // a row read in place: at most 256 positions
 
 // One slice's contribution to a weight gradient's dot products, in 16 lanes each:
 //   lanes[co * lanes_channel_stride + t * 16 + l] += sum over r < rows, w < width, w % 16 = l of
@@ -143,9 +144,9 @@ struct RowKernels {
   void (*input_rows)(const InputRows& job);
   // The row width whose rows input_rows takes two at a time (InputRows::rows), or 0 (one at a time).
   int64_t paired_row_width;
-  // Whether forward_rows reads this job's source in place (ForwardRows::source_row; the job's fields
-  // but those set): where its kernel for the job loads only the lanes it keeps (masked loads that touch
-  // no other lane). Else the caller stages the source.
+  // Whether forward_rows reads this job's source in place (ForwardRows::source_row; asked of the job's
+  // other fields): where its kernel for the job loads only the lanes it keeps, with masked loads that
+  // touch no other lane, within its limits. Else the caller stages the source.
   bool (*reads_in_place)(const ForwardRows& job);
 };
 

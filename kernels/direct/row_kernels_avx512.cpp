@@ -26,7 +26,7 @@ struct avx512_ops {
   static void in_register(T& v) { keep_in_register(v); }
   static void store_masked(float* p, T v, Mask m) { _mm512_mask_storeu_ps(p, m, v); }
   // Lanes [lo, hi) (0 <= lo < hi <= 16), none, and a load of only the mask's lanes from an address that
-  // may lie outside any object where no lane is read (a masked-out lane is never touched).
+  // may lie outside any object where no lane is read (a masked-out lane is never touched: no fault).
   static constexpr bool kFaultFreeMasks = true;
   static Mask mask_lanes(int64_t lo, int64_t hi) { return static_cast<Mask>(((1u << hi) - 1) & ~((1u << lo) - 1)); }
   static Mask no_lanes() { return 0; }
@@ -41,6 +41,10 @@ struct avx512_ops {
 // source staged, or read in place).
 bool band_job(const ForwardRows& job) {
   return job.out_channels == 1 && job.channels == 1 && job.grid_rows == 3 && job.taps == 9 && job.chain_taps == 3;
+}
+// (rows read in place: the 3 x 3 bands, rows of at most kMaxInPlaceVectors vectors)
+bool reads_in_place_avx512(const ForwardRows& job) {
+  return band_job(job) && job.width <= kMaxInPlaceVectors * kRowLanes;
 }
 void forward_rows_avx512(const ForwardRows& job) {
   if (band_job(job)) return forward_band_rows<avx512_ops, 4, 2, 3, 3>(job);
@@ -61,8 +65,8 @@ void input_rows_avx512(const InputRows& job) { input_rows<avx512_ops, 2, 14, kPa
 
 }  // namespace
 
-extern const RowKernels kRowKernelsAvx512 = {
-    Isa::kAvx512, forward_rows_avx512, weight_rows_avx512, weight_block_avx512, input_rows_avx512, kPairedRowWidth,
-    band_job};
+extern const RowKernels kRowKernelsAvx512 = {Isa::kAvx512,         forward_rows_avx512, weight_rows_avx512,
+                                             weight_block_avx512,  input_rows_avx512,   kPairedRowWidth,
+                                             reads_in_place_avx512};
 
 }  // namespace aclnn_cpu

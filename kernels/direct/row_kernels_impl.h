@@ -9,9 +9,12 @@
 // lanes, zeros in the others: entries past them may be loaded, never multiplied), store_masked(float*,
 // T, Mask) (those lanes only), kCheapMasks (whether a masked load costs what a load does), store(float*,
 // T), add(T, T), madd(a, b, c) = c + a * b (fused where the set has FMA), in_register(T&) (keeps a
-// loaded vector in registers, not a memory operand of each use) and kPrefetchEachRow (whether
+// loaded vector in registers, not a memory operand of each use), kPrefetchEachRow (whether
 // weight_rows' prefetch steps once per row, or, where the rows' loop needs every general register,
-// once per pass). Nothing here may be included outside such a translation unit.
+// once per pass) and kFaultFreeMasks (whether the set reads sources in place: then also mask_lanes(lo,
+// hi) and no_lanes(), Masks of lanes [lo, hi) and of none, and load_lanes(address, Mask), a load of the
+// mask's lanes, zeros in the others, that touches no other lane). Nothing here may be included outside
+// such a translation unit.
 
 inline int64_t lesser(int64_t a, int64_t b) { return a < b ? a : b; }
 
@@ -156,19 +159,20 @@ void forward_rows(const ForwardRows& job) {
 }
 
 // A source read in place (ForwardRows::source_row): the lanes of each vector u of a row (positions
-// [16u, 16u + 16)) that tap t may read, those whose entry lies inside the source row and whose position
-// inside the output row; worked out once per job. (Sets whose masked loads touch no lane left out.)
-template <class Ops>
+// [16u, 16u + 16)) that kernel column kw may read, those whose entry lies inside the source row
+// (column w + tap_column[kw], the first kernel row's taps) and whose position lies inside the output
+// row; worked out once per job.
+template <class Ops, int kKw>
 struct InPlaceColumns {
-  typename Ops::Mask lanes[kMaxInPlaceVectors][kMaxInPlaceTaps];
+  typename Ops::Mask lanes[kMaxInPlaceVectors][kKw];
   explicit InPlaceColumns(const ForwardRows& job) {
     constexpr int kLanes = Ops::kLanes;
     for (int64_t u = 0; u * kLanes < job.width; ++u) {
-      for (int64_t t = 0; t < job.taps; ++t) {
-        const int64_t w = kLanes * u, x = w + job.tap_column[t];  // the vector's first position and entry
+      for (int kw = 0; kw < kKw; ++kw) {
+        const int64_t w = kLanes * u, x = w + job.tap_column[kw];  // the vector's first position and entry
         const int64_t lo = x < 0 ? -x : 0;
         const int64_t hi = lesser(lesser(kLanes, job.source_width - x), job.width - w);
-        lanes[u][t] = hi > lo ? Ops::mask_lanes(lo, hi) : Ops::no_lanes();
+        lanes[u][kw] = hi > lo ? Ops::mask_lanes(lo, hi) : Ops::no_lanes();
       }
     }
   }
@@ -177,59 +181,53 @@ struct InPlaceColumns {
 // outside the plane among those read).
 enum class Source { kStaged, kInPlace, kInPlaceEdge };
 
-// forward_band_chunk's loads (source row j of the band, kernel column kw, vector v): from staged rows, or
-// from the user's rows in place, of each load only the lanes whose entry lies inside the source plane
-// (InPlaceColumns'), the others zero as the staged padding's (a source row outside the plane, in a band
-// at its edge, all zeros); the address as an integer (it may lie outside the tensor where no lane is read).
+// forward_band_chunk's loads (source row j of the band, kernel column kw, vector v): from the user's
+// rows in place, of each load only the lanes whose entry lies inside the source plane (InPlaceColumns'),
+// the others zero as the staged padding's (a source row outside the plane, in a band at its edge, all
+// zeros), the address as an integer (it may lie outside the tensor where no lane is read) ...
 template <class Ops, int kRows, int kKw, int kVec, Source kSource>
 struct BandLoads {
-  const float* src;
-  BandLoads(const ForwardRows& job, const void*, int64_t r, int64_t w0) : src(job.src + job.row_base[r] + w0) {}
-  typename Ops::T operator()(const ForwardRows& job, int j, int kw, int v) const {
-    return Ops::load(src + j * job.row_step + job.tap[kw] + Ops::kLanes * v);
-  }
-};
-template <class Ops, int kRows, int kKw, int kVec, Source kSource>
-struct InPlaceBandLoads {
   using Mask = typename Ops::Mask;
   static constexpr bool kEdge = kSource == Source::kInPlaceEdge;
   uintptr_t src;
   Mask columns[kKw][kVec];
   bool inside[kRows];
-  InPlaceBandLoads(const ForwardRows& job, const void* in_place, int64_t r, int64_t w0)
+  BandLoads(const ForwardRows& job, const void* in_place, int64_t r, int64_t w0)
       : src(reinterpret_cast<uintptr_t>(job.src) + static_cast<uintptr_t>(job.row_base[r] + w0) * sizeof(float)) {
-    const auto& all = static_cast<const InPlaceColumns<Ops>*>(in_place)->lanes;
+    const auto& all = static_cast<const InPlaceColumns<Ops, kKw>*>(in_place)->lanes;
 #pragma GCC unroll 8
     for (int kw = 0; kw < kKw; ++kw) {
 #pragma GCC unroll 4
       for (int v = 0; v < kVec; ++v) columns[kw][v] = all[w0 / Ops::kLanes + v][kw];
     }
 #pragma GCC unroll 16
-    for (int j = 0; j < kRows; ++j)
+    for (int j = 0; j < kRows; ++j) {
       inside[j] = !kEdge || (job.source_row[r] + j >= 0 && job.source_row[r] + j < job.source_height);
+    }
   }
   typename Ops::T operator()(const ForwardRows& job, int j, int kw, int v) const {
-    const int64_t at = j * job.row_step + job.tap[kw] + Ops::kLanes * v;
     if (kEdge && !inside[j]) return Ops::zero();
+    const int64_t at = j * job.row_step + job.tap[kw] + Ops::kLanes * v;
     return Ops::load_lanes(src + static_cast<uintptr_t>(at) * sizeof(float), columns[kw][v]);
   }
 };
+// ... or from staged rows, whole.
 template <class Ops, int kRows, int kKw, int kVec>
-struct BandLoads<Ops, kRows, kKw, kVec, Source::kInPlace> : InPlaceBandLoads<Ops, kRows, kKw, kVec, Source::kInPlace> {
-  using InPlaceBandLoads<Ops, kRows, kKw, kVec, Source::kInPlace>::InPlaceBandLoads;
-};
-template <class Ops, int kRows, int kKw, int kVec>
-struct BandLoads<Ops, kRows, kKw, kVec, Source::kInPlaceEdge>
-    : InPlaceBandLoads<Ops, kRows, kKw, kVec, Source::kInPlaceEdge> {
-  using InPlaceBandLoads<Ops, kRows, kKw, kVec, Source::kInPlaceEdge>::InPlaceBandLoads;
+struct BandLoads<Ops, kRows, kKw, kVec, Source::kStaged> {
+  const float* src;
+  BandLoads(const ForwardRows& job, const void*, int64_t r, int64_t w0) : src(job.src + job.row_base[r] + w0) {}
+  typename Ops::T operator()(const ForwardRows& job, int j, int kw, int v) const {
+    return Ops::load(src + j * job.row_step + job.tap[kw] + Ops::kLanes * v);
+  }
 };
 
 // Rows [r, r + kBand) of one plane of a one-channel forward_rows whose taps are a kKh x kKw grid
-// (ForwardRows' grid structure, chains of kKw taps), positions [w0, w0 + kLanes * kVec): each staged
-// source vector loaded once per kernel column for every band row it reaches (kernel row kh meets row
-// i at source row i + kh), not once per tap. Row i's products still come in tap order, (kh, kw), each
-// kernel row one chain from zero added to the chains before as it ends: forward_chunk's sums, bit for
-// bit. Vectors past the width are computed from the staged rows' padding and not stored.
+// (ForwardRows' grid structure, chains of kKw taps), positions [w0, w0 + kLanes * kVec): each source
+// vector (staged, or read in place) loaded once per kernel column for every band row it reaches (kernel
+// row kh meets row i at source row i + kh), not once per tap. Row i's products still come in tap order,
+// (kh, kw), each kernel row one chain from zero added to the chains before as it ends: forward_chunk's
+// sums, bit for bit. Vectors past the width are computed (from the staged rows' padding, or zeros) and
+// not stored.
 template <class Ops, int kBand, int kVec, int kKh, int kKw, Source kSource>
 void forward_band_chunk(const ForwardRows& job, const void* in_place, int64_t r, int64_t w0) {
   using T = typename Ops::T;
@@ -301,7 +299,7 @@ void forward_band_row_from(const ForwardRows& job, const void* in_place, int64_t
 }
 // (in place: null for a staged source)
 template <class Ops, int kBand, int kVec, int kKh, int kKw>
-void forward_band_row(const ForwardRows& job, const InPlaceColumns<Ops>* in_place, int64_t r) {
+void forward_band_row(const ForwardRows& job, const InPlaceColumns<Ops, kKw>* in_place, int64_t r) {
   if constexpr (Ops::kFaultFreeMasks) {
     if (in_place != nullptr) {
       if (job.source_row[r] >= 0 && job.source_row[r] + kBand + kKh - 1 <= job.source_height)
@@ -314,7 +312,7 @@ void forward_band_row(const ForwardRows& job, const InPlaceColumns<Ops>* in_plac
 
 // The last `rows` (< kBand + 1) rows of a plane as one band: a template per count.
 template <class Ops, int kBand, int kVec, int kKh, int kKw>
-void forward_band_left(const ForwardRows& job, const InPlaceColumns<Ops>* in_place, int64_t r, int64_t rows) {
+void forward_band_left(const ForwardRows& job, const InPlaceColumns<Ops, kKw>* in_place, int64_t r, int64_t rows) {
   if (rows >= kBand) return forward_band_row<Ops, kBand, kVec, kKh, kKw>(job, in_place, r);
   if constexpr (kBand > 1) forward_band_left<Ops, kBand - 1, kVec, kKh, kKw>(job, in_place, r, rows);
 }
@@ -323,7 +321,7 @@ void forward_band_left(const ForwardRows& job, const InPlaceColumns<Ops>* in_pla
 // chains of kKw taps): each plane's rows in bands of kBand (forward_band_chunk), the rows left over in
 // a smaller band; the source staged or read in place (forward_rows).
 template <class Ops, int kBand, int kVec, int kKh, int kKw>
-void forward_band_rows_from(const ForwardRows& job, const InPlaceColumns<Ops>* in_place) {
+void forward_band_rows_from(const ForwardRows& job, const InPlaceColumns<Ops, kKw>* in_place) {
   for (int64_t p0 = 0; p0 < job.rows; p0 += job.plane_rows) {
     const int64_t p1 = lesser(job.rows, p0 + job.plane_rows);
     int64_t r = p0;
@@ -337,7 +335,7 @@ template <class Ops, int kBand, int kVec, int kKh, int kKw>
 void forward_band_rows(const ForwardRows& job) {
   if constexpr (Ops::kFaultFreeMasks) {
     if (job.source_row != nullptr) {
-      const InPlaceColumns<Ops> in_place(job);
+      const InPlaceColumns<Ops, kKw> in_place(job);
       return forward_band_rows_from<Ops, kBand, kVec, kKh, kKw>(job, &in_place);
     }
   }

@@ -211,14 +211,13 @@ class SmallGroupInput final : public ConvStep {
   }
 
   // The source read in place (ForwardRows::source_row), not staged: float values used as they are,
-  // planes each one run of memory with unit steps along W (a stride of 1 there), one plane of depth,
-  // taps and rows within ForwardRows' limits, and kernels that read every block's job so. Its rows' and
-  // taps' offsets in the user's planes.
+  // planes each one run of memory with unit steps along W (a stride of 1 there), one plane of depth
+  // read by one output plane (no depth padding), and kernels that read every block's job so. Its rows'
+  // and taps' offsets in the user's planes.
   void plan_in_place() {
     const int64_t cin = g_.src_channels_per_group, cout = g_.dst_channels_per_group, taps = g_.kernel_volume();
     in_place_ = source_.dtype == ACL_FLOAT && math_ == MathMode::kFull && planes_contiguous(source_) &&
-                g_.stride[2] == 1 && g_.src_size[0] == 1 && g_.kernel[0] == 1 && taps <= kMaxInPlaceTaps &&
-                g_.dst_size[2] <= kMaxInPlaceVectors * kRowLanes;
+                g_.stride[2] == 1 && g_.src_size[0] == 1 && g_.dst_size[0] == 1 && g_.kernel[0] == 1 && g_.pad[0] == 0;
     for (int64_t blk = 0; blk < blocks_ && in_place_; ++blk) {
       ForwardRows job{};  // (the fields the kernels choose by)
       job.rows = staging_.out_rows, job.channels = cin, job.taps = taps, job.width = g_.dst_size[2];
