@@ -24,7 +24,7 @@ struct avx2_ops {
   // A masked load is a load and an AND (vmaskmovps is microcoded on AMD's cores): the lanes past the
   // first n are read, and cleared before any product (an infinity there makes no NaN).
   static constexpr bool kCheapMasks = false;
-  static constexpr bool kFaultFreeMasks = false;  // (every source staged: reads_in_place says no)
+  static constexpr bool kFaultFreeMasks = false;  // (every source staged)
   struct Mask {
     __m256 keep;
     int64_t count;
@@ -64,7 +64,7 @@ void weight_rows_avx2(const WeightRows& job) {
   weight_rows<avx2_ops, 4, 3>(job);
 }
 
-bool reads_in_place_avx2(const ForwardRows&) { return false; }
+bool reads_in_place_avx2(const ForwardRows&) { return avx2_ops::kFaultFreeMasks; }
 void input_rows_avx2(const InputRows& job) { input_rows<avx2_ops, 1, 6>(job); }
 
 }  // namespace

@@ -40,7 +40,7 @@ struct generic_ops {
   }
   using Mask = int64_t;  // the number of lanes
   static constexpr bool kCheapMasks = false;
-  static constexpr bool kFaultFreeMasks = false;  // (every source staged: reads_in_place says no)
+  static constexpr bool kFaultFreeMasks = false;  // (every source staged)
   static Mask mask_first(int64_t n) { return n; }
   static T load_masked(const float* p, Mask n) {
     float first[kRowLanes] = {};
@@ -72,7 +72,7 @@ void weight_rows_generic(const WeightRows& job) {
   weight_rows<generic_ops, 2, 1>(job);
 }
 
-bool reads_in_place_generic(const ForwardRows&) { return false; }
+bool reads_in_place_generic(const ForwardRows&) { return generic_ops::kFaultFreeMasks; }
 void input_rows_generic(const InputRows& job) { input_rows<generic_ops, 1, 2>(job); }
 
 }  // namespace
