@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <numeric>
 
 #include "common/dtype.h"
 #include "kernels/common/finite.h"
@@ -26,59 +27,33 @@ struct Tap {
   int64_t pos;
 };
 
-// Along one axis, each position's taps in order, computed as they are walked (nothing stored: phase 1
-// of every plan books the reference as its non-finite repair, and a table per position would cost a
-// plan of many positions an allocation and its page faults).
-//   forward (of dst position o): the taps (k, i), i = o*s - p + k*d inside [0, src), k ascending;
-//   backward (of src position i): the taps (k, o), o*s - p + k*d = i with o inside [0, dst), o ascending
-//   (k descending).
+// Along one axis, each position's taps in order, worked out per position in a few integer operations
+// (nothing stored: phase 1 of every plan books the reference as its non-finite repair, and a table per
+// position would cost a plan of many positions an allocation and its page faults):
+//   forward (of dst position o): the taps (k, i), i = o*s - p + k*d inside [0, src), k ascending (one
+//     run of k);
+//   backward (of src position i): the taps (k, o), o*s = i + p - k*d with o inside [0, dst), o ascending:
+//     k descending through the k with k*d = i + p (mod s), one every s / gcd(s, d).
 class AxisTaps {
  public:
-  class Iterator {
-   public:
-    Iterator(const AxisTaps* axis, int64_t position, int64_t step) : axis_(axis), position_(position), step_(step) {
-      settle();
-    }
-    Tap operator*() const { return tap_; }
-    Iterator& operator++() {
-      step_++;
-      settle();
-      return *this;
-    }
-    bool operator!=(const Iterator& other) const { return step_ != other.step_; }
-
-   private:
-    // From step_ on, the first step whose tap is one (step_ = kernel where none is left).
-    void settle() {
-      const AxisTaps& a = *axis_;
-      for (; step_ < a.kernel_; ++step_) {
-        const int64_t k = a.by_source_ ? a.kernel_ - 1 - step_ : step_;
-        if (!a.by_source_) {
-          const int64_t i = position_ * a.stride_ - a.pad_ + k * a.dilation_;
-          if (i >= 0 && i < a.other_) {
-            tap_ = {k, i};
-            return;
-          }
-          continue;
-        }
-        const int64_t z = position_ + a.pad_ - k * a.dilation_;
-        if (z >= 0 && z % a.stride_ == 0 && z / a.stride_ < a.other_) {
-          tap_ = {k, z / a.stride_};
-          return;
-        }
-      }
-    }
-    const AxisTaps* axis_;
-    int64_t position_, step_;
-    Tap tap_{0, 0};
-  };
+  // One position's taps: `count` of them, the first `first`, each next k + k_step, pos + pos_step.
   struct Range {
-    const AxisTaps* axis;
-    int64_t position;
-    Iterator begin() const { return Iterator(axis, position, 0); }
-    Iterator end() const { return Iterator(axis, position, axis->kernel_); }
+    struct Iterator {
+      Tap tap;
+      int64_t left, k_step, pos_step;
+      Tap operator*() const { return tap; }
+      Iterator& operator++() {
+        tap.k += k_step, tap.pos += pos_step, --left;
+        return *this;
+      }
+      bool operator!=(const Iterator& other) const { return left != other.left; }
+    };
+    Tap first{0, 0};
+    int64_t count = 0, k_step = 0, pos_step = 0;
+    Iterator begin() const { return {first, count, k_step, pos_step}; }
+    Iterator end() const { return {first, 0, k_step, pos_step}; }
   };
-  Range operator[](int64_t position) const { return {this, position}; }
+  Range operator[](int64_t position) const { return by_source_ ? from_source(position) : from_destination(position); }
 
   static AxisTaps forward(const ConvGeometry& g, int axis) { return AxisTaps(g, axis, false); }
   static AxisTaps backward(const ConvGeometry& g, int axis) { return AxisTaps(g, axis, true); }
@@ -91,11 +66,36 @@ class AxisTaps {
         stride_(g.stride[axis]),
         pad_(g.pad[axis]),
         dilation_(g.dilation[axis]),
-        other_(by_source ? g.dst_size[axis] : g.src_size[axis]) {}
+        other_(by_source ? g.dst_size[axis] : g.src_size[axis]),
+        // (backward: the k with k*d = a (mod s) come every s / gcd(s, d)-th)
+        period_(stride_ / std::gcd(stride_, dilation_)) {}
+  static int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }  // (b > 0)
+  static int64_t ceil_div(int64_t a, int64_t b) { return -floor_div(-a, b); }
+
+  Range from_destination(int64_t o) const {
+    const int64_t base = o * stride_ - pad_;  // (i at k = 0)
+    const int64_t lo = std::max<int64_t>(0, ceil_div(-base, dilation_));
+    const int64_t hi = std::min(kernel_ - 1, floor_div(other_ - 1 - base, dilation_));
+    if (hi < lo) return {};
+    return {{lo, base + lo * dilation_}, hi - lo + 1, 1, dilation_};
+  }
+  Range from_source(int64_t i) const {
+    const int64_t a = i + pad_;                                                                    // o*s + k*d
+    const int64_t top = std::min(kernel_ - 1, floor_div(a, dilation_));                            // (o >= 0)
+    const int64_t bottom = std::max<int64_t>(0, ceil_div(a - (other_ - 1) * stride_, dilation_));  // (o < dst)
+    // The first k from the top whose o is whole (within a period of it, if any), then every period-th.
+    for (int64_t k = top; k >= bottom && top - k < period_; --k) {
+      if ((a - k * dilation_) % stride_ != 0) continue;
+      return {
+          {k, (a - k * dilation_) / stride_}, (k - bottom) / period_ + 1, -period_, dilation_ / (stride_ / period_)};
+    }
+    return {};
+  }
 
   bool by_source_ = false;
   int64_t kernel_ = 0, stride_ = 1, pad_ = 0, dilation_ = 1;
-  int64_t other_ = 0;  // the size of the axis the taps reach
+  int64_t other_ = 0;   // the size of the axis the taps reach
+  int64_t period_ = 1;  // (backward: s / gcd(s, d), the step between two taps' k)
 };
 
 // The reference's loops over one problem's views. Each forms one task's outputs from the planes it
@@ -153,9 +153,10 @@ class RefLoops {
       pack_plane(wei_, math_, co, ic, w);
       each_position(out_size, [&](int64_t o, int64_t od, int64_t oh, int64_t ow) {
         double sum = sums[o];
+        const AxisTaps::Range rows = taps[1][oh], columns = taps[2][ow];
         for (const Tap d : taps[0][od]) {
-          for (const Tap h : taps[1][oh]) {
-            for (const Tap t : taps[2][ow]) sum += in[index(in_size, d.pos, h.pos, t.pos)] * w[tap(d.k, h.k, t.k)];
+          for (const Tap h : rows) {
+            for (const Tap t : columns) sum += in[index(in_size, d.pos, h.pos, t.pos)] * w[tap(d.k, h.k, t.k)];
           }
         }
         sums[o] = sum;
@@ -180,10 +181,10 @@ class RefLoops {
         double* row = sums + ic * taps;
         each_position(g_.dst_size, [&](int64_t o, int64_t od, int64_t oh, int64_t ow) {
           const double dy = y[o];
+          const AxisTaps::Range rows = forward_[1][oh], columns = forward_[2][ow];
           for (const Tap d : forward_[0][od]) {
-            for (const Tap h : forward_[1][oh]) {
-              for (const Tap t : forward_[2][ow])
-                row[tap(d.k, h.k, t.k)] += dy * x[index(g_.src_size, d.pos, h.pos, t.pos)];
+            for (const Tap h : rows) {
+              for (const Tap t : columns) row[tap(d.k, h.k, t.k)] += dy * x[index(g_.src_size, d.pos, h.pos, t.pos)];
             }
           }
         });
