@@ -371,11 +371,11 @@ TEST(RowKernels, ForwardRowsReadTheSourceInPlaceAsStaged) {
             std::normal_distribution<float> normal;
             std::vector<float> weights(9 * kForwardBlock, 0.0f), bias{normal(rng)};
             for (int64_t t = 0; t < 9; ++t) weights[t * kForwardBlock] = normal(rng);
-            std::vector<int64_t> rows_at, tap, source_row, tap_row, tap_column;
+            std::vector<int64_t> rows_at, tap, source_row, tap_column;
             for (int64_t r = 0; r < out_h; ++r) source_row.push_back(r - pad), rows_at.push_back((r - pad) * width);
             for (int64_t kh = 0; kh < 3; ++kh) {
               for (int64_t kw = 0; kw < 3; ++kw) {
-                tap_row.push_back(kh), tap_column.push_back(kw * dilation - pad);
+                tap_column.push_back(kw * dilation - pad);
                 tap.push_back(kh * width + kw * dilation - pad);
               }
             }
@@ -383,7 +383,7 @@ TEST(RowKernels, ForwardRowsReadTheSourceInPlaceAsStaged) {
                             1,       nullptr,        out_h * out_w, out_w,          3, bias.data()};
             job.plane_rows = out_h, job.row_step = width, job.grid_rows = 3;
             if (!kernels.reads_in_place(job)) continue;
-            job.source_row = source_row.data(), job.tap_row = tap_row.data(), job.tap_column = tap_column.data();
+            job.source_row = source_row.data(), job.tap_column = tap_column.data();
             job.source_height = height, job.source_width = width;
             // The staged job: the plane in zero-padded rows.
             const int64_t row_stride = (out_w + kRowLanes - 1) / kRowLanes * kRowLanes + 2 * dilation;

@@ -56,12 +56,12 @@ struct ForwardRows {
   int64_t plane_rows = 0, row_step = 0, grid_rows = 0;
   // Optional (source_row null when absent; only where the kernels take it, RowKernels::reads_in_place):
   // src is the user's slice itself, not staged: element (c, y, x) of its planes at src[c * channel_stride +
-  // y * source_width + x] for y < source_height and x < source_width, any other entry zero. Output row r's
-  // tap t then reads source row source_row[r] + tap_row[t] at column w + tap_column[t] for its column w
-  // (row_base[r] = source_row[r] * source_width and tap[t] = tap_row[t] * source_width + tap_column[t]
-  // give the same offsets as staged rows do; with the grid, row_step = source_width).
+  // y * source_width + x] for y < source_height and x < source_width, any other entry zero. Output row r
+  // reads from source row source_row[r] on (its first kernel row's), tap t at column w + tap_column[t] for
+  // its column w: row_base[r] = source_row[r] * source_width and tap[t] = (the tap's kernel row's rows past
+  // the first) * source_width + tap_column[t], the offsets staged rows give; with the grid, row_step =
+  // source_width.
   const int64_t* source_row = nullptr;
-  const int64_t* tap_row = nullptr;
   const int64_t* tap_column = nullptr;
   int64_t source_height = 0, source_width = 0;
 };

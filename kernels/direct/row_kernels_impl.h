@@ -192,9 +192,9 @@ struct BandLoads {
   uintptr_t src;
   Mask columns[kKw][kVec];
   bool inside[kRows];
-  BandLoads(const ForwardRows& job, const void* in_place, int64_t r, int64_t w0)
+  BandLoads(const ForwardRows& job, const InPlaceColumns<Ops, kKw>* in_place, int64_t r, int64_t w0)
       : src(reinterpret_cast<uintptr_t>(job.src) + static_cast<uintptr_t>(job.row_base[r] + w0) * sizeof(float)) {
-    const auto& all = static_cast<const InPlaceColumns<Ops, kKw>*>(in_place)->lanes;
+    const auto& all = in_place->lanes;
 #pragma GCC unroll 8
     for (int kw = 0; kw < kKw; ++kw) {
 #pragma GCC unroll 4
@@ -215,7 +215,8 @@ struct BandLoads {
 template <class Ops, int kRows, int kKw, int kVec>
 struct BandLoads<Ops, kRows, kKw, kVec, Source::kStaged> {
   const float* src;
-  BandLoads(const ForwardRows& job, const void*, int64_t r, int64_t w0) : src(job.src + job.row_base[r] + w0) {}
+  BandLoads(const ForwardRows& job, const InPlaceColumns<Ops, kKw>*, int64_t r, int64_t w0)
+      : src(job.src + job.row_base[r] + w0) {}
   typename Ops::T operator()(const ForwardRows& job, int j, int kw, int v) const {
     return Ops::load(src + j * job.row_step + job.tap[kw] + Ops::kLanes * v);
   }
@@ -229,7 +230,7 @@ struct BandLoads<Ops, kRows, kKw, kVec, Source::kStaged> {
 // sums, bit for bit. Vectors past the width are computed (from the staged rows' padding, or zeros) and
 // not stored.
 template <class Ops, int kBand, int kVec, int kKh, int kKw, Source kSource>
-void forward_band_chunk(const ForwardRows& job, const void* in_place, int64_t r, int64_t w0) {
+void forward_band_chunk(const ForwardRows& job, const InPlaceColumns<Ops, kKw>* in_place, int64_t r, int64_t w0) {
   using T = typename Ops::T;
   constexpr int kLanes = Ops::kLanes;
   const BandLoads<Ops, kBand + kKh - 1, kKw, kVec, kSource> load(job, in_place, r, w0);
@@ -280,14 +281,15 @@ void forward_band_chunk(const ForwardRows& job, const void* in_place, int64_t r,
 
 // forward_band_chunk for the last `left` (< the row's kVec) vectors of a band: a template per count.
 template <class Ops, int kBand, int kVec, int kKh, int kKw, Source kSource>
-void forward_band_tail(const ForwardRows& job, const void* in_place, int64_t r, int64_t w0, int64_t left) {
+void forward_band_tail(const ForwardRows& job, const InPlaceColumns<Ops, kKw>* in_place, int64_t r, int64_t w0,
+                       int64_t left) {
   if (left >= kVec) return forward_band_chunk<Ops, kBand, kVec, kKh, kKw, kSource>(job, in_place, r, w0);
   if constexpr (kVec > 1) forward_band_tail<Ops, kBand, kVec - 1, kKh, kKw, kSource>(job, in_place, r, w0, left);
 }
 
 // forward_band_chunk over a band's positions: chunks of kVec vectors, the last with as many as it needs.
 template <class Ops, int kBand, int kVec, int kKh, int kKw, Source kSource>
-void forward_band_row_from(const ForwardRows& job, const void* in_place, int64_t r) {
+void forward_band_row_from(const ForwardRows& job, const InPlaceColumns<Ops, kKw>* in_place, int64_t r) {
   constexpr int kLanes = Ops::kLanes;
   int64_t w0 = 0;
   for (; w0 + kLanes * (kVec - 1) < job.width; w0 += kLanes * kVec)

@@ -142,7 +142,7 @@ class SmallGroupInput final : public ConvStep {
       if (in_place_) {
         const int64_t width = g_.src_size[2];
         if (rows.grid_rows > 0) rows.row_step = width;  // (consecutive source rows one source row apart)
-        rows.source_row = source_row_.data(), rows.tap_row = tap_row_.data(), rows.tap_column = tap_column_.data();
+        rows.source_row = source_row_.data(), rows.tap_column = tap_column_.data();
         rows.source_height = g_.src_size[1], rows.source_width = width;
       }
       kernels_.forward_rows(rows);
@@ -166,10 +166,9 @@ class SmallGroupInput final : public ConvStep {
   // lanes[c * 8], exactly as reduce_bias forms them (the staged values are the user's, widened
   // exactly, where cubeMathType rounds nothing).
   void add_source_lanes(const Workspace& w, int64_t n, int64_t grp, double* lanes) const {
-    if (in_place_) {  // the user's planes themselves
-      const View5 plane = planes_of(source_);
+    if (in_place_) {  // the user's planes themselves (the view's plane shape and strides)
       const int64_t cin = g_.src_channels_per_group;
-      add_float_planes_lanes(plane, static_cast<const float*>(source_.data) + source_.element(n, grp * cin, 0, 0, 0),
+      add_float_planes_lanes(source_, static_cast<const float*>(source_.data) + source_.element(n, grp * cin, 0, 0, 0),
                              cin, source_.stride[1], lanes);
       return;
     }
@@ -234,19 +233,11 @@ class SmallGroupInput final : public ConvStep {
     }
     for (int64_t kh = 0; kh < g_.kernel[1]; ++kh) {
       for (int64_t kw = 0; kw < g_.kernel[2]; ++kw) {
-        tap_row_.push_back(kh * g_.dilation[1]);
         tap_column_.push_back(kw * g_.dilation[2] - g_.pad[2]);
-        in_place_tap_.push_back(tap_row_.back() * width + tap_column_.back());
+        in_place_tap_.push_back(kh * g_.dilation[1] * width + tap_column_.back());
       }
     }
   }
-  // One (n, c) plane of the view, as a view of its own (D x H x W with the view's strides).
-  static View5 planes_of(const View5& view) {
-    View5 plane;
-    for (int a = 2; a < 5; ++a) plane.shape[a] = view.shape[a], plane.stride[a] = view.stride[a];
-    return plane;
-  }
-
   bool flipped_;
   ConvGeometry g_;  // the forward convolution computed (flipped_geometry for a direct layer)
   View5 source_;    // its source: dY for a direct layer, X (the user's gradOutput) for a transposed one
@@ -261,7 +252,7 @@ class SmallGroupInput final : public ConvStep {
   int64_t blocks_ = 1, group_floats_ = 0;
   WorkspaceLedger::Handle weights_ = -1, staged_ = -1, slice_ = -1;  // staged_, slice_: per thread
   bool in_place_ = false;
-  std::vector<int64_t> source_row_, in_place_row_base_, tap_row_, tap_column_, in_place_tap_;  // (in_place_)
+  std::vector<int64_t> source_row_, in_place_row_base_, tap_column_, in_place_tap_;  // (in_place_)
 };
 
 // gradWeight per (group, chunk of samples): for each sample, stage its source slice and its dY rows
