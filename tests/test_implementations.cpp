@@ -255,6 +255,11 @@ std::vector<Case> cases() {
       // computes straight into its rows: bands of one row of 48 positions (AVX-512: a whole tile and a half
       // one), 8 output channels, one depth block.
       {"forward_straight_rows", geometry(2, 1, 3, 8, {9, 96}, {5, 5}, {2, 2}, {2, 2}, {1, 1}), true},
+      // winograd (3x3, stride 1, 64 channels and more): planes of fewer tiles than a task takes (several
+      // samples per task, 9 x 11 outputs: a last tile row and column of one), 72 output channels (a last
+      // sliver of 8 rows of 16 on AVX2); and a plane of 12 x 12 tiles in bands of tile rows, padded by 2.
+      {"winograd_samples", geometry(3, 1, 64, 72, {9, 11}, {3, 3}, {1, 1}, {1, 1}, {1, 1}), true},
+      {"winograd_bands", geometry(1, 1, 65, 64, {21, 20}, {3, 3}, {1, 1}, {2, 2}, {1, 1}), true},
   };
 }
 
@@ -604,7 +609,7 @@ TEST(Implementations, GradInputEntriesAddTheOutputBias) {
   for (const std::string& name : checked) names += name + " ";
   EXPECT_EQ(names,
             "channels_last depthwise direct direct_forward gemm_col2im gemm_flipped_tiles gemm_flipped_windows "
-            "gemm_forward_tiles gemm_forward_windows small_group ");
+            "gemm_forward_tiles gemm_forward_windows small_group winograd ");
 }
 
 // The verbose description of the gemm plan of case `name` (float, dense, 2 threads), or "" where

@@ -11,6 +11,7 @@ namespace aclnn_cpu {
 
 extern const ConvImpl kDepthwiseInputGrad;           // kernels/direct/depthwise.cpp
 extern const ConvImpl kDirectInputGrad;              // kernels/direct/direct_input.cpp
+extern const ConvImpl kWinogradInputGrad;            // kernels/winograd/winograd_forward.cpp
 extern const ConvImpl kDirectForwardInputGrad;       // kernels/direct/direct_forward.cpp
 extern const ConvImpl kDepthwiseWeightGrad;          // kernels/direct/depthwise.cpp
 extern const ConvImpl kChannelsLastInputGrad;        // kernels/gemm/channels_last_{input,weight}.cpp
@@ -34,7 +35,7 @@ const std::vector<const ConvImpl*>& implementations(Gradient gradient) {
       &kSmallGroupInputGrad,       &kDepthwiseInputGrad,          &kChannelsLastInputGrad,
       &kDirectInputGrad,           &kDirectForwardInputGrad,      &kGemmFlippedWindowsInputGrad,
       &kGemmFlippedTilesInputGrad, &kGemmForwardWindowsInputGrad, &kGemmForwardTilesInputGrad,
-      &kGemmCol2imInputGrad,       &kReferenceInputGrad};
+      &kGemmCol2imInputGrad,       &kWinogradInputGrad,           &kReferenceInputGrad};
   static const std::vector<const ConvImpl*> weight_grad = {&kSmallGroupWeightGrad,   &kDepthwiseWeightGrad,
                                                            &kChannelsLastWeightGrad, &kGemmWindowsWeightGrad,
                                                            &kGemmTilesWeightGrad,    &kReferenceWeightGrad};

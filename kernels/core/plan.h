@@ -81,6 +81,15 @@ class PlanBuilder {
     int64_t count = 0;
   };
   WeightsTested weights_tested;
+  // Set by a gradInput step whose transforms carry an Inf or NaN of its source into outputs the
+  // convolution does not reach from it (winograd): `count` bytes in the shared area, one per task, each 1
+  // where every source value that task read was finite. gradInput's non-finite repair recomputes the
+  // whole result where one is 0.
+  struct SourceTested {
+    WorkspaceLedger::Handle flags = -1;
+    int64_t count = 0;
+  };
+  SourceTested source_tested;
 
   bool float_wanted[3] = {false, false, false};  // src, wei, dst
   // For a joint step (ConvImpl::plan_joint): whether gradBias is wanted as `lanes` computes it

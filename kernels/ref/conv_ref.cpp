@@ -335,6 +335,7 @@ class NonFiniteRepair final : public ConvStep {
         math_(p.math),
         threads_(b.threads()),
         tested_(weight_ ? PlanBuilder::WeightsTested{} : b.weights_tested),
+        source_tested_(weight_ ? PlanBuilder::SourceTested{} : b.source_tested),
         ref_(gradient, p, b) {
     rows_ = b.book_scratch("repair.rows", static_cast<uint64_t>(g_.groups * g_.dst_channels_per_group), 1);
     marked_ = b.book_scratch("repair.channels", static_cast<uint64_t>(ref_.channels()), 1);
@@ -342,6 +343,14 @@ class NonFiniteRepair final : public ConvStep {
   int64_t tasks() const override { return g_.groups * g_.dst_channels_per_group; }
 
   int run(const Workspace& w, const StepInputs&) const override {
+    if (source_tested_.flags >= 0) {  // a source Inf or NaN may have reached every output: all recomputed
+      const unsigned char* flags = w.at<unsigned char>(source_tested_.flags);
+      if (!std::all_of(flags, flags + source_tested_.count, [](unsigned char f) { return f == 1; })) {
+        unsigned char* marked = w.at<unsigned char>(marked_);
+        std::fill(marked, marked + ref_.channels(), 1);
+        return ref_.run(w, marked);
+      }
+    }
     if (tested_.flags >= 0) {  // gradInput's step found W all finite as it packed it: nothing to repair
       const unsigned char* flags = w.at<unsigned char>(tested_.flags);
       if (std::all_of(flags, flags + tested_.count, [](unsigned char f) { return f == 1; })) return ACLNN_SUCCESS;
@@ -385,7 +394,8 @@ class NonFiniteRepair final : public ConvStep {
   View5 wei_, dst_, grad_weight_;
   MathMode math_;
   int threads_;
-  PlanBuilder::WeightsTested tested_;  // gradInput: what its step found of W as it packed it, where it tested
+  PlanBuilder::WeightsTested tested_;        // gradInput: what its step found of W as it packed it, where it tested
+  PlanBuilder::SourceTested source_tested_;  // gradInput: what its step found of its source, where it tested
   RefGradient ref_;
   WorkspaceLedger::Handle rows_ = -1, marked_ = -1;
 };
