@@ -1,14 +1,15 @@
 #!/usr/bin/python3
-"""The numerics benchmark: the error of each of our fp32 gradients against a float64 truth, beside
-PyTorch's fp32 CPU error (oneDNN inside) on the same inputs. Needs PyTorch (Debian python3-torch);
-never part of CI.
+"""The numerics benchmark: the error of each of our fp32 gradients and forward outputs against a
+float64 truth, beside PyTorch's fp32 CPU error (oneDNN inside) on the same inputs. Needs PyTorch
+(Debian python3-torch); never part of CI.
 
     /usr/bin/python3 scripts/numerics_bench.py [build-dir = build/release] [batch = 2] [filter]
 
 Runs <build-dir>/tests/benchmark/numerics_dump on the suite (tests/benchmark/shapes.txt) and the
-long reductions (tests/benchmark/numerics_shapes.txt), then prints one markdown table: per layer and
-gradient, the products summed per output entry, the error max|g - truth| / max|truth| of ours and of
-PyTorch fp32, and their ratio. docs/performance.md keeps the latest table.
+long reductions (tests/benchmark/numerics_shapes.txt), then prints one markdown table: per layer, for
+each gradient and the forward output (y: with the layer's bias), the products summed per output entry,
+the error max|g - truth| / max|truth| of ours and of PyTorch fp32, and their ratio. docs/performance.md
+keeps the latest table.
 """
 import os
 import subprocess
@@ -66,16 +67,26 @@ def gradients(l, x, w, gy):
                                                l["transposed"], l["outpad"], l["groups"], [True, True, True])
 
 
+def forward(l, x, w, b):
+    """The forward output (with bias b) in x's dtype by PyTorch's CPU operators."""
+    if l["tbc"]:
+        return torch.conv_tbc(x, w, b, l["pad"][0])
+    return torch.ops.aten.convolution(x, w, b, l["stride"], l["pad"], l["dil"], l["transposed"], l["outpad"],
+                                      l["groups"])
+
+
 def products_per_output(l, x_shape, w_shape, gy_shape):
-    """Products summed into one entry of gradInput, gradWeight, gradBias (the longest, for gradInput)."""
+    """Products summed into one entry of gradInput, gradWeight, gradBias and the forward output (the
+    longest, for gradInput and a transposed layer's output)."""
     taps = int(np.prod(l["kernel"]))
     if l["tbc"]:
-        return l["cout"] * taps, gy_shape[0] * gy_shape[1], gy_shape[0] * gy_shape[1]
+        return l["cout"] * taps, gy_shape[0] * gy_shape[1], gy_shape[0] * gy_shape[1], l["cin"] * taps
     out_positions = int(np.prod(gy_shape[2:])) * l["n"]
-    if l["transposed"]:  # gradInput is a forward convolution of gradOutput
-        return l["cout"] // l["groups"] * taps, int(np.prod(x_shape[2:])) * l["n"], out_positions
     per_tap = max(1, taps // int(np.prod(l["stride"])))
-    return l["cout"] // l["groups"] * per_tap, out_positions, out_positions
+    if l["transposed"]:  # gradInput is a forward convolution of gradOutput
+        return (l["cout"] // l["groups"] * taps, int(np.prod(x_shape[2:])) * l["n"], out_positions,
+                l["cin"] // l["groups"] * per_tap)
+    return l["cout"] // l["groups"] * per_tap, out_positions, out_positions, l["cin"] // l["groups"] * taps
 
 
 def error(value, truth):
@@ -89,9 +100,9 @@ def main():
     filt = sys.argv[3] if len(sys.argv) > 3 else ""
     torch.set_num_threads(max(1, os.cpu_count() or 1))
     dump = os.path.join(build, "tests", "benchmark", "numerics_dump")
-    print("| layer | products (dx, dw, db) | dx ours | dx torch | ratio | dw ours | dw torch | ratio | db ours | "
-          "db torch | ratio |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| layer | products (dx, dw, db, y) | dx ours | dx torch | ratio | dw ours | dw torch | ratio | db ours | "
+          "db torch | ratio | y ours | y torch | ratio |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     worst = 0.0
     for shapes_file in ("shapes.txt", "numerics_shapes.txt"):
         path = os.path.join(BENCH, shapes_file)
@@ -106,13 +117,14 @@ def main():
                 x_shape, w_shape, gy_shape = shapes(l)
                 data = np.fromfile(file, dtype="<f4")
                 parts, at = [], 0
-                for shape in (x_shape, w_shape, gy_shape, x_shape, w_shape, [l["cout"]]):
+                for shape in (x_shape, w_shape, gy_shape, x_shape, w_shape, [l["cout"]], [l["cout"]], gy_shape):
                     size = int(np.prod(shape))
                     parts.append(torch.from_numpy(data[at:at + size].copy()).reshape(shape))
                     at += size
-                x, w, gy, ours = parts[0], parts[1], parts[2], parts[3:]
-                truth = gradients(l, x.double(), w.double(), gy.double())
-                anchor = gradients(l, x, w, gy)
+                x, w, gy, ours, b = parts[0], parts[1], parts[2], parts[3:6] + parts[7:8], parts[6]
+                truth = list(gradients(l, x.double(), w.double(), gy.double())) + [forward(l, x.double(), w.double(),
+                                                                                          b.double())]
+                anchor = list(gradients(l, x, w, gy)) + [forward(l, x, w, b)]
                 cells = []
                 for mine, theirs, exact in zip(ours, anchor, truth):
                     e_ours, e_torch = error(mine, exact), error(theirs, exact)

@@ -200,4 +200,32 @@ TEST(SuiteHashes, TheTilesOrderGivesTheCommittedBitsOnEveryPath) {
   }
 }
 
+// winograd's bits on every instruction set. It takes forward 3x3 layers of 64 channels and more whose
+// transformed weights the tiles amortize, none of the scaled-down suite's: a layer of its own, against
+// committed hashes (one for the sets that fuse their multiply-adds, one for x86-64's generic path), the
+// forward output with its bias. SUITE_HASHES_PRINT=1 prints them.
+TEST(SuiteHashes, WinogradGivesTheCommittedBitsOnEveryPath) {
+  Layer l;
+  l.name = "winograd_c64";
+  l.n = 2, l.cin = 64, l.cout = 72;
+  l.spatial = {13, 14}, l.kernel = {3, 3}, l.stride = {1, 1}, l.pad = {1, 1}, l.dilation = {1, 1};
+  l.output_padding = {0, 0};
+  const char* const kFused = "winograd_c64 float fma 8688bd0b6d23d78c";
+  const char* const kGeneric = "winograd_c64 float x86-generic a9ffc15fba53c688";
+  setenv("ACLNN_CONVBWD_KERNELS", "winograd", 1);
+  for (const std::string& isa : isas()) {
+    if (!isa.empty()) setenv("ACLNN_CONVBWD_ISA", isa.c_str(), 1);
+    const bench::LayerTensors t(l, ACL_FLOAT);
+    uint64_t size = 0;
+    aclOpExecutor* executor = nullptr;
+    ASSERT_EQ(t.plan_forward_pass(l, &size, &executor), ACL_SUCCESS);
+    execute(l, true, size, executor);
+    const std::string line = l.name + " float " + (isa == "generic" ? "x86-generic " : "fma ") + hash_of(t.gy);
+    if (std::getenv("SUITE_HASHES_PRINT") != nullptr) std::printf("%s\n", line.c_str());
+    EXPECT_EQ(line, isa == "generic" ? kGeneric : kFused) << "isa " << (isa.empty() ? "default" : isa);
+  }
+  unsetenv("ACLNN_CONVBWD_ISA");
+  unsetenv("ACLNN_CONVBWD_KERNELS");
+}
+
 }  // namespace

@@ -32,10 +32,10 @@ extern const ConvImpl kReferenceBias;                // kernels/ref/conv_ref.cpp
 
 const std::vector<const ConvImpl*>& implementations(Gradient gradient) {
   static const std::vector<const ConvImpl*> input_grad = {
-      &kSmallGroupInputGrad,       &kDepthwiseInputGrad,          &kChannelsLastInputGrad,
-      &kDirectInputGrad,           &kDirectForwardInputGrad,      &kGemmFlippedWindowsInputGrad,
-      &kGemmFlippedTilesInputGrad, &kGemmForwardWindowsInputGrad, &kGemmForwardTilesInputGrad,
-      &kGemmCol2imInputGrad,       &kWinogradInputGrad,           &kReferenceInputGrad};
+      &kSmallGroupInputGrad,         &kDepthwiseInputGrad,        &kChannelsLastInputGrad,
+      &kWinogradInputGrad,           &kDirectInputGrad,           &kDirectForwardInputGrad,
+      &kGemmFlippedWindowsInputGrad, &kGemmFlippedTilesInputGrad, &kGemmForwardWindowsInputGrad,
+      &kGemmForwardTilesInputGrad,   &kGemmCol2imInputGrad,       &kReferenceInputGrad};
   static const std::vector<const ConvImpl*> weight_grad = {&kSmallGroupWeightGrad,   &kDepthwiseWeightGrad,
                                                            &kChannelsLastWeightGrad, &kGemmWindowsWeightGrad,
                                                            &kGemmTilesWeightGrad,    &kReferenceWeightGrad};

@@ -33,14 +33,22 @@
 #include "kernels/common/tiling.h"
 #include "kernels/core/plan.h"
 #include "kernels/gemm/sgemm.h"
+#include "kernels/winograd/transforms.h"
 
 namespace aclnn_cpu {
 namespace {
 
 constexpr int kEntries = 16;          // entries of a 4x4 transform: the 16 products
 constexpr int64_t kMinChannels = 64;  // channels in and out below which the transforms cost what they save
-constexpr int64_t kTileTarget = 64;   // tiles a task aims for (columns of its products)
-constexpr int kMaxRows = 16;          // the most rows a micro-kernel's sliver holds (MR)
+// The most of U (16 Cin Cout floats, transformed and read again by every task) per tile of the problem:
+// past it (a 7x7 plane of 512 channels: 32 K) transforming and streaming U costs more than the products
+// save, and `direct` is faster.
+constexpr double kUFloatsPerTile = 4096;
+constexpr int64_t kMinTiles = 48, kMaxTiles = 128;  // tiles a task takes (columns of its products)
+constexpr int64_t kFewestTiles = 16;                // below kMinTiles where the scratch allows no more
+constexpr int64_t kTaskBytes = int64_t{3} << 19;    // a task's V and M, at most (with U's rows, about L2)
+constexpr int kMaxRows = 16;                        // the most rows a micro-kernel's sliver holds (MR)
+constexpr int64_t kSkew = 16;                       // floats between each entry's region and the next's past their size
 
 bool finite(float v) { return v - v == 0.0f; }  // (Inf - Inf and NaN - NaN are NaN)
 
@@ -54,11 +62,16 @@ Support supports(const ConvProblem& p, const CpuFeatures&) {
   for (int a = 0; a < 3; ++a) {
     if (g.stride[a] != 1 || g.dilation[a] != 1) return refuse("stride or dilation past 1");
   }
-  if (g.src_size[0] != 1 || g.pad[0] != 0 || g.pad[1] > 2 || g.pad[2] > 2) return refuse("not a 2-D layer padded within its kernel");
+  if (g.src_size[0] != 1 || g.pad[0] != 0 || g.pad[1] > 2 || g.pad[2] > 2)
+    return refuse("not a 2-D layer padded within its kernel");
   if (p.src.dtype != ACL_FLOAT || p.wei.dtype != ACL_FLOAT || p.math != MathMode::kFull)
     return refuse("input or weight not FLOAT used as it is");
   if (g.src_channels_per_group < kMinChannels || g.dst_channels_per_group < kMinChannels)
     return refuse("fewer than 64 channels in or out");
+  // (double: the product of the channel counts may pass 64 bits; the tiles are at least 1)
+  const double tiles = double(g.batch) * double(ceil_div(g.dst_size[1], 2)) * double(ceil_div(g.dst_size[2], 2));
+  if (kEntries * double(g.src_channels_per_group) * double(g.dst_channels_per_group) > kUFloatsPerTile * tiles)
+    return refuse("transformed weights past 4096 floats per tile");
   return kSupported;
 }
 
@@ -73,17 +86,36 @@ class WinogradForward final : public ConvStep {
         bias_(bias_added_in_place(p), b, "winograd.bias") {
     cin_ = g_.src_channels_per_group, cout_ = g_.dst_channels_per_group;
     tiles_h_ = ceil_div(g_.dst_size[1], 2), tiles_w_ = ceil_div(g_.dst_size[2], 2);
-    const int64_t plane_tiles = tiles_h_ * tiles_w_;
-    // A task's tiles: whole samples where a plane has fewer than kTileTarget, else a band of tile rows.
-    if (plane_tiles < kTileTarget) {
-      samples_per_task_ = std::min(g_.batch, ceil_div(kTileTarget, plane_tiles));
-      rows_per_task_ = tiles_h_;
-    } else {
-      rows_per_task_ = std::min(tiles_h_, ceil_div(kTileTarget, tiles_w_));
+    // A task's tiles: a run of rows of tiles ("units": tile row ty of sample n is unit n * tiles_h + ty), as
+    // many as make between kMinTiles and kMaxTiles columns of the products (fewer where V and M would pass
+    // the task's share of scratch) at the micro-kernel's least time per column (a row of more is a task
+    // alone). The share: kTaskBytes, or up to half of U where that is larger (what the
+    // plan's workspace budget allows a thread).
+    const int64_t units = g_.batch * tiles_h_, floats = kEntries * int64_t{sizeof(float)};
+    const int64_t task_bytes = std::max(kTaskBytes, std::min(floats * cin_ * cout_ / 2, 4 * kTaskBytes));
+    const int64_t most = std::clamp<int64_t>(task_bytes / (floats * (cin_ + cout_)), kFewestTiles, kMaxTiles);
+    const int64_t least = std::min({kMinTiles, most, units * tiles_w_});
+    const int64_t tile_columns = right_sliver_columns(plan_gemm_blocking(cout_, kMaxTiles, cin_));
+    units_per_task_ = 1;
+    double best = 2;  // (per tile)
+    for (int64_t k = 1; k <= units && k * tiles_w_ <= most; ++k) {
+      // (below `least`, only as the most rows that fit)
+      const bool fits_next = k < units && (k + 1) * tiles_w_ <= most;
+      if (k * tiles_w_ < least && fits_next) continue;
+      // (the micro-kernel's time per column: a last tile of at most half its columns runs at about 3/4 of a
+      // whole one's time)
+      const int64_t tiles = k * tiles_w_, rest = tiles % tile_columns;
+      const double cost = (double(tiles / tile_columns) + (rest == 0                  ? 0.0
+                                                           : rest <= tile_columns / 2 ? 0.75
+                                                                                      : 1.0)) /
+                          double(tiles);
+      if (cost <= best) best = cost, units_per_task_ = k;  // (the most tiles among equals)
     }
-    tile_blocks_ = ceil_div(g_.batch, samples_per_task_) * ceil_div(tiles_h_, rows_per_task_);
-    const int64_t max_tiles = samples_per_task_ * rows_per_task_ * tiles_w_;
+    tile_blocks_ = ceil_div(units, units_per_task_);
+    rows_per_task_ = std::min(units_per_task_, tiles_h_);  // (the most of one sample's a task holds)
+    const int64_t max_tiles = units_per_task_ * tiles_w_;
     blocking_ = plan_gemm_blocking(cout_, max_tiles, cin_);
+    transforms_ = &winograd_transforms(blocking_.isa);
     const int64_t mr = left_sliver_rows(blocking_), nr = right_sliver_columns(blocking_);
     // Blocks of output channels (whole slivers) where the tiles alone offer too few tasks.
     const int64_t slivers = ceil_div(cout_, mr);
@@ -91,8 +123,12 @@ class WinogradForward final : public ConvStep {
     block_channels_ = ceil_div(slivers, channel_blocks_) * mr;
     channel_blocks_ = ceil_div(cout_, block_channels_);
     columns_ = round_up(max_tiles, nr);
-    sliver_floats_ = packed_left_floats(blocking_, cout_, cin_);
-    transformed_ = b.book_scratch("winograd.U", kEntries * sliver_floats_, sizeof(float));
+    // (each entry's U, V and M a line past a multiple of 4 KiB from the last: the 16 streams a transform
+    // reads or writes at once then fall into different cache sets)
+    u_stride_ = packed_left_floats(blocking_, cout_, cin_) + kSkew;
+    v_stride_ = cin_ * columns_ + kSkew;
+    m_stride_ = block_channels_ * columns_ + kSkew;
+    transformed_ = b.book_scratch("winograd.U", kEntries * u_stride_, sizeof(float));
     offsets_ = b.book_scratch("winograd.row_offsets", cin_, sizeof(int64_t));
     // (a byte per task: 1 where every value it read was finite, for the non-finite repair)
     source_finite_ = b.book_shared("winograd.source_finite", tile_blocks_ * channel_blocks_, 1);
@@ -101,12 +137,13 @@ class WinogradForward final : public ConvStep {
     b.weights_tested = {weights_finite_, slivers};
     // per thread: V (16 x Cin x columns), M (16 x block_channels x columns), the patch rows of one channel
     // (column transforms of 2 * rows + 2 input rows), one padded input row, and two output rows per channel.
-    v_ = b.book_scratch("winograd.V", kEntries * cin_ * columns_, sizeof(float), threads_);
-    m_ = b.book_scratch("winograd.M", kEntries * block_channels_ * columns_, sizeof(float), threads_);
-    patch_ = b.book_scratch("winograd.patch_rows", (2 * rows_per_task_ + 2 + 1) * 4 * tiles_w_ + 2, sizeof(float),
-                            threads_);
-    rows_ = b.book_scratch("winograd.output_rows", block_channels_ * 2 * g_.dst_size[2] + 12 * tiles_w_, sizeof(float),
-                           threads_);
+    v_ = b.book_scratch("winograd.V", kEntries * v_stride_, sizeof(float), threads_);
+    m_ = b.book_scratch("winograd.M", kEntries * m_stride_, sizeof(float), threads_);
+    patch_ = b.book_scratch("winograd.patch_rows", (2 * rows_per_task_ + 2) * 4 * tiles_w_ + 2 * tiles_w_ + 2,
+                            sizeof(float), threads_);
+    rows_ = b.book_scratch("winograd.output_rows",
+                           block_channels_ * 2 * rows_per_task_ * g_.dst_size[2] + 12 * rows_per_task_ * tiles_w_,
+                           sizeof(float), threads_);
   }
 
   int64_t tasks() const override { return tile_blocks_ * channel_blocks_; }
@@ -136,7 +173,8 @@ class WinogradForward final : public ConvStep {
   // whether every weight read was finite.
   bool transform_weights(const Workspace& w, int64_t c0, int64_t c1) const {
     const int64_t mr = left_sliver_rows(blocking_);
-    float* sliver = w.at<float>(transformed_) + c0 * cin_;  // (entry (co, ci) of U_e at + e * sliver_floats + ci * mr + co - c0)
+    float* sliver =
+        w.at<float>(transformed_) + c0 * cin_;  // (entry (co, ci) of U_e at + e * u_stride + ci * mr + co - c0)
     const float* data = static_cast<const float*>(wei_.data);
     const int64_t sh = wei_.stride[3], sw = wei_.stride[4];
     bool ok = true;
@@ -164,161 +202,112 @@ class WinogradForward final : public ConvStep {
           u[i * 4 + 3][co - c0] = gk[i][2];
         }
       }
-      for (int e = 0; e < kEntries; ++e) std::memcpy(sliver + e * sliver_floats_ + ci * mr, u[e], mr * sizeof(float));
+      for (int e = 0; e < kEntries; ++e) std::memcpy(sliver + e * u_stride_ + ci * mr, u[e], mr * sizeof(float));
     }
     return ok;
   }
 
   // One task: tiles of block `tb`, output channels of block `cb`. Returns whether every input read was finite.
   bool run_task(const Workspace& w, float* out, int64_t tb, int64_t cb) const {
-    const int64_t bands = ceil_div(tiles_h_, rows_per_task_);
-    const int64_t n0 = tb / bands * samples_per_task_, n1 = std::min(g_.batch, n0 + samples_per_task_);
-    const int64_t ty0 = tb % bands * rows_per_task_, ty1 = std::min(tiles_h_, ty0 + rows_per_task_);
-    const int64_t band_tiles = (ty1 - ty0) * tiles_w_, tiles = (n1 - n0) * band_tiles;
+    const int64_t u0 = tb * units_per_task_, u1 = std::min(g_.batch * tiles_h_, u0 + units_per_task_);
+    const int64_t tiles = (u1 - u0) * tiles_w_;
+    // Each sample's tile rows [ty0, ty1) among the task's (its first at column (n * tiles_h + ty0 - u0) * tiles_w).
+    const auto for_each_sample = [&](auto body) {
+      for (int64_t n = u0 / tiles_h_; n * tiles_h_ < u1; ++n) {
+        const int64_t ty0 = std::max(u0, n * tiles_h_) - n * tiles_h_,
+                      ty1 = std::min(u1, (n + 1) * tiles_h_) - n * tiles_h_;
+        body(n, ty0, ty1, (n * tiles_h_ + ty0 - u0) * tiles_w_);
+      }
+    };
     const int64_t c0 = cb * block_channels_, c1 = std::min(cout_, c0 + block_channels_);
     const int thread = thread_index();
     float* v = w.at<float>(v_, thread);
     float* m = w.at<float>(m_, thread);
     bool ok = true;
-    for (int64_t n = n0; n < n1; ++n) {
+    for_each_sample([&](int64_t n, int64_t ty0, int64_t ty1, int64_t column) {
       for (int64_t ci = 0; ci < cin_; ++ci)
-        ok = transform_patches(w, n, ci, ty0, ty1, v + ci * columns_ + (n - n0) * band_tiles) && ok;
-    }
+        ok = transform_patches(w, n, ci, ty0, ty1, v + ci * columns_ + column) && ok;
+    });
     // (the columns past the tiles, which the micro-kernel reads: zeros)
     for (int64_t e = 0; e < kEntries; ++e) {
       for (int64_t ci = 0; ci < cin_; ++ci)
-        std::fill(v + (e * cin_ + ci) * columns_ + tiles, v + (e * cin_ + ci) * columns_ + columns_, 0.0f);
+        std::fill(v + e * v_stride_ + ci * columns_ + tiles, v + e * v_stride_ + (ci + 1) * columns_, 0.0f);
     }
     const float* u = w.at<float>(transformed_);
     const int64_t* offsets = w.at<int64_t>(offsets_);
-    const int64_t m_rows = round_up(block_channels_, left_sliver_rows(blocking_));
     for (int e = 0; e < kEntries; ++e) {
       // M_e[c0:c1] (block x tiles) = U_e[c0:c1] (block x Cin) * V_e (Cin x tiles)
-      const PackedLeft ue{u + e * sliver_floats_ + c0 * cin_, cin_, 0};
-      sgemm_rows(blocking_, c1 - c0, tiles, cin_, ue, v + e * cin_ * columns_, offsets, m + e * m_rows * columns_,
-                 columns_);
+      const PackedLeft ue{u + e * u_stride_ + c0 * cin_, cin_, 0};
+      sgemm_rows(blocking_, c1 - c0, tiles, cin_, ue, v + e * v_stride_, offsets, m + e * m_stride_, columns_);
     }
-    for (int64_t n = n0; n < n1; ++n) {
-      for (int64_t ty = ty0; ty < ty1; ++ty)
-        store_outputs(w, out, m + (n - n0) * band_tiles + (ty - ty0) * tiles_w_, m_rows, n, ty, c0, c1);
-    }
+    for_each_sample([&](int64_t n, int64_t ty0, int64_t ty1, int64_t column) {
+      store_outputs(w, out, m + column, n, ty0, ty1, c0, c1);
+    });
     return ok;
   }
 
-  // V's columns of tile rows [ty0, ty1) of channel ci, sample n (entry e's at v + e * Cin * columns):
+  // V's columns of tile rows [ty0, ty1) of channel ci, sample n (entry e's at v + e * v_stride):
   // B^T x B of each tile's patch. Returns whether every input read was finite.
   bool transform_patches(const Workspace& w, int64_t n, int64_t ci, int64_t ty0, int64_t ty1, float* v) const {
     const int64_t tw = tiles_w_, height = g_.src_size[1], in_w = g_.src_size[2], pw = g_.pad[2];
-    float* cols = w.at<float>(patch_, thread_index());  // per input row: 4 arrays of tw column transforms
-    float* even = cols + (2 * rows_per_task_ + 2) * 4 * tw;
-    float* odd = even + tw + 1;
+    float* cols = w.at<float>(patch_, thread_index());      // per input row: 4 arrays of tw column transforms
+    float* row = cols + (2 * rows_per_task_ + 2) * 4 * tw;  // (2 tw + 2 positions)
     const float* data = static_cast<const float*>(src_.data);
-    const int64_t sx = src_.stride[4];
-    bool ok = true;
-    const int64_t rows = 2 * (ty1 - ty0) + 2;
+    const int64_t sx = src_.stride[4], width = 2 * tw + 2;
+    const int64_t x0 = std::min(width, pw), x1 = std::max(x0, std::min(width, in_w + pw));  // the input's positions
+    uint32_t exponents = 0;  // (all ones where an Inf or NaN was read)
+    const int64_t rows_each = ty1 - ty0 + 1, rows = 2 * rows_each;
     for (int64_t r = 0; r < rows; ++r) {
-      // The padded input row in its even and odd positions: position x of the patches' columns is input
-      // column x - pad (zero outside the input).
+      // The padded input row (position x is input column x - pad, zero outside the input), then its column
+      // transforms.
       const int64_t ih = 2 * ty0 + r - g_.pad[1];
       if (ih < 0 || ih >= height) {
-        std::fill(even, even + 2 * (tw + 1), 0.0f);
+        std::fill(row, row + width, 0.0f);
       } else {
-        const float* in = data + src_.element(n, ci, 0, ih, 0);
-        for (int64_t x = 0; x <= tw; ++x) {
-          const int64_t a = 2 * x - pw, b = a + 1;
-          even[x] = a >= 0 && a < in_w ? in[a * sx] : 0.0f;
-          odd[x] = b >= 0 && b < in_w ? in[b * sx] : 0.0f;
+        const float* in = data + src_.element(n, ci, 0, ih, 0) - pw * sx;
+        std::fill(row, row + x0, 0.0f);
+        if (sx == 1) {
+          std::memcpy(row + x0, in + x0, static_cast<size_t>(x1 - x0) * sizeof(float));
+        } else {
+          for (int64_t x = x0; x < x1; ++x) row[x] = in[x * sx];
         }
-        for (int64_t x = 0; x <= tw; ++x) ok = ok && finite(even[x]) && finite(odd[x]);
+        std::fill(row + x1, row + width, 0.0f);
+        for (int64_t x = x0; x < x1; ++x) {
+          uint32_t bits;
+          std::memcpy(&bits, row + x, sizeof bits);
+          exponents |= (bits & 0x7F800000u) == 0x7F800000u ? 1u : 0u;
+        }
       }
-      // x B (each tile's patch row d0..d3 = even[t], odd[t], even[t + 1], odd[t + 1])
-      float* c = cols + r * 4 * tw;
-      for (int64_t t = 0; t < tw; ++t) c[t] = even[t] - even[t + 1];
-      for (int64_t t = 0; t < tw; ++t) c[tw + t] = odd[t] + even[t + 1];
-      for (int64_t t = 0; t < tw; ++t) c[2 * tw + t] = even[t + 1] - odd[t];
-      for (int64_t t = 0; t < tw; ++t) c[3 * tw + t] = odd[t] - odd[t + 1];
+      // (input rows of even index first, then odd: rows q apart in each, tw positions each)
+      transforms_->row_columns(row, tw, cols + ((r % 2) * 4 * rows_each + r / 2) * tw, rows_each * tw);
     }
-    const int64_t plane = cin_ * columns_;  // (entry e's V at v + e * plane)
-    for (int64_t ty = ty0; ty < ty1; ++ty) {
-      float* at = v + (ty - ty0) * tw;
-      for (int64_t j = 0; j < 4; ++j) {  // B^T (x B), column transform j
-        const float* r0 = cols + 2 * (ty - ty0) * 4 * tw + j * tw;
-        const float* r1 = r0 + 4 * tw;
-        const float* r2 = r1 + 4 * tw;
-        const float* r3 = r2 + 4 * tw;
-        float* v0 = at + j * plane;
-        float* v1 = at + (4 + j) * plane;
-        float* v2 = at + (8 + j) * plane;
-        float* v3 = at + (12 + j) * plane;
-        for (int64_t t = 0; t < tw; ++t) v0[t] = r0[t] - r2[t];
-        for (int64_t t = 0; t < tw; ++t) v1[t] = r1[t] + r2[t];
-        for (int64_t t = 0; t < tw; ++t) v2[t] = r2[t] - r1[t];
-        for (int64_t t = 0; t < tw; ++t) v3[t] = r1[t] - r3[t];
-      }
-    }
-    return ok;
+    transforms_->tile_entries(cols, (ty1 - ty0) * tw, tw, rows_each * tw, v, v_stride_);
+    return exponents == 0;
   }
 
-  // Output rows 2 ty and 2 ty + 1 of channels [c0, c1), sample n: A^T M A of each tile of the row (its
-  // M entries at m + e * m_rows * columns + (co - c0) * columns + tx), plus the bias.
-  void store_outputs(const Workspace& w, float* out, const float* m, int64_t m_rows, int64_t n, int64_t ty,
-                     int64_t c0, int64_t c1) const {
+  // Output rows [2 ty0, 2 ty1) of channels [c0, c1), sample n (those inside the output): A^T M A of each
+  // tile (entry e of tile u of the band at m + e * m_stride + (co - c0) * columns + u), plus the bias.
+  void store_outputs(const Workspace& w, float* out, const float* m, int64_t n, int64_t ty0, int64_t ty1, int64_t c0,
+                     int64_t c1) const {
     const int64_t out_h = g_.dst_size[1], out_w = g_.dst_size[2], plane = out_h * out_w, tw = tiles_w_;
-    const int64_t lines = std::min<int64_t>(2, out_h - 2 * ty), entry = m_rows * columns_;
+    const int64_t count = (ty1 - ty0) * tw, lines = std::min(out_h, 2 * ty1) - 2 * ty0, pairs = out_w / 2;
     const bool parts = output_.stores_parts();
-    float* buffer = w.at<float>(rows_, thread_index());
-    float* a = buffer + block_channels_ * 2 * out_w;  // A^T M: 8 arrays of tw (rows 0 and 1, columns 0..3)
-    float* y = a + 8 * tw;                            // (A^T M) A: 4 arrays of tw
+    float* buffer = w.at<float>(rows_, thread_index());  // (parts: the band's rows of each channel)
+    float* a = buffer + (parts ? block_channels_ * lines * out_w : 0);
+    float* y = a + 8 * count;
     const float* bias = bias_.from(w, c0);
     for (int64_t co = c0; co < c1; ++co) {
-      float* y0 = parts ? buffer + (co - c0) * 2 * out_w : out + (n * cout_ + co) * plane + 2 * ty * out_w;
-      float* y1 = y0 + out_w;
-      const float* mc = m + (co - c0) * columns_;
-      for (int j = 0; j < 4; ++j) {
-        const float* m0 = mc + j * entry;
-        const float* m1 = m0 + 4 * entry;
-        const float* m2 = m1 + 4 * entry;
-        const float* m3 = m2 + 4 * entry;
-        float* a0 = a + j * tw;
-        float* a1 = a + (4 + j) * tw;
-        for (int64_t t = 0; t < tw; ++t) {
-          const float s = m0[t] + m1[t];
-          a0[t] = s + m2[t];
-        }
-        for (int64_t t = 0; t < tw; ++t) {
-          const float d = m1[t] - m2[t];
-          a1[t] = d - m3[t];
-        }
-      }
-      for (int i = 0; i < 2; ++i) {
-        const float* r = a + i * 4 * tw;
-        float* left = y + 2 * i * tw;
-        float* right = left + tw;
-        for (int64_t t = 0; t < tw; ++t) {
-          const float s = r[t] + r[tw + t];
-          left[t] = s + r[2 * tw + t];
-        }
-        for (int64_t t = 0; t < tw; ++t) {
-          const float d = r[tw + t] - r[2 * tw + t];
-          right[t] = d - r[3 * tw + t];
-        }
-        if (bias != nullptr) {
-          const float add = bias[co - c0];
-          for (int64_t t = 0; t < 2 * tw; ++t) left[t] = left[t] + add;
-        }
-      }
-      const int64_t pairs = out_w / 2;  // (an odd width's last tile stores its left column only)
-      for (int64_t t = 0; t < pairs; ++t) y0[2 * t] = y[t], y0[2 * t + 1] = y[tw + t];
-      if (pairs < tw) y0[2 * pairs] = y[pairs];
-      if (lines > 1) {
-        for (int64_t t = 0; t < pairs; ++t) y1[2 * t] = y[2 * tw + t], y1[2 * t + 1] = y[3 * tw + t];
-        if (pairs < tw) y1[2 * pairs] = y[2 * tw + pairs];
+      transforms_->tile_outputs(m + (co - c0) * columns_, m_stride_, count,
+                                bias != nullptr ? bias + (co - c0) : nullptr, a, y);
+      float* rows = parts ? buffer + (co - c0) * lines * out_w : out + (n * cout_ + co) * plane + 2 * ty0 * out_w;
+      for (int64_t line = 0; line < lines; ++line) {  // output row 2 ty0 + line: row line % 2 of tile row line / 2
+        const float* left = y + 2 * (line % 2) * count + line / 2 * tw;
+        float* row = rows + line * out_w;
+        transforms_->store_pairs(left, left + count, pairs, row);
+        if (pairs < tw) row[2 * pairs] = left[pairs];  // (an odd width: the last tile's left column)
       }
     }
-    if (parts) {
-      for (int64_t line = 0; line < lines; ++line)
-        output_.store_rows(buffer + line * out_w, 2 * out_w, c1 - c0, n, c0, (2 * ty + line) * out_w, out_w);
-    }
+    if (parts) output_.store_rows(buffer, lines * out_w, c1 - c0, n, c0, 2 * ty0 * out_w, lines * out_w);
   }
 
   ConvGeometry g_;
@@ -327,9 +316,10 @@ class WinogradForward final : public ConvStep {
   DenseFloatOutput output_;
   BiasFloats bias_;  // the forward operators' bias, where the rows are stored in place
   GemmBlocking blocking_;
+  const WinogradTransforms* transforms_ = nullptr;  // (the products' instruction set's)
   int64_t cin_ = 0, cout_ = 0, tiles_h_ = 0, tiles_w_ = 0;
-  int64_t samples_per_task_ = 1, rows_per_task_ = 1, tile_blocks_ = 1, channel_blocks_ = 1, block_channels_ = 1;
-  int64_t columns_ = 0, sliver_floats_ = 0;
+  int64_t units_per_task_ = 1, rows_per_task_ = 1, tile_blocks_ = 1, channel_blocks_ = 1, block_channels_ = 1;
+  int64_t columns_ = 0, u_stride_ = 0, v_stride_ = 0, m_stride_ = 0;  // floats
   WorkspaceLedger::Handle transformed_ = -1, offsets_ = -1, source_finite_ = -1, weights_finite_ = -1;
   WorkspaceLedger::Handle v_ = -1, m_ = -1, patch_ = -1, rows_ = -1;  // per thread
 };

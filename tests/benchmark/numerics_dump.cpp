@@ -1,9 +1,10 @@
-// numerics_dump: our fp32 backward of each layer of a shapes file, written out for an outside oracle
-// (scripts/numerics_bench.py compares it with PyTorch in float64 and in fp32).
+// numerics_dump: our fp32 backward and forward of each layer of a shapes file, written out for an
+// outside oracle (scripts/numerics_bench.py compares them with PyTorch in float64 and in fp32).
 //   numerics_dump <shapes.txt> <out-dir> [batch = 2] [name-filter]
 // Per layer, <out-dir>/<name>.f32 holds, as raw little-endian floats one after another: x, weight,
 // gradOutput (the inputs, from the suite's seeds), then gradInput, gradWeight and gradBias as our
-// library computed them. `batch` replaces the file's N (0 keeps it).
+// library computed them, then the bias and the forward output (aclnnConvolution or aclnnConvTbc of x,
+// weight and bias). `batch` replaces the file's N (0 keeps it).
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -50,6 +51,14 @@ int main(int argc, char** argv) {
     std::FILE* out = ok ? std::fopen(path.c_str(), "wb") : nullptr;
     ok = out != nullptr;
     for (const AclTensor* tensor : {&t.x, &t.w, &t.gy, &t.gx, &t.gw, &t.gb}) ok = ok && append(out, *tensor);
+    // The forward pass, into gradOutput's tensor (written out above).
+    workspace = nullptr, executor = nullptr, size = 0;
+    ok = ok && t.plan_forward_pass(l, &size, &executor) == ACL_SUCCESS;
+    if (ok && size > 0) ok = aclrtMalloc(&workspace, size, ACL_MEM_MALLOC_HUGE_FIRST) == ACL_SUCCESS;
+    ok = ok && run_forward(l, workspace, size, executor, stream) == ACL_SUCCESS;
+    ok = ok && aclrtSynchronizeStream(stream) == ACL_SUCCESS;
+    if (workspace != nullptr) aclrtFree(workspace);
+    for (const AclTensor* tensor : {&t.b, &t.gy}) ok = ok && append(out, *tensor);
     if (out != nullptr) ok = std::fclose(out) == 0 && ok;
     if (!ok) {
       std::fprintf(stderr, "%s: failed\n", l.name.c_str());
