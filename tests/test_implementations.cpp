@@ -260,6 +260,10 @@ std::vector<Case> cases() {
       // sliver of 8 rows of 16 on AVX2); and a plane of 12 x 12 tiles in bands of tile rows, padded by 2.
       {"winograd_samples", geometry(3, 1, 64, 72, {9, 11}, {3, 3}, {1, 1}, {1, 1}, {1, 1}), true},
       {"winograd_bands", geometry(1, 1, 65, 64, {21, 20}, {3, 3}, {1, 1}, {2, 2}, {1, 1}), true},
+      // 3-D: the kernel's depth taps as more rows of the products (input planes outside the input: zeros), with a
+      // depth stride, dilation and padding.
+      {"winograd_3d", geometry(2, 1, 64, 64, {4, 6, 7}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}), true},
+      {"winograd_3d_strided", geometry(2, 1, 64, 64, {7, 6, 5}, {2, 3, 3}, {2, 1, 1}, {1, 1, 0}, {2, 1, 1}), true},
   };
 }
 

@@ -1,4 +1,5 @@
-// The winograd transforms (transforms_impl.h) compiled for the baseline instruction set (SSE2 on x86-64, NEON on aarch64).
+// The winograd transforms (transforms_impl.h) compiled for the baseline instruction set (SSE2 on x86-64, NEON on
+// aarch64).
 #include "kernels/winograd/transforms.h"
 
 namespace aclnn_cpu {

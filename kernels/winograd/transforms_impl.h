@@ -7,7 +7,6 @@
 // whose instantiations other files could share.
 #pragma once  // (after transforms.h, which includes <cstdint>)
 
-
 template <typename Set>
 void row_columns(const float* __restrict row, int64_t tw, float* __restrict cols, int64_t pitch) {
   for (int64_t t = 0; t < tw; ++t) {
@@ -23,7 +22,7 @@ template <typename Set>
 void tile_entries(const float* __restrict cols, int64_t count, int64_t tw, int64_t pitch, float* __restrict v,
                   int64_t stride) {
   for (int64_t j = 0; j < 4; ++j) {
-    const float* even = cols + j * pitch;      // patch rows 0 and 2 (of tile u, at u and u + tw)
+    const float* even = cols + j * pitch;       // patch rows 0 and 2 (of tile u, at u and u + tw)
     const float* odd = cols + (4 + j) * pitch;  // patch rows 1 and 3
     float* e = v + j * stride;
     for (int64_t u = 0; u < count; ++u) {

@@ -52,25 +52,27 @@ constexpr int64_t kSkew = 16;                       // floats between each entry
 
 bool finite(float v) { return v - v == 0.0f; }  // (Inf - Inf and NaN - NaN are NaN)
 
-// The 2-D forward convolutions it computes: 3x3 kernel, stride and dilation 1, one group, FLOAT
-// input and weights used as they are, at least kMinChannels channels each way.
+// The forward convolutions it computes: a 3x3 kernel in H and W, stride and dilation 1 there (any kernel
+// depth, stride, dilation and padding in D: the depth taps are more rows of the products), one group,
+// FLOAT input and weights used as they are, at least kMinChannels channels each way.
 Support supports(const ConvProblem& p, const CpuFeatures&) {
   const ConvGeometry& g = p.geometry;
   if (p.input_grad != InputGrad::kForward) return refuse("not a forward convolution");
   if (g.groups != 1) return refuse("grouped convolution");
-  if (g.kernel[0] != 1 || g.kernel[1] != 3 || g.kernel[2] != 3) return refuse("kernel not 3x3");
-  for (int a = 0; a < 3; ++a) {
-    if (g.stride[a] != 1 || g.dilation[a] != 1) return refuse("stride or dilation past 1");
+  if (g.kernel[1] != 3 || g.kernel[2] != 3) return refuse("kernel not 3x3 in H and W");
+  for (int a = 1; a < 3; ++a) {
+    if (g.stride[a] != 1 || g.dilation[a] != 1) return refuse("stride or dilation past 1 in H or W");
   }
-  if (g.src_size[0] != 1 || g.pad[0] != 0 || g.pad[1] > 2 || g.pad[2] > 2)
-    return refuse("not a 2-D layer padded within its kernel");
+  if (g.pad[1] > 2 || g.pad[2] > 2) return refuse("padding past the kernel in H or W");
   if (p.src.dtype != ACL_FLOAT || p.wei.dtype != ACL_FLOAT || p.math != MathMode::kFull)
     return refuse("input or weight not FLOAT used as it is");
   if (g.src_channels_per_group < kMinChannels || g.dst_channels_per_group < kMinChannels)
     return refuse("fewer than 64 channels in or out");
   // (double: the product of the channel counts may pass 64 bits; the tiles are at least 1)
-  const double tiles = double(g.batch) * double(ceil_div(g.dst_size[1], 2)) * double(ceil_div(g.dst_size[2], 2));
-  if (kEntries * double(g.src_channels_per_group) * double(g.dst_channels_per_group) > kUFloatsPerTile * tiles)
+  const double tiles =
+      double(g.batch) * double(g.dst_size[0]) * double(ceil_div(g.dst_size[1], 2)) * double(ceil_div(g.dst_size[2], 2));
+  if (kEntries * double(g.kernel[0]) * double(g.src_channels_per_group) * double(g.dst_channels_per_group) >
+      kUFloatsPerTile * tiles)
     return refuse("transformed weights past 4096 floats per tile");
   return kSupported;
 }
@@ -84,18 +86,19 @@ class WinogradForward final : public ConvStep {
         threads_(b.threads()),
         output_(p.grad_input, b, "gradInput.f32", true, result_bias(p), bias_added_in_place(p) != nullptr),
         bias_(bias_added_in_place(p), b, "winograd.bias") {
-    cin_ = g_.src_channels_per_group, cout_ = g_.dst_channels_per_group;
+    cin_ = g_.src_channels_per_group, cout_ = g_.dst_channels_per_group, depth_ = g_.kernel[0] * cin_;
     tiles_h_ = ceil_div(g_.dst_size[1], 2), tiles_w_ = ceil_div(g_.dst_size[2], 2);
-    // A task's tiles: a run of rows of tiles ("units": tile row ty of sample n is unit n * tiles_h + ty), as
+    // A task's tiles: a run of rows of tiles ("units": tile row ty of output plane od of sample n is unit
+    // (n * D + od) * tiles_h + ty; D planes of the output), as
     // many as make between kMinTiles and kMaxTiles columns of the products (fewer where V and M would pass
     // the task's share of scratch) at the micro-kernel's least time per column (a row of more is a task
     // alone). The share: kTaskBytes, or up to half of U where that is larger (what the
     // plan's workspace budget allows a thread).
-    const int64_t units = g_.batch * tiles_h_, floats = kEntries * int64_t{sizeof(float)};
-    const int64_t task_bytes = std::max(kTaskBytes, std::min(floats * cin_ * cout_ / 2, 4 * kTaskBytes));
-    const int64_t most = std::clamp<int64_t>(task_bytes / (floats * (cin_ + cout_)), kFewestTiles, kMaxTiles);
+    const int64_t units = g_.batch * g_.dst_size[0] * tiles_h_, floats = kEntries * int64_t{sizeof(float)};
+    const int64_t task_bytes = std::max(kTaskBytes, std::min(floats * depth_ * cout_ / 2, 4 * kTaskBytes));
+    const int64_t most = std::clamp<int64_t>(task_bytes / (floats * (depth_ + cout_)), kFewestTiles, kMaxTiles);
     const int64_t least = std::min({kMinTiles, most, units * tiles_w_});
-    const int64_t tile_columns = right_sliver_columns(plan_gemm_blocking(cout_, kMaxTiles, cin_));
+    const int64_t tile_columns = right_sliver_columns(plan_gemm_blocking(cout_, kMaxTiles, depth_));
     units_per_task_ = 1;
     double best = 2;  // (per tile)
     for (int64_t k = 1; k <= units && k * tiles_w_ <= most; ++k) {
@@ -112,9 +115,9 @@ class WinogradForward final : public ConvStep {
       if (cost <= best) best = cost, units_per_task_ = k;  // (the most tiles among equals)
     }
     tile_blocks_ = ceil_div(units, units_per_task_);
-    rows_per_task_ = std::min(units_per_task_, tiles_h_);  // (the most of one sample's a task holds)
+    rows_per_task_ = std::min(units_per_task_, tiles_h_);  // (the most of one plane's a task holds)
     const int64_t max_tiles = units_per_task_ * tiles_w_;
-    blocking_ = plan_gemm_blocking(cout_, max_tiles, cin_);
+    blocking_ = plan_gemm_blocking(cout_, max_tiles, depth_);
     transforms_ = &winograd_transforms(blocking_.isa);
     const int64_t mr = left_sliver_rows(blocking_), nr = right_sliver_columns(blocking_);
     // Blocks of output channels (whole slivers) where the tiles alone offer too few tasks.
@@ -125,11 +128,11 @@ class WinogradForward final : public ConvStep {
     columns_ = round_up(max_tiles, nr);
     // (each entry's U, V and M a line past a multiple of 4 KiB from the last: the 16 streams a transform
     // reads or writes at once then fall into different cache sets)
-    u_stride_ = packed_left_floats(blocking_, cout_, cin_) + kSkew;
-    v_stride_ = cin_ * columns_ + kSkew;
+    u_stride_ = packed_left_floats(blocking_, cout_, depth_) + kSkew;
+    v_stride_ = depth_ * columns_ + kSkew;
     m_stride_ = block_channels_ * columns_ + kSkew;
     transformed_ = b.book_scratch("winograd.U", kEntries * u_stride_, sizeof(float));
-    offsets_ = b.book_scratch("winograd.row_offsets", cin_, sizeof(int64_t));
+    offsets_ = b.book_scratch("winograd.row_offsets", depth_, sizeof(int64_t));
     // (a byte per task: 1 where every value it read was finite, for the non-finite repair)
     source_finite_ = b.book_shared("winograd.source_finite", tile_blocks_ * channel_blocks_, 1);
     weights_finite_ = b.book_shared("winograd.weights_finite", slivers, 1);
@@ -152,7 +155,7 @@ class WinogradForward final : public ConvStep {
   int run(const Workspace& w, const StepInputs&) const override {
     bias_.fill(w);
     int64_t* offsets = w.at<int64_t>(offsets_);
-    for (int64_t ci = 0; ci < cin_; ++ci) offsets[ci] = ci * columns_;
+    for (int64_t q = 0; q < depth_; ++q) offsets[q] = q * columns_;
     const int64_t mr = left_sliver_rows(blocking_);
     unsigned char* weights_finite = w.at<unsigned char>(weights_finite_);
     int status = run_tasks(ceil_div(cout_, mr), threads_, "winograd weights", [&](int64_t s) {
@@ -169,19 +172,19 @@ class WinogradForward final : public ConvStep {
   }
 
  private:
-  // U_e's rows [c0, c1) (one sliver of MR) into the packed slivers: U = G w G^T for every ci. Returns
-  // whether every weight read was finite.
+  // U_e's rows [c0, c1) (one sliver of MR) into the packed slivers: U = G w G^T for every kernel depth kd
+  // and ci, at depth q = kd * Cin + ci of the products. Returns whether every weight read was finite.
   bool transform_weights(const Workspace& w, int64_t c0, int64_t c1) const {
     const int64_t mr = left_sliver_rows(blocking_);
     float* sliver =
-        w.at<float>(transformed_) + c0 * cin_;  // (entry (co, ci) of U_e at + e * u_stride + ci * mr + co - c0)
+        w.at<float>(transformed_) + c0 * depth_;  // (entry (co, q) of U_e at + e * u_stride + q * mr + co - c0)
     const float* data = static_cast<const float*>(wei_.data);
     const int64_t sh = wei_.stride[3], sw = wei_.stride[4];
     bool ok = true;
-    for (int64_t ci = 0; ci < cin_; ++ci) {
+    for (int64_t q = 0; q < depth_; ++q) {
       float u[kEntries][kMaxRows] = {};
       for (int64_t co = c0; co < c1; ++co) {
-        const float* k = data + wei_.element(co, ci, 0, 0, 0);
+        const float* k = data + wei_.element(co, q % cin_, q / cin_, 0, 0);
         float gk[4][3];  // G k
         for (int j = 0; j < 3; ++j) {
           const float k0 = k[j * sw], k1 = k[sh + j * sw], k2 = k[2 * sh + j * sw];
@@ -202,21 +205,23 @@ class WinogradForward final : public ConvStep {
           u[i * 4 + 3][co - c0] = gk[i][2];
         }
       }
-      for (int e = 0; e < kEntries; ++e) std::memcpy(sliver + e * u_stride_ + ci * mr, u[e], mr * sizeof(float));
+      for (int e = 0; e < kEntries; ++e) std::memcpy(sliver + e * u_stride_ + q * mr, u[e], mr * sizeof(float));
     }
     return ok;
   }
 
   // One task: tiles of block `tb`, output channels of block `cb`. Returns whether every input read was finite.
   bool run_task(const Workspace& w, float* out, int64_t tb, int64_t cb) const {
-    const int64_t u0 = tb * units_per_task_, u1 = std::min(g_.batch * tiles_h_, u0 + units_per_task_);
+    const int64_t planes = g_.dst_size[0];
+    const int64_t u0 = tb * units_per_task_, u1 = std::min(g_.batch * planes * tiles_h_, u0 + units_per_task_);
     const int64_t tiles = (u1 - u0) * tiles_w_;
-    // Each sample's tile rows [ty0, ty1) among the task's (its first at column (n * tiles_h + ty0 - u0) * tiles_w).
-    const auto for_each_sample = [&](auto body) {
-      for (int64_t n = u0 / tiles_h_; n * tiles_h_ < u1; ++n) {
-        const int64_t ty0 = std::max(u0, n * tiles_h_) - n * tiles_h_,
-                      ty1 = std::min(u1, (n + 1) * tiles_h_) - n * tiles_h_;
-        body(n, ty0, ty1, (n * tiles_h_ + ty0 - u0) * tiles_w_);
+    // Each output plane's tile rows [ty0, ty1) among the task's (plane od of sample n; its first tile at
+    // column (slab * tiles_h + ty0 - u0) * tiles_w, slab = n * D + od).
+    const auto for_each_plane = [&](auto body) {
+      for (int64_t slab = u0 / tiles_h_; slab * tiles_h_ < u1; ++slab) {
+        const int64_t ty0 = std::max(u0, slab * tiles_h_) - slab * tiles_h_,
+                      ty1 = std::min(u1, (slab + 1) * tiles_h_) - slab * tiles_h_;
+        body(slab / planes, slab % planes, ty0, ty1, (slab * tiles_h_ + ty0 - u0) * tiles_w_);
       }
     };
     const int64_t c0 = cb * block_channels_, c1 = std::min(cout_, c0 + block_channels_);
@@ -224,31 +229,43 @@ class WinogradForward final : public ConvStep {
     float* v = w.at<float>(v_, thread);
     float* m = w.at<float>(m_, thread);
     bool ok = true;
-    for_each_sample([&](int64_t n, int64_t ty0, int64_t ty1, int64_t column) {
-      for (int64_t ci = 0; ci < cin_; ++ci)
-        ok = transform_patches(w, n, ci, ty0, ty1, v + ci * columns_ + column) && ok;
+    // V's row q = kd * Cin + ci: the patches of input plane id = od * sD - pD + kd * dD (zeros outside the input).
+    for_each_plane([&](int64_t n, int64_t od, int64_t ty0, int64_t ty1, int64_t column) {
+      for (int64_t kd = 0; kd < g_.kernel[0]; ++kd) {
+        const int64_t id = od * g_.stride[0] - g_.pad[0] + kd * g_.dilation[0];
+        for (int64_t ci = 0; ci < cin_; ++ci) {
+          float* row = v + (kd * cin_ + ci) * columns_ + column;
+          if (id >= 0 && id < g_.src_size[0]) {
+            ok = transform_patches(w, n, id, ci, ty0, ty1, row) && ok;
+          } else {
+            for (int64_t e = 0; e < kEntries; ++e)
+              std::fill(row + e * v_stride_, row + e * v_stride_ + (ty1 - ty0) * tiles_w_, 0.0f);
+          }
+        }
+      }
     });
     // (the columns past the tiles, which the micro-kernel reads: zeros)
     for (int64_t e = 0; e < kEntries; ++e) {
-      for (int64_t ci = 0; ci < cin_; ++ci)
-        std::fill(v + e * v_stride_ + ci * columns_ + tiles, v + e * v_stride_ + (ci + 1) * columns_, 0.0f);
+      for (int64_t q = 0; q < depth_; ++q)
+        std::fill(v + e * v_stride_ + q * columns_ + tiles, v + e * v_stride_ + (q + 1) * columns_, 0.0f);
     }
     const float* u = w.at<float>(transformed_);
     const int64_t* offsets = w.at<int64_t>(offsets_);
     for (int e = 0; e < kEntries; ++e) {
-      // M_e[c0:c1] (block x tiles) = U_e[c0:c1] (block x Cin) * V_e (Cin x tiles)
-      const PackedLeft ue{u + e * u_stride_ + c0 * cin_, cin_, 0};
-      sgemm_rows(blocking_, c1 - c0, tiles, cin_, ue, v + e * v_stride_, offsets, m + e * m_stride_, columns_);
+      // M_e[c0:c1] (block x tiles) = U_e[c0:c1] (block x kD * Cin) * V_e (kD * Cin x tiles)
+      const PackedLeft ue{u + e * u_stride_ + c0 * depth_, depth_, 0};
+      sgemm_rows(blocking_, c1 - c0, tiles, depth_, ue, v + e * v_stride_, offsets, m + e * m_stride_, columns_);
     }
-    for_each_sample([&](int64_t n, int64_t ty0, int64_t ty1, int64_t column) {
-      store_outputs(w, out, m + column, n, ty0, ty1, c0, c1);
+    for_each_plane([&](int64_t n, int64_t od, int64_t ty0, int64_t ty1, int64_t column) {
+      store_outputs(w, out, m + column, n, od, ty0, ty1, c0, c1);
     });
     return ok;
   }
 
-  // V's columns of tile rows [ty0, ty1) of channel ci, sample n (entry e's at v + e * v_stride):
-  // B^T x B of each tile's patch. Returns whether every input read was finite.
-  bool transform_patches(const Workspace& w, int64_t n, int64_t ci, int64_t ty0, int64_t ty1, float* v) const {
+  // V's columns of tile rows [ty0, ty1) of channel ci, input plane id, sample n (entry e's at v + e *
+  // v_stride): B^T x B of each tile's patch. Returns whether every input read was finite.
+  bool transform_patches(const Workspace& w, int64_t n, int64_t id, int64_t ci, int64_t ty0, int64_t ty1,
+                         float* v) const {
     const int64_t tw = tiles_w_, height = g_.src_size[1], in_w = g_.src_size[2], pw = g_.pad[2];
     float* cols = w.at<float>(patch_, thread_index());      // per input row: 4 arrays of tw column transforms
     float* row = cols + (2 * rows_per_task_ + 2) * 4 * tw;  // (2 tw + 2 positions)
@@ -264,7 +281,7 @@ class WinogradForward final : public ConvStep {
       if (ih < 0 || ih >= height) {
         std::fill(row, row + width, 0.0f);
       } else {
-        const float* in = data + src_.element(n, ci, 0, ih, 0) - pw * sx;
+        const float* in = data + src_.element(n, ci, id, ih, 0) - pw * sx;
         std::fill(row, row + x0, 0.0f);
         if (sx == 1) {
           std::memcpy(row + x0, in + x0, static_cast<size_t>(x1 - x0) * sizeof(float));
@@ -272,9 +289,9 @@ class WinogradForward final : public ConvStep {
           for (int64_t x = x0; x < x1; ++x) row[x] = in[x * sx];
         }
         std::fill(row + x1, row + width, 0.0f);
-        for (int64_t x = x0; x < x1; ++x) {
+        for (int64_t x = x0; x < x1; ++x) {  // (read from the input: the copy's stores would stall these loads)
           uint32_t bits;
-          std::memcpy(&bits, row + x, sizeof bits);
+          std::memcpy(&bits, in + x * sx, sizeof bits);
           exponents |= (bits & 0x7F800000u) == 0x7F800000u ? 1u : 0u;
         }
       }
@@ -285,11 +302,12 @@ class WinogradForward final : public ConvStep {
     return exponents == 0;
   }
 
-  // Output rows [2 ty0, 2 ty1) of channels [c0, c1), sample n (those inside the output): A^T M A of each
-  // tile (entry e of tile u of the band at m + e * m_stride + (co - c0) * columns + u), plus the bias.
-  void store_outputs(const Workspace& w, float* out, const float* m, int64_t n, int64_t ty0, int64_t ty1, int64_t c0,
-                     int64_t c1) const {
-    const int64_t out_h = g_.dst_size[1], out_w = g_.dst_size[2], plane = out_h * out_w, tw = tiles_w_;
+  // Output rows [2 ty0, 2 ty1) of plane od of channels [c0, c1), sample n (those inside the output): A^T M A
+  // of each tile (entry e of tile u of the band at m + e * m_stride + (co - c0) * columns + u), plus the bias.
+  void store_outputs(const Workspace& w, float* out, const float* m, int64_t n, int64_t od, int64_t ty0, int64_t ty1,
+                     int64_t c0, int64_t c1) const {
+    const int64_t out_h = g_.dst_size[1], out_w = g_.dst_size[2], plane = g_.dst_size[0] * out_h * out_w, tw = tiles_w_,
+                  first = (od * out_h + 2 * ty0) * out_w;
     const int64_t count = (ty1 - ty0) * tw, lines = std::min(out_h, 2 * ty1) - 2 * ty0, pairs = out_w / 2;
     const bool parts = output_.stores_parts();
     float* buffer = w.at<float>(rows_, thread_index());  // (parts: the band's rows of each channel)
@@ -299,7 +317,7 @@ class WinogradForward final : public ConvStep {
     for (int64_t co = c0; co < c1; ++co) {
       transforms_->tile_outputs(m + (co - c0) * columns_, m_stride_, count,
                                 bias != nullptr ? bias + (co - c0) : nullptr, a, y);
-      float* rows = parts ? buffer + (co - c0) * lines * out_w : out + (n * cout_ + co) * plane + 2 * ty0 * out_w;
+      float* rows = parts ? buffer + (co - c0) * lines * out_w : out + (n * cout_ + co) * plane + first;
       for (int64_t line = 0; line < lines; ++line) {  // output row 2 ty0 + line: row line % 2 of tile row line / 2
         const float* left = y + 2 * (line % 2) * count + line / 2 * tw;
         float* row = rows + line * out_w;
@@ -307,7 +325,7 @@ class WinogradForward final : public ConvStep {
         if (pairs < tw) row[2 * pairs] = left[pairs];  // (an odd width: the last tile's left column)
       }
     }
-    if (parts) output_.store_rows(buffer, lines * out_w, c1 - c0, n, c0, 2 * ty0 * out_w, lines * out_w);
+    if (parts) output_.store_rows(buffer, lines * out_w, c1 - c0, n, c0, first, lines * out_w);
   }
 
   ConvGeometry g_;
@@ -318,6 +336,7 @@ class WinogradForward final : public ConvStep {
   GemmBlocking blocking_;
   const WinogradTransforms* transforms_ = nullptr;  // (the products' instruction set's)
   int64_t cin_ = 0, cout_ = 0, tiles_h_ = 0, tiles_w_ = 0;
+  int64_t depth_ = 0;  // the products' depth: kernel depth x Cin
   int64_t units_per_task_ = 1, rows_per_task_ = 1, tile_blocks_ = 1, channel_blocks_ = 1, block_channels_ = 1;
   int64_t columns_ = 0, u_stride_ = 0, v_stride_ = 0, m_stride_ = 0;  // floats
   WorkspaceLedger::Handle transformed_ = -1, offsets_ = -1, source_finite_ = -1, weights_finite_ = -1;
