@@ -1,27 +1,26 @@
-// winograd: a forward convolution with a 3x3 kernel of stride 1 (aclnnConvolution's dense 3x3 layers,
-// and a transposed layer's gradInput of stride 1) by Winograd's minimal filtering F(2x2, 3x3): each
-// 2x2 block of outputs ("tile") of a channel is
-//   Y = A^T [ sum over ci of (G w G^T) .* (B^T x B) ] A        (.* entrywise, 4x4)
-// where x is the tile's 4x4 input patch (zeros outside the input) and w the 3x3 kernel of (co, ci):
-// 16 products per channel pair and tile where the direct sum takes 36.
+// winograd: a forward convolution with a 3x3 kernel of stride 1 in H and W (aclnnConvolution's dense 3x3
+// layers, and a transposed layer's gradInput) by Winograd's minimal filtering F(2x2, 3x3): each 2x2 block
+// of outputs ("tile") of a channel is
+//   Y = A^T [ sum over q of (G w_q G^T) .* (B^T x_q B) ] A        (.* entrywise, 4x4), q = (kd, ci)
+// where x_q is the tile's 4x4 input patch in input plane od * sD - pD + kd * dD (zeros outside the
+// input) and w_q the 3x3 kernel of (co, ci, kd): 16 products per channel pair and tile where the direct
+// sum takes 36.
 //   B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1]   G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1]
 //   A^T = [1 1 1 0; 0 1 -1 -1]
-// The sum over ci is 16 GEMMs, one per entry e of the 4x4 transforms:
-//   M_e (Cout x tiles) = U_e (Cout x Cin, packed once per execution) * V_e (Cin x tiles),
-// U_e = (G w G^T)_e, V_e = (B^T x B)_e, each entry the GEMM's blocked sum over ci
-// (kernels/common/blocked_sum.h). Each task (a block of tiles: whole samples of a small plane, or
-// a band of tile rows of one; and a block of output channels) transforms its tiles' patches into V,
-// runs the 16 products and transforms M back into the output rows, adding the forward operators'
-// bias to the finished values. The transforms are additions and halvings in a fixed order, one
-// statement each (nothing to fuse into a multiply-add), so every instruction set gives the same bits,
-// for any thread count.
+// The sum over q is 16 GEMMs, one per entry e of the 4x4 transforms:
+//   M_e (Cout x tiles) = U_e (Cout x kD * Cin, packed once per execution) * V_e (kD * Cin x tiles),
+// U_e = (G w G^T)_e, V_e = (B^T x B)_e, each entry of M the GEMM's blocked sum over q
+// (kernels/common/blocked_sum.h). Each task (a run of rows of tiles, and a block of output channels)
+// transforms its tiles' patches into V, runs the 16 products and transforms M back into the output
+// rows, adding the forward operators' bias to the finished values. The transforms (transforms.h) are
+// additions and halvings in a fixed order, one statement each (nothing to fuse into a multiply-add), so
+// every instruction set gives the same bits, for any thread count.
 //
-// Accuracy: the transforms add a few roundings to each output (each V entry is a sum of at most 4
-// inputs, each U entry of at most 9 weights times 1/4, the output transform adds 9 of M's entries),
-// on top of the GEMM's blocked sums; the error stays well below a single chain's over Cin x 9
-// products (docs/numerics.md). An Inf or NaN anywhere in a patch reaches every output of its tile
-// through the transforms (Inf - Inf), so a task that reads one says so (PlanBuilder::source_tested)
-// and the non-finite repair recomputes the result as the reference does.
+// Accuracy: the transforms add a few roundings to each output (each V entry is a sum of up to 4 inputs,
+// each U entry of up to 9 weights times 1/4, the output transform adds 9 of M's entries) on top of the
+// GEMM's blocked sums (docs/kernels.md). An Inf or NaN anywhere in a patch reaches every output of its
+// tile through the transforms (Inf - Inf), so a task that reads one says so
+// (PlanBuilder::source_tested) and the non-finite repair recomputes the result as the reference does.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -40,7 +39,7 @@ namespace {
 
 constexpr int kEntries = 16;          // entries of a 4x4 transform: the 16 products
 constexpr int64_t kMinChannels = 64;  // channels in and out below which the transforms cost what they save
-// The most of U (16 Cin Cout floats, transformed and read again by every task) per tile of the problem:
+// The most of U (16 kD Cin Cout floats, transformed and read again by every task) per tile of the problem:
 // past it (a 7x7 plane of 512 channels: 32 K) transforming and streaming U costs more than the products
 // save, and `direct` is faster.
 constexpr double kUFloatsPerTile = 4096;
@@ -71,9 +70,11 @@ Support supports(const ConvProblem& p, const CpuFeatures&) {
   // (double: the product of the channel counts may pass 64 bits; the tiles are at least 1)
   const double tiles =
       double(g.batch) * double(g.dst_size[0]) * double(ceil_div(g.dst_size[1], 2)) * double(ceil_div(g.dst_size[2], 2));
-  if (kEntries * double(g.kernel[0]) * double(g.src_channels_per_group) * double(g.dst_channels_per_group) >
-      kUFloatsPerTile * tiles)
-    return refuse("transformed weights past 4096 floats per tile");
+  const double u_floats =
+      kEntries * double(g.kernel[0]) * double(g.src_channels_per_group) * double(g.dst_channels_per_group);
+  if (u_floats > kUFloatsPerTile * tiles) return refuse("transformed weights past 4096 floats per tile");
+  // (and so every size the plan computes stays far inside 64 bits)
+  if (u_floats > 0x1p40) return refuse("transformed weights past 2^40 floats");
   return kSupported;
 }
 
@@ -138,8 +139,9 @@ class WinogradForward final : public ConvStep {
     weights_finite_ = b.book_shared("winograd.weights_finite", slivers, 1);
     b.source_tested = {source_finite_, tile_blocks_ * channel_blocks_};
     b.weights_tested = {weights_finite_, slivers};
-    // per thread: V (16 x Cin x columns), M (16 x block_channels x columns), the patch rows of one channel
-    // (column transforms of 2 * rows + 2 input rows), one padded input row, and two output rows per channel.
+    // per thread: V (16 x kD * Cin x columns), M (16 x block_channels x columns), the patch rows of one
+    // channel (column transforms of 2 * rows + 2 input rows) and one padded input row, and the output rows
+    // of a plane's band per channel (where stored by parts) with the output transform's scratch.
     v_ = b.book_scratch("winograd.V", kEntries * v_stride_, sizeof(float), threads_);
     m_ = b.book_scratch("winograd.M", kEntries * m_stride_, sizeof(float), threads_);
     patch_ = b.book_scratch("winograd.patch_rows", (2 * rows_per_task_ + 2) * 4 * tiles_w_ + 2 * tiles_w_ + 2,
