@@ -28,6 +28,7 @@
 #include <string>
 
 #include "acl/acl_base.h"
+#include "kernels/common/pack.h"
 #include "kernels/common/tasks.h"
 #include "kernels/common/tiling.h"
 #include "kernels/core/plan.h"
@@ -47,6 +48,8 @@ constexpr int64_t kMinTiles = 48, kMaxTiles = 128;  // tiles a task takes (colum
 constexpr int64_t kFewestTiles = 16;                // below kMinTiles where the scratch allows no more
 constexpr int64_t kTaskBytes = int64_t{3} << 19;    // a task's V and M, at most (with U's rows, about L2)
 constexpr int kMaxRows = 16;                        // the most rows a micro-kernel's sliver holds (MR)
+constexpr int64_t kAhead = 4;                       // channels ahead whose input rows are prefetched
+constexpr int64_t kPageFloats = 1024;               // 4 KiB
 constexpr int64_t kSkew = 16;                       // floats between each entry's region and the next's past their size
 
 bool finite(float v) { return v - v == 0.0f; }  // (Inf - Inf and NaN - NaN are NaN)
@@ -63,6 +66,8 @@ Support supports(const ConvProblem& p, const CpuFeatures&) {
     if (g.stride[a] != 1 || g.dilation[a] != 1) return refuse("stride or dilation past 1 in H or W");
   }
   if (g.pad[1] > 2 || g.pad[2] > 2) return refuse("padding past the kernel in H or W");
+  if (left_sliver_rows(plan_gemm_blocking(kMinChannels, kMaxTiles, kMinChannels)) > kMaxRows)
+    return refuse("micro-kernel slivers past 16 rows");  // (the weight transform's buffer)
   if (p.src.dtype != ACL_FLOAT || p.wei.dtype != ACL_FLOAT || p.math != MathMode::kFull)
     return refuse("input or weight not FLOAT used as it is");
   if (g.src_channels_per_group < kMinChannels || g.dst_channels_per_group < kMinChannels)
@@ -73,8 +78,14 @@ Support supports(const ConvProblem& p, const CpuFeatures&) {
   const double u_floats =
       kEntries * double(g.kernel[0]) * double(g.src_channels_per_group) * double(g.dst_channels_per_group);
   if (u_floats > kUFloatsPerTile * tiles) return refuse("transformed weights past 4096 floats per tile");
-  // (and so every size the plan computes stays far inside 64 bits)
-  if (u_floats > 0x1p40) return refuse("transformed weights past 2^40 floats");
+  // Every size the plan computes far inside 64 bits: U, and a task's V, M and output rows (a task's columns
+  // are at most kMaxTiles, or one row of tiles, rounded up to whole micro-kernel tiles).
+  const double columns = std::max<double>(kMaxTiles, double(ceil_div(g.dst_size[2], 2))) + 64;
+  const double task_floats =
+      kEntries * (double(g.kernel[0]) * double(g.src_channels_per_group) + double(g.dst_channels_per_group)) * columns +
+      2 * double(kMaxTiles) * double(g.dst_channels_per_group) * double(g.dst_size[2]);
+  if (u_floats > 0x1p40 || task_floats > 0x1p40)
+    return refuse("transformed weights or a task's scratch past 2^40 floats");
   return kSupported;
 }
 
@@ -129,9 +140,10 @@ class WinogradForward final : public ConvStep {
     columns_ = round_up(max_tiles, nr);
     // (each entry's U, V and M a line past a multiple of 4 KiB from the last: the 16 streams a transform
     // reads or writes at once then fall into different cache sets)
-    u_stride_ = packed_left_floats(blocking_, cout_, depth_) + kSkew;
-    v_stride_ = depth_ * columns_ + kSkew;
-    m_stride_ = block_channels_ * columns_ + kSkew;
+    const auto skewed = [](int64_t count) { return round_up(count, kPageFloats) + kSkew; };
+    u_stride_ = skewed(packed_left_floats(blocking_, cout_, depth_));
+    v_stride_ = skewed(depth_ * columns_);
+    m_stride_ = skewed(block_channels_ * columns_);
     transformed_ = b.book_scratch("winograd.U", kEntries * u_stride_, sizeof(float));
     offsets_ = b.book_scratch("winograd.row_offsets", depth_, sizeof(int64_t));
     // (a byte per task: 1 where every value it read was finite, for the non-finite repair)
@@ -235,9 +247,17 @@ class WinogradForward final : public ConvStep {
     for_each_plane([&](int64_t n, int64_t od, int64_t ty0, int64_t ty1, int64_t column) {
       for (int64_t kd = 0; kd < g_.kernel[0]; ++kd) {
         const int64_t id = od * g_.stride[0] - g_.pad[0] + kd * g_.dilation[0];
+        // (the input rows the band reads, of unit stride: those of the channel kAhead on asked for while one
+        // is transformed, the hardware prefetchers not following a few short rows a plane apart)
+        const int64_t ih0 = std::max<int64_t>(0, 2 * ty0 - g_.pad[1]),
+                      ih1 = std::min(g_.src_size[1], 2 * ty1 + 2 - g_.pad[1]);
+        const bool ahead = src_.stride[4] == 1 && ih1 > ih0;
         for (int64_t ci = 0; ci < cin_; ++ci) {
           float* row = v + (kd * cin_ + ci) * columns_ + column;
           if (id >= 0 && id < g_.src_size[0]) {
+            if (ahead && ci + kAhead < cin_)
+              prefetch_rows<3>(static_cast<const float*>(src_.data) + src_.element(n, ci + kAhead, id, ih0, 0),
+                               ih1 - ih0, g_.src_size[2], src_.stride[3]);
             ok = transform_patches(w, n, id, ci, ty0, ty1, row) && ok;
           } else {
             for (int64_t e = 0; e < kEntries; ++e)
@@ -283,17 +303,17 @@ class WinogradForward final : public ConvStep {
       if (ih < 0 || ih >= height) {
         std::fill(row, row + width, 0.0f);
       } else {
-        const float* in = data + src_.element(n, ci, id, ih, 0) - pw * sx;
+        const float* in = data + src_.element(n, ci, id, ih, 0);  // (input column 0: position pw)
         std::fill(row, row + x0, 0.0f);
         if (sx == 1) {
-          std::memcpy(row + x0, in + x0, static_cast<size_t>(x1 - x0) * sizeof(float));
+          std::memcpy(row + x0, in + (x0 - pw), static_cast<size_t>(x1 - x0) * sizeof(float));
         } else {
-          for (int64_t x = x0; x < x1; ++x) row[x] = in[x * sx];
+          for (int64_t x = x0; x < x1; ++x) row[x] = in[(x - pw) * sx];
         }
         std::fill(row + x1, row + width, 0.0f);
         for (int64_t x = x0; x < x1; ++x) {  // (read from the input: the copy's stores would stall these loads)
           uint32_t bits;
-          std::memcpy(&bits, in + x * sx, sizeof bits);
+          std::memcpy(&bits, in + (x - pw) * sx, sizeof bits);
           exponents |= (bits & 0x7F800000u) == 0x7F800000u ? 1u : 0u;
         }
       }
