@@ -265,6 +265,10 @@ std::vector<Case> cases() {
       // depth stride, dilation and padding.
       {"winograd_3d", geometry(2, 1, 64, 64, {4, 6, 7}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}), true},
       {"winograd_3d_strided", geometry(2, 1, 64, 64, {7, 6, 5}, {2, 3, 3}, {2, 1, 1}, {1, 1, 0}, {2, 1, 1}), true},
+      // A direct layer's gradInput (stride 1: the forward convolution of dY by W swapped and flipped), 2-D and 3-D
+      // (padding 0, 1, 2: the flipped one's 2, 1, 0).
+      {"winograd_backward", geometry(2, 1, 64, 72, {9, 10}, {3, 3}, {1, 1}, {1, 1}, {1, 1}), false},
+      {"winograd_backward_3d", geometry(2, 1, 64, 64, {4, 5, 6}, {3, 3, 3}, {1, 1, 1}, {0, 1, 2}, {1, 1, 1}), false},
   };
 }
 

@@ -135,8 +135,8 @@ TEST(Verbose, LevelTwoSaysWhyEachEntryWasNotChosen) {
   // with its reason.
   EXPECT_EQ(lines[0][7],
             "small_group: not stride 1 with padding within the kernel; depthwise: not one channel per group; "
-            "channels_last: not a 1-D stride-1 layer of one group in full precision; winograd: not a forward "
-            "convolution; direct: fewer than 16 channels "
+            "channels_last: not a 1-D stride-1 layer of one group in full precision; winograd: gradInput not a "
+            "forward convolution of stride 1; direct: fewer than 16 channels "
             "per group; direct_forward: not a transposed layer; gemm_flipped_windows: not stride 1 with padding "
             "within the kernel; gemm_flipped_tiles: not "
             "stride 1 with padding within the kernel; gemm_forward_windows: not a transposed layer; "

@@ -57,9 +57,15 @@ bool finite(float v) { return v - v == 0.0f; }  // (Inf - Inf and NaN - NaN are 
 // The forward convolutions it computes: a 3x3 kernel in H and W, stride and dilation 1 there (any kernel
 // depth, stride, dilation and padding in D: the depth taps are more rows of the products), one group,
 // FLOAT input and weights used as they are, at least kMinChannels channels each way.
+// A direct layer's gradInput of stride 1 with padding within the kernel is the forward convolution of dY
+// by W with its channel roles swapped and its taps flipped (conv_problem.h: flippable): that one.
+bool flipped(const ConvProblem& p) { return p.input_grad == InputGrad::kBackwardData; }
+
 Support supports(const ConvProblem& p, const CpuFeatures&) {
-  const ConvGeometry& g = p.geometry;
-  if (p.input_grad != InputGrad::kForward) return refuse("not a forward convolution");
+  if (p.input_grad == InputGrad::kNone) return refuse("no gradInput");
+  if (flipped(p) && !flippable(p.geometry)) return refuse("gradInput not a forward convolution of stride 1");
+  const ConvGeometry g = flipped(p) ? flipped_geometry(p.geometry) : p.geometry;
+  const View5& source = flipped(p) ? p.dst : p.src;
   if (g.groups != 1) return refuse("grouped convolution");
   if (g.kernel[1] != 3 || g.kernel[2] != 3) return refuse("kernel not 3x3 in H and W");
   for (int a = 1; a < 3; ++a) {
@@ -68,8 +74,8 @@ Support supports(const ConvProblem& p, const CpuFeatures&) {
   if (g.pad[1] > 2 || g.pad[2] > 2) return refuse("padding past the kernel in H or W");
   if (left_sliver_rows(plan_gemm_blocking(kMinChannels, kMaxTiles, kMinChannels)) > kMaxRows)
     return refuse("micro-kernel slivers past 16 rows");  // (the weight transform's buffer)
-  if (p.src.dtype != ACL_FLOAT || p.wei.dtype != ACL_FLOAT || p.math != MathMode::kFull)
-    return refuse("input or weight not FLOAT used as it is");
+  if (source.dtype != ACL_FLOAT || p.wei.dtype != ACL_FLOAT || p.math != MathMode::kFull)
+    return refuse("source or weight not FLOAT used as it is");
   if (g.src_channels_per_group < kMinChannels || g.dst_channels_per_group < kMinChannels)
     return refuse("fewer than 64 channels in or out");
   // (double: the product of the channel counts may pass 64 bits; the tiles are at least 1)
@@ -92,8 +98,9 @@ Support supports(const ConvProblem& p, const CpuFeatures&) {
 class WinogradForward final : public ConvStep {
  public:
   WinogradForward(const ConvProblem& p, PlanBuilder& b)
-      : g_(p.geometry),
-        src_(p.src),
+      : flipped_(flipped(p)),
+        g_(flipped_ ? flipped_geometry(p.geometry) : p.geometry),
+        src_(flipped_ ? p.dst : p.src),
         wei_(p.wei),
         threads_(b.threads()),
         output_(p.grad_input, b, "gradInput.f32", true, result_bias(p), bias_added_in_place(p) != nullptr),
@@ -134,8 +141,9 @@ class WinogradForward final : public ConvStep {
     const int64_t mr = left_sliver_rows(blocking_), nr = right_sliver_columns(blocking_);
     // Blocks of output channels (whole slivers) where the tiles alone offer too few tasks.
     const int64_t slivers = ceil_div(cout_, mr);
-    channel_blocks_ = std::clamp<int64_t>(ceil_div(4 * threads_, tile_blocks_), 1, std::max<int64_t>(1, slivers / 4));
-    block_channels_ = ceil_div(slivers, channel_blocks_) * mr;
+    // (as many as make 4 tasks per thread, of at least 2 slivers each)
+    const int64_t wanted = ceil_div(4 * threads_, tile_blocks_);
+    block_channels_ = (wanted <= 1 ? slivers : std::max<int64_t>(std::min<int64_t>(2, slivers), slivers / wanted)) * mr;
     channel_blocks_ = ceil_div(cout_, block_channels_);
     columns_ = round_up(max_tiles, nr);
     // (each entry's U, V and M a line past a multiple of 4 KiB from the last: the 16 streams a transform
@@ -193,12 +201,15 @@ class WinogradForward final : public ConvStep {
     float* sliver =
         w.at<float>(transformed_) + c0 * depth_;  // (entry (co, q) of U_e at + e * u_stride + q * mr + co - c0)
     const float* data = static_cast<const float*>(wei_.data);
-    const int64_t sh = wei_.stride[3], sw = wei_.stride[4];
+    // (flipped: kernel (co, ci, kd) of the flipped convolution is W's (ci, co, kD - 1 - kd), its taps reversed)
+    const int64_t sh = flipped_ ? -wei_.stride[3] : wei_.stride[3], sw = flipped_ ? -wei_.stride[4] : wei_.stride[4];
     bool ok = true;
     for (int64_t q = 0; q < depth_; ++q) {
       float u[kEntries][kMaxRows] = {};
       for (int64_t co = c0; co < c1; ++co) {
-        const float* k = data + wei_.element(co, q % cin_, q / cin_, 0, 0);
+        const int64_t ci = q % cin_, kd = q / cin_;
+        const float* k =
+            data + (flipped_ ? wei_.element(ci, co, g_.kernel[0] - 1 - kd, 2, 2) : wei_.element(co, ci, kd, 0, 0));
         float gk[4][3];  // G k
         for (int j = 0; j < 3; ++j) {
           const float k0 = k[j * sw], k1 = k[sh + j * sw], k2 = k[2 * sh + j * sw];
@@ -350,8 +361,9 @@ class WinogradForward final : public ConvStep {
     if (parts) output_.store_rows(buffer, lines * out_w, c1 - c0, n, c0, first, lines * out_w);
   }
 
-  ConvGeometry g_;
-  View5 src_, wei_;
+  bool flipped_;     // a direct layer's gradInput (flipped())
+  ConvGeometry g_;   // the forward convolution computed (flipped: the direct layer's flipped geometry)
+  View5 src_, wei_;  // its source (flipped: dY) and W as the user gave it
   int threads_;
   DenseFloatOutput output_;
   BiasFloats bias_;  // the forward operators' bias, where the rows are stored in place
