@@ -256,19 +256,19 @@ std::vector<Case> cases() {
       // one), 8 output channels, one depth block.
       {"forward_straight_rows", geometry(2, 1, 3, 8, {9, 96}, {5, 5}, {2, 2}, {2, 2}, {1, 1}), true},
       // winograd (3x3, stride 1, 64 channels and more): planes of fewer tiles than a task takes (several
-      // samples per task, 9 x 11 outputs: a last tile row and column of one), 68 output channels (a last
+      // samples per task, 7 x 9 outputs: a last tile row and column of one), 68 output channels (a last
       // sliver of 4 of 8 rows on AVX-512, of 2 of 6 on AVX2); and a plane of 12 x 12 tiles in bands of tile
       // rows, padded by 2.
-      {"winograd_samples", geometry(3, 1, 64, 68, {9, 11}, {3, 3}, {1, 1}, {1, 1}, {1, 1}), true},
+      {"winograd_samples", geometry(2, 1, 64, 68, {7, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1}), true},
       {"winograd_bands", geometry(1, 1, 65, 64, {21, 20}, {3, 3}, {1, 1}, {2, 2}, {1, 1}), true},
       // 3-D: the kernel's depth taps as more rows of the products (input planes outside the input: zeros), with a
       // depth stride, dilation and padding.
-      {"winograd_3d", geometry(2, 1, 64, 64, {4, 6, 7}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}), true},
+      {"winograd_3d", geometry(2, 1, 64, 64, {3, 5, 6}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}), true},
       {"winograd_3d_strided", geometry(2, 1, 64, 64, {7, 6, 5}, {2, 3, 3}, {2, 1, 1}, {1, 1, 0}, {2, 1, 1}), true},
       // A direct layer's gradInput (stride 1: the forward convolution of dY by W swapped and flipped), 2-D and 3-D
       // (padding 0, 1, 2: the flipped one's 2, 1, 0).
       {"winograd_backward", geometry(2, 1, 64, 72, {9, 10}, {3, 3}, {1, 1}, {1, 1}, {1, 1}), false},
-      {"winograd_backward_3d", geometry(2, 1, 64, 64, {4, 5, 6}, {3, 3, 3}, {1, 1, 1}, {0, 1, 2}, {1, 1, 1}), false},
+      {"winograd_backward_3d", geometry(2, 1, 64, 64, {4, 4, 5}, {3, 3, 3}, {1, 1, 1}, {0, 1, 2}, {1, 1, 1}), false},
   };
 }
 
