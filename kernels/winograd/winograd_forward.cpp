@@ -28,6 +28,7 @@
 #include <string>
 
 #include "acl/acl_base.h"
+#include "kernels/common/finite.h"
 #include "kernels/common/pack.h"
 #include "kernels/common/tasks.h"
 #include "kernels/common/tiling.h"
@@ -51,8 +52,6 @@ constexpr int kMaxRows = 16;                        // the most rows a micro-ker
 constexpr int64_t kAhead = 4;                       // channels ahead whose input rows are prefetched
 constexpr int64_t kPageFloats = 1024;               // 4 KiB
 constexpr int64_t kSkew = 16;                       // floats between each entry's region and the next's past their size
-
-bool finite(float v) { return v - v == 0.0f; }  // (Inf - Inf and NaN - NaN are NaN)
 
 // The forward convolutions it computes: a 3x3 kernel in H and W, stride and dilation 1 there (any kernel
 // depth, stride, dilation and padding in D: the depth taps are more rows of the products), one group,
@@ -195,7 +194,8 @@ class WinogradForward final : public ConvStep {
 
  private:
   // U_e's rows [c0, c1) (one sliver of MR) into the packed slivers: U = G w G^T for every kernel depth kd
-  // and ci, at depth q = kd * Cin + ci of the products. Returns whether every weight read was finite.
+  // and ci, at depth q = kd * Cin + ci of the products. Returns whether the sliver's U is finite (false also
+  // where a finite weight overflowed in the transform: the repair then recomputes those channels).
   bool transform_weights(const Workspace& w, int64_t c0, int64_t c1) const {
     const int64_t mr = left_sliver_rows(blocking_);
     float* sliver =
@@ -203,7 +203,6 @@ class WinogradForward final : public ConvStep {
     const float* data = static_cast<const float*>(wei_.data);
     // (flipped: kernel (co, ci, kd) of the flipped convolution is W's (ci, co, kD - 1 - kd), its taps reversed)
     const int64_t sh = flipped_ ? -wei_.stride[3] : wei_.stride[3], sw = flipped_ ? -wei_.stride[4] : wei_.stride[4];
-    bool ok = true;
     for (int64_t q = 0; q < depth_; ++q) {
       float u[kEntries][kMaxRows] = {};
       for (int64_t co = c0; co < c1; ++co) {
@@ -213,7 +212,6 @@ class WinogradForward final : public ConvStep {
         float gk[4][3];  // G k
         for (int j = 0; j < 3; ++j) {
           const float k0 = k[j * sw], k1 = k[sh + j * sw], k2 = k[2 * sh + j * sw];
-          ok = ok && finite(k0) && finite(k1) && finite(k2);
           const float s = k0 + k2;
           const float plus = s + k1, minus = s - k1;
           gk[0][j] = k0;
@@ -232,6 +230,8 @@ class WinogradForward final : public ConvStep {
       }
       for (int e = 0; e < kEntries; ++e) std::memcpy(sliver + e * u_stride_ + q * mr, u[e], mr * sizeof(float));
     }
+    bool ok = true;
+    for (int e = 0; e < kEntries; ++e) ok = ok && all_finite(sliver + e * u_stride_, depth_ * mr);
     return ok;
   }
 
@@ -305,7 +305,7 @@ class WinogradForward final : public ConvStep {
     const float* data = static_cast<const float*>(src_.data);
     const int64_t sx = src_.stride[4], width = 2 * tw + 2;
     const int64_t x0 = std::min(width, pw), x1 = std::max(x0, std::min(width, in_w + pw));  // the input's positions
-    uint32_t exponents = 0;  // (all ones where an Inf or NaN was read)
+    bool ok = true;
     const int64_t rows_each = ty1 - ty0 + 1, rows = 2 * rows_each;
     for (int64_t r = 0; r < rows; ++r) {
       // The padded input row (position x is input column x - pad, zero outside the input), then its column
@@ -322,17 +322,14 @@ class WinogradForward final : public ConvStep {
           for (int64_t x = x0; x < x1; ++x) row[x] = in[(x - pw) * sx];
         }
         std::fill(row + x1, row + width, 0.0f);
-        for (int64_t x = x0; x < x1; ++x) {  // (read from the input: the copy's stores would stall these loads)
-          uint32_t bits;
-          std::memcpy(&bits, in + (x - pw) * sx, sizeof bits);
-          exponents |= (bits & 0x7F800000u) == 0x7F800000u ? 1u : 0u;
-        }
+        // (unit stride: tested in the input, whose loads the copy's stores would stall in the row)
+        ok = all_finite(sx == 1 ? in + (x0 - pw) : row + x0, x1 - x0) && ok;
       }
       // (input rows of even index first, then odd: rows q apart in each, tw positions each)
       transforms_->row_columns(row, tw, cols + ((r % 2) * 4 * rows_each + r / 2) * tw, rows_each * tw);
     }
     transforms_->tile_entries(cols, (ty1 - ty0) * tw, tw, rows_each * tw, v, v_stride_);
-    return exponents == 0;
+    return ok;
   }
 
   // Output rows [2 ty0, 2 ty1) of plane od of channels [c0, c1), sample n (those inside the output): A^T M A
