@@ -2,7 +2,9 @@
 // invalid call with 161002 and a message, and matches the oracle on every valid one.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <random>
+#include <string>
 
 #include "support/run_conv.h"
 
@@ -126,6 +128,69 @@ TEST(ConvRandom, AsymmetricPaddingMatchesTheOracle) {
     ++checked;
   }
   EXPECT_GT(checked, 200);
+}
+
+// Wide layers of 3x3 taps of stride 1 in H and W, the shapes `winograd` takes (kernels/winograd; the
+// random calls above, of a few channels, never reach it): 64-70 channels each way, one group, 2-D and
+// 3-D (depth taps of any stride and dilation), padding up to 2, direct and transposed, the forward
+// operator with a bias and gradInput, each output within its float error of the double oracle.
+TEST(ConvRandom, WideStrideOneLayersMatchTheOracle) {
+  std::mt19937 rng(64);
+  auto pick = [&rng](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+  std::normal_distribution<double> normal;
+  auto values = [&](int64_t count) {
+    std::vector<double> v(static_cast<size_t>(count));
+    for (double& x : v) x = static_cast<float>(normal(rng));
+    return v;
+  };
+  int winograd = 0;  // results it computed
+  for (int trial = 0; trial < 8; ++trial) {
+    ConvSpec s;
+    s.spatial = static_cast<int>(pick(2, 3));
+    s.transposed = pick(0, 3) == 0;
+    s.batch = pick(2, 3);
+    s.in_channels = pick(64, 70);
+    s.out_channels = pick(64, 70);
+    for (int d = 0; d < s.spatial; ++d) {
+      const bool depth = d + 2 < s.spatial;
+      s.kernel.push_back(depth ? pick(1, 2) : 3);
+      s.stride.push_back(depth && !s.transposed ? pick(1, 2) : 1);
+      s.dilation.push_back(depth && !s.transposed ? pick(1, 2) : 1);
+      const int64_t span = s.dilation.back() * (s.kernel.back() - 1) + 1;
+      s.pad_lo.push_back(pick(0, s.transposed ? span - 1 : std::min<int64_t>(span, 2)));
+      s.input_size.push_back(depth ? pick(2, 3) : pick(6, 9));
+      s.output_padding.push_back(0);
+    }
+    s.pad_hi = s.pad_lo;
+    const std::vector<double> x = values(product(s.input_shape()));
+    const std::vector<double> w = values(product(s.weight_shape()));
+    const std::vector<double> gy = values(product(s.grad_output_shape()));
+    const std::vector<double> bias = values(s.out_channels);
+    // (the verbose lines say which entry computed each result: winograd where its rule on transformed
+    // weights per output tile lets it)
+    setenv("ACLNN_CONVBWD_VERBOSE", "1", 1);
+    ::testing::internal::CaptureStdout();
+    const ForwardResult y = run_convolution_forward(s, {}, x, w, bias);
+    RunOptions o;
+    o.mask = {true, false, false};
+    const RunResult r = run_convolution_backward(s, o, x, w, gy);
+    const std::string lines = ::testing::internal::GetCapturedStdout();
+    unsetenv("ACLNN_CONVBWD_VERBOSE");
+    for (const char* entry : {"output=winograd", "gradInput=winograd"})
+      winograd += lines.find(entry) != std::string::npos;
+    ASSERT_EQ(y.status, 0) << "trial " << trial << ": " << y.error;
+    ASSERT_EQ(r.status, 0) << "trial " << trial << ": " << r.error;
+    const std::vector<double> want_y = oracle_forward(s, x, w, bias);
+    const ConvGrads want = oracle_backward(s, x, w, gy);
+    // (up to 2 000 products of magnitude about 1 per entry: float errors of order 1e-5)
+    ASSERT_EQ(y.output.size(), want_y.size());
+    for (size_t e = 0; e < want_y.size(); ++e)
+      EXPECT_NEAR(y.output[e], want_y[e], 2e-4) << "trial " << trial << " y " << e;
+    ASSERT_EQ(r.grads.grad_input.size(), want.grad_input.size());
+    for (size_t e = 0; e < want.grad_input.size(); ++e)
+      EXPECT_NEAR(r.grads.grad_input[e], want.grad_input[e], 2e-4) << "trial " << trial << " dx " << e;
+  }
+  EXPECT_GE(winograd, 10);
 }
 
 }  // namespace
