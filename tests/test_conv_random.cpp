@@ -190,7 +190,9 @@ TEST(ConvRandom, WideStrideOneLayersMatchTheOracle) {
     for (size_t e = 0; e < want.grad_input.size(); ++e)
       EXPECT_NEAR(r.grads.grad_input[e], want.grad_input[e], 2e-4) << "trial " << trial << " dx " << e;
   }
-  EXPECT_GE(winograd, 10);
+  if (std::getenv("ACLNN_CONVBWD_KERNELS") == nullptr) {  // (not where a run forces an entry)
+    EXPECT_GE(winograd, 10);
+  }
 }
 
 }  // namespace
