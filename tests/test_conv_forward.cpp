@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -271,6 +272,31 @@ TEST(ConvDepthwise2dForward, MatchesTheOracle) {
                      "depthwise Cin " + std::to_string(c.in_channels));
       }
     }
+  }
+}
+
+// Finite weights whose Winograd transform overflows (three taps of 3e38 in a kernel row sum past
+// FLT_MAX in G w) on a layer `winograd` takes: its step flags the transformed weights it found not
+// finite, and the non-finite repair recomputes the result, which the double oracle finds finite.
+TEST(ConvForward, WeightsOverflowingInTheWinogradTransformAreRepaired) {
+  const ConvSpec s = make_spec(2, 2, 64, 64, 1, {8, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1});
+  const std::vector<double> x(static_cast<size_t>(product(s.input_shape())), 1e-6);
+  std::vector<double> w(static_cast<size_t>(product(s.weight_shape())), 0.0);
+  for (size_t i = 0; i < w.size(); i += 9 * 64) w[i] = w[i + 1] = w[i + 2] = 3e38;  // (co, ci 0)'s first row
+  ::testing::internal::CaptureStdout();
+  setenv("ACLNN_CONVBWD_VERBOSE", "1", 1);
+  const ForwardResult y = run_convolution_forward(s, {}, x, w, {});
+  unsetenv("ACLNN_CONVBWD_VERBOSE");
+  const std::string lines = ::testing::internal::GetCapturedStdout();
+  ASSERT_EQ(y.status, 0) << y.error;
+  if (std::getenv("ACLNN_CONVBWD_KERNELS") == nullptr) {  // (not where a run forces an entry)
+    EXPECT_NE(lines.find("output=winograd"), std::string::npos) << lines;
+  }
+  const std::vector<double> want = oracle_forward(s, x, w, {});
+  ASSERT_EQ(y.output.size(), want.size());
+  for (size_t e = 0; e < want.size(); ++e) {
+    ASSERT_TRUE(std::isfinite(want[e]));
+    EXPECT_NEAR(y.output[e], want[e], 1e-5 * std::abs(want[e]) + 1e-30) << e;
   }
 }
 

@@ -75,7 +75,9 @@ class PlanBuilder {
   // Set by a gradInput step that tests W for Inf and NaN as it packs it (LaneWeights: a byte per block of
   // 16 lanes): `count` bytes in the shared area, one per packing task, each 1 where every value that task
   // packed was finite.
-  // gradInput's non-finite repair (conv_ref.h) then skips its own pass over W where all are 1.
+  // gradInput's non-finite repair (conv_ref.h) then skips its own pass over W where all are 1, and
+  // recomputes every channel where one is 0 but W holds no Inf or NaN (winograd's flags, of the
+  // transformed weights it wrote: a finite weight may overflow there).
   struct WeightsTested {
     WorkspaceLedger::Handle flags = -1;
     int64_t count = 0;

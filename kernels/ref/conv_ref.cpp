@@ -372,8 +372,10 @@ class NonFiniteRepair final : public ConvStep {
       const int64_t first = co / g_.dst_channels_per_group * cin;  // gradInput channels W's row co feeds
       for (int64_t ic = 0; ic < cin; ++ic) marked[first + ic] |= !all_finite(wei_, math_, co, ic, 1);
     }
-    if (!any) return ACLNN_SUCCESS;
-    if (ref_.staged()) std::fill(marked, marked + ref_.channels(), 1);
+    if (!any && tested_.flags < 0) return ACLNN_SUCCESS;
+    // (A step's flag 0 where W itself holds no Inf or NaN: a value its packing computed from W overflowed,
+    // winograd's transformed weights: every channel recomputed.)
+    if (!any || ref_.staged()) std::fill(marked, marked + ref_.channels(), 1);
     return ref_.run(w, marked);
   }
 

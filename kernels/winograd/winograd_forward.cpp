@@ -195,7 +195,7 @@ class WinogradForward final : public ConvStep {
  private:
   // U_e's rows [c0, c1) (one sliver of MR) into the packed slivers: U = G w G^T for every kernel depth kd
   // and ci, at depth q = kd * Cin + ci of the products. Returns whether the sliver's U is finite (false also
-  // where a finite weight overflowed in the transform: the repair then recomputes those channels).
+  // where a finite weight overflowed in the transform: the repair then recomputes every channel).
   bool transform_weights(const Workspace& w, int64_t c0, int64_t c1) const {
     const int64_t mr = left_sliver_rows(blocking_);
     float* sliver =
