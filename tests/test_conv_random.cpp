@@ -70,18 +70,26 @@ TEST(ConvRandom, ValidCallsMatchTheOracleInvalidOnesAreRejected) {
   EXPECT_GT(invalid, 50);
 }
 
+// Random integers in [lo, hi] and float values of a standard normal distribution, from one seed.
+struct Draws {
+  std::mt19937 rng;
+  std::normal_distribution<double> normal;
+  explicit Draws(unsigned seed) : rng(seed) {}
+  int64_t pick(int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); }
+  std::vector<double> values(int64_t count) {
+    std::vector<double> v(static_cast<size_t>(count));
+    for (double& x : v) x = static_cast<float>(normal(rng));
+    return v;
+  }
+};
+
 // 2-D calls with four padding values, trailing padding up to past the kernel's reach, every mask,
 // on inexact values: each gradient within a few float roundings of the oracle (the workspace is
 // poisoned with NaN before phase 2, so a read of unwritten scratch cannot pass).
 TEST(ConvRandom, AsymmetricPaddingMatchesTheOracle) {
-  std::mt19937 rng(40);
-  auto pick = [&rng](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
-  std::normal_distribution<double> normal;
-  auto values = [&](int64_t count) {
-    std::vector<double> v(static_cast<size_t>(count));
-    for (double& x : v) x = static_cast<float>(normal(rng));
-    return v;
-  };
+  Draws draw(40);
+  auto pick = [&draw](int64_t lo, int64_t hi) { return draw.pick(lo, hi); };
+  auto values = [&draw](int64_t count) { return draw.values(count); };
   int checked = 0;
   for (int trial = 0; trial < 400; ++trial) {
     ConvSpec s;
@@ -135,14 +143,9 @@ TEST(ConvRandom, AsymmetricPaddingMatchesTheOracle) {
 // 3-D (depth taps of any stride and dilation), padding up to 2, direct and transposed, the forward
 // operator with a bias and gradInput, each output within its float error of the double oracle.
 TEST(ConvRandom, WideStrideOneLayersMatchTheOracle) {
-  std::mt19937 rng(64);
-  auto pick = [&rng](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
-  std::normal_distribution<double> normal;
-  auto values = [&](int64_t count) {
-    std::vector<double> v(static_cast<size_t>(count));
-    for (double& x : v) x = static_cast<float>(normal(rng));
-    return v;
-  };
+  Draws draw(64);
+  auto pick = [&draw](int64_t lo, int64_t hi) { return draw.pick(lo, hi); };
+  auto values = [&draw](int64_t count) { return draw.values(count); };
   int winograd = 0;  // results it computed
   for (int trial = 0; trial < 8; ++trial) {
     ConvSpec s;
