@@ -5,10 +5,10 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "support/env.h"
 #include "support/golden.h"
 #include "support/run_conv.h"
 
@@ -283,13 +283,10 @@ TEST(ConvForward, WeightsOverflowingInTheWinogradTransformAreRepaired) {
   const std::vector<double> x(static_cast<size_t>(product(s.input_shape())), 1e-6);
   std::vector<double> w(static_cast<size_t>(product(s.weight_shape())), 0.0);
   for (size_t i = 0; i < w.size(); i += 9 * 64) w[i] = w[i + 1] = w[i + 2] = 3e38;  // (co, ci 0)'s first row
-  ::testing::internal::CaptureStdout();
-  setenv("ACLNN_CONVBWD_VERBOSE", "1", 1);
-  const ForwardResult y = run_convolution_forward(s, {}, x, w, {});
-  unsetenv("ACLNN_CONVBWD_VERBOSE");
-  const std::string lines = ::testing::internal::GetCapturedStdout();
+  ForwardResult y;
+  const std::string lines = verbose_lines([&] { y = run_convolution_forward(s, {}, x, w, {}); });
   ASSERT_EQ(y.status, 0) << y.error;
-  if (std::getenv("ACLNN_CONVBWD_KERNELS") == nullptr) {  // (not where a run forces an entry)
+  if (!entries_forced()) {
     EXPECT_NE(lines.find("output=winograd"), std::string::npos) << lines;
   }
   const std::vector<double> want = oracle_forward(s, x, w, {});

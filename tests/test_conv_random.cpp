@@ -2,12 +2,11 @@
 // invalid call with 161002 and a message, and matches the oracle on every valid one.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <random>
 #include <string>
 
+#include "support/env.h"
 #include "support/run_conv.h"
-#include "support/slow_host.h"
 
 namespace testing_support {
 namespace {
@@ -148,7 +147,7 @@ TEST(ConvRandom, WideStrideOneLayersMatchTheOracle) {
   auto pick = [&draw](int64_t lo, int64_t hi) { return draw.pick(lo, hi); };
   auto values = [&draw](int64_t count) { return draw.values(count); };
   // (on a slow host 4 layers; none where a run forces an entry: the reference against the oracle again)
-  if (std::getenv("ACLNN_CONVBWD_KERNELS") != nullptr) GTEST_SKIP() << "an entry forced";
+  if (entries_forced()) GTEST_SKIP() << "an entry forced";
   const int trials = slow_host() ? 4 : 8;
   int winograd = 0;  // results it computed
   for (int trial = 0; trial < trials; ++trial) {
@@ -176,20 +175,14 @@ TEST(ConvRandom, WideStrideOneLayersMatchTheOracle) {
     const std::vector<double> bias = values(s.out_channels);
     // (the verbose lines say which entry computed each result: winograd where its rule on transformed
     // weights per output tile lets it)
-    const char* verbose = std::getenv("ACLNN_CONVBWD_VERBOSE");
-    const std::string was = verbose != nullptr ? verbose : "";
-    setenv("ACLNN_CONVBWD_VERBOSE", "1", 1);
-    ::testing::internal::CaptureStdout();
-    const ForwardResult y = run_convolution_forward(s, {}, x, w, bias);
+    ForwardResult y;
+    RunResult r;
     RunOptions o;
     o.mask = {true, false, false};
-    const RunResult r = run_convolution_backward(s, o, x, w, gy);
-    const std::string lines = ::testing::internal::GetCapturedStdout();
-    if (verbose != nullptr) {
-      setenv("ACLNN_CONVBWD_VERBOSE", was.c_str(), 1);
-    } else {
-      unsetenv("ACLNN_CONVBWD_VERBOSE");
-    }
+    const std::string lines = verbose_lines([&] {
+      y = run_convolution_forward(s, {}, x, w, bias);
+      r = run_convolution_backward(s, o, x, w, gy);
+    });
     for (const char* entry : {"output=winograd", "gradInput=winograd"})
       winograd += lines.find(entry) != std::string::npos;
     ASSERT_EQ(y.status, 0) << "trial " << trial << ": " << y.error;

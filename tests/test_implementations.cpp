@@ -25,7 +25,7 @@
 #include "kernels/gemm/bf16_pairs.h"
 #include "kernels/gemm/padded_window.h"
 #include "kernels/gemm/sgemm.h"
-#include "support/slow_host.h"
+#include "support/env.h"
 
 namespace aclnn_cpu {
 namespace {

@@ -75,12 +75,14 @@ class PlanBuilder {
   // Set by a gradInput step that tests W for Inf and NaN as it packs it (LaneWeights: a byte per block of
   // 16 lanes): `count` bytes in the shared area, one per packing task, each 1 where every value that task
   // packed was finite.
-  // gradInput's non-finite repair (conv_ref.h) then skips its own pass over W where all are 1, and
-  // recomputes every channel where one is 0 but W holds no Inf or NaN (winograd's flags, of the
-  // transformed weights it wrote: a finite weight may overflow there).
+  // gradInput's non-finite repair (conv_ref.h) then skips its own pass over W where all are 1.
+  // `transformed`: the flags test values the step computed from W (winograd's transformed weights, where a
+  // finite weight may overflow), so W's own values cannot say which channels a 0 spoils: the repair then
+  // recomputes every channel.
   struct WeightsTested {
     WorkspaceLedger::Handle flags = -1;
     int64_t count = 0;
+    bool transformed = false;
   };
   WeightsTested weights_tested;
   // Set by a gradInput step whose transforms carry an Inf or NaN of its source into outputs the

@@ -343,17 +343,20 @@ class NonFiniteRepair final : public ConvStep {
   int64_t tasks() const override { return g_.groups * g_.dst_channels_per_group; }
 
   int run(const Workspace& w, const StepInputs&) const override {
-    if (source_tested_.flags >= 0) {  // a source Inf or NaN may have reached every output: all recomputed
-      const unsigned char* flags = w.at<unsigned char>(source_tested_.flags);
-      if (!std::all_of(flags, flags + source_tested_.count, [](unsigned char f) { return f == 1; })) {
-        unsigned char* marked = w.at<unsigned char>(marked_);
-        std::fill(marked, marked + ref_.channels(), 1);
-        return ref_.run(w, marked);
-      }
-    }
+    const auto all_one = [&w](WorkspaceLedger::Handle flags, int64_t count) {
+      const unsigned char* f = w.at<unsigned char>(flags);
+      return std::all_of(f, f + count, [](unsigned char x) { return x == 1; });
+    };
+    const auto recompute_all = [&] {
+      unsigned char* marked = w.at<unsigned char>(marked_);
+      std::fill(marked, marked + ref_.channels(), 1);
+      return ref_.run(w, marked);
+    };
+    // (a source Inf or NaN may have reached every output)
+    if (source_tested_.flags >= 0 && !all_one(source_tested_.flags, source_tested_.count)) return recompute_all();
     if (tested_.flags >= 0) {  // gradInput's step found W all finite as it packed it: nothing to repair
-      const unsigned char* flags = w.at<unsigned char>(tested_.flags);
-      if (std::all_of(flags, flags + tested_.count, [](unsigned char f) { return f == 1; })) return ACLNN_SUCCESS;
+      if (all_one(tested_.flags, tested_.count)) return ACLNN_SUCCESS;
+      if (tested_.transformed) return recompute_all();  // (W's own values cannot say where a 0 came from)
     }
     const int64_t rows = g_.groups * g_.dst_channels_per_group, cin = g_.src_channels_per_group;
     unsigned char* suspect = w.at<unsigned char>(rows_);  // per row co of W (gradInput) or of dW
@@ -372,10 +375,8 @@ class NonFiniteRepair final : public ConvStep {
       const int64_t first = co / g_.dst_channels_per_group * cin;  // gradInput channels W's row co feeds
       for (int64_t ic = 0; ic < cin; ++ic) marked[first + ic] |= !all_finite(wei_, math_, co, ic, 1);
     }
-    if (!any && tested_.flags < 0) return ACLNN_SUCCESS;
-    // (A step's flag 0 where W itself holds no Inf or NaN: a value its packing computed from W overflowed,
-    // winograd's transformed weights: every channel recomputed.)
-    if (!any || ref_.staged()) std::fill(marked, marked + ref_.channels(), 1);
+    if (!any) return ACLNN_SUCCESS;
+    if (ref_.staged()) std::fill(marked, marked + ref_.channels(), 1);
     return ref_.run(w, marked);
   }
 

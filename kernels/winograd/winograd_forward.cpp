@@ -157,7 +157,7 @@ class WinogradForward final : public ConvStep {
     source_finite_ = b.book_shared("winograd.source_finite", tile_blocks_ * channel_blocks_, 1);
     weights_finite_ = b.book_shared("winograd.weights_finite", slivers, 1);
     b.source_tested = {source_finite_, tile_blocks_ * channel_blocks_};
-    b.weights_tested = {weights_finite_, slivers};
+    b.weights_tested = {weights_finite_, slivers, true};
     // per thread: V (16 x kD * Cin x columns), M (16 x block_channels x columns), the patch rows of one
     // channel (column transforms of 2 * rows + 2 input rows) and one padded input row, and the output rows
     // of a plane's band per channel (where stored by parts) with the output transform's scratch.
