@@ -114,6 +114,51 @@ TEST(Runtime, MallocIsAlignedAndTracked) {
   EXPECT_EQ(aclrtMallocHost(&host, 0), ACL_ERROR_INVALID_PARAM);
 }
 
+// The VmFlags line of the mapping of this process that holds `address` (/proc/self/smaps), or "".
+std::string mapping_flags(const void* address) {
+  std::ifstream smaps("/proc/self/smaps");
+  const auto at = reinterpret_cast<uintptr_t>(address);
+  bool inside = false;
+  for (std::string line; std::getline(smaps, line);) {
+    unsigned long begin = 0, end = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx ", &begin, &end) == 2 && line.find('-') < line.find(' ')) {
+      inside = begin <= at && at < end;
+    } else if (inside && line.rfind("VmFlags:", 0) == 0) {
+      return line + " ";
+    }
+  }
+  return "";
+}
+
+// The huge-page policies put a block of 2 MiB or more on a 2 MiB boundary and ask Linux for transparent
+// huge pages (its mapping then carries the "hg" flag); NORMAL_ONLY blocks keep 64-byte alignment.
+TEST(Runtime, MallocHugePagePoliciesAlignLargeBlocksToHugePages) {
+  constexpr size_t kHugePage = size_t{2} << 20;
+  for (auto policy : {ACL_MEM_MALLOC_HUGE_FIRST, ACL_MEM_MALLOC_HUGE_ONLY, ACL_MEM_MALLOC_HUGE1G_ONLY_P2P}) {
+    void* block = nullptr;
+    ASSERT_EQ(aclrtMalloc(&block, 3 * kHugePage / 2 + 5, policy), ACL_SUCCESS);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(block) % kHugePage, 0u) << policy;
+    std::memset(block, 0x5A, 3 * kHugePage / 2 + 5);
+#if defined(__linux__) && defined(__x86_64__)  // (qemu-user, which runs the aarch64 tests, ignores the hint)
+    if (access("/sys/kernel/mm/transparent_hugepage/enabled", F_OK) == 0) {
+      const std::string flags = mapping_flags(block);
+      ASSERT_FALSE(flags.empty()) << "no mapping holds the block";
+      EXPECT_NE(flags.find(" hg "), std::string::npos) << flags;
+    }
+#endif
+    EXPECT_EQ(aclrtFree(block), ACL_SUCCESS);
+  }
+  void* small = nullptr;  // below a huge page: the usual alignment, no rounding up
+  ASSERT_EQ(aclrtMalloc(&small, kHugePage - 1, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(small) % 64, 0u);
+  void* normal = nullptr;
+  ASSERT_EQ(aclrtMalloc(&normal, 3 * kHugePage, ACL_MEM_MALLOC_NORMAL_ONLY), ACL_SUCCESS);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(normal) % 64, 0u);
+  std::memset(normal, 0x5A, 3 * kHugePage);
+  EXPECT_EQ(aclrtFree(normal), ACL_SUCCESS);
+  EXPECT_EQ(aclrtFree(small), ACL_SUCCESS);
+}
+
 // Sizes whose rounding to the alignment would wrap, or that no object can have, are refused
 // before anything is allocated: never a small block behind a huge size.
 TEST(Runtime, MallocRefusesSizesThatOverflow) {

@@ -49,8 +49,9 @@ class DeviceBackend {
   virtual uint32_t device_count() const = 0;
 
   // Device memory: `alignment`-aligned (a power of two), nullptr when out of memory or when
-  // `bytes` rounded up to the alignment does not fit in size_t.
-  virtual void* allocate(size_t bytes, size_t alignment) = 0;
+  // `bytes` rounded up to the alignment does not fit in size_t. `huge_pages`: on the device's huge
+  // pages where it has them and the block is large enough (aclrtMalloc's huge-page policies).
+  virtual void* allocate(size_t bytes, size_t alignment, bool huge_pages) = 0;
   virtual void release(void* ptr) = 0;
   // Byte copy / fill between any two addresses of the given kind; ranges are valid.
   virtual void copy(void* dst, const void* src, size_t bytes, aclrtMemcpyKind kind) = 0;

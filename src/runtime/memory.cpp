@@ -48,7 +48,13 @@ bool valid_kind(const aclrtMemcpyKind& kind) {
   return value >= ACL_MEMCPY_HOST_TO_HOST && value <= ACL_MEMCPY_INTER_DEVICE_TO_DEVICE;
 }
 
-aclError allocate(void** ptr, size_t size, bool device, const char* api) {
+// Whether a policy asks for huge pages first or only (every policy but the NORMAL_ONLY ones).
+bool huge_pages(const aclrtMemMallocPolicy& policy) {
+  const unsigned kind = static_cast<uint32_t>(raw_enum(policy)) & 0xFFu;
+  return kind != ACL_MEM_MALLOC_NORMAL_ONLY && kind != ACL_MEM_MALLOC_NORMAL_ONLY_P2P;
+}
+
+aclError allocate(void** ptr, size_t size, bool device, bool huge, const char* api) {
   if (ptr == nullptr) return fail(ACL_ERROR_INVALID_PARAM, format("%s: output pointer is nullptr", api));
   if (size == 0) return fail(ACL_ERROR_INVALID_PARAM, format("%s: size is 0 (must be > 0)", api));
   if (size > kMaxAllocation) {
@@ -56,7 +62,7 @@ aclError allocate(void** ptr, size_t size, bool device, const char* api) {
                 format("%s: size %zu exceeds the largest possible allocation, %zu bytes (PTRDIFF_MAX)", api, size,
                        kMaxAllocation));
   }
-  void* memory = device_backend().allocate(size, kAlignment);
+  void* memory = device_backend().allocate(size, kAlignment, huge);
   if (memory == nullptr) return fail(ACL_ERROR_BAD_ALLOC, format("%s: out of memory allocating %zu bytes", api, size));
   AllocationTable& table = allocations();
   std::lock_guard<ForkSafeMutex> lock(table.mutex);
@@ -135,7 +141,7 @@ aclError aclrtMalloc(void** devPtr, size_t size, aclrtMemMallocPolicy policy) {
       return fail(ACL_ERROR_INVALID_PARAM, format("aclrtMalloc: policy %#x is not an aclrtMemMallocPolicy value",
                                                   static_cast<uint32_t>(raw_enum(policy))));
     }
-    return allocate(devPtr, size, true, "aclrtMalloc");
+    return allocate(devPtr, size, true, huge_pages(policy), "aclrtMalloc");
   });
 }
 
@@ -146,7 +152,7 @@ aclError aclrtFree(void* devPtr) {
 
 aclError aclrtMallocHost(void** hostPtr, size_t size) {
   return guard<aclError>("aclrtMallocHost", ACL_ERROR_BAD_ALLOC, ACL_ERROR_INTERNAL_ERROR,
-                         [&]() -> aclError { return allocate(hostPtr, size, false, "aclrtMallocHost"); });
+                         [&]() -> aclError { return allocate(hostPtr, size, false, false, "aclrtMallocHost"); });
 }
 
 aclError aclrtFreeHost(void* hostPtr) {
