@@ -2,6 +2,17 @@
 // worker threads, and operators run through the implementation lists on one shared compute thread.
 #include <sys/mman.h>
 
+#if defined(__SANITIZE_ADDRESS__)
+#define ACLNN_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ACLNN_ASAN 1
+#endif
+#endif
+#ifdef ACLNN_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
+
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -50,6 +61,11 @@ class HostBackend final : public DeviceBackend {
     void* block = std::aligned_alloc(alignment, rounded);
 #ifdef MADV_HUGEPAGE
     if (block != nullptr && huge) madvise(block, rounded, MADV_HUGEPAGE);  // (refused: the pages stay small)
+#endif
+#ifdef ACLNN_ASAN
+    // (AddressSanitizer sees the rounded size: the up to 2 MiB past the asked-for bytes stay unaddressable, so
+    // that an overrun of a tensor or a workspace is still reported)
+    if (block != nullptr && huge) ASAN_POISON_MEMORY_REGION(static_cast<char*>(block) + bytes, rounded - bytes);
 #endif
     return block;
   }
