@@ -274,6 +274,32 @@ TEST(Conversions, CopiedRowsAreExactAndStopAtTheirEnds) {
 #endif
 }
 
+TEST(Conversions, SplitRowsAreExactAndStopAtTheirEnds) {
+  // split_rows_avx2 (a stride-2 layer's rows into their even and odd columns): every bit pattern kept, counts
+  // around the blocks of 16 (odd ones too), nothing written past either output's count, and the last row
+  // ending the buffer at its last entry (under AddressSanitizer a read past it fails).
+  if (!f16c_conversions()) GTEST_SKIP() << "no F16C/AVX2 on this CPU (or ACLNN_CONVBWD_ISA=generic)";
+#ifdef ACLNN_HAVE_X86_KERNELS
+  std::mt19937 rng(12);
+  for (const int64_t n : {1, 2, 7, 8, 9, 15, 16, 17, 23, 24, 31, 32, 33, 56, 57}) {
+    const int64_t rows = 3, in_stride = n + 5, out_stride = n / 2 + 4;
+    std::vector<uint32_t> bits(static_cast<size_t>((rows - 1) * in_stride + n));
+    for (uint32_t& b : bits) b = static_cast<uint32_t>(rng());
+    std::vector<float> in(bits.size()), even(rows * out_stride, -1.0f), odd(even), want_even(even), want_odd(even);
+    std::memcpy(in.data(), bits.data(), bits.size() * sizeof(float));
+    split_rows_avx2(in.data(), in_stride, n, rows, even.data(), odd.data(), out_stride);
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t i = 0; 2 * i < n; ++i)
+        std::memcpy(&want_even[r * out_stride + i], &in[r * in_stride + 2 * i], sizeof(float));
+      for (int64_t i = 0; 2 * i + 1 < n; ++i)
+        std::memcpy(&want_odd[r * out_stride + i], &in[r * in_stride + 2 * i + 1], sizeof(float));
+    }
+    ASSERT_EQ(std::memcmp(even.data(), want_even.data(), even.size() * sizeof(float)), 0) << "n " << n;
+    ASSERT_EQ(std::memcmp(odd.data(), want_odd.data(), odd.size() * sizeof(float)), 0) << "n " << n;
+  }
+#endif
+}
+
 TEST(Conversions, RowsCutIntoVectorsLandInTheirSlots) {
   // rows_to_vectors_avx2 (small-group dY staging: vectors of 16 of several channels side by side):
   // FLOAT bits kept, FLOAT16/BF16 widened as the run conversions do, every vector of 16 at its

@@ -41,6 +41,11 @@ void copy_rows_avx2(const float* in, int64_t in_stride, int64_t n, int64_t rows,
 // entry 2(n - 1)): the even entries of rows (a stride-2 window's phase), 8 per shuffle, prefetched as
 // copy_rows_avx2 does.
 void copy_rows_even_avx2(const float* in, int64_t in_stride, int64_t n, int64_t rows, float* out, int64_t out_stride);
+// out_even[r * out_stride + i] = in[r * in_stride + 2i] for i < (n + 1) / 2, and out_odd[r * out_stride + i] =
+// in[r * in_stride + 2i + 1] for i < n / 2, r < rows (reading nothing past each row's entry n - 1): rows split into
+// their even and odd columns (a stride-2 layer's two column phases) in one pass, 8 of each per two loads.
+void split_rows_avx2(const float* in, int64_t in_stride, int64_t n, int64_t rows, float* out_even, float* out_odd,
+                     int64_t out_stride);
 // out[r * out_stride + i / 16 * vector_stride + i % 16] = in[r * in_stride + i] for r < rows, i < n:
 // rows cut into vectors of 16 that land `vector_stride` floats apart (several channels' vectors side
 // by side), row by row in memory order; FLOAT (`kind` 0), FLOAT16 (1) or BF16 (2) values widened.

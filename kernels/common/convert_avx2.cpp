@@ -162,6 +162,32 @@ void copy_rows_even_avx2(const float* in, int64_t in_stride, int64_t n, int64_t 
   }
 }
 
+void split_rows_avx2(const float* in, int64_t in_stride, int64_t n, int64_t rows, float* out_even, float* out_odd,
+                     int64_t out_stride) {
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  auto below = [&](int64_t count) { return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(count)), lane); };
+  // The entries of a (8) and b (8) in their even and odd columns: [a0 a2 b0 b2 | a4 a6 b4 b6] by shuffle, then the
+  // 64-bit pairs in order.
+  auto in_order = [](__m256 mixed) {
+    return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(mixed), _MM_SHUFFLE(3, 1, 2, 0)));
+  };
+  const int64_t tail = n % 16;  // the last entries of a row, read and written under masks
+  const __m256i a_lanes = below(tail), b_lanes = below(tail - 8);
+  const __m256i even_lanes = below((tail + 1) / 2), odd_lanes = below(tail / 2);
+  for (int64_t r = 0; r < rows; ++r, in += in_stride, out_even += out_stride, out_odd += out_stride) {
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+      const __m256 a = _mm256_loadu_ps(in + i), b = _mm256_loadu_ps(in + i + 8);
+      _mm256_storeu_ps(out_even + i / 2, in_order(_mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0))));
+      _mm256_storeu_ps(out_odd + i / 2, in_order(_mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1))));
+    }
+    if (tail == 0) continue;
+    const __m256 a = _mm256_maskload_ps(in + i, a_lanes), b = _mm256_maskload_ps(in + i + 8, b_lanes);
+    _mm256_maskstore_ps(out_even + i / 2, even_lanes, in_order(_mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0))));
+    _mm256_maskstore_ps(out_odd + i / 2, odd_lanes, in_order(_mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1))));
+  }
+}
+
 namespace {
 
 template <int kKind, typename In>
