@@ -23,7 +23,7 @@ struct Call {
             y_format = ACL_FORMAT_NCHW;
   Shape stride = {1, 1}, padding = {1, 1}, dilation = {1, 1}, output_padding = {0, 0}, kernel_size = {3, 3};
   bool transposed = false, with_bias = true, null_input = false, null_stride = false, null_output_padding = false;
-  bool null_workspace_size = false;
+  bool null_workspace_size = false, null_executor = false, null_kernel_size = false;
   int64_t groups = 2, pad = 1;
   int8_t cube_math_type = 0;
 };
@@ -55,6 +55,7 @@ Outcome run(Op op, const Call& c) {
   uint64_t size = 0;
   aclOpExecutor* executor = nullptr;
   uint64_t* size_out = c.null_workspace_size ? nullptr : &size;
+  aclOpExecutor** executor_out = c.null_executor ? nullptr : &executor;
   aclTensor* input = c.null_input ? nullptr : x.get();
   aclTensor* bias = c.with_bias ? b.get() : nullptr;
   aclnnStatus status = 0;
@@ -63,16 +64,16 @@ Outcome run(Op op, const Call& c) {
       status = aclnnConvolutionGetWorkspaceSize(input, w.get(), bias, c.null_stride ? nullptr : stride.get(),
                                                 padding.get(), dilation.get(), c.transposed,
                                                 c.null_output_padding ? nullptr : output_padding.get(), c.groups,
-                                                y.get(), c.cube_math_type, size_out, &executor);
+                                                y.get(), c.cube_math_type, size_out, executor_out);
       break;
     case Op::kTbc:
       status =
-          aclnnConvTbcGetWorkspaceSize(input, w.get(), bias, c.pad, y.get(), c.cube_math_type, size_out, &executor);
+          aclnnConvTbcGetWorkspaceSize(input, w.get(), bias, c.pad, y.get(), c.cube_math_type, size_out, executor_out);
       break;
     case Op::kDepthwise:
-      status = aclnnConvDepthwise2dGetWorkspaceSize(input, w.get(), kernel_size.get(), bias,
-                                                    c.null_stride ? nullptr : stride.get(), padding.get(),
-                                                    dilation.get(), y.get(), c.cube_math_type, size_out, &executor);
+      status = aclnnConvDepthwise2dGetWorkspaceSize(input, w.get(), c.null_kernel_size ? nullptr : kernel_size.get(),
+                                                    bias, c.null_stride ? nullptr : stride.get(), padding.get(),
+                                                    dilation.get(), y.get(), c.cube_math_type, size_out, executor_out);
       break;
   }
   if (status == 0) {
@@ -145,6 +146,9 @@ const Case kCases[] = {
      },
      kInvalid, "weight format NDHWC"},
     {"null_input", Op::kConvolution, [](Call& c) { c.null_input = true; }, kNull, "input is nullptr"},
+    // (FRACTAL_Z, the device's blocked weight layout, which CANN accepts for a direct 2-D weight: refused here)
+    {"fractal_z_weight", Op::kConvolution, [](Call& c) { c.w_format = ACL_FORMAT_FRACTAL_Z; }, kInvalid,
+     "weight format FRACTAL_Z"},
     {"null_stride_before_workspace", Op::kConvolution, [](Call& c) { c.null_stride = c.null_workspace_size = true; },
      kNull, "stride is nullptr"},
     {"null_output_padding_transposed", Op::kConvolution, [](Call& c) { transposed(c), c.null_output_padding = true; },
@@ -199,6 +203,12 @@ const Case kCases[] = {
        transposed(c), c.output_padding = {2, 1};
      },
      kInvalid, "outputPadding [2, 1]"},
+    // CANN's limit on a transposed layer's implied padding: (kernel - 1) * dilation - padding <= 255 (H: 2 * 129 - 1)
+    {"transposed_implied_padding", Op::kConvolution,
+     [](Call& c) {
+       transposed(c), c.dilation = {129, 1};
+     },
+     kInvalid, "(kernel - 1) * dilation - padding along H and W is 257 and 1"},
     {"output_shape_before_cube_math_type", Op::kConvolution,
      [](Call& c) {
        c.y = {2, 4, 5, 4}, c.cube_math_type = 9;
@@ -221,6 +231,9 @@ const Case kCases[] = {
        tbc(c), c.w = {3, 2, 4};
      },
      kInvalid, "self channels 3"},
+    {"tbc_null_workspace_size", Op::kTbc, [](Call& c) { tbc(c), c.null_workspace_size = true; }, kNull,
+     "workspaceSize is nullptr"},
+    {"tbc_null_executor", Op::kTbc, [](Call& c) { tbc(c), c.null_executor = true; }, kNull, "executor is nullptr"},
     {"tbc_pad_negative", Op::kTbc, [](Call& c) { tbc(c), c.pad = -1; }, kInvalid, "pad -1"},
     {"tbc_output_before_cube_math_type", Op::kTbc,
      [](Call& c) {
@@ -234,6 +247,19 @@ const Case kCases[] = {
        depthwise(c), c.kernel_size = {3, 2}, c.null_input = true;
      },
      kInvalid, "kernelSize [3, 2]"},
+    {"depthwise_null_kernel_size", Op::kDepthwise, [](Call& c) { depthwise(c), c.null_kernel_size = true; }, kNull,
+     "kernelSize is nullptr"},
+    {"depthwise_kernel_size_length", Op::kDepthwise,
+     [](Call& c) {
+       depthwise(c), c.kernel_size = {3, 3, 1};
+     },
+     kInvalid, "kernelSize [3, 3, 1] has 3 values"},
+    // (an NCL weight's kernel is not compared with kernelSize, as in CANN: the format check refuses it next)
+    {"depthwise_ncl_weight_skips_kernel_size", Op::kDepthwise,
+     [](Call& c) {
+       depthwise(c), c.w_format = ACL_FORMAT_NCL, c.kernel_size = {5, 5};
+     },
+     kInvalid, "weight format NCL"},
     {"depthwise_null_self", Op::kDepthwise, [](Call& c) { depthwise(c), c.null_input = true; }, kNull,
      "self is nullptr"},
     {"depthwise_bias_dtype", Op::kDepthwise, [](Call& c) { depthwise(c), c.b_dtype = ACL_FLOAT16; }, kInvalid,

@@ -133,7 +133,8 @@ Check check_formats(const ConvolutionArgs& a) {
       return bad("weight", *a.weight, "NCL or ND");
   } else if (rank == 4) {
     if (!a.transposed && a.weight->format == ACL_FORMAT_FRACTAL_Z)
-      return invalid("weight format FRACTAL_Z is an internal format of the 310P only: expected NCHW");
+      return invalid(
+          "weight format FRACTAL_Z (the device's blocked weight layout) is not supported here: expected NCHW");
     // (a direct convolution's weight is checked first)
     const std::pair<const char*, const aclTensor*> direct[] = {
         {"weight", a.weight}, {"input", a.input}, {"output", a.output}};
