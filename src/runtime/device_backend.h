@@ -52,7 +52,8 @@ class DeviceBackend {
   // `bytes` rounded up to the alignment does not fit in size_t. `huge_pages`: on the device's huge
   // pages where it has them and the block is large enough (aclrtMalloc's huge-page policies).
   virtual void* allocate(size_t bytes, size_t alignment, bool huge_pages) = 0;
-  virtual void release(void* ptr) = 0;
+  // Releases a block allocate() returned, given the bytes and the huge-page wish it was asked for with.
+  virtual void release(void* ptr, size_t bytes, bool huge_pages) = 0;
   // Byte copy / fill between any two addresses of the given kind; ranges are valid.
   virtual void copy(void* dst, const void* src, size_t bytes, aclrtMemcpyKind kind) = 0;
   virtual void fill(void* dst, uint8_t value, size_t bytes) = 0;

@@ -48,28 +48,22 @@ class HostBackend final : public DeviceBackend {
   uint32_t device_count() const override { return 1; }
 
   void* allocate(size_t bytes, size_t alignment, bool huge_pages) override {
-    // A block of a huge page or more asked for on huge pages: whole huge pages from a boundary, and
-    // Linux asked to back them with transparent huge pages (a hint: with THP off they stay 4 KiB
-    // pages). The kernels read tensors of megabytes a plane of each channel at a time; on 4 KiB pages
-    // nearly every plane is a TLB miss of its own.
-    const bool huge = huge_pages && bytes >= kHugePage;
-    if (huge) alignment = kHugePage;
+    if (huge_pages && bytes >= kHugePage) return allocate_huge(bytes);
     // aligned_alloc takes a multiple of the alignment; a size that cannot be rounded up has no block.
     size_t rounded;
     if (__builtin_add_overflow(bytes, alignment - 1, &rounded)) return nullptr;
-    rounded -= rounded % alignment;
-    void* block = std::aligned_alloc(alignment, rounded);
-#ifdef MADV_HUGEPAGE
-    if (block != nullptr && huge) madvise(block, rounded, MADV_HUGEPAGE);  // (refused: the pages stay small)
-#endif
-#ifdef ACLNN_ASAN
-    // (AddressSanitizer sees the rounded size: the up to 2 MiB past the asked-for bytes stay unaddressable, so
-    // that an overrun of a tensor or a workspace is still reported)
-    if (block != nullptr && huge) ASAN_POISON_MEMORY_REGION(static_cast<char*>(block) + bytes, rounded - bytes);
-#endif
-    return block;
+    return std::aligned_alloc(alignment, rounded - rounded % alignment);
   }
-  void release(void* ptr) override { std::free(ptr); }
+  void release(void* ptr, size_t bytes, bool huge_pages) override {
+#ifndef ACLNN_ASAN
+    if (huge_pages && bytes >= kHugePage) {
+      munmap(ptr, whole_huge_pages(bytes));
+      return;
+    }
+#endif
+    (void)bytes, (void)huge_pages;
+    std::free(ptr);
+  }
   void copy(void* dst, const void* src, size_t bytes, aclrtMemcpyKind) override { std::memmove(dst, src, bytes); }
   void fill(void* dst, uint8_t value, size_t bytes) override { std::memset(dst, value, bytes); }
 
@@ -94,6 +88,36 @@ class HostBackend final : public DeviceBackend {
   }
 
  private:
+  // A block of a huge page or more asked for on huge pages: whole huge pages from a boundary, in a mapping of
+  // its own, and Linux asked to back them with transparent huge pages (a hint: with THP off they stay base
+  // pages). The kernels read tensors of megabytes a plane of each channel at a time; on 4 KiB pages nearly
+  // every plane is a TLB miss of its own. (Its own mapping: the hint ends with the block, where on the C heap
+  // it would stay on memory that later small allocations reuse.)
+  static void* allocate_huge(size_t bytes) {
+    const size_t rounded = whole_huge_pages(bytes);
+#ifdef ACLNN_ASAN
+    // (under AddressSanitizer from its heap, the bytes past the asked-for ones unaddressable, so that an overrun
+    // of a tensor or a workspace is still reported)
+    void* block = std::aligned_alloc(kHugePage, rounded);
+    if (block != nullptr) ASAN_POISON_MEMORY_REGION(static_cast<char*>(block) + bytes, rounded - bytes);
+#else
+    // (a huge page more than the block, to find its boundary in; the rest unmapped)
+    void* mapped = mmap(nullptr, rounded + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mapped == MAP_FAILED) return nullptr;
+    const uintptr_t at = reinterpret_cast<uintptr_t>(mapped);
+    const uintptr_t begin = (at + kHugePage - 1) & ~uintptr_t{kHugePage - 1};
+    if (begin > at) munmap(mapped, begin - at);
+    if (begin + rounded < at + rounded + kHugePage)
+      munmap(reinterpret_cast<void*>(begin + rounded), at + rounded + kHugePage - (begin + rounded));
+    void* block = reinterpret_cast<void*>(begin);
+#endif
+#ifdef MADV_HUGEPAGE
+    if (block != nullptr) madvise(block, rounded, MADV_HUGEPAGE);  // (refused: the pages stay small)
+#endif
+    return block;
+  }
+  // bytes rounded up to whole huge pages (memory.cpp refuses sizes past PTRDIFF_MAX first: no wrap).
+  static size_t whole_huge_pages(size_t bytes) { return (bytes + kHugePage - 1) / kHugePage * kHugePage; }
   static ComputeThread& compute() {
     static ComputeThread* thread = new ComputeThread();  // never destroyed: its thread outlives statics
     return *thread;

@@ -19,11 +19,16 @@ constexpr size_t kAlignment = 64;
 // defined). Below it, rounding a size up to kAlignment cannot wrap.
 constexpr size_t kMaxAllocation = PTRDIFF_MAX;
 
-// Live allocations by address, so frees of foreign or stale pointers are reported, not executed.
+// Live allocations by address, so frees of foreign or stale pointers are reported, not executed; with
+// what the backend needs to release each.
+struct Block {
+  size_t size;
+  bool huge_pages;
+};
 struct AllocationTable {
   ForkSafeMutex mutex{ForkStage::kAllocations};
-  std::map<void*, size_t> device;
-  std::map<void*, size_t> host;
+  std::map<void*, Block> device;
+  std::map<void*, Block> host;
 };
 
 AllocationTable& allocations() {
@@ -66,7 +71,7 @@ aclError allocate(void** ptr, size_t size, bool device, bool huge, const char* a
   if (memory == nullptr) return fail(ACL_ERROR_BAD_ALLOC, format("%s: out of memory allocating %zu bytes", api, size));
   AllocationTable& table = allocations();
   std::lock_guard<ForkSafeMutex> lock(table.mutex);
-  (device ? table.device : table.host)[memory] = size;
+  (device ? table.device : table.host)[memory] = Block{size, huge};
   *ptr = memory;
   return ACL_SUCCESS;
 }
@@ -74,6 +79,7 @@ aclError allocate(void** ptr, size_t size, bool device, bool huge, const char* a
 aclError release(void* ptr, bool device, const char* api) {
   if (ptr == nullptr) return fail(ACL_ERROR_INVALID_PARAM, format("%s: pointer is nullptr", api));
   AllocationTable& table = allocations();
+  Block block{};
   {
     std::lock_guard<ForkSafeMutex> lock(table.mutex);
     auto& live = device ? table.device : table.host;
@@ -82,9 +88,10 @@ aclError release(void* ptr, bool device, const char* api) {
       return fail(ACL_ERROR_INVALID_PARAM, format("%s: %p was not returned by %s or was already freed", api, ptr,
                                                   device ? "aclrtMalloc" : "aclrtMallocHost"));
     }
+    block = found->second;
     live.erase(found);
   }
-  device_backend().release(ptr);
+  device_backend().release(ptr, block.size, block.huge_pages);
   return ACL_SUCCESS;
 }
 
