@@ -13,6 +13,9 @@
 #include <sanitizer/asan_interface.h>
 #endif
 
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -48,7 +51,7 @@ class HostBackend final : public DeviceBackend {
   uint32_t device_count() const override { return 1; }
 
   void* allocate(size_t bytes, size_t alignment, bool huge_pages) override {
-    if (huge_pages && bytes >= kHugePage) return allocate_huge(bytes);
+    if (huge_pages && bytes >= kHugePage) return allocate_huge(bytes, std::max(alignment, kHugePage));
     // aligned_alloc takes a multiple of the alignment; a size that cannot be rounded up has no block.
     size_t rounded;
     if (__builtin_add_overflow(bytes, alignment - 1, &rounded)) return nullptr;
@@ -93,22 +96,23 @@ class HostBackend final : public DeviceBackend {
   // pages). The kernels read tensors of megabytes a plane of each channel at a time; on 4 KiB pages nearly
   // every plane is a TLB miss of its own. (Its own mapping: the hint ends with the block, where on the C heap
   // it would stay on memory that later small allocations reuse.)
-  static void* allocate_huge(size_t bytes) {
+  static void* allocate_huge(size_t bytes, size_t boundary) {
+    if (bytes > kMaxBytes || boundary > kMaxBytes) return nullptr;  // (no object is that large: no wrap below)
     const size_t rounded = whole_huge_pages(bytes);
 #ifdef ACLNN_ASAN
     // (under AddressSanitizer from its heap, the bytes past the asked-for ones unaddressable, so that an overrun
     // of a tensor or a workspace is still reported)
-    void* block = std::aligned_alloc(kHugePage, rounded);
+    void* block = std::aligned_alloc(boundary, (rounded + boundary - 1) / boundary * boundary);
     if (block != nullptr) ASAN_POISON_MEMORY_REGION(static_cast<char*>(block) + bytes, rounded - bytes);
 #else
-    // (a huge page more than the block, to find its boundary in; the rest unmapped)
-    void* mapped = mmap(nullptr, rounded + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    // (a boundary's more than the block, to find the boundary in; the rest unmapped)
+    void* mapped = mmap(nullptr, rounded + boundary, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (mapped == MAP_FAILED) return nullptr;
     const uintptr_t at = reinterpret_cast<uintptr_t>(mapped);
-    const uintptr_t begin = (at + kHugePage - 1) & ~uintptr_t{kHugePage - 1};
+    const uintptr_t begin = (at + boundary - 1) & ~uintptr_t{boundary - 1};
     if (begin > at) munmap(mapped, begin - at);
-    if (begin + rounded < at + rounded + kHugePage)
-      munmap(reinterpret_cast<void*>(begin + rounded), at + rounded + kHugePage - (begin + rounded));
+    if (begin + rounded < at + rounded + boundary)
+      munmap(reinterpret_cast<void*>(begin + rounded), at + rounded + boundary - (begin + rounded));
     void* block = reinterpret_cast<void*>(begin);
 #endif
 #ifdef MADV_HUGEPAGE
@@ -116,7 +120,8 @@ class HostBackend final : public DeviceBackend {
 #endif
     return block;
   }
-  // bytes rounded up to whole huge pages (memory.cpp refuses sizes past PTRDIFF_MAX first: no wrap).
+  static constexpr size_t kMaxBytes = PTRDIFF_MAX;
+  // bytes rounded up to whole huge pages (bytes at most kMaxBytes: no wrap).
   static size_t whole_huge_pages(size_t bytes) { return (bytes + kHugePage - 1) / kHugePage * kHugePage; }
   static ComputeThread& compute() {
     static ComputeThread* thread = new ComputeThread();  // never destroyed: its thread outlives statics
