@@ -114,6 +114,7 @@ TEST(Runtime, MallocIsAlignedAndTracked) {
   EXPECT_EQ(aclrtMallocHost(&host, 0), ACL_ERROR_INVALID_PARAM);
 }
 
+#if defined(__linux__) && defined(__x86_64__)  // (qemu-user, which runs the aarch64 tests, ignores the hint)
 // The VmFlags line of the mapping of this process that holds `address` (/proc/self/smaps), or "".
 std::string mapping_flags(const void* address) {
   std::ifstream smaps("/proc/self/smaps");
@@ -129,6 +130,7 @@ std::string mapping_flags(const void* address) {
   }
   return "";
 }
+#endif
 
 // The huge-page policies put a block of 2 MiB or more on a 2 MiB boundary and ask Linux for transparent
 // huge pages (its mapping then carries the "hg" flag); NORMAL_ONLY blocks keep 64-byte alignment.
@@ -141,7 +143,7 @@ TEST(Runtime, MallocHugePagePoliciesAlignLargeBlocksToHugePages) {
     ASSERT_EQ(aclrtMalloc(&block, 3 * kHugePage / 2 + 5, policy), ACL_SUCCESS);
     EXPECT_EQ(reinterpret_cast<uintptr_t>(block) % kHugePage, 0u) << policy;
     std::memset(block, 0x5A, 3 * kHugePage / 2 + 5);
-#if defined(__linux__) && defined(__x86_64__)  // (qemu-user, which runs the aarch64 tests, ignores the hint)
+#if defined(__linux__) && defined(__x86_64__)
     if (access("/sys/kernel/mm/transparent_hugepage/enabled", F_OK) == 0) {
       const std::string flags = mapping_flags(block);
       if (!flags.empty()) {  // (none where smaps shows no VmFlags)
