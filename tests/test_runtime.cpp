@@ -152,6 +152,10 @@ TEST(Runtime, MallocHugePagePoliciesAlignLargeBlocksToHugePages) {
     }
 #endif
     EXPECT_EQ(aclrtFree(block), ACL_SUCCESS);
+#if defined(__linux__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
+    // (a mapping of its own, gone with the block: nothing maps its address any more)
+    EXPECT_EQ(mapping_flags(block), "") << "block not unmapped by aclrtFree";
+#endif
   }
   void* small = nullptr;  // below a huge page: the usual alignment, no rounding up
   ASSERT_EQ(aclrtMalloc(&small, kHugePage - 1, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
@@ -162,6 +166,10 @@ TEST(Runtime, MallocHugePagePoliciesAlignLargeBlocksToHugePages) {
     ASSERT_EQ(aclrtMalloc(&normal, 3 * kHugePage, policy), ACL_SUCCESS);
     EXPECT_EQ(reinterpret_cast<uintptr_t>(normal) % 64, 0u);
     std::memset(normal, 0x5A, 3 * kHugePage);
+#if defined(__linux__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
+    // (no huge-page hint: the C heap's, or its own mapping's, without the hg flag)
+    EXPECT_EQ(mapping_flags(normal).find(" hg "), std::string::npos) << policy;
+#endif
     EXPECT_EQ(aclrtFree(normal), ACL_SUCCESS);
   }
   EXPECT_EQ(aclrtFree(small), ACL_SUCCESS);

@@ -51,21 +51,18 @@ class HostBackend final : public DeviceBackend {
   uint32_t device_count() const override { return 1; }
 
   void* allocate(size_t bytes, size_t alignment, bool huge_pages) override {
-    if (huge_pages && bytes >= kHugePage) return allocate_huge(bytes, std::max(alignment, kHugePage));
+    if (on_huge_pages(bytes, huge_pages)) return allocate_huge(bytes, std::max(alignment, kHugePage));
     // aligned_alloc takes a multiple of the alignment; a size that cannot be rounded up has no block.
     size_t rounded;
     if (__builtin_add_overflow(bytes, alignment - 1, &rounded)) return nullptr;
     return std::aligned_alloc(alignment, rounded - rounded % alignment);
   }
   void release(void* ptr, size_t bytes, bool huge_pages) override {
-#ifndef ACLNN_ASAN
-    if (huge_pages && bytes >= kHugePage) {
+    if (on_huge_pages(bytes, huge_pages) && !kHugeFromHeap) {
       munmap(ptr, whole_huge_pages(bytes));
-      return;
+    } else {
+      std::free(ptr);
     }
-#endif
-    (void)bytes, (void)huge_pages;
-    std::free(ptr);
   }
   void copy(void* dst, const void* src, size_t bytes, aclrtMemcpyKind) override { std::memmove(dst, src, bytes); }
   void fill(void* dst, uint8_t value, size_t bytes) override { std::memset(dst, value, bytes); }
@@ -121,6 +118,14 @@ class HostBackend final : public DeviceBackend {
     return block;
   }
   static constexpr size_t kMaxBytes = PTRDIFF_MAX;
+  // Whether allocate() gives a block its huge pages (allocate_huge), and where from: a mapping of its own, or
+  // under AddressSanitizer its heap.
+  static bool on_huge_pages(size_t bytes, bool huge_pages) { return huge_pages && bytes >= kHugePage; }
+#ifdef ACLNN_ASAN
+  static constexpr bool kHugeFromHeap = true;
+#else
+  static constexpr bool kHugeFromHeap = false;
+#endif
   // bytes rounded up to whole huge pages (bytes at most kMaxBytes: no wrap).
   static size_t whole_huge_pages(size_t bytes) { return (bytes + kHugePage - 1) / kHugePage * kHugePage; }
   static ComputeThread& compute() {
