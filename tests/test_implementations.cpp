@@ -4,6 +4,7 @@
 // bit-identical results for any thread budget, and for a workspace at any address.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -29,6 +30,16 @@
 
 namespace aclnn_cpu {
 namespace {
+
+// (Tests here set the choice settings for their own checks: each next test gets back the forced one.)
+[[maybe_unused]] const bool kChoiceSettingsRestored = testing_support::restore_choice_settings();
+
+// BF16 inputs on the float kernels, on any CPU and under any forced setting: neither VDPBF16PS's pair
+// products nor AMX tiles (the CPU's, or their emulation) take them.
+void bf16_on_float_kernels() {
+  setenv("ACLNN_CONVBWD_BF16_DOT", "0", 1);
+  setenv("ACLNN_CONVBWD_AMX", "0", 1);
+}
 
 // kTimeMajor: channels innermost, then samples, then positions (ConvTbc's T x B x C for a 1-D layer).
 enum class Layout { kDense, kChannelsLast, kGapped, kTimeMajor };
@@ -702,8 +713,8 @@ TEST(Implementations, EveryInstructionSetMatchesTheReference) {
 
 TEST(Implementations, FusedInstructionSetsGiveIdenticalBits) {
   if (detected_isa() < Isa::kAvx512) GTEST_SKIP() << "needs AVX-512 and AVX2 to compare";
-  setenv("ACLNN_CONVBWD_BF16_DOT", "0", 1);  // the float kernels (bf16 pair products: BF16PairProducts)
-  for (const Case& c : cases()) {            // (cases outermost: each case's inputs are generated once)
+  bf16_on_float_kernels();         // the float kernels (bf16 pair products: BF16PairProducts)
+  for (const Case& c : cases()) {  // (cases outermost: each case's inputs are generated once)
     for (const char* name : kPerIsa) {
       if (!runs_there(name, c)) continue;
       for (const Variant& v : variants_for(name)) {
@@ -727,7 +738,7 @@ TEST(Implementations, FusedInstructionSetsGiveIdenticalBits) {
 // same bits, and the reference's values. (The dense FLOAT16 layout is in no other variant list.)
 TEST(Implementations, NarrowedResultsMatchTheStoredOnes) {
   if (detected_isa() < Isa::kAvx512) GTEST_SKIP() << "needs AVX-512 and AVX2 to compare";
-  setenv("ACLNN_CONVBWD_BF16_DOT", "0", 1);  // the float kernels
+  bf16_on_float_kernels();  // the float kernels
   const Variant half_dense{"float16_dense", ACL_FLOAT16, Layout::kDense, MathMode::kFull};
   for (const Case& c : cases()) {
     if (std::string(c.name) != "flipped_pointwise") continue;
@@ -752,7 +763,7 @@ TEST(Implementations, NarrowedResultsMatchTheStoredOnes) {
 // backward-data GEMM would pack once per sample (the stem's). The same bits as the staged, packed or
 // copied paths, which a gapped view of the same values takes, and within a rounding of the reference.
 TEST(Implementations, SixteenBitRowsGiveTheStagedBits) {
-  setenv("ACLNN_CONVBWD_BF16_DOT", "0", 1);  // the float kernels
+  bf16_on_float_kernels();  // the float kernels
   std::set<std::string> in_place_cases;
   for (const Case& c : cases()) {
     for (int32_t dtype : {ACL_FLOAT16, ACL_BF16}) {
@@ -782,7 +793,7 @@ TEST(Implementations, SixteenBitRowsGiveTheStagedBits) {
 // element staged, as the kernel reads the 16 bits below each entry): the same bits as the staged path
 // that a gapped view of the same values takes, for any thread count, within a rounding of the reference.
 TEST(Implementations, Bf16SourceRowsInPlaceGiveTheStagedBits) {
-  setenv("ACLNN_CONVBWD_BF16_DOT", "0", 1);  // the float kernels
+  bf16_on_float_kernels();  // the float kernels
   const Variant dense{"bf16_dense", ACL_BF16, Layout::kDense, MathMode::kFull};
   const Variant gapped{"bf16_gapped", ACL_BF16, Layout::kGapped, MathMode::kFull};
   int in_place_cases = 0;
@@ -812,7 +823,7 @@ TEST(Implementations, Bf16SourceRowsInPlaceGiveTheStagedBits) {
 // float dW that a gapped view of the same values takes at 1 (EachMatchesTheReference checks BF16's dense
 // and FLOAT16's gapped results against the reference); each kind among the cases.
 TEST(Implementations, SixteenBitWeightGradientRoundedByBlocks) {
-  setenv("ACLNN_CONVBWD_BF16_DOT", "0", 1);  // the float kernels (pair products are transposed ones)
+  bf16_on_float_kernels();  // the float kernels (pair products are transposed ones)
   std::set<std::string> kinds;
   for (const Case& c : cases()) {
     for (int32_t dtype : {ACL_FLOAT16, ACL_BF16}) {
@@ -1133,7 +1144,7 @@ TEST(Implementations, ForwardGradInputBooksNoWholeFloatResult) {
 // plan for the same dW with a gap after its first dim (not dense: staged whole) does.
 TEST(Implementations, TransposedSixteenBitWeightGradientBooksNoFloatCopy) {
   for (const int32_t dtype : {ACL_BF16, ACL_FLOAT16}) {
-    setenv("ACLNN_CONVBWD_BF16_DOT", "0", 1);
+    bf16_on_float_kernels();
     ConvProblem p;
     p.geometry = geometry(1, 1, 64, 32, {64, 64}, {3, 3}, {1, 1}, {1, 1}, {1, 1});
     const ConvGeometry& g = p.geometry;
@@ -1266,7 +1277,16 @@ TEST(Implementations, DefaultChoice) {
     if (std::string(c.name).rfind("direct", 0) != 0) continue;
     EXPECT_EQ(run("", c, kVariants[0], 1, 1).chosen[0], c.transposed && !flippable(c.g) ? "direct_forward" : "direct")
         << c.name;
-    EXPECT_EQ(run("", c, kVariants[4], 1, 1).family[0], amx_tiles() != AmxTiles::kNone ? "gemm" : "direct") << c.name;
+    // Where the CPU (or a forced setting) multiplies BF16 in pairs, the direct kernels leave the layer to
+    // the GEMM entry with pair products that takes it: gemm_forward_windows for a transposed layer,
+    // gemm_flipped_windows or gemm_col2im's pair products for a direct one. Whether that entry takes the
+    // layer is asked of the entry itself (forced first in its list), never assumed from the CPU.
+    const char* gemm = c.transposed ? "gemm_forward_windows" : "gemm_flipped_windows";
+    const bool gemm_takes = run(gemm, c, kVariants[4], 1, 1, 0, kNoPoison, 7, true).chosen[0] == gemm ||
+                            (!c.transposed && col2im_pair_products_fit(c.g));
+    const bool pairs = amx_tiles() != AmxTiles::kNone;
+    EXPECT_EQ(run("", c, kVariants[4], 1, 1).family[0], pairs && gemm_takes ? "gemm" : "direct")
+        << c.name << " (pair products " << (pairs ? "on" : "off") << ")";
   }
   for (const Case& c : cases()) {  // the other small-group cases: the small-group kernels
     if (std::string(c.name).rfind("small_group", 0) != 0) continue;
@@ -1372,7 +1392,7 @@ TEST(Implementations, BitIdenticalForAnyThreadBudget) {
 // rows) apart across the chunks' edges. (The float kernels: BF16 pair products read the user's BF16
 // rows per sample instead.)
 TEST(Implementations, TimeMajorRowsAsOneMatrix) {
-  setenv("ACLNN_CONVBWD_BF16_DOT", "0", 1);
+  bf16_on_float_kernels();
   std::vector<Case> time_major_cases;
   for (const Case& c : cases()) {
     if (std::string(c.name).rfind("channels_last", 0) == 0) time_major_cases.push_back(c);

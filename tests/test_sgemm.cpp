@@ -15,9 +15,13 @@
 #include "kernels/common/cpu_isa.h"
 #include "kernels/gemm/microkernel.h"
 #include "kernels/gemm/sgemm.h"
+#include "support/env.h"
 
 namespace aclnn_cpu {
 namespace {
+
+// (Tests here set the choice settings for their own checks: each next test gets back the forced one.)
+[[maybe_unused]] const bool kChoiceSettingsRestored = testing_support::restore_choice_settings();
 
 std::vector<Isa> runnable_isas() {
   std::vector<Isa> isas;

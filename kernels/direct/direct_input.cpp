@@ -35,9 +35,8 @@
 
 namespace aclnn_cpu {
 
-extern const ConvImpl kGemmFlippedWindowsInputGrad;    // kernels/gemm/gemm_forward.cpp
-extern const ConvImpl kGemmForwardWindowsInputGrad;    // kernels/gemm/gemm_forward.cpp
-bool col2im_pair_products_fit(const ConvGeometry& g);  // kernels/gemm/gemm_col2im.cpp
+extern const ConvImpl kGemmFlippedWindowsInputGrad;  // kernels/gemm/gemm_forward.cpp
+extern const ConvImpl kGemmForwardWindowsInputGrad;  // kernels/gemm/gemm_forward.cpp
 
 namespace {
 

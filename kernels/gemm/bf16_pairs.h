@@ -16,6 +16,9 @@ namespace aclnn_cpu {
 // 2), else kNone. Read at phase 1.
 AmxTiles amx_pair_products(const View5& a, const View5& b, MathMode math);
 
+// Whether gemm_col2im's pair products fit a direct layer of geometry g (kernels/gemm/gemm_col2im.cpp).
+bool col2im_pair_products_fit(const ConvGeometry& g);
+
 // The BF16 nearest to a float (ties to even, NaNs quiet; the float copy of a BF16 input converts
 // back exactly).
 inline uint16_t bf16_bits(float value) {

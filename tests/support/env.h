@@ -37,4 +37,38 @@ inline std::string verbose_lines(const std::function<void()>& body) {
   return lines;
 }
 
+// The settings that force a choice (ACLNN_CONVBWD_ISA, _AMX, _BF16_DOT), put back as the process
+// started with after every test: tests that set them for their own checks then leave the next test
+// the setting that ctest forces (tests/CMakeLists.txt, the `_choices_` runs). Register once per test
+// program, from a namespace-scope initializer: `const bool kRestored = restore_choice_settings();`.
+class RestoreChoiceSettings : public ::testing::EmptyTestEventListener {
+ public:
+  RestoreChoiceSettings() {
+    for (int i = 0; i < kCount; ++i) {
+      const char* value = std::getenv(kNames[i]);
+      set_[i] = value != nullptr;
+      values_[i] = set_[i] ? value : "";
+    }
+  }
+  void OnTestEnd(const ::testing::TestInfo&) override {
+    for (int i = 0; i < kCount; ++i) {
+      if (set_[i]) {
+        setenv(kNames[i], values_[i].c_str(), 1);
+      } else {
+        unsetenv(kNames[i]);
+      }
+    }
+  }
+
+ private:
+  static constexpr int kCount = 3;
+  static constexpr const char* kNames[kCount] = {"ACLNN_CONVBWD_ISA", "ACLNN_CONVBWD_AMX", "ACLNN_CONVBWD_BF16_DOT"};
+  bool set_[kCount] = {};
+  std::string values_[kCount];
+};
+inline bool restore_choice_settings() {
+  ::testing::UnitTest::GetInstance()->listeners().Append(new RestoreChoiceSettings);
+  return true;
+}
+
 }  // namespace testing_support
