@@ -1,5 +1,6 @@
 #include "conv/check.h"
 
+#include <cstddef>
 #include <cstdint>
 
 #include "aclnn/opdev/op_errno.h"
@@ -64,16 +65,40 @@ Check check_accessible(const char* api, const char* name, const aclTensor& tenso
     overflow |= __builtin_mul_overflow(tensor.view_shape[i] - 1, tensor.strides[i], &reach);
     overflow |= __builtin_add_overflow(reach < 0 ? lowest : highest, reach, reach < 0 ? &lowest : &highest);
   }
+  if (overflow) {
+    return fail_check(ACLNN_ERR_PARAM_INVALID, api,
+                      format("%s view (shape %s, strides %s, offset %lld) reaches elements past the int64 range: a "
+                             "view's elements must be numbered within int64",
+                             name, to_string(tensor.view_shape).c_str(), to_string(tensor.strides).c_str(),
+                             static_cast<long long>(tensor.offset)));
+  }
   // A tensor created without a storage shape has no known extent: only the lower bound is checked.
+  bool storage_overflow = false;
   int64_t storage = tensor.storage_shape.empty() ? INT64_MAX : 1;
-  for (int64_t size : tensor.storage_shape) overflow |= size < 0 || __builtin_mul_overflow(storage, size, &storage);
-  if (overflow || lowest < 0 || highest >= storage) {
+  for (int64_t size : tensor.storage_shape) {
+    storage_overflow |= size < 0 || __builtin_mul_overflow(storage, size, &storage);
+  }
+  if (storage_overflow || lowest < 0 || highest >= storage) {
     return fail_check(ACLNN_ERR_PARAM_INVALID, api,
                       format("%s view (shape %s, strides %s, offset %lld) reaches elements [%lld, %lld] outside its "
                              "storage shape %s",
                              name, to_string(tensor.view_shape).c_str(), to_string(tensor.strides).c_str(),
                              static_cast<long long>(tensor.offset), static_cast<long long>(lowest),
                              static_cast<long long>(highest), to_string(tensor.storage_shape).c_str()));
+  }
+  // The bytes from the data address to past the last element must fit a pointer difference: a view
+  // reaching further would have its addresses wrap (onto another tensor) or its offsets overflow.
+  const auto element = static_cast<int64_t>(dtype_size(tensor.dtype));
+  int64_t end_byte = 0;
+  if (__builtin_mul_overflow(highest + 1, element, &end_byte) || end_byte > PTRDIFF_MAX) {
+    return fail_check(
+        ACLNN_ERR_PARAM_INVALID, api,
+        format("%s view (shape %s, strides %s, offset %lld) reaches element %lld of %lld bytes (%s), "
+               "more than PTRDIFF_MAX (%lld) bytes past its data address: a view's bytes must fit the "
+               "address space",
+               name, to_string(tensor.view_shape).c_str(), to_string(tensor.strides).c_str(),
+               static_cast<long long>(tensor.offset), static_cast<long long>(highest), static_cast<long long>(element),
+               dtype_name(tensor.dtype), static_cast<long long>(PTRDIFF_MAX)));
   }
   return Check{};
 }

@@ -77,7 +77,11 @@ bool runs_of(const aclTensor& t, std::vector<Span>& runs) {
   return true;
 }
 
-std::string hex(Address address) { return format("0x%llx", static_cast<unsigned long long>(address)); }
+// (Addresses past the 64-bit space, of views that would wrap, print with their high digits.)
+std::string hex(Address address) {
+  const auto high = static_cast<unsigned long long>(address >> 64), low = static_cast<unsigned long long>(address);
+  return high == 0 ? format("0x%llx", low) : format("0x%llx%016llx", high, low);
+}
 
 }  // namespace
 
@@ -122,6 +126,16 @@ Refusal phase2_refusal(const std::vector<UsedTensor>& used) {
                      t.name, t.tensor->data, element, dtype_name(t.tensor->dtype))};
     }
   }
+  for (const UsedTensor& t : used) {  // (phase 1 bounds the bytes past the data address by PTRDIFF_MAX)
+    if (is_empty(*t.tensor)) continue;
+    const Span span = span_of(*t.tensor);
+    if (span.end > static_cast<Address>(UINTPTR_MAX) + 1) {
+      return {ACLNN_ERR_PARAM_INVALID,
+              format("%s (bytes [%s, %s)) ends past the address space from data address %p: a view's bytes may not "
+                     "wrap around it",
+                     t.name, hex(span.begin).c_str(), hex(span.end).c_str(), t.tensor->data)};
+    }
+  }
   for (size_t i = 0; i < used.size(); ++i) {
     const UsedTensor& out = used[i];
     if (!out.output || is_empty(*out.tensor)) continue;
@@ -131,10 +145,10 @@ Refusal phase2_refusal(const std::vector<UsedTensor>& used) {
       if (!tensors_share_memory(*out.tensor, *other.tensor)) continue;
       const Span a = span_of(*out.tensor), b = span_of(*other.tensor);
       return {ACLNN_ERR_PARAM_INVALID,
-              format("%s (bytes [%s, %s)) shares memory with %s %s (bytes [%s, %s)): an output may not overlap an "
+              format("%s (bytes [%s, %s)) shares memory with %s (bytes [%s, %s), %s): an output may not overlap an "
                      "input or another output",
-                     out.name, hex(a.begin).c_str(), hex(a.end).c_str(), other.output ? "output" : "input", other.name,
-                     hex(b.begin).c_str(), hex(b.end).c_str())};
+                     out.name, hex(a.begin).c_str(), hex(a.end).c_str(), other.name, hex(b.begin).c_str(),
+                     hex(b.end).c_str(), other.output ? "another output" : "an input")};
     }
   }
   return {};

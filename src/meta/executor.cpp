@@ -1,5 +1,6 @@
 #include "meta/executor.h"
 
+#include <cstring>
 #include <map>
 #include <mutex>
 
@@ -55,6 +56,12 @@ aclnnStatus run_executor(void* workspace, uint64_t workspaceSize, aclOpExecutor*
                  "its first run)",
                  api, static_cast<void*>(executor)));
       return ACLNN_ERR_INNER;
+    }
+    if (std::strcmp(found->second.executor->run_api(), api) != 0) {
+      report_error(format("%s: executor %p was planned by %sGetWorkspaceSize and runs only through %s, not %s", api,
+                          static_cast<void*>(executor), found->second.executor->run_api(),
+                          found->second.executor->run_api(), api));
+      return ACLNN_ERR_PARAM_INVALID;
     }
     planned = found->second.executor;
     one_shot = !found->second.repeatable;

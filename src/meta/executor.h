@@ -24,6 +24,9 @@ struct aclOpExecutor {
   // Why phase 2 cannot run this plan (a tensor without data, misaligned, or an output sharing
   // memory with another tensor: conv/phase2_refusal.h), or status 0.
   virtual aclnn_cpu::Refusal refusal() const { return {}; }
+  // The phase-2 entry point that runs this executor ("aclnnConvolution", ...): the one whose phase 1
+  // planned it.
+  virtual const char* run_api() const = 0;
 };
 
 namespace aclnn_cpu {
@@ -33,7 +36,8 @@ aclOpExecutor* register_executor(std::unique_ptr<aclOpExecutor> executor);
 
 // Phase 2 of every operator: checks the workspace and the tensors' data, queues the run on
 // `stream`, and releases a one-shot executor. A refused call (null workspace with a size, the
-// executor's refusal(), too small a workspace) releases a one-shot executor too and keeps a repeatable one.
+// executor's refusal(), too small a workspace) releases a one-shot executor too and keeps a repeatable one;
+// an executor passed to another operator's phase 2 than its own is refused (161002) and kept.
 aclnnStatus run_executor(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor, aclrtStream stream,
                          const char* api);
 

@@ -19,6 +19,7 @@ class PlanExecutor final : public aclOpExecutor {
   uint64_t workspace_bytes() const override { return plan_->workspace_bytes(); }
   aclnnStatus run(void* workspace) const override;
   Refusal refusal() const override { return refusal_; }
+  const char* run_api() const override { return api_; }
 
  private:
   std::unique_ptr<OperatorPlan> plan_;

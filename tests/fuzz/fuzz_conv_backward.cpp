@@ -100,7 +100,8 @@ int32_t some_dtype(FuzzedDataProvider& in) {
 
 // A tensor built from the input: shape, dtype, format, layout, and memory when it is small. Not
 // `mutate`d: a layout whose elements are distinct (dense, permuted, gapped, offset) and values
-// drawn from the input.
+// drawn from the input; `mutate`d: those, strides of 0 or small negative ones, hostile offsets, and
+// strides reaching past the address space within a storage that large.
 class FuzzTensor {
  public:
   FuzzTensor(FuzzedDataProvider& in, std::vector<int64_t> shape, int32_t dtype, int32_t format, bool mutate)
@@ -121,6 +122,13 @@ class FuzzTensor {
       strides_[in.ConsumeIntegralInRange<size_t>(0, shape_.size() - 1)] = in.ConsumeIntegralInRange<int64_t>(-3, 3);
     }
     if (layout == 5) offset = mutate ? some_size(in) : in.ConsumeIntegralInRange<int64_t>(1, 5);
+    // Views past the address space inside a storage that large: a stride whose byte offsets wrap 2^64
+    // (onto another tensor, for some data addresses), or that spans 2^63 bytes of 4-byte elements.
+    const bool far = layout >= 6 && !shape_.empty();
+    if (far) {
+      strides_[in.ConsumeIntegralInRange<size_t>(0, shape_.size() - 1)] =
+          layout == 6 ? (int64_t{1} << 62) - in.ConsumeIntegralInRange<int64_t>(0, 64) : int64_t{1} << 61;
+    }
     const bool no_data = mutate && in.ConsumeIntegral<uint8_t>() < 16;
     const bool no_storage = mutate && in.ConsumeIntegral<uint8_t>() < 32;
     // The elements the view reaches, when they are few: those get memory.
@@ -140,7 +148,7 @@ class FuzzTensor {
     if (small && count == 0) lowest = highest = offset;
     small = small && lowest >= 0 && highest < kMaxElements && offset >= 0 && offset < kMaxElements;
     const int64_t elements = small ? highest + 1 : 0;
-    storage_shape_ = {small ? elements : (count > 0 ? count : 1)};
+    storage_shape_ = {small ? elements : far ? sat_add(highest, 1) : (count > 0 ? count : 1)};
     const size_t element_bytes = dtype == ACL_FLOAT16 || dtype == ACL_BF16 ? 2 : dtype == ACL_FLOAT ? 4 : 8;
     if (small && !no_data) {
       memory_ = std::make_unique<Guarded>(static_cast<size_t>(elements) * element_bytes);
