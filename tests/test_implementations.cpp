@@ -328,7 +328,9 @@ std::string case_key(const Case& c) {
 // What run() puts among the random values: nothing, an infinity at the end of every row of src, or
 // sparse infinities and NaNs in every input (kNonFinite: see run()).
 // kLastWeightNaN: a NaN in W's last entry alone (the last block of lanes and tap an entry packs and tests).
-enum Poison : int { kNoPoison = 0, kInfAtRowEnds = 1, kNonFinite = 2, kLastWeightNaN = 3 };
+// kSubnormalWeights: W's entries small multiples of 2^-149 (subnormal floats), X's and dY's multiples of 1/32:
+// every product and partial sum is subnormal, and the exact result a double holds.
+enum Poison : int { kNoPoison = 0, kInfAtRowEnds = 1, kNonFinite = 2, kLastWeightNaN = 3, kSubnormalWeights = 4 };
 
 std::string values_key(const Variant& v, unsigned seed, int poison) {
   return std::to_string(v.dtype) + "|" + std::to_string(static_cast<int>(v.layout)) + "|" + std::to_string(seed) + "|" +
@@ -396,6 +398,17 @@ Results run(const std::string& only, const Case& c, const Variant& v, unsigned s
         const int64_t ch = row / g.src_size[1] / g.src_size[0] % csrc, n = row / g.src_size[1] / g.src_size[0] / csrc;
         store_element(x.view.data, v.dtype, x.view.element(n, ch, d, h, g.src_size[2] - 1), INFINITY);
       }
+    }
+    if (poison == kSubnormalWeights) {
+      const auto requantize = [&](Tensor& t, double step, double largest) {
+        t.for_each([&](int64_t at) {
+          const double value = std::round(load_element(t.view.data, v.dtype, at) / step) * step;
+          store_element(t.view.data, v.dtype, at, std::clamp(value, -largest, largest));
+        });
+      };
+      requantize(w, std::ldexp(1.0, -149), std::ldexp(8.0, -149));
+      requantize(x, 1.0 / 32, 4.0);
+      requantize(dy, 1.0 / 32, 4.0);
     }
     if (poison == kLastWeightNaN && w.view.numel() > 0) {
       const int64_t* s = w.view.shape;
@@ -1294,6 +1307,36 @@ TEST(Implementations, DefaultChoice) {
     EXPECT_EQ(small.chosen[0], "small_group") << c.name;
     EXPECT_EQ(small.chosen[1], "small_group") << c.name;
   }
+}
+
+// Underflow: where products and partial sums are subnormal, a rounding errs by up to 2^-150 absolutely (half
+// the smallest subnormal), not relatively, and winograd's weight transform halves W's entries twice at most
+// (each U entry within 2^-148 of its exact value), an error the products carry multiplied by the transformed
+// source V. The documented bound (docs/kernels.md, winograd): per output, 2^-148 * sum of |V| over the 9 entries
+// and n depth rows it multiplies (|V| <= 4 max |source|), plus 2^-150 for each FMA of its 9 blocked sums and the
+// output's rounding. Every output here is subnormal: the relative bound alone would allow no error.
+TEST(Implementations, WinogradUnderflowWithinTheAbsoluteTerm) {
+  int checked = 0;
+  for (const Case& c : cases()) {
+    if (std::string(c.name).rfind("winograd", 0) != 0) continue;
+    const Variant& v = kVariants[0];
+    const Results planned = run("winograd", c, v, 5, 2, 0, kSubnormalWeights, 1, true);
+    if (!planned.took(0, "winograd")) continue;
+    const Results got = run("winograd", c, v, 5, 2, 0, kSubnormalWeights, 1);
+    const Results want = run("ref", c, v, 5, 2, 0, kSubnormalWeights, 1);
+    const ConvGeometry& g = c.g;
+    const double n = double(std::max(g.src_channels_per_group, g.dst_channels_per_group) * g.kernel[0]);
+    const double bound = std::ldexp(9 * n * 4 * 4.0, -148) + std::ldexp(9 * (n + 48) + 1, -150);
+    double worst = 0, largest = 0;
+    for (size_t i = 0; i < want.grad_input.size(); ++i) {
+      worst = std::max(worst, std::abs(got.grad_input[i] - want.grad_input[i]));
+      largest = std::max(largest, std::abs(want.grad_input[i]));
+    }
+    EXPECT_LT(largest, std::ldexp(1.0, -126)) << c.name << ": every output subnormal";
+    EXPECT_LE(worst, bound) << c.name;
+    ++checked;
+  }
+  EXPECT_GE(checked, 4);
 }
 
 // small_group's depthwise 3 x 3 gradInput reads its source in place (`:in_place`) where the selected

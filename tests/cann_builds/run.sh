@@ -30,7 +30,8 @@ declare -A expected=(
 )
 
 # Nothing from the build tree may leak in: a clean library path, then the toolkit's scripts.
-unset LD_LIBRARY_PATH ASCEND_HOME_PATH ASCEND_TOOLKIT_HOME ASCEND_OPP_PATH ASCEND_CUSTOM_PATH
+unset LD_LIBRARY_PATH ASCEND_HOME_PATH ASCEND_TOOLKIT_HOME ASCEND_OPP_PATH ASCEND_CUSTOM_PATH CMAKE_PREFIX_PATH \
+  PKG_CONFIG_PATH
 
 echo "--- 0. set_env.sh: variables, and sourcing twice does not grow the paths"
 (
@@ -45,7 +46,17 @@ echo "--- 0. set_env.sh: variables, and sourcing twice does not grow the paths"
   ASCEND_CUSTOM_PATH=/opt/elsewhere
   . "$home/set_env.sh"
   [ "$ASCEND_CUSTOM_PATH" = /opt/elsewhere ] || { echo "FAIL: a set ASCEND_CUSTOM_PATH was replaced"; exit 1; }
+  [ "$CMAKE_PREFIX_PATH" = "$home" ] || { echo "FAIL: CMAKE_PREFIX_PATH=$CMAKE_PREFIX_PATH"; exit 1; }
+  [ "$PKG_CONFIG_PATH" = "$home/lib64/pkgconfig" ] || { echo "FAIL: PKG_CONFIG_PATH=$PKG_CONFIG_PATH"; exit 1; }
   echo ok
+)
+(  # what the user had set stays, after the home
+  CMAKE_PREFIX_PATH=/opt/mine PKG_CONFIG_PATH=/opt/mine/pkgconfig
+  . "$home/set_env.sh"
+  [ "$CMAKE_PREFIX_PATH" = "$home:/opt/mine" ] || { echo "FAIL: CMAKE_PREFIX_PATH=$CMAKE_PREFIX_PATH"; exit 1; }
+  [ "$PKG_CONFIG_PATH" = "$home/lib64/pkgconfig:/opt/mine/pkgconfig" ] \
+    || { echo "FAIL: PKG_CONFIG_PATH=$PKG_CONFIG_PATH"; exit 1; }
+  echo "ok (kept the user's paths)"
 )
 
 for sample in convolution_backward_sample conv_tbc_backward_sample convolution_forward_sample; do
