@@ -26,8 +26,8 @@ struct Buffer {
 };
 
 // A dense FLOAT tensor of `shape` at `data` (or with `strides` and `storage` elements where given).
-aclTensor* tensor(const std::vector<int64_t>& shape, void* data, std::vector<int64_t> strides = {},
-                  int64_t storage = 0, aclFormat format = ACL_FORMAT_NCHW) {
+aclTensor* tensor(const std::vector<int64_t>& shape, void* data, std::vector<int64_t> strides = {}, int64_t storage = 0,
+                  aclFormat format = ACL_FORMAT_NCHW) {
   if (strides.empty()) {
     strides.assign(shape.size(), 1);
     for (size_t i = shape.size() - 1; i > 0; --i) strides[i - 1] = strides[i] * shape[i];
