@@ -47,6 +47,7 @@ struct avx2_ops {
 };
 
 #include "kernels/direct/row_kernels_impl.h"
+#include "kernels/direct/row_kernels_weight_input_impl.h"
 
 void forward_rows_avx2(const ForwardRows& job) {
   // (one channel: 3 rows x 2 vectors, so that the accumulators and the sums of the kernel rows' chains

@@ -36,6 +36,7 @@ struct avx512_ops {
 };
 
 #include "kernels/direct/row_kernels_impl.h"
+#include "kernels/direct/row_kernels_weight_input_impl.h"
 
 // One channel of 3 x 3 taps on a grid: each source vector loaded once for the rows it reaches (its
 // source staged, or read in place).

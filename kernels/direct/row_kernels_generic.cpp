@@ -61,6 +61,7 @@ struct generic_ops {
 };
 
 #include "kernels/direct/row_kernels_impl.h"
+#include "kernels/direct/row_kernels_weight_input_impl.h"
 
 void forward_rows_generic(const ForwardRows& job) {
   if (job.out_channels == 1) return forward_rows<generic_ops, 1, 1>(job);
