@@ -19,33 +19,12 @@
 
 #include <cstdint>
 
+#include "kernels/common/cpu_isa.h"
+
 namespace aclnn_cpu {
 
-// Which tiles a plan's BF16 pair products take, read at phase 1:
-//   kEmulated  ACLNN_CONVBWD_AMX=emulate (any CPU: tests, and the hardware check's reference);
-//   kFmaAvx512, kFmaAvx2, kFmaNeon   ACLNN_CONVBWD_AMX=fma: the same order on the float FMAs of the
-//              instruction set the plans use (selected_isa(); amx_fma_tiles.h; x86's generic set, which
-//              has no FMA: kEmulated), the same bits (on aarch64, but for tininess found before
-//              rounding: amx_fma_tiles.h);
-//   kHardware  unless ACLNN_CONVBWD_AMX=0, or (not asked for by ACLNN_CONVBWD_AMX=1 or
-//              ACLNN_CONVBWD_ISA=amx) ACLNN_CONVBWD_BF16_DOT=0 or an ACLNN_CONVBWD_ISA naming a vector
-//              set: where the CPU has AMX-TILE and AMX-BF16, the OS enables their state and grants this
-//              process the tile data (arch_prctl, asked once); the default since scripts/amx_check.sh
-//              passed on a Sapphire Rapids class Xeon (asked for where there are none: a warning);
-//   kVectors   elsewhere, where BF16 pair products may take AVX512_BF16 (bf16_dot_available(): not with
-//              ACLNN_CONVBWD_BF16_DOT=0 or an ACLNN_CONVBWD_ISA below avx512): the same order on
-//              VDPBF16PS (amx_avx512_bf16.cpp), the same bits as the tiles;
-//   kNone      elsewhere (BF16 on the float kernels).
-enum class AmxTiles { kNone, kHardware, kEmulated, kVectors, kFmaAvx512, kFmaAvx2, kFmaNeon };
-AmxTiles amx_tiles();
-// What the settings ask for (ACLNN_CONVBWD_AMX, ACLNN_CONVBWD_ISA, ACLNN_CONVBWD_BF16_DOT; null where
-// unset), before the CPU is asked: the precedence above, testable on any machine.
-enum class AmxWish { kOff, kWhereAvailable, kAsked, kEmulate, kFma };
-AmxWish amx_wish(const char* amx, const char* isa, const char* pairs);
+// (Which tiles a plan's pair products take, AmxTiles, is a CPU feature: kernels/common/cpu_isa.h.)
 const char* amx_detail(AmxTiles tiles);  // the verbose note: ":amx", ":amx_emulated", ":amx_avx512bf16", ":amx_fma"
-
-// Whether the CPU has AMX-TILE and AMX-BF16 and the OS enables their register state (cpuid, XCR0).
-bool cpu_has_amx_bf16();
 
 constexpr int64_t kAmxRows = 16;   // rows of a tile (of A and of C)
 constexpr int64_t kAmxPairs = 16;  // pairs of a chunk: A's tile columns, B's tile rows

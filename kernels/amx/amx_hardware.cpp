@@ -73,17 +73,6 @@ struct HardwareAmxTiles : AmxTilesAsStaged {
 
 }  // namespace
 
-// The tile data state is off for a process until it asks (Linux 5.16+): once per process (a
-// child of fork inherits the grant).
-bool amx_permission_granted() {
-  static const bool granted = [] {
-    constexpr long kRequestPermission = 0x1023;  // ARCH_REQ_XCOMP_PERM
-    constexpr long kTileData = 18;               // XFEATURE_XTILEDATA
-    return syscall(SYS_arch_prctl, kRequestPermission, kTileData) == 0;
-  }();
-  return granted;
-}
-
 ACLNN_AMX_DEFINE_PRODUCTS(hardware, HardwareAmxTiles)
 
 }  // namespace aclnn_cpu

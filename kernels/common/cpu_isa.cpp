@@ -1,5 +1,6 @@
 #include "kernels/common/cpu_isa.h"
 
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #if defined(__x86_64__)
@@ -129,6 +130,84 @@ bool bf16_dot_available() {
   const bool asked = value != nullptr && *value != '\0';
   return bf16_dot_supported() && (asked ? std::strcmp(value, "0") != 0 : cpu_is_amd());
 }
+
+#if defined(__x86_64__) && defined(ACLNN_HAVE_X86_KERNELS)
+namespace {
+// The tile data state is off for a process until it asks (Linux 5.16+): once per process (a
+// child of fork inherits the grant).
+bool amx_permission_granted() {
+  static const bool granted = [] {
+    constexpr long kRequestPermission = 0x1023;  // ARCH_REQ_XCOMP_PERM
+    constexpr long kTileData = 18;               // XFEATURE_XTILEDATA
+    return syscall(SYS_arch_prctl, kRequestPermission, kTileData) == 0;
+  }();
+  return granted;
+}
+
+}  // namespace
+#endif
+
+bool cpu_has_amx_bf16() {
+#if defined(__x86_64__) && defined(ACLNN_HAVE_X86_KERNELS)
+  static const bool amx = [] {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    // cpuid leaf 1 ECX bit 27 (OSXSAVE); leaf 7 EDX bits 24 (AMX-TILE) and 22 (AMX-BF16)
+    if (__get_cpuid(1, &a, &b, &c, &d) == 0 || (c & (1u << 27)) == 0) return false;
+    if (__get_cpuid_count(7, 0, &a, &b, &c, &d) == 0 || (d & (1u << 24)) == 0 || (d & (1u << 22)) == 0) return false;
+    unsigned lo = 0, hi = 0;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    constexpr unsigned kTileState = (1u << 17) | (1u << 18);  // XCR0: XTILECFG, XTILEDATA
+    return (lo & kTileState) == kTileState;
+  }();
+  return amx;
+#else
+  return false;
+#endif
+}
+
+AmxWish amx_wish(const char* amx, const char* isa, const char* pairs) {
+  const auto is = [](const char* value, const char* what) { return value != nullptr && std::strcmp(value, what) == 0; };
+  if (is(amx, "emulate")) return AmxWish::kEmulate;
+  if (is(amx, "fma")) return AmxWish::kFma;
+  if (is(amx, "0")) return AmxWish::kOff;
+  if (amx != nullptr && *amx != '\0' && !is(amx, "1")) {
+    log_message(
+        LogLevel::kWarning,
+        format("ACLNN_CONVBWD_AMX=%s is not one of 0, 1, emulate, fma; the CPU's tiles where it has them", amx));
+  }
+  if (is(amx, "1") || is(isa, "amx")) return AmxWish::kAsked;
+  const bool vector_set = is(isa, "avx512") || is(isa, "avx2") || is(isa, "generic");
+  return is(pairs, "0") || vector_set ? AmxWish::kOff : AmxWish::kWhereAvailable;
+}
+
+AmxTiles amx_tiles() {
+  const AmxWish wish = amx_wish(std::getenv("ACLNN_CONVBWD_AMX"), std::getenv("ACLNN_CONVBWD_ISA"),
+                                std::getenv("ACLNN_CONVBWD_BF16_DOT"));
+  if (wish == AmxWish::kEmulate) return AmxTiles::kEmulated;
+  if (wish == AmxWish::kFma) {
+#if defined(__x86_64__) && defined(ACLNN_HAVE_X86_KERNELS)
+    const Isa isa = selected_isa();
+    return isa == Isa::kAvx512 ? AmxTiles::kFmaAvx512 : isa == Isa::kAvx2 ? AmxTiles::kFmaAvx2 : AmxTiles::kEmulated;
+#elif defined(__aarch64__)
+    return AmxTiles::kFmaNeon;
+#else
+    return AmxTiles::kEmulated;
+#endif
+  }
+#if defined(__x86_64__) && defined(ACLNN_HAVE_X86_KERNELS)
+  if (wish != AmxWish::kOff && cpu_has_amx_bf16() && amx_permission_granted()) {
+    return AmxTiles::kHardware;  // (permission asked only here)
+  }
+#endif
+  if (wish == AmxWish::kAsked) {
+    log_message(LogLevel::kWarning,
+                "ACLNN_CONVBWD_AMX=1 or ACLNN_CONVBWD_ISA=amx: this CPU or its operating system gives no AMX-BF16 "
+                "tiles; BF16 products stay on the vector kernels");
+  }
+  return bf16_dot_available() ? AmxTiles::kVectors : AmxTiles::kNone;
+}
+
+CpuFeatures CpuFeatures::current() { return {selected_isa(), cpu_is_amd(), amx_tiles()}; }
 
 const CacheSizes& cache_sizes() {
   static const CacheSizes sizes = [] {

@@ -34,6 +34,42 @@ bool bf16_dot_supported();
 // AMD's cores VDPBF16PS runs two multiply-adds per lane at the FMA rate; on Intel's Xeons the pair
 // products are slower than the float kernels on the same BF16 inputs. Read at phase 1.
 bool bf16_dot_available();
+// Which tiles a plan's BF16 pair products take, read at phase 1:
+//   kEmulated  ACLNN_CONVBWD_AMX=emulate (any CPU: tests, and the hardware check's reference);
+//   kFmaAvx512, kFmaAvx2, kFmaNeon   ACLNN_CONVBWD_AMX=fma: the same order on the float FMAs of the
+//              instruction set the plans use (selected_isa(); amx_fma_tiles.h; x86's generic set, which
+//              has no FMA: kEmulated), the same bits (on aarch64, but for tininess found before
+//              rounding: amx_fma_tiles.h);
+//   kHardware  unless ACLNN_CONVBWD_AMX=0, or (not asked for by ACLNN_CONVBWD_AMX=1 or
+//              ACLNN_CONVBWD_ISA=amx) ACLNN_CONVBWD_BF16_DOT=0 or an ACLNN_CONVBWD_ISA naming a vector
+//              set: where the CPU has AMX-TILE and AMX-BF16, the OS enables their state and grants this
+//              process the tile data (arch_prctl, asked once); the default since scripts/amx_check.sh
+//              passed on a Sapphire Rapids class Xeon (asked for where there are none: a warning);
+//   kVectors   elsewhere, where BF16 pair products may take AVX512_BF16 (bf16_dot_available(): not with
+//              ACLNN_CONVBWD_BF16_DOT=0 or an ACLNN_CONVBWD_ISA below avx512): the same order on
+//              VDPBF16PS (amx_avx512_bf16.cpp), the same bits as the tiles;
+//   kNone      elsewhere (BF16 on the float kernels).
+enum class AmxTiles { kNone, kHardware, kEmulated, kVectors, kFmaAvx512, kFmaAvx2, kFmaNeon };
+AmxTiles amx_tiles();
+// What the settings ask for (ACLNN_CONVBWD_AMX, ACLNN_CONVBWD_ISA, ACLNN_CONVBWD_BF16_DOT; null where
+// unset), before the CPU is asked: the precedence above, testable on any machine.
+enum class AmxWish { kOff, kWhereAvailable, kAsked, kEmulate, kFma };
+AmxWish amx_wish(const char* amx, const char* isa, const char* pairs);
+
+// Whether the CPU has AMX-TILE and AMX-BF16 and the OS enables their register state (cpuid, XCR0).
+bool cpu_has_amx_bf16();
+
+// The CPU a plan is made for, detected once per plan at phase 1 (the settings above read then):
+// the instruction set of its kernels, whether the vendor is AMD (for the few choices that go opposite
+// ways on AMD's and Intel's cores) and the engine of its BF16 pair products. Entries and steps take it
+// from the plan (ConvImpl::supports, PlanBuilder::cpu), never from the functions above.
+struct CpuFeatures {
+  Isa isa = Isa::kGeneric;
+  bool amd = false;
+  AmxTiles pairs = AmxTiles::kNone;
+  static CpuFeatures current();
+};
+
 // Per-core data cache sizes in bytes (L3: the whole cache divided among the cores sharing it),
 // from the operating system, or conservative defaults where it does not say.
 struct CacheSizes {

@@ -159,7 +159,8 @@ std::unique_ptr<ConvPlan> ConvPlan::build(const ConvProblem& problem, const std:
   } gradients[] = {{Gradient::kInput, p.input_grad != InputGrad::kNone},
                    {Gradient::kWeight, p.want_weight_grad},
                    {Gradient::kBias, p.want_bias_grad}};
-  const CpuFeatures cpu = CpuFeatures::current();
+  plan->cpu_ = CpuFeatures::current();
+  const CpuFeatures& cpu = plan->cpu_;
   const ConvImpl* chosen[3] = {nullptr, nullptr, nullptr};
   for (const auto& wanted : gradients) {
     const int i = static_cast<int>(wanted.gradient);
@@ -192,7 +193,7 @@ std::unique_ptr<ConvPlan> ConvPlan::build(const ConvProblem& problem, const std:
 std::vector<uint64_t> ConvPlan::plan_steps(const ConvImpl* const chosen[3], bool joint,
                                            const std::function<int(size_t)>& threads_for) {
   const ConvProblem& p = problem_;
-  PlanBuilder builder(p, ledger_);
+  PlanBuilder builder(p, cpu_, ledger_);
   std::vector<uint64_t> bytes;  // per step
   const auto next_step = [&] {
     ledger_.begin_step();
@@ -326,8 +327,6 @@ const ConvImpl* ConvPlan::chosen(Gradient gradient) const {
   }
   return nullptr;
 }
-
-CpuFeatures CpuFeatures::current() { return {selected_isa()}; }
 
 std::string implementation_filter() {
   const char* value = std::getenv("ACLNN_CONVBWD_KERNELS");

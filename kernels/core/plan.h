@@ -52,9 +52,12 @@ class ConvStep {
 // What an implementation's plan() may ask of the plan being built.
 class PlanBuilder {
  public:
-  PlanBuilder(const ConvProblem& problem, WorkspaceLedger& ledger)
-      : problem_(problem), ledger_(ledger), threads_(problem.max_threads) {}
+  PlanBuilder(const ConvProblem& problem, const CpuFeatures& cpu, WorkspaceLedger& ledger)
+      : problem_(problem), cpu_(cpu), ledger_(ledger), threads_(problem.max_threads) {}
   const ConvProblem& problem() const { return problem_; }
+  // The CPU the plan is made for (detected once per plan): the steps' instruction set, vendor and
+  // pair-product engine.
+  const CpuFeatures& cpu() const { return cpu_; }
   // The threads the step being planned runs on (and books per-thread scratch for): the problem's,
   // or fewer where its scratch would grow the workspace past its budget (ConvPlan::build).
   int threads() const { return threads_; }
@@ -102,15 +105,9 @@ class PlanBuilder {
 
  private:
   const ConvProblem& problem_;
+  const CpuFeatures& cpu_;
   WorkspaceLedger& ledger_;
   int threads_;
-};
-
-// The CPU an entry plans for, read once per plan: the instruction set of its kernels
-// (selected_isa(): cpuid and ACLNN_CONVBWD_ISA).
-struct CpuFeatures {
-  Isa isa = Isa::kGeneric;
-  static CpuFeatures current();
 };
 
 // An entry's answer to a problem: yes, or a short reason why not (a literal), which the verbose
@@ -211,6 +208,7 @@ class ConvPlan {
   };
 
   ConvProblem problem_;
+  CpuFeatures cpu_;  // detected once, when the plan is built
   WorkspaceLedger ledger_;
   std::vector<Chosen> steps_;
   std::vector<std::unique_ptr<ConvStep>> repairs_;  // run after every step

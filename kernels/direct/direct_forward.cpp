@@ -70,7 +70,7 @@ class DirectForward final : public ConvStep {
         src_(p.src),
         math_(p.math),
         threads_(b.threads()),
-        kernels_(row_kernels(selected_isa())),
+        kernels_(row_kernels(b.cpu().isa)),
         output_(p.grad_input, b, "gradInput.f32", true, result_bias(p), bias_added_in_place(p) != nullptr),
         bias_(bias_added_in_place(p), b, "direct.bias"),
         staging_(g_, 1) {
@@ -294,7 +294,8 @@ Support supports(const ConvProblem& p, const CpuFeatures& cpu) {
   // (Stride 1 with padding within the kernel: `direct` computes it as the gradInput of its flipped layer,
   // its tasks' blocks of channels reading a block of W each, faster on small planes: r50_s4 1.6x.)
   if (flippable(g)) return refuse("stride 1 with padding within the kernel (direct takes it)");
-  if (amx_pair_products(p.src, p.wei, p.math) != AmxTiles::kNone && kGemmForwardWindowsInputGrad.supports(p, cpu))
+  if (amx_pair_products(cpu.pairs, p.src, p.wei, p.math) != AmxTiles::kNone &&
+      kGemmForwardWindowsInputGrad.supports(p, cpu))
     return refuse("BF16 pairs go to the GEMMs' tiles");
   if (g.src_size[0] == 1 && g.src_size[1] == 1 && g.dst_size[1] == 1 && kGemmForwardWindowsInputGrad.supports(p, cpu))
     return refuse("one row per plane that the GEMM's padded windows take");

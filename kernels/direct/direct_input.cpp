@@ -100,10 +100,11 @@ class DirectInput final : public ConvStep {
         wei_(p.wei),
         math_(p.math),
         threads_(b.threads()),
-        kernels_(row_kernels(selected_isa())),
+        kernels_(row_kernels(b.cpu().isa)),
         output_(p.grad_input, b, "gradInput.f32", true, result_bias(p), bias_added_in_place(p) != nullptr),
         bias_(bias_added_in_place(p), b, "direct.bias"),
-        staging_(g_, 1) {
+        staging_(g_, 1),
+        prefetch_rows_(b.cpu().amd) {
     const int64_t cin = g_.src_channels_per_group, cout = g_.dst_channels_per_group;
     taps_ = g_.kernel_volume();
     // (swapped: W's first axis holds the lanes' channels, its taps flipped)
@@ -374,7 +375,7 @@ class DirectInput final : public ConvStep {
   // Whether each row's output lines are prefetched (into L2) while the row before it is computed, so
   // that its stores do not wait for them to come from memory: on AMD's cores; a burst of prefetches
   // stalls Intel's cores (small_group.cpp).
-  bool prefetch_rows_ = cpu_is_amd();
+  bool prefetch_rows_;
 };
 
 // Dense layers (at least 16 channels per group in and out; transposed ones of stride 1), not 1x1 (whose GEMMs read
@@ -388,7 +389,7 @@ Support supports(const ConvProblem& p, const CpuFeatures& cpu) {
   // products instead, where gemm_flipped_windows or gemm_col2im takes them (swapped: gemm_forward_windows):
   // on AMX tiles 16 x 16 x 32 per instruction, on VDPBF16PS twice a float FMA's multiply-adds; and the
   // same bits on both.)
-  if (amx_pair_products(swapped(p) ? p.src : p.dst, p.wei, p.math) != AmxTiles::kNone &&
+  if (amx_pair_products(cpu.pairs, swapped(p) ? p.src : p.dst, p.wei, p.math) != AmxTiles::kNone &&
       (swapped(p) ? bool(kGemmForwardWindowsInputGrad.supports(p, cpu))
                   : kGemmFlippedWindowsInputGrad.supports(p, cpu) || col2im_pair_products_fit(g)))
     return refuse("BF16 pairs go to the GEMMs' tiles");

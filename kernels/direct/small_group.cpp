@@ -65,7 +65,7 @@ class SmallGroupInput final : public ConvStep {
         math_(p.math),
         staging_(g_),
         threads_(b.threads()),
-        kernels_(row_kernels(selected_isa())),
+        kernels_(row_kernels(b.cpu().isa)),
         // (a forward operator's dense float output: written in place, the kernels adding its bias as they
         // store each sum; not buffered and stored again, a pass whose stores do not overlap the products)
         bias_in_kernels_(bias_added_in_place(p) != nullptr),
@@ -267,8 +267,9 @@ class SmallGroupWeight final : public ConvStep {
         math_(p.math),
         staging_(g_),
         threads_(b.threads()),
-        kernels_(row_kernels(selected_isa())),
-        output_(p.grad_weight, b, "gradWeight.f32") {
+        kernels_(row_kernels(b.cpu().isa)),
+        output_(p.grad_weight, b, "gradWeight.f32"),
+        prefetch_next_(b.cpu().amd) {
     const int64_t cin = g_.src_channels_per_group, cout = g_.dst_channels_per_group;
     group_lanes_ = cout * cin * g_.kernel_volume() * kRowLanes;
     // Chunks of samples: enough for the task count, and more while their partial lanes stay small
@@ -453,7 +454,7 @@ class SmallGroupWeight final : public ConvStep {
   int64_t dy_channels_ = 1, dy_row_ = 0;  // staged dY: channel slots per vector, floats per row (WeightRows)
   // Whether the next slices are prefetched, a line at a time, while this one is computed: on AMD's
   // cores; on Intel's the burst of prefetches stalls the core (every fill buffer taken).
-  bool prefetch_next_ = cpu_is_amd();
+  bool prefetch_next_;
   WorkspaceLedger::Handle lanes_ = -1, staged_ = -1, staged_dy_ = -1;  // staged: per thread
 };
 

@@ -6,9 +6,9 @@
 
 namespace aclnn_cpu {
 
-AmxTiles amx_pair_products(const View5& a, const View5& b, MathMode math) {
+AmxTiles amx_pair_products(AmxTiles engine, const View5& a, const View5& b, MathMode math) {
   if (a.dtype != ACL_BF16 || b.dtype != ACL_BF16 || math != MathMode::kFull) return AmxTiles::kNone;
-  return amx_tiles();
+  return engine;
 }
 
 void stage_channel_pairs(const View5& view, int64_t n, int64_t c, bool odd, int64_t first, int64_t count,

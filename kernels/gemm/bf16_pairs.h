@@ -12,9 +12,9 @@
 namespace aclnn_cpu {
 
 // The AMX tiles (kernels/amx/amx.h) whose order a product of operands read from views `a` and `b`
-// takes: amx_tiles() where both are BF16 and used as they are (not rounded to FLOAT16 by cubeMathType
-// 2), else kNone. Read at phase 1.
-AmxTiles amx_pair_products(const View5& a, const View5& b, MathMode math);
+// takes: the plan's pair-product engine (CpuFeatures::pairs) where both are BF16 and used as they are
+// (not rounded to FLOAT16 by cubeMathType 2), else kNone.
+AmxTiles amx_pair_products(AmxTiles engine, const View5& a, const View5& b, MathMode math);
 
 // Whether gemm_col2im's pair products fit a direct layer of geometry g (kernels/gemm/gemm_col2im.cpp).
 bool col2im_pair_products_fit(const ConvGeometry& g);

@@ -258,9 +258,9 @@ inline TapProduct tap_product(const ConvProblem& p) {
 // The tiles (amx.h) whose order BF16 `from` rows and W (inputs as they are) take for a TapProduct's
 // pair products, or kNone: pairs of its From channels, side by side in its rows (unit channel stride,
 // an even count).
-inline AmxTiles input_pair_tiles(const ConvProblem& p, const TapProduct& t) {
+inline AmxTiles input_pair_tiles(const ConvProblem& p, const TapProduct& t, AmxTiles engine) {
   if (t.from.stride[1] != 1 || t.from_channels % 2 != 0) return AmxTiles::kNone;
-  return amx_pair_products(t.from, p.wei, p.math);
+  return amx_pair_products(engine, t.from, p.wei, p.math);
 }
 
 // Whether a view holds its rows (position t, sample n) evenly spaced in t-major order, row t * N + n

@@ -25,7 +25,7 @@ namespace {
 class ChannelsLastInput final : public ConvStep {
  public:
   ChannelsLastInput(const ConvProblem& p, PlanBuilder& b)
-      : p_(p), t_(tap_product(p)), threads_(b.threads()), amx_(input_pair_tiles(p, t_)) {
+      : p_(p), t_(tap_product(p)), threads_(b.threads()), amx_(input_pair_tiles(p, t_, b.cpu().pairs)) {
     const int64_t to_channels = t_.to_channels, from_channels = t_.from_channels, batch = p.geometry.batch;
     if (paired() && p.wei.dtype != ACL_FLOAT) {  // pack_pairs_right reads float weights
       weights_ = b.book_scratch("channels_last.weights", static_cast<uint64_t>(p.wei.numel()), sizeof(float));

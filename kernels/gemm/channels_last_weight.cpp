@@ -22,9 +22,9 @@ namespace {
 // ([pair][channel] words: a tap's shift may be odd), dY as PackedPairsRight from even rows. A tap's
 // range of dY rows is then an odd first row alone, pairs, and an odd last row alone (each with a
 // zero partner), in that order.
-AmxTiles weight_pair_tiles(const ConvProblem& p) {
+AmxTiles weight_pair_tiles(const ConvProblem& p, AmxTiles engine) {
   if (p.src.stride[1] != 1 || p.dst.stride[1] != 1 || p.grad_weight.dtype == ACL_FLOAT) return AmxTiles::kNone;
-  return amx_pair_products(p.src, p.dst, p.math);
+  return amx_pair_products(engine, p.src, p.dst, p.math);
 }
 
 class ChannelsLastWeight final : public ConvStep {
@@ -32,7 +32,7 @@ class ChannelsLastWeight final : public ConvStep {
   ChannelsLastWeight(const ConvProblem& p, PlanBuilder& b)
       : p_(p),
         threads_(b.threads()),
-        amx_(weight_pair_tiles(p)),
+        amx_(weight_pair_tiles(p, b.cpu().pairs)),
         converted_(!paired() && (p.src.dtype != ACL_FLOAT || p.dst.dtype != ACL_FLOAT)) {
     const ConvGeometry& g = p.geometry;
     if (p.grad_weight.dtype != ACL_FLOAT) {  // computed as floats laid out as (K, Cin, Cout), then rounded

@@ -277,7 +277,7 @@ class GemmBackwardData final : public ConvStep {
   // col2im_pair_products_fit. Returns whether it planned.
   bool plan_pair_products(const ConvProblem& p, PlanBuilder& b, int64_t units, int64_t max_rows) {
     const int64_t pairs = ceil_div(s_.cout, 2), columns = samples_ * s_.dst_plane;
-    const AmxTiles amx = amx_pair_products(p.dst, p.wei, math_);
+    const AmxTiles amx = amx_pair_products(b.cpu().pairs, p.dst, p.wei, math_);
     if (amx == AmxTiles::kNone || !col2im_pair_products_fit(g_)) return false;
     ld_ = round_up(columns, kAmxBlock) + kAmxBlock;  // (a tile at column o0 reads 32 past it)
     amx_ = amx;

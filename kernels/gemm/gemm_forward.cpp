@@ -156,7 +156,7 @@ class GemmForward final : public ConvStep {
   // pair products in the AMX tiles' order where the CPU runs it (amx.h): the window staged as pairs of
   // channels, W packed in tiles of pairs, the products in whole blocks of 32 rows and columns.
   void plan_padded_windows(const ConvProblem& p, PlanBuilder& b) {
-    amx_ = amx_pair_products(source_, p.wei, math_);
+    amx_ = amx_pair_products(b.cpu().pairs, source_, p.wei, math_);
     const bool amx = paired();
     // Channels (in pairs: rows of pairs) of the window, and the depth of the products.
     const int64_t channels = paired() ? ceil_div(s_.cin, 2) : s_.cin;
@@ -274,7 +274,7 @@ class GemmForward final : public ConvStep {
   // result computed into a per-thread tile buffer. Returns whether it planned.
   bool plan_pointwise_pairs(const ConvProblem& p, PlanBuilder& b) {
     if (!columns_are_source(g_)) return false;
-    const AmxTiles amx = amx_pair_products(source_, p.wei, math_);
+    const AmxTiles amx = amx_pair_products(b.cpu().pairs, source_, p.wei, math_);
     if (amx == AmxTiles::kNone) return false;
     depth_ = ceil_div(s_.cin, 2);
     ld_ = round_up(tile_, kAmxBlock);

@@ -61,7 +61,7 @@ class GemmBackwardWeight final : public ConvStep {
       if (x_staged_) window_ = b.book_scratch("gemm.source_window", block_channels * window, sizeof(float), threads_);
       if (!columns_are_source(g_)) cols_ = b.book_scratch("gemm.cols", block_ * tile_, sizeof(float), threads_);
     }
-    const WeightVariant v = choose_weight_variant(p, split, windows_, bands_, window_floats_, x_staged_);
+    const WeightVariant v = choose_weight_variant(p, b.cpu().pairs, split, windows_, bands_, window_floats_, x_staged_);
     x_staged_ = v.x_staged, tile_ = v.tile, blocking_ = v.blocking, batch_ = v.batch;
     amx_ = v.amx, transposed_ = v.transposed, depth_major_ = v.depth_major;
     bf16_in_place_ = v.bf16_in_place;

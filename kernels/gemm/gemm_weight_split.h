@@ -125,8 +125,9 @@ struct WeightVariant {
   bool narrows_sums = false;   // [:narrowed] ... or by the micro-kernel from one chunk's products
 };
 
-inline WeightVariant choose_weight_variant(const ConvProblem& p, const WeightSplit& split, bool windows,
-                                           const BandTiling& bands, int64_t window_floats, bool x_staged) {
+inline WeightVariant choose_weight_variant(const ConvProblem& p, AmxTiles engine, const WeightSplit& split,
+                                           bool windows, const BandTiling& bands, int64_t window_floats,
+                                           bool x_staged) {
   const ConvGeometry& g = p.geometry;
   const Shape s(g);
   WeightVariant v;
@@ -155,7 +156,7 @@ inline WeightVariant choose_weight_variant(const ConvProblem& p, const WeightSpl
   // A 1x1 kernel's X is read in place from the user's tensor (planes contiguous, of even size; tiles
   // of an even count).
   const bool pointwise_pairs = columns_are_source(g) && planes_contiguous(p.src) && s.dst_plane % 2 == 0;
-  const AmxTiles amx = amx_pair_products(p.src, p.dst, p.math);
+  const AmxTiles amx = amx_pair_products(engine, p.src, p.dst, p.math);
   v.amx = (windows ? bands.even_widths() : pointwise_pairs) && pair_columns_fill ? amx : AmxTiles::kNone;
   if (v.paired() && !windows) {
     v.x_staged = false;
