@@ -140,22 +140,29 @@ TEST(ByteRanges, ConvTbcOutputWrappingOntoSelfIsRefused) {
   for (aclTensor* t : {self, w, bias, y}) aclDestroyTensor(t);
 }
 
-// Phase 1 plans tensors whatever their addresses; phase 2 refuses a data address whose view ends past
-// the address space, before it touches anything (the address here is never dereferenced).
-TEST(ByteRanges, DataAddressWhoseViewEndsPastTheAddressSpaceIsRefusedAtPhase2) {
-  Buffer b;
-  void* top = reinterpret_cast<void*>(UINTPTR_MAX - 63);  // 64 bytes below 2^64, a multiple of 4
-  aclTensor* y = tensor({2, 1, 4, 4}, top);               // 128 bytes: ends 64 bytes past 2^64
-  uint64_t size = 0;
-  aclOpExecutor* executor = nullptr;
-  ASSERT_EQ(plan_convolution(b, y, &size, &executor), 0) << aclGetRecentErrMsg();
-  std::vector<unsigned char> workspace(static_cast<size_t>(size) + 1);
-  EXPECT_EQ(aclnnConvolution(workspace.data(), size, executor, nullptr), 161002);
-  const std::string message = aclGetRecentErrMsg();
-  EXPECT_NE(message.find("output (bytes [0xffffffffffffffc0, 0x10000000000000040)) ends past the address space"),
-            std::string::npos)
-      << message;
-  aclDestroyTensor(y);
+// Phase 1 plans tensors whatever their addresses; phase 2 refuses a data address whose view reaches
+// the end of the address space (its last byte there, or past it: the address past the view would wrap
+// to 0), before it touches anything (the addresses here are never dereferenced).
+TEST(ByteRanges, DataAddressWhoseViewReachesTheEndOfTheAddressSpaceIsRefusedAtPhase2) {
+  const struct {
+    uintptr_t data;
+    const char* bytes;
+  } cases[] = {{UINTPTR_MAX - 63, "[0xffffffffffffffc0, 0x10000000000000040)"},    // 64 bytes past 2^64
+               {UINTPTR_MAX - 127, "[0xffffffffffffff80, 0x10000000000000000)"}};  // its last byte the last one
+  for (const auto& c : cases) {
+    Buffer b;
+    aclTensor* y = tensor({2, 1, 4, 4}, reinterpret_cast<void*>(c.data));  // 128 bytes
+    uint64_t size = 0;
+    aclOpExecutor* executor = nullptr;
+    ASSERT_EQ(plan_convolution(b, y, &size, &executor), 0) << aclGetRecentErrMsg();
+    std::vector<unsigned char> workspace(static_cast<size_t>(size) + 1);
+    EXPECT_EQ(aclnnConvolution(workspace.data(), size, executor, nullptr), 161002);
+    const std::string message = aclGetRecentErrMsg();
+    EXPECT_NE(message.find(std::string("output (bytes ") + c.bytes + ") reaches the end of the address space"),
+              std::string::npos)
+        << message;
+    aclDestroyTensor(y);
+  }
 }
 
 // An aclnnConvolution executor passed to aclnnConvTbc (or any other operator's phase 2) is refused with

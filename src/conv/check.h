@@ -38,9 +38,11 @@ bool is_empty(const aclTensor& tensor);
 
 // Dims non-negative, one stride per dim, element count within int64.
 Check check_well_formed(const char* api, const char* name, const aclTensor& tensor);
-// For a non-empty tensor the executor will touch: view inside its storage (no element before the
-// data address; none past the storage shape, when one was given). The data address itself is not
-// looked at: phase 1 plans tensors created without memory, as CANN's does.
+// For a non-empty tensor the executor will touch: its elements numbered within int64, the view inside
+// its storage (no element before the data address; none past the storage shape, when one was given),
+// and its bytes from the data address to past its last element at most PTRDIFF_MAX (no address of it
+// wraps, no byte offset overflows). The data address itself is not looked at: phase 1 plans tensors
+// created without memory, as CANN's does (phase 2 checks where the bytes end: phase2_refusal.h).
 Check check_accessible(const char* api, const char* name, const aclTensor& tensor);
 
 // dtype is FLOAT, FLOAT16 or BF16 (the 910B list).

@@ -129,10 +129,10 @@ Refusal phase2_refusal(const std::vector<UsedTensor>& used) {
   for (const UsedTensor& t : used) {  // (phase 1 bounds the bytes past the data address by PTRDIFF_MAX)
     if (is_empty(*t.tensor)) continue;
     const Span span = span_of(*t.tensor);
-    if (span.end > static_cast<Address>(UINTPTR_MAX) + 1) {
+    if (span.end >= static_cast<Address>(UINTPTR_MAX) + 1) {  // (past its end too: a pointer there would wrap)
       return {ACLNN_ERR_PARAM_INVALID,
-              format("%s (bytes [%s, %s)) ends past the address space from data address %p: a view's bytes may not "
-                     "wrap around it",
+              format("%s (bytes [%s, %s)) reaches the end of the address space from data address %p: a view's bytes, "
+                     "and the address past them, may not wrap around it",
                      t.name, hex(span.begin).c_str(), hex(span.end).c_str(), t.tensor->data)};
     }
   }

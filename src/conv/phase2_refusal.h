@@ -19,10 +19,13 @@ struct UsedTensor {
   bool output;
 };
 
-// For the used tensors (well formed and inside their storage: checked by phase 1), in this order:
+// For the used tensors (well formed, inside their storage and within PTRDIFF_MAX bytes of their data
+// address: checked by phase 1), in this order:
 // - a non-empty tensor without data: 161001;
 // - a non-empty tensor whose data address is not a multiple of its element size (the kernels load
 //   and store whole elements): 161002;
+// - a non-empty tensor whose bytes from its data address reach the end of the address space (the
+//   address past them would wrap): 161002;
 // - a non-empty output sharing a byte with a non-empty input or another output: 161002 (an output
 //   that overlaps only itself is accepted and written in view order, docs/runtime.md).
 Refusal phase2_refusal(const std::vector<UsedTensor>& used);

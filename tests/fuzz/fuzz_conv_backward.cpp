@@ -124,7 +124,7 @@ class FuzzTensor {
     if (layout == 5) offset = mutate ? some_size(in) : in.ConsumeIntegralInRange<int64_t>(1, 5);
     // Views past the address space inside a storage that large: a stride whose byte offsets wrap 2^64
     // (onto another tensor, for some data addresses), or that spans 2^63 bytes of 4-byte elements.
-    const bool far = layout >= 6 && !shape_.empty();
+    const bool far = layout >= 6 && !shape_.empty() && in.ConsumeIntegral<uint8_t>() < 64;  // (else dense)
     if (far) {
       strides_[in.ConsumeIntegralInRange<size_t>(0, shape_.size() - 1)] =
           layout == 6 ? (int64_t{1} << 62) - in.ConsumeIntegralInRange<int64_t>(0, 64) : int64_t{1} << 61;
