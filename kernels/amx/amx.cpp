@@ -1,14 +1,6 @@
 // The dispatch of BF16 pair products to the tiles a plan chose (AmxTiles: kernels/common/cpu_isa.h).
 #include "kernels/amx/amx.h"
 
-#if defined(__x86_64__)
-#include <cpuid.h>
-#endif
-
-#include <cstdlib>
-#include <cstring>
-
-#include "common/log.h"
 #include "kernels/amx/amx_tiles.h"
 #include "kernels/common/cpu_isa.h"
 

@@ -1,8 +1,6 @@
 // The tile operations on the CPU's AMX tiles (x86-64; compiled with -mamx-tile -mamx-bf16 and run
 // only where amx_tiles() said kHardware: cpuid, XCR0 and the process's permission checked).
 #include <immintrin.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include <cstdint>
 #include <limits>
