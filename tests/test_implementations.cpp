@@ -302,9 +302,14 @@ const Variant kVariants[] = {
     {"float_channels_last_fp16_math", ACL_FLOAT, Layout::kChannelsLast, MathMode::kFp16Inputs},
 };
 
+// The pass that computes a problem's result i (0 gradInput, 1 gradWeight, 2 gradBias).
+ConvPass result_pass(const ConvProblem& p, int i) {
+  return i == 0 ? p.grad_input_pass() : i == 1 ? ConvPass::kBackwardWeight : ConvPass::kBias;
+}
+
 struct Results {
   std::vector<double> grad_input, grad_weight, grad_bias;
-  std::string chosen[3];  // the entries phase 1 chose, per gradient
+  std::string chosen[3];  // the entries phase 1 chose, per result
   std::string family[3];  // ... and their families
   // Whether gradient i's entry is `name` or of family `name` (ACLNN_CONVBWD_KERNELS names either).
   bool took(int i, const std::string& name) const { return chosen[i] == name || family[i] == name; }
@@ -456,10 +461,10 @@ Results run(const std::string& only, const Case& c, const Variant& v, unsigned s
     Results chosen;
     chosen.workspace = plan->workspace_bytes();
     chosen.described = plan->describe();
-    for (Gradient gradient : {Gradient::kInput, Gradient::kWeight, Gradient::kBias}) {
-      if (const ConvImpl* impl = plan->chosen(gradient)) {
-        chosen.chosen[static_cast<int>(gradient)] = impl->name;
-        chosen.family[static_cast<int>(gradient)] = impl->family;
+    for (int i = 0; i < 3; ++i) {
+      if (const ConvImpl* impl = plan->chosen(result_pass(p, i))) {
+        chosen.chosen[i] = impl->name;
+        chosen.family[i] = impl->family;
       }
     }
     return chosen;
@@ -469,10 +474,10 @@ Results run(const std::string& only, const Case& c, const Variant& v, unsigned s
   unsigned char* workspace = buffer.data() + (64 - address % 64) % 64 + misalign;
   EXPECT_EQ(plan->execute(plan->workspace_bytes() == 0 ? nullptr : workspace), 0);
   Results r{gx.values(), gw.values(), gb.values(), {}, {}, plan->describe(), plan->workspace_bytes()};
-  for (Gradient gradient : {Gradient::kInput, Gradient::kWeight, Gradient::kBias}) {
-    if (const ConvImpl* impl = plan->chosen(gradient)) {
-      r.chosen[static_cast<int>(gradient)] = impl->name;
-      r.family[static_cast<int>(gradient)] = impl->family;
+  for (int i = 0; i < 3; ++i) {
+    if (const ConvImpl* impl = plan->chosen(result_pass(p, i))) {
+      r.chosen[i] = impl->name;
+      r.family[i] = impl->family;
     }
   }
   if (reference) cached.references[ref_key] = r;
@@ -508,8 +513,8 @@ double tolerance(int32_t dtype) {
 // The names of every non-reference implementation, over all lists.
 std::set<std::string> implementation_names() {
   std::set<std::string> names;
-  for (Gradient gradient : {Gradient::kInput, Gradient::kWeight, Gradient::kBias}) {
-    for (const ConvImpl* impl : implementations(gradient)) {
+  for (ConvPass pass : kConvPasses) {
+    for (const ConvImpl* impl : convolution_implementations(pass)) {
       if (std::string(impl->name) != "ref") names.insert(impl->name);
     }
   }
@@ -520,19 +525,43 @@ std::set<std::string> implementation_names() {
 // entries of that family run where they would be chosen among themselves.
 std::set<std::string> implementation_families() {
   std::set<std::string> families;
-  for (Gradient gradient : {Gradient::kInput, Gradient::kWeight, Gradient::kBias}) {
-    for (const ConvImpl* impl : implementations(gradient)) families.insert(impl->family);
+  for (ConvPass pass : kConvPasses) {
+    for (const ConvImpl* impl : convolution_implementations(pass)) families.insert(impl->family);
   }
   return families;
 }
 
 TEST(Implementations, ReferenceIsLastInEveryList) {
-  for (Gradient gradient : {Gradient::kInput, Gradient::kWeight, Gradient::kBias}) {
-    ASSERT_FALSE(implementations(gradient).empty());
-    EXPECT_STREQ(implementations(gradient).back()->name, "ref") << gradient_name(gradient);
+  for (ConvPass pass : kConvPasses) {
+    ASSERT_FALSE(convolution_implementations(pass).empty());
+    EXPECT_STREQ(convolution_implementations(pass).back()->name, "ref") << pass_name(pass);
   }
   EXPECT_TRUE(implementation_names().count("gemm_col2im"));
   EXPECT_TRUE(implementation_names().count("depthwise"));
+}
+
+// Every (operator, pass) list, in its order, and each entry in it implementing that pass: a list offers
+// its entries only problems of its pass.
+TEST(Implementations, EveryPassHasItsOwnList) {
+  const std::map<ConvPass, std::string> want = {
+      {ConvPass::kForward,
+       "small_group depthwise channels_last winograd direct direct_forward gemm_forward_windows gemm_forward_tiles "
+       "ref"},
+      {ConvPass::kBackwardData,
+       "small_group depthwise channels_last winograd direct gemm_flipped_windows gemm_flipped_tiles gemm_col2im ref"},
+      {ConvPass::kBackwardWeight, "small_group depthwise channels_last gemm_weight_windows gemm_weight_tiles ref"},
+      {ConvPass::kBias, "lanes ref"}};
+  for (ConvPass pass : kConvPasses) {
+    std::string names;
+    for (const ConvImpl* impl : convolution_implementations(pass)) {
+      names += std::string(names.empty() ? "" : " ") + impl->name;
+      EXPECT_EQ(impl->pass, pass) << impl->name << " in the " << pass_name(pass) << " list";
+      if (impl->joint_weight != nullptr) {
+        EXPECT_EQ(impl->joint_weight->pass, ConvPass::kBackwardWeight) << impl->name;
+      }
+    }
+    EXPECT_EQ(names, want.at(pass)) << pass_name(pass);
+  }
 }
 
 // Every entry answers every case with yes or a short reason (printed by ACLNN_CONVBWD_VERBOSE=2 in a
@@ -552,8 +581,8 @@ TEST(Implementations, EveryRefusalHasAReason) {
       p.grad_input = c.transposed ? dy.view : x.view, p.grad_weight = w.view;
       p.want_weight_grad = p.want_bias_grad = true;
       p.math = v.math;
-      for (Gradient gradient : {Gradient::kInput, Gradient::kWeight, Gradient::kBias}) {
-        for (const ConvImpl* impl : implementations(gradient)) {
+      for (ConvPass pass : {p.grad_input_pass(), ConvPass::kBackwardWeight, ConvPass::kBias}) {
+        for (const ConvImpl* impl : convolution_implementations(pass)) {
           ASSERT_NE(impl->family, nullptr);
           const Support support = impl->supports(p, cpu);
           if (support) continue;
@@ -843,9 +872,7 @@ TEST(Implementations, SixteenBitWeightGradientRoundedByBlocks) {
       const Variant dense{"dense", dtype, Layout::kDense, MathMode::kFull};
       const Variant gapped{"gapped", dtype, Layout::kGapped, MathMode::kFull};
       const Results one = run("gemm", c, dense, 31, 3, 0, false, 2);
-      if (!one.took(static_cast<int>(Gradient::kWeight), "gemm") ||
-          one.described.find(":depth_major") != std::string::npos)
-        continue;
+      if (!one.took(1, "gemm") || one.described.find(":depth_major") != std::string::npos) continue;
       const size_t weight_at = one.described.find("gradWeight=");
       const bool transposed = one.described.find(":transposed", weight_at) != std::string::npos;
       kinds.insert(transposed                                                         ? "transposed"

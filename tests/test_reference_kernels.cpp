@@ -42,9 +42,9 @@ struct Dense {
 void run(const ConvProblem& p) {
   const std::unique_ptr<ConvPlan> plan = ConvPlan::build(p, "ref", "test");
   ASSERT_NE(plan, nullptr);
-  for (Gradient gradient : {Gradient::kInput, Gradient::kWeight, Gradient::kBias}) {
-    if (plan->chosen(gradient) != nullptr) {
-      ASSERT_STREQ(plan->chosen(gradient)->name, "ref");
+  for (ConvPass pass : kConvPasses) {
+    if (plan->chosen(pass) != nullptr) {
+      ASSERT_STREQ(plan->chosen(pass)->name, "ref");
     }
   }
   std::vector<unsigned char> workspace(plan->workspace_bytes(), 0xFF);  // NaN: unwritten scratch shows

@@ -1,5 +1,5 @@
 // ACLNN_CONVBWD_VERBOSE=1: one line per phase 2, in the documented format (docs/architecture.md);
-// =2: also how phase 1 chose each gradient's entry.
+// =2: also how phase 1 chose each result's entry, from the list of the pass that computes it.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -105,8 +105,8 @@ TEST(Verbose, ConvTbc) {
       << out;
 }
 
-// ACLNN_CONVBWD_VERBOSE=2: at phase 1, one line per gradient naming the entry chosen and every entry
-// tried before it with its reason, then the execution's line.
+// ACLNN_CONVBWD_VERBOSE=2: at phase 1, one line per result naming its pass, the entry chosen and every
+// entry of that pass's list tried before it with its reason, then the execution's line.
 TEST(Verbose, LevelTwoSaysWhyEachEntryWasNotChosen) {
   RunResult result;
   setenv("ACLNN_CONVBWD_ISA", "generic", 1);
@@ -121,27 +121,26 @@ TEST(Verbose, LevelTwoSaysWhyEachEntryWasNotChosen) {
     start = end + 1;
   }
   ASSERT_EQ(lines.size(), 4u) << out;
-  const char* const gradients[] = {"gradInput", "gradWeight", "gradBias"};
+  const char* const results[] = {"gradInput", "gradWeight", "gradBias"};
+  const char* const passes[] = {"backward_data", "backward_weight", "bias"};
   const char* const chosen[] = {"gemm_col2im", "small_group", "lanes"};
   for (int i = 0; i < 3; ++i) {
     const std::vector<std::string>& f = lines[i];
-    ASSERT_EQ(f.size(), 8u) << out;  // (no reason holds a comma)
+    ASSERT_EQ(f.size(), 9u) << out;  // (no reason holds a comma)
     EXPECT_EQ(f[1], "plan");
     EXPECT_EQ(f[2], "aclnnConvolutionBackward");
-    EXPECT_EQ(f[5], gradients[i]);
-    EXPECT_EQ(f[6], chosen[i]);
+    EXPECT_EQ(f[5], results[i]);
+    EXPECT_EQ(f[6], passes[i]);
+    EXPECT_EQ(f[7], chosen[i]);
   }
-  // gradInput (stride 2, 2 and 3 channels per group): the entries before the GEMM's col2im, each
-  // with its reason.
-  EXPECT_EQ(lines[0][7],
+  // gradInput (stride 2, 2 and 3 channels per group): the backward-data entries before the GEMM's col2im,
+  // each with its reason (no forward entry: they are in another list).
+  EXPECT_EQ(lines[0][8],
             "small_group: not stride 1 with padding within the kernel; depthwise: not one channel per group; "
-            "channels_last: not a 1-D stride-1 layer of one group in full precision; winograd: gradInput not a "
-            "forward convolution of stride 1; direct: fewer than 16 channels "
-            "per group; direct_forward: not a transposed layer; gemm_flipped_windows: not stride 1 with padding "
-            "within the kernel; gemm_flipped_tiles: not "
-            "stride 1 with padding within the kernel; gemm_forward_windows: not a transposed layer; "
-            "gemm_forward_tiles: not a transposed layer");
-  EXPECT_EQ(lines[1][7], "");  // the first entry took it
+            "channels_last: not a 1-D stride-1 layer of one group in full precision; winograd: not stride 1 with "
+            "padding within the kernel; direct: fewer than 16 channels per group; gemm_flipped_windows: not stride 1 "
+            "with padding within the kernel; gemm_flipped_tiles: not stride 1 with padding within the kernel");
+  EXPECT_EQ(lines[1][8], "");  // the first entry took it
   EXPECT_EQ(lines[3][1], "exec");
 }
 
@@ -152,15 +151,40 @@ TEST(Verbose, LevelTwoAsksANamedEntryFirstAndOnce) {
   ASSERT_EQ(result.status, 0) << result.error;
   const std::string line = out.substr(0, out.find('\n'));
   const std::vector<std::string> f = fields(line);
-  ASSERT_EQ(f.size(), 8u) << out;
+  ASSERT_EQ(f.size(), 9u) << out;
   EXPECT_EQ(f[5], "gradInput");
-  EXPECT_EQ(f[6], "gemm_col2im");
-  // (the family's entries, in the list's order)
-  EXPECT_EQ(
-      f[7].rfind("direct: fewer than 16 channels per group; direct_forward: not a transposed layer; small_group: ", 0),
-      0u)
-      << f[7];
-  EXPECT_EQ(f[7].find("direct:", 1), std::string::npos) << f[7];
+  EXPECT_EQ(f[7], "gemm_col2im");
+  // (the family's entries of the backward-data list, in its order)
+  EXPECT_EQ(f[8].rfind("direct: fewer than 16 channels per group; small_group: ", 0), 0u) << f[8];
+  EXPECT_EQ(f[8].find("direct:", 1), std::string::npos) << f[8];
+}
+
+// The forward operators speak of their output: a transposed aclnnConvolution's output is the backward-data
+// pass's result, a direct one's the forward pass's, each chosen from its own list.
+TEST(Verbose, LevelTwoNamesTheForwardOperatorsOutput) {
+  setenv("ACLNN_CONVBWD_VERBOSE", "2", 1);
+  setenv("ACLNN_CONVBWD_ISA", "generic", 1);
+  for (bool transposed : {false, true}) {
+    const ConvSpec spec = make_spec(2, 1, 20, 20, 1, {6, 5}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}, transposed, {});
+    ::testing::internal::CaptureStdout();
+    const ForwardResult result = run_convolution_forward(spec, {}, pattern(product(spec.input_shape()), 1),
+                                                         pattern(product(spec.weight_shape()), 2), {});
+    const std::string out = ::testing::internal::GetCapturedStdout();
+    ASSERT_EQ(result.status, 0) << result.error;
+    const std::vector<std::string> f = fields(out.substr(0, out.find('\n')));
+    ASSERT_EQ(f.size(), 9u) << out;
+    EXPECT_EQ(f[2], "aclnnConvolution");
+    EXPECT_EQ(f[5], "output");
+    EXPECT_EQ(f[6], transposed ? "backward_data" : "forward");
+    EXPECT_EQ(f[7], transposed ? "direct" : "direct_forward") << out;
+    // (the entries of the other list are not asked, and no reason speaks of a transposed layer)
+    const std::vector<std::string> absent =
+        transposed ? std::vector<std::string>{"direct_forward:", "gemm_forward_", "transposed"}
+                   : std::vector<std::string>{"gemm_flipped_", "gemm_col2im", "transposed"};
+    for (const std::string& other : absent) EXPECT_EQ(f[8].find(other), std::string::npos) << f[8];
+  }
+  unsetenv("ACLNN_CONVBWD_ISA");
+  unsetenv("ACLNN_CONVBWD_VERBOSE");
 }
 
 TEST(Verbose, SilentByDefaultAndWithZero) {

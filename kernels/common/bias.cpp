@@ -32,7 +32,7 @@ std::unique_ptr<ConvStep> plan(const ConvProblem& p, PlanBuilder& builder) {
 }  // namespace
 
 extern const ConvImpl kLanesBias = [] {
-  ConvImpl impl{"lanes", "lanes", Gradient::kBias, supports, plan};
+  ConvImpl impl{"lanes", "lanes", ConvPass::kBias, supports, plan};
   impl.bias_in_lanes = true;
   return impl;
 }();

@@ -76,6 +76,18 @@ enum class MathMode {
   kFp16Inputs,  // 2 USE_FP16: every input rounded to FLOAT16 first
 };
 
+// The passes of the convolution operator. Each has its own ordered list of entries
+// (kernels/core/implementations.cpp), and an entry implements one pass: a list offers it only problems
+// of that pass.
+enum class ConvPass {
+  kForward,         // y = conv(x, w): the forward operators' output, a transposed layer's gradInput
+  kBackwardData,    // dx = conv^T(dy, w): a direct layer's gradInput, a transposed forward operator's output
+  kBackwardWeight,  // dw = the correlation of dy with x: gradWeight
+  kBias,            // db = dy summed over N and space: gradBias
+};
+constexpr ConvPass kConvPasses[] = {ConvPass::kForward, ConvPass::kBackwardData, ConvPass::kBackwardWeight,
+                                    ConvPass::kBias};
+
 // Which operation produces gradInput.
 enum class InputGrad {
   kNone,
@@ -100,9 +112,16 @@ struct ConvProblem {
   // rounding into grad_input's dtype, result = fl32(sum) + bias.
   bool add_grad_input_bias = false;
   View5 grad_input_bias;
-  bool forward_operator = false;  // grad_input is a forward operator's output (its verbose name: "output")
+  // What the front door calls grad_input in its messages and the verbose mode: "gradInput", or "output"
+  // for the forward operators.
+  const char* grad_input_name = "gradInput";
   MathMode math = MathMode::kFull;
   int max_threads = 1;  // threads phase 2 may use, fixed at phase 1
+
+  // The pass that computes grad_input (where input_grad is not kNone).
+  ConvPass grad_input_pass() const {
+    return input_grad == InputGrad::kForward ? ConvPass::kForward : ConvPass::kBackwardData;
+  }
 
   // Which inputs the requested gradients read.
   bool reads_src() const { return input_grad == InputGrad::kForward || want_weight_grad; }

@@ -1,48 +1,56 @@
-// The ordered implementation lists, one per gradient. Phase 1 takes the first entry whose
+// The convolution operator's ordered lists, one per pass. Phase 1 takes the first entry whose
 // supports() accepts the problem on this CPU (ACLNN_CONVBWD_KERNELS can put named entries or
 // families first; ACLNN_CONVBWD_VERBOSE=2 prints every refusal's reason). The double-precision
 // reference is last in every list and accepts everything.
 //
-// Adding an implementation: one new file defining a ConvImpl, its declaration here, and its
-// place in a list (the tests run every entry of every list on each case it supports).
+// Adding an implementation: one new file defining a ConvImpl for each pass it computes, its
+// declaration here, and its place in those lists (the tests run every entry of every list on each
+// case it supports). A kernel that computes two passes is two entries, one per list (for_pass).
 #include "kernels/core/plan.h"
 
 namespace aclnn_cpu {
 
-extern const ConvImpl kDepthwiseInputGrad;           // kernels/direct/depthwise.cpp
-extern const ConvImpl kDirectInputGrad;              // kernels/direct/direct_input.cpp
-extern const ConvImpl kWinogradInputGrad;            // kernels/winograd/winograd_forward.cpp
-extern const ConvImpl kDirectForwardInputGrad;       // kernels/direct/direct_forward.cpp
-extern const ConvImpl kDepthwiseWeightGrad;          // kernels/direct/depthwise.cpp
-extern const ConvImpl kChannelsLastInputGrad;        // kernels/gemm/channels_last_{input,weight}.cpp
-extern const ConvImpl kChannelsLastWeightGrad;       // kernels/gemm/channels_last_{input,weight}.cpp
-extern const ConvImpl kGemmFlippedWindowsInputGrad;  // kernels/gemm/gemm_forward.cpp
-extern const ConvImpl kGemmFlippedTilesInputGrad;    // kernels/gemm/gemm_forward.cpp
-extern const ConvImpl kGemmForwardWindowsInputGrad;  // kernels/gemm/gemm_forward.cpp
-extern const ConvImpl kGemmForwardTilesInputGrad;    // kernels/gemm/gemm_forward.cpp
-extern const ConvImpl kGemmCol2imInputGrad;          // kernels/gemm/gemm_col2im.cpp
-extern const ConvImpl kGemmWindowsWeightGrad;        // kernels/gemm/gemm_weight_grad.cpp
-extern const ConvImpl kGemmTilesWeightGrad;          // kernels/gemm/gemm_weight_grad.cpp
-extern const ConvImpl kSmallGroupInputGrad;          // kernels/direct/small_group.cpp
-extern const ConvImpl kSmallGroupWeightGrad;         // kernels/direct/small_group.cpp
-extern const ConvImpl kLanesBias;                    // kernels/common/bias.cpp
-extern const ConvImpl kReferenceInputGrad;           // kernels/ref/conv_ref.cpp
-extern const ConvImpl kReferenceWeightGrad;          // kernels/ref/conv_ref.cpp
-extern const ConvImpl kReferenceBias;                // kernels/ref/conv_ref.cpp
+// kernels/direct/small_group.cpp
+extern const ConvImpl kSmallGroupForward, kSmallGroupBackwardData, kSmallGroupBackwardWeight;
+// kernels/direct/depthwise.cpp
+extern const ConvImpl kDepthwiseForward, kDepthwiseBackwardData, kDepthwiseBackwardWeight;
+// kernels/gemm/channels_last_{input,weight}.cpp
+extern const ConvImpl kChannelsLastForward, kChannelsLastBackwardData, kChannelsLastBackwardWeight;
+// kernels/winograd/winograd_forward.cpp
+extern const ConvImpl kWinogradForward, kWinogradBackwardData;
+// kernels/direct/direct_input.cpp
+extern const ConvImpl kDirectForward, kDirectBackwardData;
+// kernels/direct/direct_forward.cpp
+extern const ConvImpl kDirectForwardForward;
+// kernels/gemm/gemm_forward.cpp
+extern const ConvImpl kGemmForwardWindowsForward, kGemmForwardTilesForward;
+extern const ConvImpl kGemmFlippedWindowsBackwardData, kGemmFlippedTilesBackwardData;
+// kernels/gemm/gemm_col2im.cpp
+extern const ConvImpl kGemmCol2imBackwardData;
+// kernels/gemm/gemm_weight_grad.cpp
+extern const ConvImpl kGemmWindowsBackwardWeight, kGemmTilesBackwardWeight;
+// kernels/common/bias.cpp
+extern const ConvImpl kLanesBias;
+// kernels/ref/conv_ref.cpp
+extern const ConvImpl kReferenceForward, kReferenceBackwardData, kReferenceBackwardWeight, kReferenceBias;
 
-const std::vector<const ConvImpl*>& implementations(Gradient gradient) {
-  static const std::vector<const ConvImpl*> input_grad = {
-      &kSmallGroupInputGrad,         &kDepthwiseInputGrad,        &kChannelsLastInputGrad,
-      &kWinogradInputGrad,           &kDirectInputGrad,           &kDirectForwardInputGrad,
-      &kGemmFlippedWindowsInputGrad, &kGemmFlippedTilesInputGrad, &kGemmForwardWindowsInputGrad,
-      &kGemmForwardTilesInputGrad,   &kGemmCol2imInputGrad,       &kReferenceInputGrad};
-  static const std::vector<const ConvImpl*> weight_grad = {&kSmallGroupWeightGrad,   &kDepthwiseWeightGrad,
-                                                           &kChannelsLastWeightGrad, &kGemmWindowsWeightGrad,
-                                                           &kGemmTilesWeightGrad,    &kReferenceWeightGrad};
+const std::vector<const ConvImpl*>& convolution_implementations(ConvPass pass) {
+  static const std::vector<const ConvImpl*> forward = {
+      &kSmallGroupForward,         &kDepthwiseForward,        &kChannelsLastForward,
+      &kWinogradForward,           &kDirectForward,           &kDirectForwardForward,
+      &kGemmForwardWindowsForward, &kGemmForwardTilesForward, &kReferenceForward};
+  static const std::vector<const ConvImpl*> backward_data = {
+      &kSmallGroupBackwardData,       &kDepthwiseBackwardData,  &kChannelsLastBackwardData,
+      &kWinogradBackwardData,         &kDirectBackwardData,     &kGemmFlippedWindowsBackwardData,
+      &kGemmFlippedTilesBackwardData, &kGemmCol2imBackwardData, &kReferenceBackwardData};
+  static const std::vector<const ConvImpl*> backward_weight = {
+      &kSmallGroupBackwardWeight,  &kDepthwiseBackwardWeight, &kChannelsLastBackwardWeight,
+      &kGemmWindowsBackwardWeight, &kGemmTilesBackwardWeight, &kReferenceBackwardWeight};
   static const std::vector<const ConvImpl*> bias = {&kLanesBias, &kReferenceBias};
-  switch (gradient) {
-    case Gradient::kInput: return input_grad;
-    case Gradient::kWeight: return weight_grad;
+  switch (pass) {
+    case ConvPass::kForward: return forward;
+    case ConvPass::kBackwardData: return backward_data;
+    case ConvPass::kBackwardWeight: return backward_weight;
     default: return bias;
   }
 }

@@ -16,61 +16,24 @@
 namespace aclnn_cpu {
 namespace {
 
-// Whether `name` is one of the comma-separated names in `list`.
-bool named_in(const std::string& list, const char* name) {
-  size_t start = 0;
-  while (start <= list.size()) {
-    const size_t end = std::min(list.find(',', start), list.size());
-    if (list.compare(start, end - start, name) == 0) return true;
-    start = end + 1;
-  }
-  return false;
-}
-
-// Whether `only` names the entry or its family.
-bool named(const std::string& only, const ConvImpl& impl) {
-  return named_in(only, impl.name) || named_in(only, impl.family);
-}
-
-// The first supporting entry named in `only`, else the first supporting entry (the reference
-// supports everything). `log` gets the line ConvPlan::choices() describes.
-const ConvImpl* choose(Gradient gradient, const ConvProblem& problem, const CpuFeatures& cpu, const std::string& only,
-                       std::string& log) {
-  const std::vector<const ConvImpl*>& list = implementations(gradient);
-  std::string refusals;
-  const ConvImpl* chosen = nullptr;
-  for (bool named_pass : {true, false}) {
-    if (named_pass && only.empty()) continue;
-    for (const ConvImpl* impl : list) {
-      // (the first pass asks the named entries, the second every other one: each is asked once)
-      if (!only.empty() && named_pass != named(only, *impl)) continue;
-      const Support support = impl->supports(problem, cpu);
-      if (support) {
-        chosen = impl;
-        break;
-      }
-      refusals += format("%s%s: %s", refusals.empty() ? "" : "; ", impl->name, support.why_not);
-    }
-    if (chosen != nullptr) break;
-  }
-  if (chosen == nullptr) chosen = list.back();
-  log = format("%s,%s,%s", result_name(problem, gradient), chosen->name, refusals.c_str());
-  return chosen;
-}
-
 const View5& input_view(const ConvProblem& p, int input) { return input == 0 ? p.src : input == 1 ? p.wei : p.dst; }
 
-// A gradient's result view.
-const View5& result_view(const ConvProblem& p, Gradient gradient) {
-  return gradient == Gradient::kInput ? p.grad_input : gradient == Gradient::kWeight ? p.grad_weight : p.grad_bias;
+// The plan's results, in the order their steps run: grad_input (by the forward or the backward-data
+// pass), grad_weight, grad_bias.
+int result_index(ConvPass pass) { return pass == ConvPass::kBackwardWeight ? 1 : pass == ConvPass::kBias ? 2 : 0; }
+
+// A pass's result view.
+const View5& result_view(const ConvProblem& p, ConvPass pass) {
+  const int index = result_index(pass);
+  return index == 0 ? p.grad_input : index == 1 ? p.grad_weight : p.grad_bias;
 }
 
-// Whether the inputs a gradient reads hold no element: its result is then a sum over nothing.
-bool sums_nothing(const ConvProblem& p, Gradient gradient) {
-  switch (gradient) {
-    case Gradient::kInput:
-      return p.wei.numel() == 0 || (p.input_grad == InputGrad::kForward ? p.src : p.dst).numel() == 0;
-    case Gradient::kWeight: return p.src.numel() == 0 || p.dst.numel() == 0;
+// Whether the inputs a pass reads hold no element: its result is then a sum over nothing.
+bool sums_nothing(const ConvProblem& p, ConvPass pass) {
+  switch (pass) {
+    case ConvPass::kForward: return p.wei.numel() == 0 || p.src.numel() == 0;
+    case ConvPass::kBackwardData: return p.wei.numel() == 0 || p.dst.numel() == 0;
+    case ConvPass::kBackwardWeight: return p.src.numel() == 0 || p.dst.numel() == 0;
     default: return p.bias_source.numel() == 0;
   }
 }
@@ -107,37 +70,39 @@ class ZeroResult final : public ConvStep {
   int threads_;
 };
 
-template <Gradient kGradient>
+template <ConvPass kPass>
 Support zeros_supports(const ConvProblem& p, const CpuFeatures&) {
-  return sums_nothing(p, kGradient) ? kSupported : refuse("inputs not empty");
+  return sums_nothing(p, kPass) ? kSupported : refuse("inputs not empty");
 }
-template <Gradient kGradient>
+template <ConvPass kPass>
 std::unique_ptr<ConvStep> zeros_plan(const ConvProblem& p, PlanBuilder& b) {
-  const View5* bias = kGradient == Gradient::kInput && p.add_grad_input_bias ? &p.grad_input_bias : nullptr;
-  return std::make_unique<ZeroResult>(result_view(p, kGradient), bias, b.threads());
+  const View5* bias = result_index(kPass) == 0 && p.add_grad_input_bias ? &p.grad_input_bias : nullptr;
+  return std::make_unique<ZeroResult>(result_view(p, kPass), bias, b.threads());
 }
-// The step of a gradient whose inputs are empty, for each gradient. Not in the implementation lists:
-// the plan takes it before any list is looked at (ACLNN_CONVBWD_KERNELS does not apply).
-template <Gradient kGradient>
+// The step of a pass whose inputs are empty, for each pass. Not in the implementation lists: the plan
+// takes it before any list is looked at (ACLNN_CONVBWD_KERNELS does not apply).
+template <ConvPass kPass>
 constexpr ConvImpl zeros_entry() {
-  ConvImpl impl{"zeros", "zeros", kGradient, zeros_supports<kGradient>, zeros_plan<kGradient>};
+  ConvImpl impl{"zeros", "zeros", kPass, zeros_supports<kPass>, zeros_plan<kPass>};
   impl.multiplies_padding = false;
   return impl;
 }
-const ConvImpl kZeros[3] = {zeros_entry<Gradient::kInput>(), zeros_entry<Gradient::kWeight>(),
-                            zeros_entry<Gradient::kBias>()};
+const ConvImpl kZeros[4] = {zeros_entry<ConvPass::kForward>(), zeros_entry<ConvPass::kBackwardData>(),
+                            zeros_entry<ConvPass::kBackwardWeight>(), zeros_entry<ConvPass::kBias>()};
 
 }  // namespace
 
-const char* result_name(const ConvProblem& problem, Gradient gradient) {
-  return gradient == Gradient::kInput && problem.forward_operator ? "output" : gradient_name(gradient);
+const char* result_name(const ConvProblem& problem, ConvPass pass) {
+  const int index = result_index(pass);
+  return index == 0 ? problem.grad_input_name : index == 1 ? "gradWeight" : "gradBias";
 }
 
-const char* gradient_name(Gradient gradient) {
-  switch (gradient) {
-    case Gradient::kInput: return "gradInput";
-    case Gradient::kWeight: return "gradWeight";
-    default: return "gradBias";
+const char* pass_name(ConvPass pass) {
+  switch (pass) {
+    case ConvPass::kForward: return "forward";
+    case ConvPass::kBackwardData: return "backward_data";
+    case ConvPass::kBackwardWeight: return "backward_weight";
+    default: return "bias";
   }
 }
 
@@ -151,27 +116,32 @@ std::unique_ptr<ConvPlan> ConvPlan::build(const ConvProblem& problem, const std:
   plan->problem_ = problem;
   const ConvProblem& p = plan->problem_;
   // Empty tensors are planned here, so that no kernel sees their sizes and strides, which no check
-  // bounds (a plane of 2^62 entries, a stride of 2^62): a gradient with an empty result has nothing
-  // to write and gets no step; one whose inputs are empty is a sum over nothing and gets kZeros.
+  // bounds (a plane of 2^62 entries, a stride of 2^62): a result that is empty has nothing to write
+  // and gets no step; one whose inputs are empty is a sum over nothing and gets kZeros.
   const struct {
-    Gradient gradient;
+    ConvPass pass;
     bool requested;
-  } gradients[] = {{Gradient::kInput, p.input_grad != InputGrad::kNone},
-                   {Gradient::kWeight, p.want_weight_grad},
-                   {Gradient::kBias, p.want_bias_grad}};
+  } results[] = {{p.grad_input_pass(), p.input_grad != InputGrad::kNone},
+                 {ConvPass::kBackwardWeight, p.want_weight_grad},
+                 {ConvPass::kBias, p.want_bias_grad}};
   plan->cpu_ = CpuFeatures::current();
   const CpuFeatures& cpu = plan->cpu_;
   const ConvImpl* chosen[3] = {nullptr, nullptr, nullptr};
-  for (const auto& wanted : gradients) {
-    const int i = static_cast<int>(wanted.gradient);
+  for (const auto& wanted : results) {
     if (!wanted.requested) continue;
-    std::string log = format("%s,none,an empty result", result_name(p, wanted.gradient));
-    if (result_view(p, wanted.gradient).numel() > 0) {
-      if (kZeros[i].supports(p, cpu)) {
-        chosen[i] = &kZeros[i];
-        log = format("%s,zeros,a sum over empty inputs", result_name(p, wanted.gradient));
+    const ConvImpl*& entry = chosen[result_index(wanted.pass)];
+    const char* result = result_name(p, wanted.pass);
+    const char* pass = pass_name(wanted.pass);
+    std::string log = format("%s,%s,none,an empty result", result, pass);
+    const ConvImpl& zeros = kZeros[static_cast<int>(wanted.pass)];
+    if (result_view(p, wanted.pass).numel() > 0) {
+      if (zeros.supports(p, cpu)) {
+        entry = &zeros;
+        log = format("%s,%s,zeros,a sum over empty inputs", result, pass);
       } else {
-        chosen[i] = choose(wanted.gradient, p, cpu, only, log);
+        const ListChoice<ConvImpl> choice = choose_from(convolution_implementations(wanted.pass), p, cpu, only);
+        entry = choice.entry;
+        log = format("%s,%s,%s,%s", result, pass, entry->name, choice.refusals.c_str());
       }
     }
     plan->choices_.push_back(std::move(log));
@@ -199,13 +169,13 @@ std::vector<uint64_t> ConvPlan::plan_steps(const ConvImpl* const chosen[3], bool
     ledger_.begin_step();
     builder.set_threads(threads_for(bytes.size()));
   };
-  for (Gradient gradient : {Gradient::kInput, Gradient::kWeight, Gradient::kBias}) {
-    const ConvImpl* impl = chosen[static_cast<int>(gradient)];
+  for (int index = 0; index < 3; ++index) {
+    const ConvImpl* impl = chosen[index];
     if (impl == nullptr) continue;  // not requested, or an empty result
     next_step();
-    if (!joint || (gradient == Gradient::kBias && !builder.joint_bias_taken)) {
+    if (!joint || (index == 2 && !builder.joint_bias_taken)) {
       steps_.push_back({impl, impl->plan(p, builder), builder.threads()});
-    } else if (gradient == Gradient::kInput) {  // the joint step, as gradInput's
+    } else if (index == 0) {  // the joint step, as gradInput's
       builder.joint_bias_offered = chosen[2] != nullptr && chosen[2]->bias_in_lanes;
       steps_.push_back({impl, impl->plan_joint(p, builder), builder.threads()});
     } else {  // computed by the joint step
@@ -214,11 +184,11 @@ std::vector<uint64_t> ConvPlan::plan_steps(const ConvImpl* const chosen[3], bool
     bytes.push_back(ledger_.step_bytes());
   }
   // The non-finite repair after each gradInput and gradWeight step of an entry that multiplies padding.
-  for (Gradient gradient : {Gradient::kInput, Gradient::kWeight}) {
-    const ConvImpl* impl = chosen[static_cast<int>(gradient)];
+  for (int index = 0; index < 2; ++index) {
+    const ConvImpl* impl = chosen[index];
     if (impl == nullptr || !impl->multiplies_padding) continue;
     next_step();
-    repairs_.push_back(plan_non_finite_repair(gradient, p, builder));
+    repairs_.push_back(plan_non_finite_repair(impl->pass, p, builder));
     bytes.push_back(ledger_.step_bytes());
   }
   static const char* const kNames[3] = {"src.f32", "wei.f32", "dst.f32"};
@@ -309,10 +279,10 @@ std::string ConvPlan::describe() const {
   for (const Chosen& chosen : steps_) {
     if (!text.empty()) text += ' ';
     if (!chosen.step) {  // computed by the gradInput step
-      text += format("%s=%s:joint", result_name(problem_, chosen.impl->gradient), chosen.impl->name);
+      text += format("%s=%s:joint", result_name(problem_, chosen.impl->pass), chosen.impl->name);
       continue;
     }
-    text += format("%s=%s:tasks=%lld", result_name(problem_, chosen.impl->gradient), chosen.impl->name,
+    text += format("%s=%s:tasks=%lld", result_name(problem_, chosen.impl->pass), chosen.impl->name,
                    static_cast<long long>(chosen.step->tasks()));
     const std::string detail = chosen.step->detail();
     if (!detail.empty()) text += ":" + detail;
@@ -321,9 +291,9 @@ std::string ConvPlan::describe() const {
   return text;
 }
 
-const ConvImpl* ConvPlan::chosen(Gradient gradient) const {
+const ConvImpl* ConvPlan::chosen(ConvPass pass) const {
   for (const Chosen& c : steps_) {
-    if (c.impl->gradient == gradient) return c.impl;
+    if (c.impl->pass == pass) return c.impl;
   }
   return nullptr;
 }

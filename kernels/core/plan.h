@@ -1,8 +1,8 @@
 // Phase 1 turns a ConvProblem into a ConvPlan; phase 2 only executes it.
 //
-// For each requested gradient the plan holds the implementation chosen from that gradient's
-// ordered list (kernels/core/implementations.cpp: the first entry that supports the problem wins, the
-// double-precision reference is last and supports everything) and the step it planned, with every
+// For each requested result the plan holds the implementation chosen from the ordered list of the pass
+// that computes it (kernels/core/implementations.cpp: the first entry that supports the problem wins,
+// the double-precision reference is last and supports everything) and the step it planned, with every
 // tile size and task count fixed, and, after the gradInput and gradWeight of an entry that
 // multiplies padding, the non-finite repair (kernels/ref/conv_ref.h). One WorkspaceLedger books all
 // scratch: the dense copies of inputs that the steps ask for, and each step's own regions.
@@ -16,15 +16,16 @@
 
 #include "kernels/common/cpu_isa.h"
 #include "kernels/core/conv_problem.h"
+#include "kernels/core/entry_list.h"
 #include "kernels/core/workspace.h"
 
 namespace aclnn_cpu {
 
-enum class Gradient { kInput, kWeight, kBias };
-const char* gradient_name(Gradient gradient);  // "gradInput", "gradWeight", "gradBias"
-// The name the verbose mode gives a gradient's result: gradient_name's, or "output" for the result of
-// a forward operator (ConvProblem::forward_operator).
-const char* result_name(const ConvProblem& problem, Gradient gradient);
+// "forward", "backward_data", "backward_weight", "bias": the pass's name in the verbose mode.
+const char* pass_name(ConvPass pass);
+// What the front door calls the result of `pass`: the problem's grad_input_name ("gradInput", or the
+// forward operators' "output") for the forward and backward-data passes, "gradWeight", "gradBias".
+const char* result_name(const ConvProblem& problem, ConvPass pass);
 
 // The inputs (src, wei, dst) as dense (N, C, D, H, W) float arrays at phase 2, cubeMathType
 // rounding applied; nullptr where no step asked for that input.
@@ -41,7 +42,7 @@ struct StepInputs {
 class ConvStep {
  public:
   virtual ~ConvStep() = default;
-  // Computes the step's gradient. Returns ACLNN_SUCCESS, or a status after report_error().
+  // Computes the step's result. Returns ACLNN_SUCCESS, or a status after report_error().
   virtual int run(const Workspace& workspace, const StepInputs& inputs) const = 0;
   // Parallel tasks this step offers (1 when serial); printed by the verbose mode.
   virtual int64_t tasks() const = 0;
@@ -110,25 +111,16 @@ class PlanBuilder {
   int threads_;
 };
 
-// An entry's answer to a problem: yes, or a short reason why not (a literal), which the verbose
-// mode prints (ACLNN_CONVBWD_VERBOSE=2) as oneDNN prints its dispatch reasons.
-struct Support {
-  const char* why_not = nullptr;
-  explicit operator bool() const { return why_not == nullptr; }
-};
-constexpr Support kSupported{};
-constexpr Support refuse(const char* why_not) { return Support{why_not}; }
-
-// One entry of an implementation list.
+// One entry of a convolution list: it implements one pass of the convolution operator.
 struct ConvImpl {
   const char* name;    // what ACLNN_CONVBWD_KERNELS and the verbose mode call it ("gemm_flipped")
   const char* family;  // the entries that share its kernels ("gemm"): ACLNN_CONVBWD_KERNELS may name it
-  Gradient gradient;
-  // Whether it computes its gradient of this problem on this CPU (dtypes, layout, geometry, features).
+  ConvPass pass;       // the list it is in
+  // Whether it computes its pass's result of this problem on this CPU (dtypes, layout, geometry, features).
   Support (*supports)(const ConvProblem& problem, const CpuFeatures& cpu);
   // Books its workspace and fixes its tiling; called only when supports() said yes.
   std::unique_ptr<ConvStep> (*plan)(const ConvProblem& problem, PlanBuilder& builder);
-  // Optional, on a gradInput entry: one step that computes gradInput and gradWeight together (the
+  // Optional, on a forward or backward-data entry: one step that computes gradInput and gradWeight together (the
   // inputs read once for both), planned where `joint_weight` is the entry chosen for gradWeight and
   // supports_joint() accepts the problem; it may take gradBias too (PlanBuilder::joint_bias_*). Its
   // results are those of the separate steps, bit for bit.
@@ -158,12 +150,18 @@ inline double workspace_budget(double one_thread, int threads) {
   return one_thread + std::max((kThreadsWorkspaceGrowth - 1) * one_thread, kThreadScratchBytes * (threads - 1));
 }
 
-// The ordered list for one gradient (kernels/core/implementations.cpp).
-const std::vector<const ConvImpl*>& implementations(Gradient gradient);
+// The convolution operator's ordered list for one pass (kernels/core/implementations.cpp).
+const std::vector<const ConvImpl*>& convolution_implementations(ConvPass pass);
+// The same entry in another pass's list (a kernel that computes both the forward and the backward-data
+// pass: its functions tell the two apart by the problem's input_grad).
+constexpr ConvImpl for_pass(ConvImpl impl, ConvPass pass) {
+  impl.pass = pass;
+  return impl;
+}
 
 class ConvPlan {
  public:
-  // Plans every requested gradient of `problem` with up to problem.max_threads threads. `only` is a
+  // Plans every requested result of `problem` with up to problem.max_threads threads. `only` is a
   // comma-separated list of entry or family names (ACLNN_CONVBWD_KERNELS): in each list the first
   // supporting entry named there wins, and a list without such an entry keeps its own order.
   // The workspace stays within workspace_budget(its size for one thread, threads): a step whose
@@ -176,13 +174,13 @@ class ConvPlan {
   int execute(void* workspace) const;
   // "gradInput=gemm_flipped:tasks=64:isa=avx512 gradWeight=ref:tasks=8 ...", for the verbose mode.
   std::string describe() const;
-  // How each requested gradient's entry was chosen, for ACLNN_CONVBWD_VERBOSE=2: one line per
-  // gradient, "<gradient>,<chosen>,<refusals>", the refusals being every entry tried before it as
+  // How each requested result's entry was chosen, for ACLNN_CONVBWD_VERBOSE=2: one line per
+  // result, "<result>,<pass>,<chosen>,<refusals>", the refusals being every entry tried before it as
   // "<entry>: <reason>" joined by "; " (reasons hold no commas), e.g.
-  // "gradInput,gemm_flipped,small_group: more than 16 channels per group; depthwise: ...".
+  // "gradInput,backward_data,gemm_flipped,small_group: more than 16 channels per group; depthwise: ...".
   const std::vector<std::string>& choices() const { return choices_; }
-  // The implementation chosen for `gradient` (nullptr when not requested).
-  const ConvImpl* chosen(Gradient gradient) const;
+  // The implementation chosen for `pass` (nullptr when not requested).
+  const ConvImpl* chosen(ConvPass pass) const;
   int threads() const { return problem_.max_threads; }
 
  private:
@@ -198,7 +196,7 @@ class ConvPlan {
 
   struct Chosen {
     const ConvImpl* impl;
-    std::unique_ptr<ConvStep> step;  // null where the gradInput step computes this gradient too
+    std::unique_ptr<ConvStep> step;  // null where the gradInput step computes this result too
     int threads;                     // it runs on (fewer than the plan's where its scratch is capped)
   };
   // Where one input comes from at phase 2.

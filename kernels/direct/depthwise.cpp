@@ -171,7 +171,10 @@ std::unique_ptr<ConvStep> plan_weight(const ConvProblem& p, PlanBuilder& builder
 
 }  // namespace
 
-extern const ConvImpl kDepthwiseInputGrad = {"depthwise", "depthwise", Gradient::kInput, supports, plan_input};
-extern const ConvImpl kDepthwiseWeightGrad = {"depthwise", "depthwise", Gradient::kWeight, supports, plan_weight};
+extern const ConvImpl kDepthwiseBackwardData = {"depthwise", "depthwise", ConvPass::kBackwardData, supports,
+                                                plan_input};
+extern const ConvImpl kDepthwiseForward = for_pass(kDepthwiseBackwardData, ConvPass::kForward);
+extern const ConvImpl kDepthwiseBackwardWeight = {"depthwise", "depthwise", ConvPass::kBackwardWeight, supports,
+                                                  plan_weight};
 
 }  // namespace aclnn_cpu

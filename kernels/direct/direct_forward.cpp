@@ -29,7 +29,7 @@
 
 namespace aclnn_cpu {
 
-extern const ConvImpl kGemmForwardWindowsInputGrad;  // kernels/gemm/gemm_forward.cpp
+extern const ConvImpl kGemmForwardWindowsForward;  // kernels/gemm/gemm_forward.cpp
 
 namespace {
 
@@ -289,15 +289,14 @@ class DirectForward final : public ConvStep {
 // not 1x1, strides up to 4, not one row per plane that the GEMM's padded windows take, rows and staged
 // source within their budgets.
 Support supports(const ConvProblem& p, const CpuFeatures& cpu) {
-  if (p.input_grad != InputGrad::kForward) return refuse("not a transposed layer");
   const ConvGeometry& g = p.geometry;
   // (Stride 1 with padding within the kernel: `direct` computes it as the gradInput of its flipped layer,
   // its tasks' blocks of channels reading a block of W each, faster on small planes: r50_s4 1.6x.)
   if (flippable(g)) return refuse("stride 1 with padding within the kernel (direct takes it)");
   if (amx_pair_products(cpu.pairs, p.src, p.wei, p.math) != AmxTiles::kNone &&
-      kGemmForwardWindowsInputGrad.supports(p, cpu))
+      kGemmForwardWindowsForward.supports(p, cpu))
     return refuse("BF16 pairs go to the GEMMs' tiles");
-  if (g.src_size[0] == 1 && g.src_size[1] == 1 && g.dst_size[1] == 1 && kGemmForwardWindowsInputGrad.supports(p, cpu))
+  if (g.src_size[0] == 1 && g.src_size[1] == 1 && g.dst_size[1] == 1 && kGemmForwardWindowsForward.supports(p, cpu))
     return refuse("one row per plane that the GEMM's padded windows take");
   const Support fits = direct_rows_fit(g);
   if (!fits) return fits;
@@ -315,6 +314,6 @@ std::unique_ptr<ConvStep> plan(const ConvProblem& p, PlanBuilder& builder) {
 
 }  // namespace
 
-extern const ConvImpl kDirectForwardInputGrad = {"direct_forward", "direct", Gradient::kInput, supports, plan};
+extern const ConvImpl kDirectForwardForward = {"direct_forward", "direct", ConvPass::kForward, supports, plan};
 
 }  // namespace aclnn_cpu

@@ -567,13 +567,14 @@ std::unique_ptr<ConvStep> plan_joint(const ConvProblem& p, PlanBuilder& builder)
 
 }  // namespace
 
-extern const ConvImpl kSmallGroupWeightGrad = {"small_group", "small_group", Gradient::kWeight, supports_weight,
-                                               plan_weight};
-extern const ConvImpl kSmallGroupInputGrad = [] {
-  ConvImpl impl{"small_group", "small_group", Gradient::kInput, supports_input, plan_input};
-  impl.joint_weight = &kSmallGroupWeightGrad;
+extern const ConvImpl kSmallGroupBackwardWeight = {"small_group", "small_group", ConvPass::kBackwardWeight,
+                                                   supports_weight, plan_weight};
+extern const ConvImpl kSmallGroupBackwardData = [] {
+  ConvImpl impl{"small_group", "small_group", ConvPass::kBackwardData, supports_input, plan_input};
+  impl.joint_weight = &kSmallGroupBackwardWeight;
   impl.supports_joint = supports_joint, impl.plan_joint = plan_joint;
   return impl;
 }();
+extern const ConvImpl kSmallGroupForward = for_pass(kSmallGroupBackwardData, ConvPass::kForward);
 
 }  // namespace aclnn_cpu

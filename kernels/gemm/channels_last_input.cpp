@@ -182,12 +182,13 @@ namespace {
 // Its products read only rows inside `from` and, in pairs, whole pairs of channels: no padding meets an Inf
 // or NaN, so it needs no non-finite repair.
 constexpr ConvImpl channels_last_input_entry() {
-  ConvImpl impl{"channels_last", "channels_last", Gradient::kInput, channels_last::supports_input,
+  ConvImpl impl{"channels_last", "channels_last", ConvPass::kBackwardData, channels_last::supports_input,
                 channels_last::plan_input};
   impl.multiplies_padding = false;
   return impl;
 }
 }  // namespace
-extern const ConvImpl kChannelsLastInputGrad = channels_last_input_entry();
+extern const ConvImpl kChannelsLastBackwardData = channels_last_input_entry();
+extern const ConvImpl kChannelsLastForward = for_pass(kChannelsLastBackwardData, ConvPass::kForward);
 
 }  // namespace aclnn_cpu

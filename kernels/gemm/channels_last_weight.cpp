@@ -333,7 +333,7 @@ std::unique_ptr<ConvStep> plan_weight(const ConvProblem& p, PlanBuilder& builder
 }  // namespace
 }  // namespace channels_last
 
-extern const ConvImpl kChannelsLastWeightGrad = {"channels_last", "channels_last", Gradient::kWeight,
-                                                 channels_last::supports_weight, channels_last::plan_weight};
+extern const ConvImpl kChannelsLastBackwardWeight = {"channels_last", "channels_last", ConvPass::kBackwardWeight,
+                                                     channels_last::supports_weight, channels_last::plan_weight};
 
 }  // namespace aclnn_cpu

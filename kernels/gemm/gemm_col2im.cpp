@@ -426,15 +426,14 @@ class GemmBackwardData final : public ConvStep {
 };
 
 // gemm_col2im: a direct layer's gradInput as W^T dY and col2im; any dtype, layout and geometry.
-Support supports_col2im(const ConvProblem& p, const CpuFeatures&) {
-  return p.input_grad == InputGrad::kBackwardData ? kSupported : refuse("transposed layer");
-}
+Support supports_col2im(const ConvProblem&, const CpuFeatures&) { return kSupported; }
 std::unique_ptr<ConvStep> plan_col2im(const ConvProblem& p, PlanBuilder& builder) {
   return std::make_unique<GemmBackwardData>(p, builder);
 }
 
 }  // namespace
 
-extern const ConvImpl kGemmCol2imInputGrad = {"gemm_col2im", "gemm", Gradient::kInput, supports_col2im, plan_col2im};
+extern const ConvImpl kGemmCol2imBackwardData = {"gemm_col2im", "gemm", ConvPass::kBackwardData, supports_col2im,
+                                                 plan_col2im};
 
 }  // namespace aclnn_cpu

@@ -507,17 +507,13 @@ class GemmForward final : public ConvStep {
 // that pays (gemm_flipped_*), a transposed layer's gradInput (gemm_forward_*, any dtype, layout and
 // geometry); each from padded windows where they serve (*_windows), else from tiles (*_tiles).
 Support supports_flipped(const ConvProblem& p) {
-  if (p.input_grad != InputGrad::kBackwardData) return refuse("transposed layer");
   if (!flippable(p.geometry)) return refuse("not stride 1 with padding within the kernel");
   if (!flip_pays(p.geometry)) return refuse("too few positions for its tasks");
   return kSupported;
 }
-Support supports_forward(const ConvProblem& p) {
-  return p.input_grad == InputGrad::kForward ? kSupported : refuse("not a transposed layer");
-}
 template <bool kFlipped, ForwardForm kForm>
 Support supports_gemm_forward(const ConvProblem& p, const CpuFeatures&) {
-  const Support kind = kFlipped ? supports_flipped(p) : supports_forward(p);
+  const Support kind = kFlipped ? supports_flipped(p) : kSupported;
   if (!kind || kForm == ForwardForm::kTiles) return kind;
   GemmBlocking blocking;
   BandTiling bands;
@@ -530,16 +526,18 @@ std::unique_ptr<ConvStep> plan_gemm_forward(const ConvProblem& p, PlanBuilder& b
 }
 template <bool kFlipped, ForwardForm kForm>
 constexpr ConvImpl gemm_forward_entry(const char* name) {
-  return {name, "gemm", Gradient::kInput, supports_gemm_forward<kFlipped, kForm>, plan_gemm_forward<kFlipped, kForm>};
+  return {name, "gemm", kFlipped ? ConvPass::kBackwardData : ConvPass::kForward, supports_gemm_forward<kFlipped, kForm>,
+          plan_gemm_forward<kFlipped, kForm>};
 }
 
 }  // namespace
 
-extern const ConvImpl kGemmFlippedWindowsInputGrad =
+extern const ConvImpl kGemmFlippedWindowsBackwardData =
     gemm_forward_entry<true, ForwardForm::kWindows>("gemm_flipped_windows");
-extern const ConvImpl kGemmFlippedTilesInputGrad = gemm_forward_entry<true, ForwardForm::kTiles>("gemm_flipped_tiles");
-extern const ConvImpl kGemmForwardWindowsInputGrad =
+extern const ConvImpl kGemmFlippedTilesBackwardData =
+    gemm_forward_entry<true, ForwardForm::kTiles>("gemm_flipped_tiles");
+extern const ConvImpl kGemmForwardWindowsForward =
     gemm_forward_entry<false, ForwardForm::kWindows>("gemm_forward_windows");
-extern const ConvImpl kGemmForwardTilesInputGrad = gemm_forward_entry<false, ForwardForm::kTiles>("gemm_forward_tiles");
+extern const ConvImpl kGemmForwardTilesForward = gemm_forward_entry<false, ForwardForm::kTiles>("gemm_forward_tiles");
 
 }  // namespace aclnn_cpu

@@ -574,9 +574,9 @@ std::unique_ptr<ConvStep> plan_tiles(const ConvProblem& p, PlanBuilder& builder)
 
 }  // namespace
 
-extern const ConvImpl kGemmWindowsWeightGrad = {"gemm_weight_windows", "gemm", Gradient::kWeight, supports_windows,
-                                                plan_windows};
-extern const ConvImpl kGemmTilesWeightGrad = {"gemm_weight_tiles", "gemm", Gradient::kWeight, supports_tiles,
-                                              plan_tiles};
+extern const ConvImpl kGemmWindowsBackwardWeight = {"gemm_weight_windows", "gemm", ConvPass::kBackwardWeight,
+                                                    supports_windows, plan_windows};
+extern const ConvImpl kGemmTilesBackwardWeight = {"gemm_weight_tiles", "gemm", ConvPass::kBackwardWeight,
+                                                  supports_tiles, plan_tiles};
 
 }  // namespace aclnn_cpu

@@ -265,10 +265,10 @@ class RefOutput {
 
 // gradInput or gradWeight as the reference computes it: per channel of the result (gradInput: each
 // sample's plane of it; gradWeight: its row), for every channel or for those a mask marks.
-class RefGradient {
+class RefResult {
  public:
-  RefGradient(Gradient gradient, const ConvProblem& p, PlanBuilder& b)
-      : weight_(gradient == Gradient::kWeight),
+  RefResult(ConvPass pass, const ConvProblem& p, PlanBuilder& b)
+      : weight_(pass == ConvPass::kBackwardWeight),
         forward_(p.input_grad == InputGrad::kForward),
         loops_(p),
         out_(weight_ ? p.grad_weight : p.grad_input, b, "ref.result"),
@@ -310,23 +310,23 @@ class RefGradient {
   WorkspaceLedger::Handle scratch_ = -1;  // per thread
 };
 
-template <Gradient kGradient>
+template <ConvPass kPass>
 class RefStep final : public ConvStep {
  public:
-  RefStep(const ConvProblem& p, PlanBuilder& b) : ref_(kGradient, p, b) {}
+  RefStep(const ConvProblem& p, PlanBuilder& b) : ref_(kPass, p, b) {}
   int64_t tasks() const override { return ref_.tasks(); }
   int run(const Workspace& w, const StepInputs&) const override { return ref_.run(w, nullptr); }
 
  private:
-  RefGradient ref_;
+  RefResult ref_;
 };
 
 // The non-finite repair (conv_ref.h): which channels of the result another entry computed may hold
 // a NaN the reference would not, then those computed again as the reference does.
 class NonFiniteRepair final : public ConvStep {
  public:
-  NonFiniteRepair(Gradient gradient, const ConvProblem& p, PlanBuilder& b)
-      : weight_(gradient == Gradient::kWeight),
+  NonFiniteRepair(ConvPass pass, const ConvProblem& p, PlanBuilder& b)
+      : weight_(pass == ConvPass::kBackwardWeight),
         forward_(p.input_grad == InputGrad::kForward),
         g_(p.geometry),
         wei_(p.wei),
@@ -336,7 +336,7 @@ class NonFiniteRepair final : public ConvStep {
         threads_(b.threads()),
         tested_(weight_ ? PlanBuilder::WeightsTested{} : b.weights_tested),
         source_tested_(weight_ ? PlanBuilder::SourceTested{} : b.source_tested),
-        ref_(gradient, p, b) {
+        ref_(pass, p, b) {
     rows_ = b.book_scratch("repair.rows", static_cast<uint64_t>(g_.groups * g_.dst_channels_per_group), 1);
     marked_ = b.book_scratch("repair.channels", static_cast<uint64_t>(ref_.channels()), 1);
   }
@@ -399,7 +399,7 @@ class NonFiniteRepair final : public ConvStep {
   int threads_;
   PlanBuilder::WeightsTested tested_;        // gradInput: what its step found of W as it packed it, where it tested
   PlanBuilder::SourceTested source_tested_;  // gradInput: what its step found of its source, where it tested
-  RefGradient ref_;
+  RefResult ref_;
   WorkspaceLedger::Handle rows_ = -1, marked_ = -1;
 };
 
@@ -442,21 +442,24 @@ std::unique_ptr<ConvStep> plan(const ConvProblem& p, PlanBuilder& builder) {
 
 }  // namespace
 
-std::unique_ptr<ConvStep> plan_non_finite_repair(Gradient gradient, const ConvProblem& problem, PlanBuilder& builder) {
-  return std::make_unique<NonFiniteRepair>(gradient, problem, builder);
+std::unique_ptr<ConvStep> plan_non_finite_repair(ConvPass pass, const ConvProblem& problem, PlanBuilder& builder) {
+  return std::make_unique<NonFiniteRepair>(pass, problem, builder);
 }
 
 // The reference computes no product with padding: it needs no repair.
 namespace {
-template <Gradient kGradient, typename Step>
+template <ConvPass kPass, typename Step>
 constexpr ConvImpl reference_entry() {
-  ConvImpl impl{"ref", "ref", kGradient, supports_everything, plan<Step>};
+  ConvImpl impl{"ref", "ref", kPass, supports_everything, plan<Step>};
   impl.multiplies_padding = false;
   return impl;
 }
 }  // namespace
-extern const ConvImpl kReferenceInputGrad = reference_entry<Gradient::kInput, RefStep<Gradient::kInput>>();
-extern const ConvImpl kReferenceWeightGrad = reference_entry<Gradient::kWeight, RefStep<Gradient::kWeight>>();
-extern const ConvImpl kReferenceBias = reference_entry<Gradient::kBias, RefBias>();
+extern const ConvImpl kReferenceForward = reference_entry<ConvPass::kForward, RefStep<ConvPass::kForward>>();
+extern const ConvImpl kReferenceBackwardData =
+    reference_entry<ConvPass::kBackwardData, RefStep<ConvPass::kBackwardData>>();
+extern const ConvImpl kReferenceBackwardWeight =
+    reference_entry<ConvPass::kBackwardWeight, RefStep<ConvPass::kBackwardWeight>>();
+extern const ConvImpl kReferenceBias = reference_entry<ConvPass::kBias, RefBias>();
 
 }  // namespace aclnn_cpu

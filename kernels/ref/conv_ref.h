@@ -24,8 +24,8 @@
 
 namespace aclnn_cpu {
 
-// Plans the repair of `gradient` (kInput or kWeight) after another entry computed it: books its
-// scratch in the step area (the plan runs it after every step).
-std::unique_ptr<ConvStep> plan_non_finite_repair(Gradient gradient, const ConvProblem& problem, PlanBuilder& builder);
+// Plans the repair of `pass`'s result (gradInput by kForward or kBackwardData, or gradWeight) after
+// another entry computed it: books its scratch in the step area (the plan runs it after every step).
+std::unique_ptr<ConvStep> plan_non_finite_repair(ConvPass pass, const ConvProblem& problem, PlanBuilder& builder);
 
 }  // namespace aclnn_cpu

@@ -61,8 +61,7 @@ constexpr int64_t kSkew = 16;                       // floats between each entry
 bool flipped(const ConvProblem& p) { return p.input_grad == InputGrad::kBackwardData; }
 
 Support supports(const ConvProblem& p, const CpuFeatures&) {
-  if (p.input_grad == InputGrad::kNone) return refuse("no gradInput");
-  if (flipped(p) && !flippable(p.geometry)) return refuse("gradInput not a forward convolution of stride 1");
+  if (flipped(p) && !flippable(p.geometry)) return refuse("not stride 1 with padding within the kernel");
   const ConvGeometry g = flipped(p) ? flipped_geometry(p.geometry) : p.geometry;
   const View5& source = flipped(p) ? p.dst : p.src;
   if (g.groups != 1) return refuse("grouped convolution");
@@ -380,6 +379,7 @@ std::unique_ptr<ConvStep> plan(const ConvProblem& p, PlanBuilder& builder) {
 
 }  // namespace
 
-extern const ConvImpl kWinogradInputGrad = {"winograd", "winograd", Gradient::kInput, supports, plan};
+extern const ConvImpl kWinogradBackwardData = {"winograd", "winograd", ConvPass::kBackwardData, supports, plan};
+extern const ConvImpl kWinogradForward = for_pass(kWinogradBackwardData, ConvPass::kForward);
 
 }  // namespace aclnn_cpu

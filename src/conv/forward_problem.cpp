@@ -18,7 +18,7 @@ ConvProblem forward_problem(const ConvGeometry& geometry, bool transposed, const
   p.dst = transposed ? input : output;
   p.input_grad = transposed ? InputGrad::kBackwardData : InputGrad::kForward;
   p.grad_input = output;
-  p.forward_operator = true;
+  p.grad_input_name = "output";
   if (bias != nullptr) {
     p.add_grad_input_bias = true;
     p.grad_input_bias = *bias;

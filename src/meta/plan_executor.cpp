@@ -20,7 +20,7 @@ PlanExecutor::PlanExecutor(std::unique_ptr<OperatorPlan> plan, const char* api, 
   const int level = verbose_level();
   verbose_ = level > 0;
   if (level < 2) return;
-  // Phase 1 (level 2): how each gradient's entry was chosen, one line each.
+  // Phase 1 (level 2): how each result's entry was chosen, one line each.
   for (const std::string& choice : plan_->choices()) {
     std::printf("aclnn_convbwd_verbose,plan,%s,%s,%s\n", api_, call_.c_str(), choice.c_str());
   }

@@ -30,7 +30,7 @@ class PlanExecutor final : public aclOpExecutor {
 };
 
 // What ACLNN_CONVBWD_VERBOSE asks for: 0 nothing (unset or "0"), 1 one line per execution, 2 also
-// one line per gradient at phase 1 saying how its entry was chosen ("2").
+// one line per result at phase 1 saying how its entry was chosen ("2").
 int verbose_level();
 
 }  // namespace aclnn_cpu

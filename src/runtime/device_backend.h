@@ -35,7 +35,7 @@ class OperatorPlan {
   virtual uint64_t workspace_bytes() const = 0;
   // The implementations chosen, the task counts and the threads, for the verbose mode.
   virtual std::string describe() const = 0;
-  // How they were chosen, one line per gradient (the entries that refused, with their reasons), for
+  // How they were chosen, one line per result (its pass, the entries that refused, with their reasons), for
   // ACLNN_CONVBWD_VERBOSE=2.
   virtual std::vector<std::string> choices() const { return {}; }
   // Phase 2 on the device; returns an aclnn status (message reported on failure).

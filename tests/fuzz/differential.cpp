@@ -67,9 +67,8 @@ int precision(int32_t dtype) { return dtype == ACL_FLOAT16 ? 11 : dtype == ACL_B
 const std::vector<std::string>& forcible_entries() {
   static const std::vector<std::string> names = [] {
     std::set<std::string> unique;
-    for (aclnn_cpu::Gradient g :
-         {aclnn_cpu::Gradient::kInput, aclnn_cpu::Gradient::kWeight, aclnn_cpu::Gradient::kBias}) {
-      for (const aclnn_cpu::ConvImpl* impl : aclnn_cpu::implementations(g)) {
+    for (aclnn_cpu::ConvPass pass : aclnn_cpu::kConvPasses) {
+      for (const aclnn_cpu::ConvImpl* impl : aclnn_cpu::convolution_implementations(pass)) {
         if (std::strcmp(impl->name, "ref") != 0) unique.insert(impl->name);
       }
     }
