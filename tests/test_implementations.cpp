@@ -883,7 +883,7 @@ TEST(Implementations, SixteenBitWeightGradientRoundedByBlocks) {
     }
   }
   std::set<std::string> expected{"chunks", "one chunk", "transposed"};
-  if (converts_in_registers(plan_gemm_blocking(1, 1, 1))) expected.insert("narrowed");
+  if (converts_in_registers(plan_gemm_blocking(1, 1, 1, CpuFeatures::current()))) expected.insert("narrowed");
   EXPECT_EQ(kinds, expected);
   unsetenv("ACLNN_CONVBWD_BF16_DOT");
 }

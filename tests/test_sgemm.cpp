@@ -85,9 +85,9 @@ TEST(Sgemm, EveryPathMatchesDoublePrecision) {
   for (Isa isa : runnable_isas()) {
     for (const Product& p : products()) {
       // Small blocks as well as the planned ones, so that every loop of the blocking runs.
-      GemmBlocking small = plan_gemm_blocking(p.m, p.n, p.k, isa);
+      GemmBlocking small = plan_gemm_blocking(p.m, p.n, p.k, CpuFeatures{isa});
       small.kc = 8, small.mc = micro_kernel(isa).mr * 2, small.nc = micro_kernel(isa).nr * 2;
-      for (const GemmBlocking& blocking : {plan_gemm_blocking(p.m, p.n, p.k, isa), small}) {
+      for (const GemmBlocking& blocking : {plan_gemm_blocking(p.m, p.n, p.k, CpuFeatures{isa}), small}) {
         std::vector<double> exact, bound;
         const std::vector<float> got = multiply(p, blocking, 3, &exact, &bound);
         int64_t outside = 0;
@@ -116,11 +116,11 @@ TEST(Sgemm, FusedPathsGiveIdenticalBitsForAnyBlocking) {
   const std::vector<Isa> fused = fused_isas();
   if (fused.empty()) GTEST_SKIP() << "no fused-multiply-add path on this CPU";
   for (const Product& p : products()) {
-    const std::vector<float> first = multiply(p, plan_gemm_blocking(p.m, p.n, p.k, fused[0]), 5, nullptr);
+    const std::vector<float> first = multiply(p, plan_gemm_blocking(p.m, p.n, p.k, CpuFeatures{fused[0]}), 5, nullptr);
     for (Isa isa : fused) {
-      GemmBlocking odd = plan_gemm_blocking(p.m, p.n, p.k, isa);
+      GemmBlocking odd = plan_gemm_blocking(p.m, p.n, p.k, CpuFeatures{isa});
       odd.mc = micro_kernel(isa).mr, odd.nc = micro_kernel(isa).nr;
-      for (const GemmBlocking& blocking : {plan_gemm_blocking(p.m, p.n, p.k, isa), odd}) {
+      for (const GemmBlocking& blocking : {plan_gemm_blocking(p.m, p.n, p.k, CpuFeatures{isa}), odd}) {
         EXPECT_EQ(multiply(p, blocking, 5, nullptr), first) << isa_name(isa) << " " << p.m << "x" << p.n << "x" << p.k;
       }
     }
@@ -158,7 +158,7 @@ TEST(Sgemm, EveryEntryIsTheBlockedSum) {
       }
     }
     for (Isa isa : fused) {
-      const GemmBlocking blocking = plan_gemm_blocking(m, n, k, isa);
+      const GemmBlocking blocking = plan_gemm_blocking(m, n, k, CpuFeatures{isa});
       std::vector<float> scratch(blocking.scratch_floats() + 16), c = c0;
       float* aligned = scratch.data() + (16 - reinterpret_cast<uintptr_t>(scratch.data()) / 4 % 16) % 16;
       // C (m x n) (+)= A (m x k) * B (k x n)
@@ -181,7 +181,7 @@ TEST(Sgemm, OneRowOrOneColumnIsTheSameSum) {
   }
   for (Isa isa : runnable_isas()) {
     for (bool accumulate : {false, true}) {
-      const GemmBlocking blocking = plan_gemm_blocking(m, n, k, isa);
+      const GemmBlocking blocking = plan_gemm_blocking(m, n, k, CpuFeatures{isa});
       std::vector<float> scratch(blocking.scratch_floats() + 16);
       float* aligned = scratch.data() + (16 - reinterpret_cast<uintptr_t>(scratch.data()) / 4 % 16) % 16;
       // C (m x n) = A (m x k) * B (k x n) (+ C0), whole
@@ -233,9 +233,9 @@ TEST(Sgemm, PrepackedLeftAndWrittenRightGiveTheSameBits) {
       for (std::vector<float>* v : {&a, &b, &c0}) {
         for (float& x : *v) x = normal(rng);
       }
-      GemmBlocking small = plan_gemm_blocking(p.m, p.n, p.k, isa);
+      GemmBlocking small = plan_gemm_blocking(p.m, p.n, p.k, CpuFeatures{isa});
       small.kc = 8, small.mc = micro_kernel(isa).mr * 2, small.nc = micro_kernel(isa).nr * 2;
-      for (const GemmBlocking& blocking : {plan_gemm_blocking(p.m, p.n, p.k, isa), small}) {
+      for (const GemmBlocking& blocking : {plan_gemm_blocking(p.m, p.n, p.k, CpuFeatures{isa}), small}) {
         std::vector<float> scratch(blocking.scratch_floats() + 16);
         float* aligned = scratch.data() + (16 - reinterpret_cast<uintptr_t>(scratch.data()) / 4 % 16) % 16;
         float* const aligned_full = aligned;
@@ -282,7 +282,7 @@ TEST(Sgemm, NarrowedProductsRoundTheSameSums) {
   for (Isa isa : runnable_isas()) {
     for (const Product& p : products()) {
       if (p.m == 1 || p.n == 1 || p.ta || p.tb || p.k == 0) continue;
-      GemmBlocking small = plan_gemm_blocking(p.m, p.n, p.k, isa);
+      GemmBlocking small = plan_gemm_blocking(p.m, p.n, p.k, CpuFeatures{isa});
       small.kc = 8, small.mc = micro_kernel(isa).mr * 2, small.nc = micro_kernel(isa).nr * 2;
       const int64_t mr = micro_kernel(isa).mr, nr = micro_kernel(isa).nr, ldc = p.n + 3, ldo = p.n + 5;
       std::mt19937 rng(13);
@@ -291,7 +291,7 @@ TEST(Sgemm, NarrowedProductsRoundTheSameSums) {
       for (std::vector<float>* v : {&a, &b, &c0}) {
         for (float& x : *v) x = normal(rng);
       }
-      for (const GemmBlocking& blocking : {plan_gemm_blocking(p.m, p.n, p.k, isa), small}) {
+      for (const GemmBlocking& blocking : {plan_gemm_blocking(p.m, p.n, p.k, CpuFeatures{isa}), small}) {
         std::vector<float> packed(packed_left_floats(blocking, p.m, p.k)), scratch(blocking.scratch_floats(true) + 16);
         pack_left(blocking, p.m, p.k, MatrixRef{a.data(), p.k, false}, packed.data(), p.k, 0);
         float* aligned = scratch.data() + (16 - reinterpret_cast<uintptr_t>(scratch.data()) / 4 % 16) % 16;
@@ -345,7 +345,7 @@ TEST(Sgemm, RowsReadInPlaceGiveTheSameBits) {
       if (p.m == 1 || p.n == 1 || p.ta || p.tb || p.accumulate) continue;
       std::mt19937 rng(5);
       std::normal_distribution<float> normal;
-      GemmBlocking small = plan_gemm_blocking(p.m, p.n, p.k, isa);
+      GemmBlocking small = plan_gemm_blocking(p.m, p.n, p.k, CpuFeatures{isa});
       small.kc = 8, small.mc = micro_kernel(isa).mr * 2;
       const int64_t mr = micro_kernel(isa).mr, nr = micro_kernel(isa).nr;
       const int64_t rows = (p.m + mr - 1) / mr * mr, cols = (p.n + nr - 1) / nr * nr, pitch = cols + 5;
@@ -358,7 +358,7 @@ TEST(Sgemm, RowsReadInPlaceGiveTheSameBits) {
         offsets[q] = (p.k - 1 - q) * pitch + q % 3;
         for (int64_t j = 0; j < p.n; ++j) b[q * p.n + j] = base[offsets[q] + j];
       }
-      for (const GemmBlocking& blocking : {plan_gemm_blocking(p.m, p.n, p.k, isa), small}) {
+      for (const GemmBlocking& blocking : {plan_gemm_blocking(p.m, p.n, p.k, CpuFeatures{isa}), small}) {
         std::vector<float> scratch(blocking.scratch_floats() + 16);
         float* aligned = scratch.data() + (16 - reinterpret_cast<uintptr_t>(scratch.data()) / 4 % 16) % 16;
         std::vector<float> want(p.m * p.n);
@@ -401,7 +401,7 @@ TEST(Sgemm, SixteenBitRowsReadInPlaceGiveTheSameBits) {
   for (Isa isa : runnable_isas()) {
     for (const Product& p : products()) {
       if (p.m == 1 || p.n == 1 || p.ta || p.tb || p.accumulate || p.k == 0) continue;
-      GemmBlocking small = plan_gemm_blocking(p.m, p.n, p.k, isa);
+      GemmBlocking small = plan_gemm_blocking(p.m, p.n, p.k, CpuFeatures{isa});
       small.kc = 8, small.mc = micro_kernel(isa).mr * 2;
       const int64_t mr = micro_kernel(isa).mr, nr = micro_kernel(isa).nr;
       const int64_t rows = (p.m + mr - 1) / mr * mr, cols = (p.n + nr - 1) / nr * nr, pitch = cols + 5;
@@ -420,7 +420,7 @@ TEST(Sgemm, SixteenBitRowsReadInPlaceGiveTheSameBits) {
         }
         std::vector<int64_t> offsets(p.k);
         for (int64_t q = 0; q < p.k; ++q) offsets[q] = (p.k - 1 - q) * pitch + q % 3;  // reversed, odd shifts
-        for (const GemmBlocking& blocking : {plan_gemm_blocking(p.m, p.n, p.k, isa), small}) {
+        for (const GemmBlocking& blocking : {plan_gemm_blocking(p.m, p.n, p.k, CpuFeatures{isa}), small}) {
           std::vector<float> packed(packed_left_floats(blocking, p.m, p.k));
           pack_left(blocking, p.m, p.k, MatrixRef{a.data(), p.k, false}, packed.data(), p.k, 0);
           const PackedLeft left{packed.data(), p.k, 0};
@@ -483,9 +483,9 @@ TEST(Sgemm, LeftRowsReadInPlaceGiveTheSameBits) {
         rows[i] = (p.m - 1 - i) * pitch + i % 2;  // rows in reverse order, at odd shifts
         for (int64_t q = 0; q < p.k; ++q) a[i * p.k + q] = base[rows[i] + columns[q]];
       }
-      GemmBlocking small = plan_gemm_blocking(p.m, p.n, p.k, isa);
+      GemmBlocking small = plan_gemm_blocking(p.m, p.n, p.k, CpuFeatures{isa});
       small.kc = 8;
-      for (const GemmBlocking& blocking : {plan_gemm_blocking(p.m, p.n, p.k, isa), small}) {
+      for (const GemmBlocking& blocking : {plan_gemm_blocking(p.m, p.n, p.k, CpuFeatures{isa}), small}) {
         std::vector<float> packed_b(packed_right_floats(blocking, p.n, depth));
         pack_right(blocking, depth, p.n, MatrixRef{b.data(), p.n, false}, packed_b.data());
         const PackedRight right{packed_b.data(), depth, offset};
@@ -529,7 +529,7 @@ TEST(Sgemm, IsaSelection) {
   for (Isa isa : runnable_isas()) {
     setenv("ACLNN_CONVBWD_ISA", isa_name(isa), 1);
     EXPECT_EQ(selected_isa(), isa);
-    EXPECT_EQ(plan_gemm_blocking(10, 10, 10).isa, isa);
+    EXPECT_EQ(plan_gemm_blocking(10, 10, 10, CpuFeatures::current()).isa, isa);
   }
   setenv("ACLNN_CONVBWD_ISA", "avx512", 1);  // never faster than the CPU: the CPU's own at most
   EXPECT_EQ(selected_isa(), detected_isa());

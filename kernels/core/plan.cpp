@@ -223,6 +223,7 @@ std::vector<int> ConvPlan::threads_within_budget(const ConvImpl* const chosen[3]
   const auto plan_on = [&](const std::function<int(size_t)>& threads_for) {
     ConvPlan probe;
     probe.problem_ = problem_;
+    probe.cpu_ = cpu_;  // (the steps' tiles and scratch depend on the CPU)
     std::vector<uint64_t> bytes = probe.plan_steps(chosen, joint, threads_for);
     return Probe{std::move(bytes), double(probe.ledger_.shared_bytes()), probe.ledger_.overflowed()};
   };

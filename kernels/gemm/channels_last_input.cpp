@@ -37,7 +37,7 @@ class ChannelsLastInput final : public ConvStep {
         flat_ ? kTasksPerThread * threads_ : ceil_div(kTasksPerThread * threads_, std::max<int64_t>(1, batch));
     tile_ = std::max<int64_t>(1, ceil_div(rows, tasks_per_unit));
     tiles_ = ceil_div(rows, tile_);
-    blocking_ = plan_gemm_blocking(tile_, to_channels, from_channels);
+    blocking_ = plan_gemm_blocking(tile_, to_channels, from_channels, b.cpu());
     // (a tile cut into equal chunks of at most kChunkFloats: a chunk's sums and `from` rows stay in L2
     // over its taps; pair products' chunks of one GEMM row block where that is more: a small last chunk
     // would multiply by all of M_k as often as a whole one does)

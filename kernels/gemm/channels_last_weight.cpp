@@ -47,7 +47,7 @@ class ChannelsLastWeight final : public ConvStep {
     // Time-major rows: every sample's rows as one matrix, a tap's product over all of them.
     flat_ = !paired() && interleaved_rows(p.src) && interleaved_rows(p.dst);
     units_ = flat_ ? 1 : g.batch, scale_ = flat_ ? g.batch : 1;
-    blocking_ = plan_gemm_blocking(block_, cols_, saturating_product(g.dst_size[2], scale_));
+    blocking_ = plan_gemm_blocking(block_, cols_, saturating_product(g.dst_size[2], scale_), b.cpu());
     pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(), sizeof(float), threads_);
     depth_ = (transposed_ ? g.dst_size[2] : g.src_size[2]) * scale_;  // rows of the packed operand, per unit
     sample_floats_ = packed_right_floats(blocking_, cols_, depth_);

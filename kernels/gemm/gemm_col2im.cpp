@@ -82,7 +82,7 @@ class GemmBackwardData final : public ConvStep {
                                 product_within(units, s_.cout, kPackedDyBudget) &&
                                 product_within(units * s_.cout, ceil_div(s_.dst_plane, 32), kPackedDyBudget / 4 / 32));
     if (pack_dy_ && samples_ == 1) tile_ = sliver_tile(tile_);
-    blocking_ = plan_gemm_blocking(max_rows, tile_, s_.cout);
+    blocking_ = plan_gemm_blocking(max_rows, tile_, s_.cout, b.cpu());
     if (plan_pair_products(p, b, units, max_rows)) return;
     // A dY that is not a dense float array, to be packed once per sample: converted once into plain
     // float rows instead and read in place as a float dY is (as panels: the same floats written, with

@@ -48,14 +48,15 @@ constexpr uint64_t kAmxWeightCache = uint64_t{1} << 20;
 // kMinBandColumns positions where its plane has them, the rest from `row_blocks` blocks of output
 // channels (whole slivers of the micro-kernel's rows), where `row_blocks` is not null (else all of it
 // from bands). Neither cut changes an entry's sum.
-Support forward_bands(const ConvGeometry& g, GemmBlocking* blocking, BandTiling* bands, int64_t* row_blocks) {
+Support forward_bands(const ConvGeometry& g, const CpuFeatures& cpu, GemmBlocking* blocking, BandTiling* bands,
+                      int64_t* row_blocks) {
   if (!padded_windows_apply(g)) return refuse("strides or dilation that padded windows do not serve");
   if (columns_are_source(g)) return refuse("1x1 kernel of stride 1: its source is its column matrix");
   const Shape s(g);
   const int64_t pieces = pieces_for_tasks(s.n * s.groups);
   const int64_t band_pieces =
       row_blocks == nullptr ? pieces : std::max<int64_t>(1, std::min(pieces, s.dst_plane / kMinBandColumns));
-  *blocking = plan_gemm_blocking(s.cout, ceil_div(s.dst_plane, band_pieces), s.rows());
+  *blocking = plan_gemm_blocking(s.cout, ceil_div(s.dst_plane, band_pieces), s.rows(), cpu);
   const int64_t mr = left_sliver_rows(*blocking), nr = right_sliver_columns(*blocking);
   const int64_t result_rows = round_up(s.cout, mr);
   const int64_t max_columns = std::max<int64_t>(4 * nr, kColumnBudget / result_rows);
@@ -105,7 +106,7 @@ class GemmForward final : public ConvStep {
     // place, run_tiles.)
     if (columns_are_source(g_) && tile_ > 32) tile_ = tile_ / 32 * 32;
     tiles_ = ceil_div(s_.dst_plane, tile_);
-    blocking_ = plan_gemm_blocking(s_.cout, tile_, s_.rows());
+    blocking_ = plan_gemm_blocking(s_.cout, tile_, s_.rows(), b.cpu());
     if (plan_pointwise_pairs(p, b)) return;
     pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(true), sizeof(float), threads_);
     if (columns_are_source(g_)) offsets_ = b.book_scratch("gemm.row_offsets", s_.rows(), sizeof(int64_t));
@@ -165,7 +166,7 @@ class GemmForward final : public ConvStep {
     // (each window staged once), but where W is past kAmxWeightCache: each task's rows of W then stay
     // in cache (the tiles are fast enough for reading W from farther to bound them).
     const bool large_w = amx && uint64_t(amx_left_words(s_.cout, depth_)) > kAmxWeightCache / sizeof(uint32_t);
-    forward_bands(g_, &blocking_, &bands_, paired() && !large_w ? nullptr : &row_blocks_);
+    forward_bands(g_, b.cpu(), &blocking_, &bands_, paired() && !large_w ? nullptr : &row_blocks_);
     const int64_t mr = amx ? kAmxBlock : left_sliver_rows(blocking_),
                   nr = amx ? kAmxBlock : right_sliver_columns(blocking_);
     const int64_t result_rows = round_up(s_.cout, mr);
@@ -512,13 +513,13 @@ Support supports_flipped(const ConvProblem& p) {
   return kSupported;
 }
 template <bool kFlipped, ForwardForm kForm>
-Support supports_gemm_forward(const ConvProblem& p, const CpuFeatures&) {
+Support supports_gemm_forward(const ConvProblem& p, const CpuFeatures& cpu) {
   const Support kind = kFlipped ? supports_flipped(p) : kSupported;
   if (!kind || kForm == ForwardForm::kTiles) return kind;
   GemmBlocking blocking;
   BandTiling bands;
   int64_t row_blocks = 1;
-  return forward_bands(kFlipped ? flipped_geometry(p.geometry) : p.geometry, &blocking, &bands, &row_blocks);
+  return forward_bands(kFlipped ? flipped_geometry(p.geometry) : p.geometry, cpu, &blocking, &bands, &row_blocks);
 }
 template <bool kFlipped, ForwardForm kForm>
 std::unique_ptr<ConvStep> plan_gemm_forward(const ConvProblem& p, PlanBuilder& builder) {

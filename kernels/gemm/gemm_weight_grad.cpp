@@ -47,7 +47,7 @@ class GemmBackwardWeight final : public ConvStep {
         dw_(p.grad_weight),
         math_(p.math),
         x_staged_(stage_from_view(p.src, p.math)) {
-    const WeightSplit split = split_weight_grad(g_);
+    const WeightSplit split = split_weight_grad(g_, b.cpu());
     chunks_ = split.chunks, block_ = split.block, blocks_ = split.blocks, tile_ = split.tile;
     blocking_ = split.blocking;
     const int64_t weight_floats = split.weight_floats, length = split.length;
@@ -61,7 +61,7 @@ class GemmBackwardWeight final : public ConvStep {
       if (x_staged_) window_ = b.book_scratch("gemm.source_window", block_channels * window, sizeof(float), threads_);
       if (!columns_are_source(g_)) cols_ = b.book_scratch("gemm.cols", block_ * tile_, sizeof(float), threads_);
     }
-    const WeightVariant v = choose_weight_variant(p, b.cpu().pairs, split, windows_, bands_, window_floats_, x_staged_);
+    const WeightVariant v = choose_weight_variant(p, b.cpu(), split, windows_, bands_, window_floats_, x_staged_);
     x_staged_ = v.x_staged, tile_ = v.tile, blocking_ = v.blocking, batch_ = v.batch;
     amx_ = v.amx, transposed_ = v.transposed, depth_major_ = v.depth_major;
     bf16_in_place_ = v.bf16_in_place;
@@ -558,9 +558,9 @@ class GemmBackwardWeight final : public ConvStep {
 };
 
 // gemm_weight_windows: X read from padded windows per band, where they serve the geometry.
-Support supports_windows(const ConvProblem& p, const CpuFeatures&) {
+Support supports_windows(const ConvProblem& p, const CpuFeatures& cpu) {
   BandTiling bands;
-  return window_bands(p.geometry, split_weight_grad(p.geometry), &bands);
+  return window_bands(p.geometry, split_weight_grad(p.geometry, cpu), &bands);
 }
 std::unique_ptr<ConvStep> plan_windows(const ConvProblem& p, PlanBuilder& builder) {
   return std::make_unique<GemmBackwardWeight>(p, builder, WeightForm::kWindows);

@@ -41,7 +41,7 @@ struct WeightSplit {
   int64_t length = 0;          // the reduction's (sample, position) pairs, per group
 };
 
-inline WeightSplit split_weight_grad(const ConvGeometry& g) {
+inline WeightSplit split_weight_grad(const ConvGeometry& g, const CpuFeatures& cpu) {
   const Shape s(g);
   WeightSplit out;
   out.weight_floats = std::max<int64_t>(1, s.groups * s.cout * s.rows());
@@ -71,7 +71,7 @@ inline WeightSplit split_weight_grad(const ConvGeometry& g) {
   out.blocks = ceil_div(s.rows(), out.block);
   if (rows_first) out.chunks = std::min(pieces_for_tasks(s.groups * out.blocks), most_chunks);
   out.tile = s.tile(out.block);
-  out.blocking = plan_gemm_blocking(s.cout, out.block, std::min(out.tile, ceil_div(length, out.chunks)));
+  out.blocking = plan_gemm_blocking(s.cout, out.block, std::min(out.tile, ceil_div(length, out.chunks)), cpu);
   // X: read from padded windows per band, or staged per piece (the channels of a row block, the
   // window of a tile of positions), or from a dense float copy.
   // (A kernel of no taps has no rows, hence no tasks: count it as one tap here.)
@@ -125,7 +125,7 @@ struct WeightVariant {
   bool narrows_sums = false;   // [:narrowed] ... or by the micro-kernel from one chunk's products
 };
 
-inline WeightVariant choose_weight_variant(const ConvProblem& p, AmxTiles engine, const WeightSplit& split,
+inline WeightVariant choose_weight_variant(const ConvProblem& p, const CpuFeatures& cpu, const WeightSplit& split,
                                            bool windows, const BandTiling& bands, int64_t window_floats,
                                            bool x_staged) {
   const ConvGeometry& g = p.geometry;
@@ -156,7 +156,7 @@ inline WeightVariant choose_weight_variant(const ConvProblem& p, AmxTiles engine
   // A 1x1 kernel's X is read in place from the user's tensor (planes contiguous, of even size; tiles
   // of an even count).
   const bool pointwise_pairs = columns_are_source(g) && planes_contiguous(p.src) && s.dst_plane % 2 == 0;
-  const AmxTiles amx = amx_pair_products(engine, p.src, p.dst, p.math);
+  const AmxTiles amx = amx_pair_products(cpu.pairs, p.src, p.dst, p.math);
   v.amx = (windows ? bands.even_widths() : pointwise_pairs) && pair_columns_fill ? amx : AmxTiles::kNone;
   if (v.paired() && !windows) {
     v.x_staged = false;
@@ -179,11 +179,11 @@ inline WeightVariant choose_weight_variant(const ConvProblem& p, AmxTiles engine
   // store of the sums' tiles serves that many positions (a band of a single 7 x 7 plane is only 49),
   // and the sums' groups are that long.
   if (windows && !v.transposed && !v.paired() && v.pack_once) {
-    const int64_t depth_block = plan_gemm_blocking(s.cout, split.block, split.length).kc;
+    const int64_t depth_block = plan_gemm_blocking(s.cout, split.block, split.length, cpu).kc;
     v.batch = std::clamp<int64_t>(depth_block / bands.columns(), 1, kMaxBatch);
     while (v.batch > 1 && !product_within(v.batch, window_floats, kStagingBudget)) --v.batch;
     v.blocking = plan_gemm_blocking(s.cout, split.block,
-                                    std::min(v.batch * bands.columns(), ceil_div(split.length, split.chunks)));
+                                    std::min(v.batch * bands.columns(), ceil_div(split.length, split.chunks)), cpu);
   }
   // A dense FLOAT16 or BF16 dW summed from partials is rounded into the user's tensor by the pass that
   // adds them, block by block while each is in cache (round_into_weights), not staged whole as floats

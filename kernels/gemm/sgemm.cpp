@@ -86,16 +86,14 @@ int64_t GemmBlocking::scratch_floats(bool left_prepacked) const {
   return (left_prepacked ? 0 : a_block_floats(*this)) + round_up(kc * nc, 16);
 }
 
-GemmBlocking plan_gemm_blocking(int64_t max_m, int64_t max_n, int64_t max_k) {
-  return plan_gemm_blocking(max_m, max_n, max_k, selected_isa());
-}
-
-GemmBlocking plan_gemm_blocking(int64_t max_m, int64_t max_n, int64_t /*max_k*/, Isa isa) {
+GemmBlocking plan_gemm_blocking(int64_t max_m, int64_t max_n, int64_t /*max_k*/, const CpuFeatures& cpu) {
+  const Isa isa = cpu.isa;
   const MicroKernel& kernel = micro_kernel(isa);
   const CacheSizes& cache = cache_sizes();
   constexpr int64_t kFloat = sizeof(float);
   GemmBlocking b;
   b.isa = isa;
+  b.prefetch_c = cpu.amd;
   // One group of the blocked sum (its depth fixes the order of the sums, so it is the same on every
   // CPU): a kc x nr sliver of B (32 KiB for AVX-512's 32 columns) stays in L1 while the mr x kc
   // slivers of A stream past it. (Not shortened for a shallow product: one deeper than its plan said
@@ -384,11 +382,10 @@ void rows_product(const GemmBlocking& blocking, int64_t m, int64_t n, int64_t k,
   const MicroKernel& kernel = micro_kernel(blocking.isa);
   // (narrowed: whole tiles, and a last depth block to narrow in)
   const bool narrow = narrowed.out != nullptr && m % kernel.mr == 0 && n % kernel.nr == 0 && k > 0;
-  // The first depth block stores C's tiles without reading them: on AMD's cores the next tile's lines
-  // are fetched (into L1) while one is computed, so that its stores do not wait for them (a 1x1
-  // layer's gradInput writes its result in place, tile by tile). Not on Intel's cores, which stall on
-  // bursts of prefetches (small_group.cpp).
-  static const bool prefetch_c = cpu_is_amd();
+  // The first depth block stores C's tiles without reading them: where the blocking says so (AMD's
+  // cores) the next tile's lines are fetched (into L1) while one is computed, so that its stores do not
+  // wait for them (a 1x1 layer's gradInput writes its result in place, tile by tile).
+  const bool prefetch_c = blocking.prefetch_c;
   const int64_t block_rows = std::min(blocking.mc, m);  // (of every block but the last)
   // C (m x n) = op(A) (m x k, packed) * op(B) (k x n, float rows read in place)
   for_each_rows_tile(

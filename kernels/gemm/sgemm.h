@@ -25,6 +25,10 @@ struct MatrixRef {
 // the speed does; kc is where the sums' groups end (microkernel.h), kSumGroup in every plan.
 struct GemmBlocking {
   Isa isa = Isa::kGeneric;
+  // Whether a product whose first depth block stores C's tiles without reading them fetches the next
+  // tile's lines while one is computed (rows_product): on AMD's cores (CpuFeatures::amd), so that its
+  // stores do not wait for them; not on Intel's, which stall on bursts of prefetches.
+  bool prefetch_c = false;
   int64_t kc = 1;  // depth of a packed block: kSumGroup (tests set a smaller multiple of 8)
   int64_t mc = 1;  // rows of op(A) per packed block (a multiple of the micro-kernel's MR)
   int64_t nc = 1;  // columns of op(B) per packed block (a multiple of its NR)
@@ -36,9 +40,8 @@ struct GemmBlocking {
 // "isa=avx512": the verbose mode's note for a step that multiplies with `blocking`.
 std::string isa_detail(const GemmBlocking& blocking);
 
-// Blocking for `isa` (default: selected_isa(), i.e. cpuid and ACLNN_CONVBWD_ISA).
-GemmBlocking plan_gemm_blocking(int64_t max_m, int64_t max_n, int64_t max_k);
-GemmBlocking plan_gemm_blocking(int64_t max_m, int64_t max_n, int64_t max_k, Isa isa);
+// Blocking for the plan's CPU (its instruction set's micro-kernel, its vendor's prefetching).
+GemmBlocking plan_gemm_blocking(int64_t max_m, int64_t max_n, int64_t max_k, const CpuFeatures& cpu);
 
 // Where a product may store its results narrowed instead of into C: row i of C at out + i * ld, FLOAT16
 // bits (or, `bf16`, BF16), each rounded once to nearest even as it is computed.

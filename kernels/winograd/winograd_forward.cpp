@@ -60,7 +60,7 @@ constexpr int64_t kSkew = 16;                       // floats between each entry
 // by W with its channel roles swapped and its taps flipped (conv_problem.h: flippable): that one.
 bool flipped(const ConvProblem& p) { return p.input_grad == InputGrad::kBackwardData; }
 
-Support supports(const ConvProblem& p, const CpuFeatures&) {
+Support supports(const ConvProblem& p, const CpuFeatures& cpu) {
   if (flipped(p) && !flippable(p.geometry)) return refuse("not stride 1 with padding within the kernel");
   const ConvGeometry g = flipped(p) ? flipped_geometry(p.geometry) : p.geometry;
   const View5& source = flipped(p) ? p.dst : p.src;
@@ -70,7 +70,7 @@ Support supports(const ConvProblem& p, const CpuFeatures&) {
     if (g.stride[a] != 1 || g.dilation[a] != 1) return refuse("stride or dilation past 1 in H or W");
   }
   if (g.pad[1] > 2 || g.pad[2] > 2) return refuse("padding past the kernel in H or W");
-  if (left_sliver_rows(plan_gemm_blocking(kMinChannels, kMaxTiles, kMinChannels)) > kMaxRows)
+  if (left_sliver_rows(plan_gemm_blocking(kMinChannels, kMaxTiles, kMinChannels, cpu)) > kMaxRows)
     return refuse("micro-kernel slivers past 16 rows");  // (the weight transform's buffer)
   if (source.dtype != ACL_FLOAT || p.wei.dtype != ACL_FLOAT || p.math != MathMode::kFull)
     return refuse("source or weight not FLOAT used as it is");
@@ -115,7 +115,7 @@ class WinogradForward final : public ConvStep {
     const int64_t task_bytes = std::max(kTaskBytes, std::min(floats * depth_ * cout_ / 2, 4 * kTaskBytes));
     const int64_t most = std::clamp<int64_t>(task_bytes / (floats * (depth_ + cout_)), kFewestTiles, kMaxTiles);
     const int64_t least = std::min({kMinTiles, most, units * tiles_w_});
-    const int64_t tile_columns = right_sliver_columns(plan_gemm_blocking(cout_, kMaxTiles, depth_));
+    const int64_t tile_columns = right_sliver_columns(plan_gemm_blocking(cout_, kMaxTiles, depth_, b.cpu()));
     units_per_task_ = 1;
     double best = 2;  // (per tile)
     for (int64_t k = 1; k <= units && k * tiles_w_ <= most; ++k) {
@@ -134,7 +134,7 @@ class WinogradForward final : public ConvStep {
     tile_blocks_ = ceil_div(units, units_per_task_);
     rows_per_task_ = std::min(units_per_task_, tiles_h_);  // (the most of one plane's a task holds)
     const int64_t max_tiles = units_per_task_ * tiles_w_;
-    blocking_ = plan_gemm_blocking(cout_, max_tiles, depth_);
+    blocking_ = plan_gemm_blocking(cout_, max_tiles, depth_, b.cpu());
     transforms_ = &winograd_transforms(blocking_.isa);
     const int64_t mr = left_sliver_rows(blocking_), nr = right_sliver_columns(blocking_);
     // Blocks of output channels (whole slivers) where the tiles alone offer too few tasks.
