@@ -541,14 +541,16 @@ TEST(Implementations, ReferenceIsLastInEveryList) {
 }
 
 // Every (operator, pass) list, in its order, and each entry in it implementing that pass: a list offers
-// its entries only problems of its pass.
+// its entries only problems of its pass. (The GEMM entries ahead of `direct` take only BF16 pair products
+// and one row per plane: kernels/gemm/ahead_of_direct.h.)
 TEST(Implementations, EveryPassHasItsOwnList) {
   const std::map<ConvPass, std::string> want = {
       {ConvPass::kForward,
-       "small_group depthwise channels_last winograd direct direct_forward gemm_forward_windows gemm_forward_tiles "
-       "ref"},
+       "small_group depthwise channels_last winograd gemm_forward_windows direct direct_forward gemm_forward_windows "
+       "gemm_forward_tiles ref"},
       {ConvPass::kBackwardData,
-       "small_group depthwise channels_last winograd direct gemm_flipped_windows gemm_flipped_tiles gemm_col2im ref"},
+       "small_group depthwise channels_last winograd gemm_flipped_windows gemm_flipped_tiles gemm_col2im direct "
+       "gemm_flipped_windows gemm_flipped_tiles gemm_col2im ref"},
       {ConvPass::kBackwardWeight, "small_group depthwise channels_last gemm_weight_windows gemm_weight_tiles ref"},
       {ConvPass::kBias, "lanes ref"}};
   for (ConvPass pass : kConvPasses) {

@@ -138,8 +138,10 @@ TEST(Verbose, LevelTwoSaysWhyEachEntryWasNotChosen) {
   EXPECT_EQ(lines[0][8],
             "small_group: not stride 1 with padding within the kernel; depthwise: not one channel per group; "
             "channels_last: not a 1-D stride-1 layer of one group in full precision; winograd: not stride 1 with "
-            "padding within the kernel; direct: fewer than 16 channels per group; gemm_flipped_windows: not stride 1 "
-            "with padding within the kernel; gemm_flipped_tiles: not stride 1 with padding within the kernel");
+            "padding within the kernel; gemm_flipped_windows: not BF16 pairs nor one row per plane; "
+            "gemm_flipped_tiles: not BF16 pairs that col2im fits; gemm_col2im: not BF16 pairs that col2im fits; "
+            "direct: fewer than 16 channels per group; gemm_flipped_windows: not stride 1 with padding within the "
+            "kernel; gemm_flipped_tiles: not stride 1 with padding within the kernel");
   EXPECT_EQ(lines[1][8], "");  // the first entry took it
   EXPECT_EQ(lines[3][1], "exec");
 }

@@ -27,6 +27,11 @@ extern const ConvImpl kGemmForwardWindowsForward, kGemmForwardTilesForward;
 extern const ConvImpl kGemmFlippedWindowsBackwardData, kGemmFlippedTilesBackwardData;
 // kernels/gemm/gemm_col2im.cpp
 extern const ConvImpl kGemmCol2imBackwardData;
+// kernels/gemm/{gemm_forward,gemm_col2im}.cpp: the same entries where they go ahead of the direct kernels
+// (kernels/gemm/ahead_of_direct.h: BF16 pair products, one row per plane)
+extern const ConvImpl kGemmForwardWindowsAheadForward;
+extern const ConvImpl kGemmFlippedWindowsAheadBackwardData, kGemmFlippedTilesAheadBackwardData;
+extern const ConvImpl kGemmCol2imAheadBackwardData;
 // kernels/gemm/gemm_weight_grad.cpp
 extern const ConvImpl kGemmWindowsBackwardWeight, kGemmTilesBackwardWeight;
 // kernels/common/bias.cpp
@@ -35,14 +40,28 @@ extern const ConvImpl kLanesBias;
 extern const ConvImpl kReferenceForward, kReferenceBackwardData, kReferenceBackwardWeight, kReferenceBias;
 
 const std::vector<const ConvImpl*>& convolution_implementations(ConvPass pass) {
-  static const std::vector<const ConvImpl*> forward = {
-      &kSmallGroupForward,         &kDepthwiseForward,        &kChannelsLastForward,
-      &kWinogradForward,           &kDirectForward,           &kDirectForwardForward,
-      &kGemmForwardWindowsForward, &kGemmForwardTilesForward, &kReferenceForward};
-  static const std::vector<const ConvImpl*> backward_data = {
-      &kSmallGroupBackwardData,       &kDepthwiseBackwardData,  &kChannelsLastBackwardData,
-      &kWinogradBackwardData,         &kDirectBackwardData,     &kGemmFlippedWindowsBackwardData,
-      &kGemmFlippedTilesBackwardData, &kGemmCol2imBackwardData, &kReferenceBackwardData};
+  static const std::vector<const ConvImpl*> forward = {&kSmallGroupForward,
+                                                       &kDepthwiseForward,
+                                                       &kChannelsLastForward,
+                                                       &kWinogradForward,
+                                                       &kGemmForwardWindowsAheadForward,
+                                                       &kDirectForward,
+                                                       &kDirectForwardForward,
+                                                       &kGemmForwardWindowsForward,
+                                                       &kGemmForwardTilesForward,
+                                                       &kReferenceForward};
+  static const std::vector<const ConvImpl*> backward_data = {&kSmallGroupBackwardData,
+                                                             &kDepthwiseBackwardData,
+                                                             &kChannelsLastBackwardData,
+                                                             &kWinogradBackwardData,
+                                                             &kGemmFlippedWindowsAheadBackwardData,
+                                                             &kGemmFlippedTilesAheadBackwardData,
+                                                             &kGemmCol2imAheadBackwardData,
+                                                             &kDirectBackwardData,
+                                                             &kGemmFlippedWindowsBackwardData,
+                                                             &kGemmFlippedTilesBackwardData,
+                                                             &kGemmCol2imBackwardData,
+                                                             &kReferenceBackwardData};
   static const std::vector<const ConvImpl*> backward_weight = {
       &kSmallGroupBackwardWeight,  &kDepthwiseBackwardWeight, &kChannelsLastBackwardWeight,
       &kGemmWindowsBackwardWeight, &kGemmTilesBackwardWeight, &kReferenceBackwardWeight};

@@ -25,11 +25,8 @@
 #include "kernels/core/plan.h"
 #include "kernels/direct/lane_weights.h"
 #include "kernels/direct/row_kernels.h"
-#include "kernels/gemm/bf16_pairs.h"
 
 namespace aclnn_cpu {
-
-extern const ConvImpl kGemmForwardWindowsForward;  // kernels/gemm/gemm_forward.cpp
 
 namespace {
 
@@ -285,19 +282,14 @@ class DirectForward final : public ConvStep {
   WorkspaceLedger::Handle staged_ = -1, row_ = -1, tile_ = -1, tap_offsets_ = -1;  // per thread
 };
 
-// Forward convolutions (transposed layers' gradInput) with at least 16 channels per group in and out,
-// not 1x1, strides up to 4, not one row per plane that the GEMM's padded windows take, rows and staged
-// source within their budgets.
-Support supports(const ConvProblem& p, const CpuFeatures& cpu) {
+// Forward convolutions with at least 16 channels per group in and out, not 1x1, strides up to 4, rows and
+// staged source within their budgets. (The GEMM entries ahead of it in its list take BF16 pair products and
+// one row per plane where they compute them faster: kernels/gemm/ahead_of_direct.h.)
+Support supports(const ConvProblem& p, const CpuFeatures&) {
   const ConvGeometry& g = p.geometry;
   // (Stride 1 with padding within the kernel: `direct` computes it as the gradInput of its flipped layer,
   // its tasks' blocks of channels reading a block of W each, faster on small planes: r50_s4 1.6x.)
   if (flippable(g)) return refuse("stride 1 with padding within the kernel (direct takes it)");
-  if (amx_pair_products(cpu.pairs, p.src, p.wei, p.math) != AmxTiles::kNone &&
-      kGemmForwardWindowsForward.supports(p, cpu))
-    return refuse("BF16 pairs go to the GEMMs' tiles");
-  if (g.src_size[0] == 1 && g.src_size[1] == 1 && g.dst_size[1] == 1 && kGemmForwardWindowsForward.supports(p, cpu))
-    return refuse("one row per plane that the GEMM's padded windows take");
   const Support fits = direct_rows_fit(g);
   if (!fits) return fits;
   if (double(g.src_channels_per_group) * double(g.dst_channels_per_group) * double(g.kernel_volume()) * 4 >

@@ -30,13 +30,9 @@
 #include "kernels/core/plan.h"
 #include "kernels/direct/lane_weights.h"
 #include "kernels/direct/row_kernels.h"
-#include "kernels/gemm/bf16_pairs.h"
 #include "kernels/gemm/transpose_4x4.h"
 
 namespace aclnn_cpu {
-
-extern const ConvImpl kGemmFlippedWindowsBackwardData;  // kernels/gemm/gemm_forward.cpp
-extern const ConvImpl kGemmForwardWindowsForward;       // kernels/gemm/gemm_forward.cpp
 
 namespace {
 
@@ -381,23 +377,11 @@ class DirectInput final : public ConvStep {
 // Dense layers (at least 16 channels per group in and out; transposed ones of stride 1), not 1x1 (whose GEMMs read
 // their source in place, or for a stride past 1 compute only the positions it reaches), with rows and staged dY within
 // their budgets.
-Support supports(const ConvProblem& p, const CpuFeatures& cpu) {
+Support supports(const ConvProblem& p, const CpuFeatures&) {
   if (swapped(p) && !flippable(p.geometry)) return refuse("not stride 1 with padding within the kernel");
   const ConvGeometry g = swapped(p) ? flipped_geometry(p.geometry) : p.geometry;
-  // (BF16 operands that the CPU multiplies in pairs in the AMX tiles' order take the GEMMs' pair
-  // products instead, where gemm_flipped_windows or gemm_col2im takes them (swapped: gemm_forward_windows):
-  // on AMX tiles 16 x 16 x 32 per instruction, on VDPBF16PS twice a float FMA's multiply-adds; and the
-  // same bits on both.)
-  if (amx_pair_products(cpu.pairs, swapped(p) ? p.src : p.dst, p.wei, p.math) != AmxTiles::kNone &&
-      (swapped(p) ? bool(kGemmForwardWindowsForward.supports(p, cpu))
-                  : kGemmFlippedWindowsBackwardData.supports(p, cpu) || col2im_pair_products_fit(g)))
-    return refuse("BF16 pairs go to the GEMMs' tiles");
-  // One row per plane (a 1-D layer; swapped, one output row), stride 1: the padded windows of gemm_flipped_windows
-  // (swapped: gemm_forward_windows) hold each row whole, so their products compute no spill column and skip nothing
-  // `direct` would, and the GEMM's register blocking runs them faster (conv1d_k5_c256: 0.93 of direct's time).
-  if (g.src_size[0] == 1 && g.src_size[1] == 1 &&
-      (swapped(p) ? kGemmForwardWindowsForward.supports(p, cpu) : kGemmFlippedWindowsBackwardData.supports(p, cpu)))
-    return refuse("one row per plane that the GEMM's padded windows take");
+  // (The GEMM entries ahead of it in its lists take BF16 pair products and one row per plane where they
+  // compute them faster: kernels/gemm/ahead_of_direct.h.)
   const Support fits = direct_rows_fit(g);
   if (!fits) return fits;
   if (RowStaging::floats(g, g.src_size[1]) * 4 > double(kStagingBudget)) return refuse("staged rows past the budget");

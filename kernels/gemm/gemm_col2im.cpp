@@ -12,6 +12,7 @@
 #include "kernels/common/tasks.h"
 #include "kernels/common/tiling.h"
 #include "kernels/core/plan.h"
+#include "kernels/gemm/ahead_of_direct.h"
 #include "kernels/gemm/bf16_pairs.h"
 #include "kernels/gemm/padded_window.h"
 #include "kernels/gemm/sgemm.h"
@@ -427,6 +428,10 @@ class GemmBackwardData final : public ConvStep {
 
 // gemm_col2im: a direct layer's gradInput as W^T dY and col2im; any dtype, layout and geometry.
 Support supports_col2im(const ConvProblem&, const CpuFeatures&) { return kSupported; }
+// ... and ahead of `direct` (ahead_of_direct.h)
+Support supports_col2im_ahead(const ConvProblem& p, const CpuFeatures& cpu) {
+  return col2im_pairs_ahead_of_direct(p, cpu);
+}
 std::unique_ptr<ConvStep> plan_col2im(const ConvProblem& p, PlanBuilder& builder) {
   return std::make_unique<GemmBackwardData>(p, builder);
 }
@@ -435,5 +440,7 @@ std::unique_ptr<ConvStep> plan_col2im(const ConvProblem& p, PlanBuilder& builder
 
 extern const ConvImpl kGemmCol2imBackwardData = {"gemm_col2im", "gemm", ConvPass::kBackwardData, supports_col2im,
                                                  plan_col2im};
+extern const ConvImpl kGemmCol2imAheadBackwardData = {"gemm_col2im", "gemm", ConvPass::kBackwardData,
+                                                      supports_col2im_ahead, plan_col2im};
 
 }  // namespace aclnn_cpu

@@ -14,6 +14,7 @@
 #include "kernels/common/tasks.h"
 #include "kernels/common/tiling.h"
 #include "kernels/core/plan.h"
+#include "kernels/gemm/ahead_of_direct.h"
 #include "kernels/gemm/bf16_pairs.h"
 #include "kernels/gemm/padded_window.h"
 #include "kernels/gemm/sgemm.h"
@@ -512,8 +513,15 @@ Support supports_flipped(const ConvProblem& p) {
   if (!flip_pays(p.geometry)) return refuse("too few positions for its tasks");
   return kSupported;
 }
-template <bool kFlipped, ForwardForm kForm>
+// Where an entry stands in its list: behind the direct kernels, or ahead of them (ahead_of_direct.h).
+enum class Rank { kBehindDirect, kAheadOfDirect };
+template <bool kFlipped, ForwardForm kForm, Rank kRank>
 Support supports_gemm_forward(const ConvProblem& p, const CpuFeatures& cpu) {
+  if (kRank == Rank::kAheadOfDirect) {
+    const Support ahead =
+        kForm == ForwardForm::kWindows ? windows_ahead_of_direct(p, cpu) : col2im_pairs_ahead_of_direct(p, cpu);
+    if (!ahead) return ahead;
+  }
   const Support kind = kFlipped ? supports_flipped(p) : kSupported;
   if (!kind || kForm == ForwardForm::kTiles) return kind;
   GemmBlocking blocking;
@@ -525,10 +533,10 @@ template <bool kFlipped, ForwardForm kForm>
 std::unique_ptr<ConvStep> plan_gemm_forward(const ConvProblem& p, PlanBuilder& builder) {
   return std::make_unique<GemmForward>(p, builder, kFlipped, kForm);
 }
-template <bool kFlipped, ForwardForm kForm>
+template <bool kFlipped, ForwardForm kForm, Rank kRank = Rank::kBehindDirect>
 constexpr ConvImpl gemm_forward_entry(const char* name) {
-  return {name, "gemm", kFlipped ? ConvPass::kBackwardData : ConvPass::kForward, supports_gemm_forward<kFlipped, kForm>,
-          plan_gemm_forward<kFlipped, kForm>};
+  return {name, "gemm", kFlipped ? ConvPass::kBackwardData : ConvPass::kForward,
+          supports_gemm_forward<kFlipped, kForm, kRank>, plan_gemm_forward<kFlipped, kForm>};
 }
 
 }  // namespace
@@ -540,5 +548,12 @@ extern const ConvImpl kGemmFlippedTilesBackwardData =
 extern const ConvImpl kGemmForwardWindowsForward =
     gemm_forward_entry<false, ForwardForm::kWindows>("gemm_forward_windows");
 extern const ConvImpl kGemmForwardTilesForward = gemm_forward_entry<false, ForwardForm::kTiles>("gemm_forward_tiles");
+// (ahead of the direct kernels)
+extern const ConvImpl kGemmFlippedWindowsAheadBackwardData =
+    gemm_forward_entry<true, ForwardForm::kWindows, Rank::kAheadOfDirect>("gemm_flipped_windows");
+extern const ConvImpl kGemmFlippedTilesAheadBackwardData =
+    gemm_forward_entry<true, ForwardForm::kTiles, Rank::kAheadOfDirect>("gemm_flipped_tiles");
+extern const ConvImpl kGemmForwardWindowsAheadForward =
+    gemm_forward_entry<false, ForwardForm::kWindows, Rank::kAheadOfDirect>("gemm_forward_windows");
 
 }  // namespace aclnn_cpu
