@@ -9,10 +9,6 @@
 #include "kernels/common/pack.h"
 #include "kernels/ref/conv_ref.h"
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 namespace aclnn_cpu {
 namespace {
 
@@ -302,14 +298,6 @@ const ConvImpl* ConvPlan::chosen(ConvPass pass) const {
 std::string implementation_filter() {
   const char* value = std::getenv("ACLNN_CONVBWD_KERNELS");
   return value == nullptr ? std::string() : std::string(value);
-}
-
-int available_threads() {
-#ifdef _OPENMP
-  return omp_get_max_threads();
-#else
-  return 1;
-#endif
 }
 
 }  // namespace aclnn_cpu

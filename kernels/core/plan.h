@@ -217,7 +217,4 @@ class ConvPlan {
 // The value of ACLNN_CONVBWD_KERNELS ("" when unset).
 std::string implementation_filter();
 
-// Threads a run may use: OpenMP's current maximum (1 without OpenMP).
-int available_threads();
-
 }  // namespace aclnn_cpu

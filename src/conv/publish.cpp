@@ -4,11 +4,44 @@
 
 #include "common/dtype.h"
 #include "common/log.h"
+#include "kernels/core/plan.h"
 #include "meta/meta_objects.h"
 #include "meta/plan_executor.h"
 #include "runtime/device_backend.h"
 
 namespace aclnn_cpu {
+namespace {
+
+// A convolution's plan as the device backend runs it.
+class HostConvPlan final : public OperatorPlan {
+ public:
+  explicit HostConvPlan(std::unique_ptr<ConvPlan> plan) : plan_(std::move(plan)) {}
+  uint64_t workspace_bytes() const override { return plan_->workspace_bytes(); }
+  std::string describe() const override { return format("%s,threads=%d", plan_->describe().c_str(), plan_->threads()); }
+  std::vector<std::string> choices() const override { return plan_->choices(); }
+  int execute(void* workspace) const override { return plan_->execute(workspace); }
+
+ private:
+  std::unique_ptr<ConvPlan> plan_;
+};
+
+// A convolution call, planned for the host from the convolution's lists.
+class ConvolutionCall final : public OperatorProblem {
+ public:
+  explicit ConvolutionCall(const ConvProblem& problem) : problem_(problem) {}
+  std::unique_ptr<OperatorPlan> plan_on_host(int threads, const char* api) const override {
+    ConvProblem planned = problem_;
+    planned.max_threads = threads;
+    std::unique_ptr<ConvPlan> plan = ConvPlan::build(planned, implementation_filter(), api);
+    if (plan == nullptr) return nullptr;
+    return std::make_unique<HostConvPlan>(std::move(plan));
+  }
+
+ private:
+  const ConvProblem& problem_;
+};
+
+}  // namespace
 
 std::string dims_text(const std::vector<int64_t>& values) {
   std::string text;
@@ -23,7 +56,12 @@ std::string tensor_text(const char* name, const aclTensor* tensor) {
 
 aclnnStatus publish(const ConvProblem& problem, const std::vector<UsedTensor>& used, const char* api,
                     const char* run_api, std::string call, uint64_t* workspace_size, aclOpExecutor** executor) {
-  std::unique_ptr<OperatorPlan> plan = device_backend().plan_convolution(problem, api);
+  return publish(ConvolutionCall(problem), used, api, run_api, std::move(call), workspace_size, executor);
+}
+
+aclnnStatus publish(const OperatorProblem& problem, const std::vector<UsedTensor>& used, const char* api,
+                    const char* run_api, std::string call, uint64_t* workspace_size, aclOpExecutor** executor) {
+  std::unique_ptr<OperatorPlan> plan = device_backend().plan(problem, api);
   if (plan == nullptr) return ACLNN_ERR_PARAM_INVALID;
   auto planned = std::make_unique<PlanExecutor>(std::move(plan), run_api, std::move(call), phase2_refusal(used));
   *workspace_size = planned->workspace_bytes();

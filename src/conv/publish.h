@@ -12,6 +12,7 @@
 #include "common/guard.h"
 #include "conv/phase2_refusal.h"
 #include "kernels/core/conv_problem.h"
+#include "runtime/device_backend.h"
 
 namespace aclnn_cpu {
 
@@ -20,10 +21,13 @@ std::string dims_text(const std::vector<int64_t>& values);
 // "input:FLOAT:4x64x28x28" ("input:none" for nullptr), for the verbose line.
 std::string tensor_text(const char* name, const aclTensor* tensor);
 
-// Plans a validated problem on the device backend and hands the executor and its workspace size to
-// the caller. `api` names the phase-1 entry point, `run_api` the phase-2 one, `call` the arguments
-// (verbose line). `used`: the tensors the run reads or writes (their addresses may refuse phase 2,
-// never phase 1).
+// Plans a validated operator problem on the device backend and hands the executor and its workspace
+// size to the caller. `api` names the phase-1 entry point, `run_api` the phase-2 one, `call` the
+// arguments (verbose line). `used`: the tensors the run reads or writes (their addresses may refuse
+// phase 2, never phase 1).
+aclnnStatus publish(const OperatorProblem& problem, const std::vector<UsedTensor>& used, const char* api,
+                    const char* run_api, std::string call, uint64_t* workspace_size, aclOpExecutor** executor);
+// ... a convolution's, planned from the convolution's lists (kernels/core/plan.h).
 aclnnStatus publish(const ConvProblem& problem, const std::vector<UsedTensor>& used, const char* api,
                     const char* run_api, std::string call, uint64_t* workspace_size, aclOpExecutor** executor);
 

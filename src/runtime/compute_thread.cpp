@@ -6,7 +6,19 @@
 #include "aclnn/opdev/op_errno.h"
 #include "common/log.h"
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 namespace aclnn_cpu {
+
+int compute_threads() {
+#ifdef _OPENMP
+  return omp_get_max_threads();
+#else
+  return 1;
+#endif
+}
 
 ComputeThread::ComputeThread() { set_fork_participant(ForkStage::kComputeThread, this); }
 

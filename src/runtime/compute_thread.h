@@ -14,6 +14,9 @@
 
 namespace aclnn_cpu {
 
+// The threads a kernel may use on the compute thread: OpenMP's current maximum (1 without OpenMP).
+int compute_threads();
+
 class ComputeThread final : public ForkParticipant {
  public:
   ComputeThread();  // the thread starts with the first run()

@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "acl/acl_rt.h"
-#include "kernels/core/conv_problem.h"
 
 namespace aclnn_cpu {
 
@@ -42,6 +41,16 @@ class OperatorPlan {
   virtual int execute(void* workspace) const = 0;
 };
 
+// An operator call as its front door validated and described it, opaque to the runtime: each operator
+// brings its own planner (the convolution's: kernels/core/plan.h, through src/conv/publish.cpp).
+class OperatorProblem {
+ public:
+  virtual ~OperatorProblem() = default;
+  // Phase 1 for the host CPU on up to `threads` threads: the plan, or nullptr when it cannot be planned
+  // (message reported for `api`).
+  virtual std::unique_ptr<OperatorPlan> plan_on_host(int threads, const char* api) const = 0;
+};
+
 class DeviceBackend {
  public:
   virtual ~DeviceBackend() = default;
@@ -61,9 +70,9 @@ class DeviceBackend {
   // A new stream (nullptr when its worker cannot be started).
   virtual std::unique_ptr<Stream> create_stream() = 0;
 
-  // Operators. Phase 1: plans a normalised convolution problem; nullptr when it cannot be
+  // Operators. Phase 1: plans an operator's problem for this device; nullptr when it cannot be
   // planned (message reported for `api`). Phase 2: runs a plan, called from a stream's task.
-  virtual std::unique_ptr<OperatorPlan> plan_convolution(const ConvProblem& problem, const char* api) = 0;
+  virtual std::unique_ptr<OperatorPlan> plan(const OperatorProblem& problem, const char* api) = 0;
   virtual int launch(const OperatorPlan& plan, void* workspace) = 0;
 };
 

@@ -21,26 +21,12 @@
 #include <new>
 #include <system_error>
 
-#include "common/log.h"
-#include "kernels/core/plan.h"
 #include "runtime/compute_thread.h"
 #include "runtime/device_backend.h"
 #include "runtime/stream.h"
 
 namespace aclnn_cpu {
 namespace {
-
-class HostConvPlan final : public OperatorPlan {
- public:
-  explicit HostConvPlan(std::unique_ptr<ConvPlan> plan) : plan_(std::move(plan)) {}
-  uint64_t workspace_bytes() const override { return plan_->workspace_bytes(); }
-  std::string describe() const override { return format("%s,threads=%d", plan_->describe().c_str(), plan_->threads()); }
-  std::vector<std::string> choices() const override { return plan_->choices(); }
-  int execute(void* workspace) const override { return plan_->execute(workspace); }
-
- private:
-  std::unique_ptr<ConvPlan> plan_;
-};
 
 class HostBackend final : public DeviceBackend {
  public:
@@ -75,12 +61,8 @@ class HostBackend final : public DeviceBackend {
     }
   }
 
-  std::unique_ptr<OperatorPlan> plan_convolution(const ConvProblem& problem, const char* api) override {
-    ConvProblem planned = problem;
-    planned.max_threads = available_threads();
-    std::unique_ptr<ConvPlan> plan = ConvPlan::build(planned, implementation_filter(), api);
-    if (plan == nullptr) return nullptr;
-    return std::make_unique<HostConvPlan>(std::move(plan));
+  std::unique_ptr<OperatorPlan> plan(const OperatorProblem& problem, const char* api) override {
+    return problem.plan_on_host(compute_threads(), api);
   }
 
   int launch(const OperatorPlan& plan, void* workspace) override {
