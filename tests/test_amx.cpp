@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "kernels/amx/amx.h"
-#include "kernels/common/cpu_isa.h"
+#include "kernels/core/cpu_isa.h"
 #include "kernels/gemm/bf16_pairs.h"
 
 namespace aclnn_cpu {

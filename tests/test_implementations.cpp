@@ -19,9 +19,10 @@
 
 #include "acl/acl_base.h"
 #include "common/dtype.h"
-#include "kernels/common/cpu_isa.h"
 #include "kernels/common/im2col.h"
+#include "kernels/conv/conv_plan.h"
 #include "kernels/core/conv_problem.h"
+#include "kernels/core/cpu_isa.h"
 #include "kernels/core/plan.h"
 #include "kernels/gemm/bf16_pairs.h"
 #include "kernels/gemm/padded_window.h"

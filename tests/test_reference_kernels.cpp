@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "acl/acl_base.h"
+#include "kernels/conv/conv_plan.h"
 #include "kernels/core/conv_problem.h"
 #include "kernels/core/plan.h"
 

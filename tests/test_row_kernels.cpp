@@ -13,7 +13,7 @@
 #include <random>
 #include <vector>
 
-#include "kernels/common/cpu_isa.h"
+#include "kernels/core/cpu_isa.h"
 #include "kernels/direct/row_kernels.h"
 
 namespace aclnn_cpu {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "kernels/common/blocked_sum.h"
-#include "kernels/common/cpu_isa.h"
+#include "kernels/core/cpu_isa.h"
 #include "kernels/gemm/microkernel.h"
 #include "kernels/gemm/sgemm.h"
 #include "support/env.h"

@@ -1,8 +1,8 @@
-// The dispatch of BF16 pair products to the tiles a plan chose (AmxTiles: kernels/common/cpu_isa.h).
+// The dispatch of BF16 pair products to the tiles a plan chose (AmxTiles: kernels/core/cpu_isa.h).
 #include "kernels/amx/amx.h"
 
 #include "kernels/amx/amx_tiles.h"
-#include "kernels/common/cpu_isa.h"
+#include "kernels/core/cpu_isa.h"
 
 namespace aclnn_cpu {
 

@@ -19,11 +19,11 @@
 
 #include <cstdint>
 
-#include "kernels/common/cpu_isa.h"
+#include "kernels/core/cpu_isa.h"
 
 namespace aclnn_cpu {
 
-// (Which tiles a plan's pair products take, AmxTiles, is a CPU feature: kernels/common/cpu_isa.h.)
+// (Which tiles a plan's pair products take, AmxTiles, is a CPU feature: kernels/core/cpu_isa.h.)
 const char* amx_detail(AmxTiles tiles);  // the verbose note: ":amx", ":amx_emulated", ":amx_avx512bf16", ":amx_fma"
 
 constexpr int64_t kAmxRows = 16;   // rows of a tile (of A and of C)

@@ -5,19 +5,9 @@
 
 #include <cstdint>
 
-namespace aclnn_cpu {
+#include "kernels/core/cpu_isa.h"  // f16c_conversions() and the other gates of these paths
 
-// Whether the F16C paths may run: the CPU has F16C and AVX2, and ACLNN_CONVBWD_ISA allows AVX.
-// Decided from cpuid and ACLNN_CONVBWD_ISA by refresh_f16c_conversions(), which every plan calls at
-// phase 1 (the first call decides when no plan did): phase 2 reads no environment.
-bool f16c_conversions();
-bool refresh_f16c_conversions();
-// Whether the AVX-512 conversions may run too: f16c_conversions() and ACLNN_CONVBWD_ISA's path
-// (selected_isa()) is avx512, decided with it.
-bool avx512_conversions();
-// Whether BF16 narrowing may take AVX512_BF16's instruction too: avx512_conversions() and the CPU
-// has AVX512_BF16 and AVX512DQ, decided with it.
-bool avx512_bf16_conversions();
+namespace aclnn_cpu {
 
 #ifdef ACLNN_HAVE_X86_KERNELS
 // convert_avx2.cpp (-mavx2 -mf16c): out[i] = in[i] for i < n.

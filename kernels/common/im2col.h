@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "kernels/common/cpu_isa.h"
 #include "kernels/core/conv_problem.h"
+#include "kernels/core/cpu_isa.h"
 
 namespace aclnn_cpu {
 

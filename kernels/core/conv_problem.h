@@ -77,7 +77,7 @@ enum class MathMode {
 };
 
 // The passes of the convolution operator. Each has its own ordered list of entries
-// (kernels/core/implementations.cpp), and an entry implements one pass: a list offers it only problems
+// (kernels/conv/implementations.cpp), and an entry implements one pass: a list offers it only problems
 // of that pass.
 enum class ConvPass {
   kForward,         // y = conv(x, w): the forward operators' output, a transposed layer's gradInput

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/common/cpu_isa.h"
+#include "kernels/core/cpu_isa.h"
 
 namespace aclnn_cpu {
 

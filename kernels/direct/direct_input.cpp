@@ -27,10 +27,10 @@
 #include "kernels/common/runs.h"
 #include "kernels/common/tasks.h"
 #include "kernels/common/tiling.h"
+#include "kernels/common/transpose_4x4.h"
 #include "kernels/core/plan.h"
 #include "kernels/direct/lane_weights.h"
 #include "kernels/direct/row_kernels.h"
-#include "kernels/gemm/transpose_4x4.h"
 
 namespace aclnn_cpu {
 

@@ -7,7 +7,7 @@
 #include "kernels/common/pack.h"
 #include "kernels/common/tasks.h"
 #include "kernels/common/tiling.h"
-#include "kernels/gemm/transpose_4x4.h"
+#include "kernels/common/transpose_4x4.h"
 
 namespace aclnn_cpu {
 namespace {

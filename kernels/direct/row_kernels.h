@@ -21,7 +21,7 @@
 #include <cstdint>
 
 #include "kernels/common/blocked_sum.h"
-#include "kernels/common/cpu_isa.h"
+#include "kernels/core/cpu_isa.h"
 
 namespace aclnn_cpu {
 

@@ -7,10 +7,10 @@
 #include <vector>
 
 #include "kernels/common/convert.h"
-#include "kernels/common/cpu_isa.h"
 #include "kernels/common/pack.h"
 #include "kernels/common/tiling.h"
 #include "kernels/core/conv_problem.h"
+#include "kernels/core/cpu_isa.h"
 #include "kernels/direct/row_kernels.h"
 
 namespace aclnn_cpu {

@@ -1,5 +1,5 @@
 // Where the GEMM entries go ahead of the direct kernels (`direct`, `direct_forward`) in the forward and
-// backward-data lists (kernels/core/implementations.cpp): the same entries stand twice in those lists,
+// backward-data lists (kernels/conv/implementations.cpp): the same entries stand twice in those lists,
 // once ahead of the direct kernels, taking only the layers below, and once behind them, taking what the
 // direct kernels refuse. The list's order alone ranks them; no entry asks another.
 //   - BF16 operands that the CPU multiplies in pairs in the AMX tiles' order: on AMX tiles 16 x 16 x 32

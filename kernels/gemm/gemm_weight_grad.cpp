@@ -18,12 +18,12 @@
 #include "kernels/common/im2col.h"
 #include "kernels/common/tasks.h"
 #include "kernels/common/tiling.h"
+#include "kernels/common/transpose_4x4.h"
 #include "kernels/core/plan.h"
 #include "kernels/gemm/bf16_pairs.h"
 #include "kernels/gemm/gemm_weight_split.h"
 #include "kernels/gemm/padded_window.h"
 #include "kernels/gemm/sgemm.h"
-#include "kernels/gemm/transpose_4x4.h"
 
 namespace aclnn_cpu {
 namespace {

@@ -15,7 +15,7 @@
 
 #include <cstdint>
 
-#include "kernels/common/cpu_isa.h"
+#include "kernels/core/cpu_isa.h"
 
 namespace aclnn_cpu {
 

@@ -10,8 +10,8 @@
 #include "kernels/common/pack.h"
 #include "kernels/common/runs.h"
 #include "kernels/common/tiling.h"
+#include "kernels/common/transpose_4x4.h"
 #include "kernels/gemm/bf16_pairs.h"
-#include "kernels/gemm/transpose_4x4.h"
 
 namespace aclnn_cpu {
 

@@ -5,8 +5,8 @@
 
 #include "kernels/common/blocked_sum.h"
 #include "kernels/common/convert.h"
-#include "kernels/common/cpu_isa.h"
 #include "kernels/common/pack.h"
+#include "kernels/core/cpu_isa.h"
 #include "kernels/gemm/microkernel.h"
 
 namespace aclnn_cpu {

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-#include "kernels/common/cpu_isa.h"
+#include "kernels/core/cpu_isa.h"
 
 namespace aclnn_cpu {
 

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "kernels/common/cpu_isa.h"
+#include "kernels/core/cpu_isa.h"
 
 namespace aclnn_cpu {
 

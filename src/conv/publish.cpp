@@ -4,6 +4,7 @@
 
 #include "common/dtype.h"
 #include "common/log.h"
+#include "kernels/conv/conv_plan.h"
 #include "kernels/core/plan.h"
 #include "meta/meta_objects.h"
 #include "meta/plan_executor.h"

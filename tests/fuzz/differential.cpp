@@ -7,6 +7,7 @@
 #include <set>
 
 #include "common/dtype.h"
+#include "kernels/conv/conv_plan.h"
 #include "kernels/core/plan.h"
 
 namespace fuzz {

@@ -1,4 +1,4 @@
-#include "kernels/common/cpu_isa.h"
+#include "kernels/core/cpu_isa.h"
 
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -14,7 +14,6 @@
 #include <thread>
 
 #include "common/log.h"
-#include "kernels/common/convert.h"
 
 namespace aclnn_cpu {
 

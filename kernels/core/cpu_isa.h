@@ -70,6 +70,19 @@ struct CpuFeatures {
   static CpuFeatures current();
 };
 
+// The 16-bit conversions' paths (kernels/common/convert.h):
+// Whether the F16C paths may run: the CPU has F16C and AVX2, and ACLNN_CONVBWD_ISA allows AVX.
+// Decided from cpuid and ACLNN_CONVBWD_ISA by refresh_f16c_conversions(), which every plan calls at
+// phase 1 (the first call decides when no plan did): phase 2 reads no environment.
+bool f16c_conversions();
+bool refresh_f16c_conversions();
+// Whether the AVX-512 conversions may run too: f16c_conversions() and ACLNN_CONVBWD_ISA's path
+// (selected_isa()) is avx512, decided with it.
+bool avx512_conversions();
+// Whether BF16 narrowing may take AVX512_BF16's instruction too: avx512_conversions() and the CPU
+// has AVX512_BF16 and AVX512DQ, decided with it.
+bool avx512_bf16_conversions();
+
 // Per-core data cache sizes in bytes (L3: the whole cache divided among the cores sharing it),
 // from the operating system, or conservative defaults where it does not say.
 struct CacheSizes {

@@ -1,4 +1,4 @@
-#include "kernels/core/plan.h"
+#include "kernels/conv/conv_plan.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -100,10 +100,6 @@ const char* pass_name(ConvPass pass) {
     case ConvPass::kBackwardWeight: return "backward_weight";
     default: return "bias";
   }
-}
-
-void PlanBuilder::need_float_inputs(bool src, bool wei, bool dst) {
-  float_wanted[0] |= src, float_wanted[1] |= wei, float_wanted[2] |= dst;
 }
 
 std::unique_ptr<ConvPlan> ConvPlan::build(const ConvProblem& problem, const std::string& only, const char* api) {

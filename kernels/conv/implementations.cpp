@@ -6,7 +6,7 @@
 // Adding an implementation: one new file defining a ConvImpl for each pass it computes, its
 // declaration here, and its place in those lists (the tests run every entry of every list on each
 // case it supports). A kernel that computes two passes is two entries, one per list (for_pass).
-#include "kernels/core/plan.h"
+#include "kernels/conv/conv_plan.h"
 
 namespace aclnn_cpu {
 
@@ -34,7 +34,7 @@ extern const ConvImpl kGemmFlippedWindowsAheadBackwardData, kGemmFlippedTilesAhe
 extern const ConvImpl kGemmCol2imAheadBackwardData;
 // kernels/gemm/gemm_weight_grad.cpp
 extern const ConvImpl kGemmWindowsBackwardWeight, kGemmTilesBackwardWeight;
-// kernels/common/bias.cpp
+// kernels/bias/lanes.cpp
 extern const ConvImpl kLanesBias;
 // kernels/ref/conv_ref.cpp
 extern const ConvImpl kReferenceForward, kReferenceBackwardData, kReferenceBackwardWeight, kReferenceBias;

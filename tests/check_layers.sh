@@ -1,0 +1,49 @@
+#!/bin/sh
+# The include graph points down (docs/architecture.md, "Layers"): every #include "kernels/<folder>/..."
+# of a file under kernels/ or src/ is one its folder may use. Run from the repository root, or with the
+# root as the first argument.
+set -eu
+cd "${1:-.}"
+# folder -> the kernels/ folders its files may include (besides src/common and the headers).
+allowed() {
+  case "$1" in
+    kernels/core) echo "core" ;;
+    kernels/common) echo "core common" ;;
+    kernels/amx | kernels/gemm | kernels/direct | kernels/winograd | kernels/ref | kernels/bias)
+      echo "core common ${1#kernels/}" ;;
+    kernels/conv) echo "core common amx gemm direct winograd ref bias conv" ;;
+    src/conv) echo "core conv" ;;
+    src/common | src/runtime | src/meta) echo "" ;;
+    *) echo "?" ;;
+  esac
+}
+# Includes that still run across (shared pieces of the GEMM family that other folders use, to move down
+# with the instruction-set kits): "file include" pairs.
+known="
+kernels/common/tiling.h kernels/gemm/sgemm.h
+kernels/common/im2col.cpp kernels/gemm/col2im_avx512.h
+kernels/winograd/winograd_forward.cpp kernels/gemm/sgemm.h
+kernels/gemm/bf16_pairs.h kernels/amx/amx.h
+kernels/gemm/microkernel_avx2.cpp kernels/amx/amx_fma_tiles.h
+kernels/gemm/microkernel_avx512.cpp kernels/amx/amx_fma_tiles.h
+kernels/gemm/microkernel_generic.cpp kernels/amx/amx_fma_tiles.h
+"
+status=0
+for file in $(find kernels src -name '*.h' -o -name '*.cpp' | sort); do
+  folder=$(dirname "$file")
+  may=$(allowed "$folder")
+  if [ "$may" = "?" ]; then
+    echo "$file: its folder has no place in the layers (tests/check_layers.sh)"
+    status=1
+    continue
+  fi
+  for include in $(sed -n 's/^#include "\(kernels\/[a-z_]*\/[^"]*\)".*/\1/p' "$file"); do
+    target=$(echo "$include" | cut -d/ -f2)
+    case " $may " in *" $target "*) continue ;; esac
+    if printf '%s\n' "$known" | grep -qx "$file $include"; then continue; fi
+    echo "$file includes $include: $folder may include only kernels/{$(echo "$may" | tr ' ' ',')}"
+    status=1
+  done
+done
+[ $status -eq 0 ] && echo "the includes point down"
+exit $status
