@@ -541,6 +541,14 @@ TEST(Implementations, ReferenceIsLastInEveryList) {
   EXPECT_TRUE(implementation_names().count("depthwise"));
 }
 
+// ACLNN_CONVBWD_KERNELS=direct gets `direct` on a 1-D layer that, by default, the GEMM entry standing ahead of it
+// takes (one row per plane): the entry ahead is not named, and `direct` itself computes any dense layer.
+TEST(Implementations, ForcedDirectTakesWhatTheGemmAheadOfItWouldTake) {
+  const Case c{"conv1d_k5_c256", geometry(16, 1, 256, 256, {1024}, {5}, {1}, {2}, {1}), false};  // (planned only)
+  EXPECT_EQ(run("", c, kVariants[0], 5, 2, 0, kNoPoison, 7, true).chosen[0], "gemm_flipped_windows");
+  EXPECT_EQ(run("direct", c, kVariants[0], 5, 2, 0, kNoPoison, 7, true).chosen[0], "direct");
+}
+
 // Every (operator, pass) list, in its order, and each entry in it implementing that pass: a list offers
 // its entries only problems of its pass. (The GEMM entries ahead of `direct` take only BF16 pair products
 // and one row per plane: kernels/gemm/ahead_of_direct.h.)

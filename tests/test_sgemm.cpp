@@ -347,6 +347,7 @@ TEST(Sgemm, RowsReadInPlaceGiveTheSameBits) {
       std::normal_distribution<float> normal;
       GemmBlocking small = plan_gemm_blocking(p.m, p.n, p.k, CpuFeatures{isa});
       small.kc = 8, small.mc = micro_kernel(isa).mr * 2;
+      small.prefetch_c = true;  // (AMD's prefetch of C's next tile: the same bits)
       const int64_t mr = micro_kernel(isa).mr, nr = micro_kernel(isa).nr;
       const int64_t rows = (p.m + mr - 1) / mr * mr, cols = (p.n + nr - 1) / nr * nr, pitch = cols + 5;
       std::vector<float> a(p.m * p.k), b(p.k * p.n), base(p.k * pitch + 3);

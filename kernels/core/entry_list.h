@@ -43,7 +43,7 @@ struct ListChoice {
 
 // The first supporting entry that `only` (comma-separated entry or family names) names, else the first
 // supporting entry; the list's last entry (its reference, which supports everything) where none does.
-// Each entry is asked once.
+// Each list position is asked once (an entry that stands twice in a list is asked at both).
 template <class Entry, class Problem>
 ListChoice<Entry> choose_from(const std::vector<const Entry*>& list, const Problem& problem, const CpuFeatures& cpu,
                               const std::string& only) {

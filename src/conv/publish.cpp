@@ -39,7 +39,7 @@ class ConvolutionCall final : public OperatorProblem {
   }
 
  private:
-  const ConvProblem& problem_;
+  ConvProblem problem_;
 };
 
 }  // namespace

@@ -27,7 +27,7 @@ std::string tensor_text(const char* name, const aclTensor* tensor);
 // phase 2, never phase 1).
 aclnnStatus publish(const OperatorProblem& problem, const std::vector<UsedTensor>& used, const char* api,
                     const char* run_api, std::string call, uint64_t* workspace_size, aclOpExecutor** executor);
-// ... a convolution's, planned from the convolution's lists (kernels/core/plan.h).
+// ... a convolution's, planned from the convolution's lists (kernels/conv/conv_plan.h).
 aclnnStatus publish(const ConvProblem& problem, const std::vector<UsedTensor>& used, const char* api,
                     const char* run_api, std::string call, uint64_t* workspace_size, aclOpExecutor** executor);
 

@@ -14,7 +14,8 @@
 
 namespace aclnn_cpu {
 
-// The threads a kernel may use on the compute thread: OpenMP's current maximum (1 without OpenMP).
+// The threads a plan may give its kernels (asked at phase 1, on the caller's thread): OpenMP's current
+// maximum (1 without OpenMP); the compute thread's team runs them.
 int compute_threads();
 
 class ComputeThread final : public ForkParticipant {

@@ -42,7 +42,7 @@ class OperatorPlan {
 };
 
 // An operator call as its front door validated and described it, opaque to the runtime: each operator
-// brings its own planner (the convolution's: kernels/core/plan.h, through src/conv/publish.cpp).
+// brings its own planner (the convolution's: kernels/conv/conv_plan.h, through src/conv/publish.cpp).
 class OperatorProblem {
  public:
   virtual ~OperatorProblem() = default;
