@@ -13,8 +13,8 @@
 
 #include "kernels/common/blocked_sum.h"
 #include "kernels/core/cpu_isa.h"
-#include "kernels/gemm/microkernel.h"
-#include "kernels/gemm/sgemm.h"
+#include "kernels/matmul/microkernel.h"
+#include "kernels/matmul/sgemm.h"
 #include "support/env.h"
 
 namespace aclnn_cpu {

@@ -4,11 +4,11 @@
 #include <cstring>
 
 #include "acl/acl_base.h"
+#include "kernels/common/col2im_avx512.h"
 #include "kernels/common/convert.h"
 #include "kernels/common/pack.h"
 #include "kernels/common/runs.h"
 #include "kernels/common/tiling.h"
-#include "kernels/gemm/col2im_avx512.h"
 
 namespace aclnn_cpu {
 namespace {

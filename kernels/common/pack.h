@@ -137,6 +137,15 @@ void add_bias_to_dense(const View5& bias, float* values, const View5& shape, int
 // c + i's row lies i channel strides after channel c's.
 bool narrowable_rows(const View5& view);
 
+// Where a product (kernels/matmul/sgemm.h) may store its results narrowed instead of into its float
+// matrix C: row i of C at out + i * ld, FLOAT16 bits (or, `bf16`, BF16), each rounded once to nearest
+// even as it is computed.
+struct NarrowedRows {
+  uint16_t* out = nullptr;
+  int64_t ld = 0;
+  bool bf16 = false;
+};
+
 // Stores a dense (N, C, D, H, W) array shaped like `out` into the strided view, rounding once.
 // A view that may overlap itself is written by one thread in the user's dim order.
 template <typename T>

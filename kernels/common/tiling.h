@@ -10,7 +10,6 @@
 #include "kernels/core/conv_problem.h"
 #include "kernels/core/plan.h"
 #include "kernels/core/workspace.h"
-#include "kernels/gemm/sgemm.h"
 
 namespace aclnn_cpu {
 

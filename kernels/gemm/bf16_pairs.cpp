@@ -2,7 +2,7 @@
 
 #include "acl/acl_base.h"
 #include "kernels/common/pack.h"
-#include "kernels/gemm/sgemm.h"
+#include "kernels/matmul/sgemm.h"
 
 namespace aclnn_cpu {
 

@@ -33,7 +33,7 @@
 #include "kernels/common/tiling.h"
 #include "kernels/core/plan.h"
 #include "kernels/gemm/bf16_pairs.h"
-#include "kernels/gemm/sgemm.h"
+#include "kernels/matmul/sgemm.h"
 
 namespace aclnn_cpu {
 namespace channels_last {

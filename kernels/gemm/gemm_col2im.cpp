@@ -15,7 +15,7 @@
 #include "kernels/gemm/ahead_of_direct.h"
 #include "kernels/gemm/bf16_pairs.h"
 #include "kernels/gemm/padded_window.h"
-#include "kernels/gemm/sgemm.h"
+#include "kernels/matmul/sgemm.h"
 
 namespace aclnn_cpu {
 namespace {

@@ -23,7 +23,7 @@
 #include "kernels/gemm/bf16_pairs.h"
 #include "kernels/gemm/gemm_weight_split.h"
 #include "kernels/gemm/padded_window.h"
-#include "kernels/gemm/sgemm.h"
+#include "kernels/matmul/sgemm.h"
 
 namespace aclnn_cpu {
 namespace {

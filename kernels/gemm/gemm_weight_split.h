@@ -14,7 +14,7 @@
 #include "kernels/core/plan.h"
 #include "kernels/gemm/bf16_pairs.h"
 #include "kernels/gemm/padded_window.h"
-#include "kernels/gemm/sgemm.h"
+#include "kernels/matmul/sgemm.h"
 
 namespace aclnn_cpu {
 namespace gemm_weight {

@@ -33,7 +33,7 @@
 #include "kernels/common/tasks.h"
 #include "kernels/common/tiling.h"
 #include "kernels/core/plan.h"
-#include "kernels/gemm/sgemm.h"
+#include "kernels/matmul/sgemm.h"
 #include "kernels/winograd/transforms.h"
 
 namespace aclnn_cpu {

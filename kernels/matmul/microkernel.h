@@ -1,5 +1,5 @@
 // Register-blocked GEMM micro-kernels, one per instruction set, each in its own translation unit
-// compiled for that instruction set only (kernels/gemm/microkernel_*.cpp), with internal linkage
+// compiled for that instruction set only (kernels/matmul/microkernel_*.cpp), with internal linkage
 // for everything it inlines: no code compiled for AVX-512 can be merged into a generic caller.
 //
 // A micro-kernel computes one MR x NR tile of C (row-major, leading dimension ldc) over a depth of

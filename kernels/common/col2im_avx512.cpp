@@ -3,7 +3,7 @@
 // each tap's columns added under a mask of the lanes it reaches (the other lanes keep their value,
 // signed zeros too), and stored once, instead of a run per tap (on rows 7 or 14 wide, walking the
 // runs costs more than the adding). Compiled with -mavx512f.
-#include "kernels/gemm/col2im_avx512.h"
+#include "kernels/common/col2im_avx512.h"
 
 #include <immintrin.h>
 

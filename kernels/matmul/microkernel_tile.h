@@ -42,7 +42,7 @@
 
 #include "kernels/common/blocked_sum.h"
 #include "kernels/common/keep_in_register.h"
-#include "kernels/gemm/microkernel.h"
+#include "kernels/matmul/microkernel.h"
 
 namespace aclnn_cpu {
 

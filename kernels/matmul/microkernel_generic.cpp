@@ -9,8 +9,8 @@
 
 #include "kernels/amx/amx_fma_tiles.h"
 #include "kernels/common/transpose_4x4.h"
-#include "kernels/gemm/microkernel.h"
-#include "kernels/gemm/microkernel_tile.h"
+#include "kernels/matmul/microkernel.h"
+#include "kernels/matmul/microkernel_tile.h"
 
 #if defined(__aarch64__)
 #include <arm_neon.h>

@@ -1,4 +1,4 @@
-#include "kernels/gemm/sgemm.h"
+#include "kernels/matmul/sgemm.h"
 
 #include <algorithm>
 #include <cstring>
@@ -7,7 +7,7 @@
 #include "kernels/common/convert.h"
 #include "kernels/common/pack.h"
 #include "kernels/core/cpu_isa.h"
-#include "kernels/gemm/microkernel.h"
+#include "kernels/matmul/microkernel.h"
 
 namespace aclnn_cpu {
 namespace {

@@ -2,12 +2,13 @@
 // implementations parallelise over independent tasks, which keeps results independent of the
 // thread count). BLIS-style: op(B) is packed in kc x nc blocks and op(A) in mc x kc blocks (both
 // into scratch from the plan's workspace) around a register-blocked micro-kernel per instruction
-// set (kernels/gemm/microkernel.h).
+// set (kernels/matmul/microkernel.h).
 #pragma once
 
 #include <cstdint>
 #include <string>
 
+#include "kernels/common/pack.h"
 #include "kernels/core/cpu_isa.h"
 
 namespace aclnn_cpu {
@@ -42,14 +43,6 @@ std::string isa_detail(const GemmBlocking& blocking);
 
 // Blocking for the plan's CPU (its instruction set's micro-kernel, its vendor's prefetching).
 GemmBlocking plan_gemm_blocking(int64_t max_m, int64_t max_n, int64_t max_k, const CpuFeatures& cpu);
-
-// Where a product may store its results narrowed instead of into C: row i of C at out + i * ld, FLOAT16
-// bits (or, `bf16`, BF16), each rounded once to nearest even as it is computed.
-struct NarrowedRows {
-  uint16_t* out = nullptr;
-  int64_t ld = 0;
-  bool bf16 = false;
-};
 
 // C (m x n, row-major, leading dim ldc) = op(A) (m x k) * op(B) (k x n) + (accumulate ? C : 0).
 // `scratch` holds blocking.scratch_floats() floats, 64-byte aligned; any m, n, k works, the

@@ -9,9 +9,9 @@
 
 #include "kernels/amx/amx_fma_tiles.h"
 #include "kernels/common/halves_avx2.h"
-#include "kernels/gemm/microkernel.h"
-#include "kernels/gemm/microkernel_tile.h"
-#include "kernels/gemm/transpose_avx.h"
+#include "kernels/matmul/microkernel.h"
+#include "kernels/matmul/microkernel_tile.h"
+#include "kernels/matmul/transpose_avx.h"
 
 namespace aclnn_cpu {
 namespace {
