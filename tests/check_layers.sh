@@ -10,10 +10,11 @@ allowed() {
     kernels/core) echo "core" ;;
     kernels/common) echo "core common" ;;
     kernels/amx) echo "core common amx" ;;
-    kernels/matmul) echo "core common amx matmul" ;;
+    kernels/kits) echo "core common amx kits" ;;
+    kernels/matmul) echo "core common amx kits matmul" ;;
     kernels/gemm | kernels/direct | kernels/winograd | kernels/ref | kernels/bias)
-      echo "core common amx matmul ${1#kernels/}" ;;
-    kernels/conv) echo "core common amx matmul gemm direct winograd ref bias conv" ;;
+      echo "core common amx kits matmul ${1#kernels/}" ;;
+    kernels/conv) echo "core common amx kits matmul gemm direct winograd ref bias conv" ;;
     src/conv) echo "core conv" ;;
     src/common | src/runtime | src/meta) echo "" ;;
     *) echo "?" ;;

@@ -1,4 +1,4 @@
-// The row kernels (kernels/direct/row_kernels.h: WeightRows, ForwardRows, InputRows), on every
+// The row kernels (kernels/kits/kit.h: WeightRows, ForwardRows, InputRows), on every
 // instruction set the CPU runs: each lane or output is the chain the header promises, emulated here
 // with std::fma (bit for bit on the sets that fuse; the generic x86-64 set rounds each product, so
 // within float error there), over channel counts, tap counts and rows around every set's blocks,
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "kernels/core/cpu_isa.h"
-#include "kernels/direct/row_kernels.h"
+#include "kernels/kits/kit.h"
 
 namespace aclnn_cpu {
 namespace {
@@ -112,7 +112,7 @@ TEST(RowKernels, WeightLanesFollowTheirChains) {
   cases.push_back({8, 9, 56, 1});
   cases.push_back({1, 9, 40, 7});
   for (Isa isa : runnable_sets()) {
-    const RowKernels& kernels = row_kernels(isa);
+    const RowKernels& kernels = isa_kit(isa).rows;
     const bool fused = isa != Isa::kGeneric;
     for (const Case& k : cases) {
       const Slice slice(k, kernels.weight_block(k.out_channels), static_cast<unsigned>(k.taps * 97 + k.width));
@@ -155,7 +155,7 @@ TEST(RowKernels, ForwardRowsFollowTheirChains) {
   cases.push_back({1, 1, 25, 57, 5});
   cases.push_back({1, 3, 15, 20, 3});
   for (Isa isa : runnable_sets()) {
-    const RowKernels& kernels = row_kernels(isa);
+    const RowKernels& kernels = isa_kit(isa).rows;
     const bool fused = isa != Isa::kGeneric;
     for (const ForwardCase& k : cases) {
       std::mt19937 rng(static_cast<unsigned>(k.width * 31 + k.rows * 7 + k.out_channels));
@@ -229,7 +229,7 @@ TEST(RowKernels, ForwardRowsFollowTheirChains) {
 // channels.
 TEST(RowKernels, InputRowsFollowTheBlockedSum) {
   for (Isa isa : runnable_sets()) {
-    const RowKernels& kernels = row_kernels(isa);
+    const RowKernels& kernels = isa_kit(isa).rows;
     const bool fused = isa != Isa::kGeneric;
     for (int64_t channels : {16, 37, 64, 100, 300}) {
       for (int64_t taps : {1, 3, 5}) {
@@ -297,7 +297,7 @@ TEST(RowKernels, InputRowsFollowTheBlockedSum) {
 TEST(RowKernels, InputRowsTakeTwoRowsAsEachAlone) {
   int checked = 0;
   for (Isa isa : runnable_sets()) {
-    const RowKernels& kernels = row_kernels(isa);
+    const RowKernels& kernels = isa_kit(isa).rows;
     const int64_t width = kernels.paired_row_width;
     if (width == 0) continue;
     for (int64_t channels : {16, 40, 100}) {
@@ -360,7 +360,7 @@ TEST(RowKernels, ForwardRowsReadTheSourceInPlaceAsStaged) {
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   int checked = 0;
   for (Isa isa : runnable_sets()) {
-    const RowKernels& kernels = row_kernels(isa);
+    const RowKernels& kernels = isa_kit(isa).rows;
     for (int64_t width : {1, 2, 7, 15, 16, 17, 28, 33, 56, 64}) {
       for (int64_t height : {1, 2, 3, 4, 5, 6, 9}) {
         for (int64_t pad : {0, 1, 2}) {

@@ -13,7 +13,7 @@
 
 #include "kernels/common/blocked_sum.h"
 #include "kernels/core/cpu_isa.h"
-#include "kernels/matmul/microkernel.h"
+#include "kernels/kits/kit.h"
 #include "kernels/matmul/sgemm.h"
 #include "support/env.h"
 
@@ -86,7 +86,7 @@ TEST(Sgemm, EveryPathMatchesDoublePrecision) {
     for (const Product& p : products()) {
       // Small blocks as well as the planned ones, so that every loop of the blocking runs.
       GemmBlocking small = plan_gemm_blocking(p.m, p.n, p.k, CpuFeatures{isa});
-      small.kc = 8, small.mc = micro_kernel(isa).mr * 2, small.nc = micro_kernel(isa).nr * 2;
+      small.kc = 8, small.mc = isa_kit(isa).gemm.mr * 2, small.nc = isa_kit(isa).gemm.nr * 2;
       for (const GemmBlocking& blocking : {plan_gemm_blocking(p.m, p.n, p.k, CpuFeatures{isa}), small}) {
         std::vector<double> exact, bound;
         const std::vector<float> got = multiply(p, blocking, 3, &exact, &bound);
@@ -119,7 +119,7 @@ TEST(Sgemm, FusedPathsGiveIdenticalBitsForAnyBlocking) {
     const std::vector<float> first = multiply(p, plan_gemm_blocking(p.m, p.n, p.k, CpuFeatures{fused[0]}), 5, nullptr);
     for (Isa isa : fused) {
       GemmBlocking odd = plan_gemm_blocking(p.m, p.n, p.k, CpuFeatures{isa});
-      odd.mc = micro_kernel(isa).mr, odd.nc = micro_kernel(isa).nr;
+      odd.mc = isa_kit(isa).gemm.mr, odd.nc = isa_kit(isa).gemm.nr;
       for (const GemmBlocking& blocking : {plan_gemm_blocking(p.m, p.n, p.k, CpuFeatures{isa}), odd}) {
         EXPECT_EQ(multiply(p, blocking, 5, nullptr), first) << isa_name(isa) << " " << p.m << "x" << p.n << "x" << p.k;
       }
@@ -234,7 +234,7 @@ TEST(Sgemm, PrepackedLeftAndWrittenRightGiveTheSameBits) {
         for (float& x : *v) x = normal(rng);
       }
       GemmBlocking small = plan_gemm_blocking(p.m, p.n, p.k, CpuFeatures{isa});
-      small.kc = 8, small.mc = micro_kernel(isa).mr * 2, small.nc = micro_kernel(isa).nr * 2;
+      small.kc = 8, small.mc = isa_kit(isa).gemm.mr * 2, small.nc = isa_kit(isa).gemm.nr * 2;
       for (const GemmBlocking& blocking : {plan_gemm_blocking(p.m, p.n, p.k, CpuFeatures{isa}), small}) {
         std::vector<float> scratch(blocking.scratch_floats() + 16);
         float* aligned = scratch.data() + (16 - reinterpret_cast<uintptr_t>(scratch.data()) / 4 % 16) % 16;
@@ -283,8 +283,8 @@ TEST(Sgemm, NarrowedProductsRoundTheSameSums) {
     for (const Product& p : products()) {
       if (p.m == 1 || p.n == 1 || p.ta || p.tb || p.k == 0) continue;
       GemmBlocking small = plan_gemm_blocking(p.m, p.n, p.k, CpuFeatures{isa});
-      small.kc = 8, small.mc = micro_kernel(isa).mr * 2, small.nc = micro_kernel(isa).nr * 2;
-      const int64_t mr = micro_kernel(isa).mr, nr = micro_kernel(isa).nr, ldc = p.n + 3, ldo = p.n + 5;
+      small.kc = 8, small.mc = isa_kit(isa).gemm.mr * 2, small.nc = isa_kit(isa).gemm.nr * 2;
+      const int64_t mr = isa_kit(isa).gemm.mr, nr = isa_kit(isa).gemm.nr, ldc = p.n + 3, ldo = p.n + 5;
       std::mt19937 rng(13);
       std::normal_distribution<float> normal;
       std::vector<float> a(p.m * p.k), b(p.k * p.n), c0(p.m * ldc);
@@ -346,9 +346,9 @@ TEST(Sgemm, RowsReadInPlaceGiveTheSameBits) {
       std::mt19937 rng(5);
       std::normal_distribution<float> normal;
       GemmBlocking small = plan_gemm_blocking(p.m, p.n, p.k, CpuFeatures{isa});
-      small.kc = 8, small.mc = micro_kernel(isa).mr * 2;
+      small.kc = 8, small.mc = isa_kit(isa).gemm.mr * 2;
       small.prefetch_c = true;  // (AMD's prefetch of C's next tile: the same bits)
-      const int64_t mr = micro_kernel(isa).mr, nr = micro_kernel(isa).nr;
+      const int64_t mr = isa_kit(isa).gemm.mr, nr = isa_kit(isa).gemm.nr;
       const int64_t rows = (p.m + mr - 1) / mr * mr, cols = (p.n + nr - 1) / nr * nr, pitch = cols + 5;
       std::vector<float> a(p.m * p.k), b(p.k * p.n), base(p.k * pitch + 3);
       for (std::vector<float>* v : {&a, &b, &base}) {
@@ -403,8 +403,8 @@ TEST(Sgemm, SixteenBitRowsReadInPlaceGiveTheSameBits) {
     for (const Product& p : products()) {
       if (p.m == 1 || p.n == 1 || p.ta || p.tb || p.accumulate || p.k == 0) continue;
       GemmBlocking small = plan_gemm_blocking(p.m, p.n, p.k, CpuFeatures{isa});
-      small.kc = 8, small.mc = micro_kernel(isa).mr * 2;
-      const int64_t mr = micro_kernel(isa).mr, nr = micro_kernel(isa).nr;
+      small.kc = 8, small.mc = isa_kit(isa).gemm.mr * 2;
+      const int64_t mr = isa_kit(isa).gemm.mr, nr = isa_kit(isa).gemm.nr;
       const int64_t rows = (p.m + mr - 1) / mr * mr, cols = (p.n + nr - 1) / nr * nr, pitch = cols + 5;
       for (bool b_bf16 : {false, true}) {
         std::mt19937 rng(7);

@@ -17,7 +17,7 @@
 #include "kernels/common/tasks.h"
 #include "kernels/common/tiling.h"
 #include "kernels/core/plan.h"
-#include "kernels/direct/row_kernels.h"
+#include "kernels/kits/row_kernels.h"
 
 namespace aclnn_cpu {
 namespace {

@@ -24,7 +24,7 @@
 #include "kernels/common/tiling.h"
 #include "kernels/core/plan.h"
 #include "kernels/direct/lane_weights.h"
-#include "kernels/direct/row_kernels.h"
+#include "kernels/kits/kit.h"
 
 namespace aclnn_cpu {
 
@@ -67,7 +67,7 @@ class DirectForward final : public ConvStep {
         src_(p.src),
         math_(p.math),
         threads_(b.threads()),
-        kernels_(row_kernels(b.cpu().isa)),
+        kernels_(isa_kit(b.cpu().isa).rows),
         output_(p.grad_input, b, "gradInput.f32", true, result_bias(p), bias_added_in_place(p) != nullptr),
         bias_(bias_added_in_place(p), b, "direct.bias"),
         staging_(g_, 1) {

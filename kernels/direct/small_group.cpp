@@ -27,8 +27,8 @@
 #include "kernels/common/tiling.h"
 #include "kernels/core/cpu_isa.h"
 #include "kernels/core/plan.h"
-#include "kernels/direct/row_kernels.h"
 #include "kernels/direct/small_group_staging.h"
+#include "kernels/kits/kit.h"
 
 namespace aclnn_cpu {
 namespace {
@@ -65,7 +65,7 @@ class SmallGroupInput final : public ConvStep {
         math_(p.math),
         staging_(g_),
         threads_(b.threads()),
-        kernels_(row_kernels(b.cpu().isa)),
+        kernels_(isa_kit(b.cpu().isa).rows),
         // (a forward operator's dense float output: written in place, the kernels adding its bias as they
         // store each sum; not buffered and stored again, a pass whose stores do not overlap the products)
         bias_in_kernels_(bias_added_in_place(p) != nullptr),
@@ -267,7 +267,7 @@ class SmallGroupWeight final : public ConvStep {
         math_(p.math),
         staging_(g_),
         threads_(b.threads()),
-        kernels_(row_kernels(b.cpu().isa)),
+        kernels_(isa_kit(b.cpu().isa).rows),
         output_(p.grad_weight, b, "gradWeight.f32"),
         prefetch_next_(b.cpu().amd) {
     const int64_t cin = g_.src_channels_per_group, cout = g_.dst_channels_per_group;

@@ -11,7 +11,7 @@
 #include "kernels/common/tiling.h"
 #include "kernels/core/conv_problem.h"
 #include "kernels/core/cpu_isa.h"
-#include "kernels/direct/row_kernels.h"
+#include "kernels/kits/row_kernels.h"
 
 namespace aclnn_cpu {
 namespace small_group {

@@ -7,7 +7,7 @@
 #include "kernels/common/convert.h"
 #include "kernels/common/pack.h"
 #include "kernels/core/cpu_isa.h"
-#include "kernels/matmul/microkernel.h"
+#include "kernels/kits/kit.h"
 
 namespace aclnn_cpu {
 namespace {
@@ -88,7 +88,7 @@ int64_t GemmBlocking::scratch_floats(bool left_prepacked) const {
 
 GemmBlocking plan_gemm_blocking(int64_t max_m, int64_t max_n, int64_t /*max_k*/, const CpuFeatures& cpu) {
   const Isa isa = cpu.isa;
-  const MicroKernel& kernel = micro_kernel(isa);
+  const MicroKernel& kernel = isa_kit(isa).gemm;
   const CacheSizes& cache = cache_sizes();
   constexpr int64_t kFloat = sizeof(float);
   GemmBlocking b;
@@ -181,7 +181,7 @@ template <typename Left, typename Right>
 void multiply_blocks(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, int64_t k, const Left& a,
                      const Right& b, bool accumulate, float* c, int64_t ldc, const NarrowedRows& narrowed = {}) {
   if (empty_product(m, n, k, accumulate, c, ldc)) return;
-  const MicroKernel& kernel = micro_kernel(blocking.isa);
+  const MicroKernel& kernel = isa_kit(blocking.isa).gemm;
   const bool narrow = narrowed.out != nullptr;
   float* packed_a = scratch;
   float* packed_b = scratch + (Left::kNeedsScratch ? a_block_floats(blocking) : 0);
@@ -241,7 +241,7 @@ void sgemm(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, i
 }
 
 bool converts_in_registers(const GemmBlocking& blocking) {
-  const MicroKernel& kernel = micro_kernel(blocking.isa);
+  const MicroKernel& kernel = isa_kit(blocking.isa).gemm;
   // (The AVX kernels' conversions are F16C's instructions, and AVX-512's: f16c_conversions() says the
   // CPU has them.)
   return kernel.vector_conversions && (kernel.isa == Isa::kGeneric || f16c_conversions());
@@ -263,7 +263,7 @@ void pack_right(const GemmBlocking& blocking, int64_t depth, int64_t n, MatrixRe
 
 void pack_right(const GemmBlocking& blocking, int64_t k, int64_t n, MatrixRef b, float* out, int64_t depth,
                 int64_t offset) {
-  const MicroKernel& kernel = micro_kernel(blocking.isa);
+  const MicroKernel& kernel = isa_kit(blocking.isa).gemm;
   sliver_packer(kernel.nr)(b.data, col_step(b), row_step(b), n, k, kernel.interleave_nr, out + offset * kernel.nr,
                            kernel.nr * depth);
 }
@@ -279,7 +279,7 @@ void a_rows_loops(const GemmBlocking& blocking, int64_t m, int64_t n, int64_t k,
                   void (*in_place)(int64_t, const Entry*, const int64_t*, const int64_t*, const float*, float*, int64_t,
                                    bool)) {
   if (empty_product(m, n, k, accumulate, c, ldc)) return;
-  const MicroKernel& kernel = micro_kernel(blocking.isa);
+  const MicroKernel& kernel = isa_kit(blocking.isa).gemm;
   const int mr = kernel.mr, nr = kernel.nr;
   const int64_t b_sliver = nr * b.depth;
   alignas(64) float edge[16 * 32];  // a partial tile of C (the largest mr x nr)
@@ -319,7 +319,7 @@ void sgemm_a_rows(const GemmBlocking& blocking, int64_t m, int64_t n, int64_t k,
                   int64_t ldc) {
   // C (m x n) (+)= op(A) (m x k, rows read in place) * op(B) (k x n, a PackedRight)
   a_rows_loops(blocking, m, n, k, a_base, a_rows, a_columns, b, accumulate, c, ldc,
-               micro_kernel(blocking.isa).run_a_rows);
+               isa_kit(blocking.isa).gemm.run_a_rows);
 }
 
 void sgemm_a_rows_bf16(const GemmBlocking& blocking, int64_t m, int64_t n, int64_t k, const uint16_t* a_base,
@@ -327,7 +327,7 @@ void sgemm_a_rows_bf16(const GemmBlocking& blocking, int64_t m, int64_t n, int64
                        int64_t ldc) {
   // C (m x n) (+)= op(A) (m x k, BF16 rows read in place, widened) * op(B) (k x n, a PackedRight)
   a_rows_loops(blocking, m, n, k, a_base, a_rows, a_columns, b, accumulate, c, ldc,
-               micro_kernel(blocking.isa).run_a_rows_bf16);
+               isa_kit(blocking.isa).gemm.run_a_rows_bf16);
 }
 
 int64_t sliver_entries(int64_t count, int64_t width, int64_t depth) {
@@ -379,7 +379,7 @@ void for_each_rows_tile(const GemmBlocking& blocking, const MicroKernel& kernel,
 void rows_product(const GemmBlocking& blocking, int64_t m, int64_t n, int64_t k, const PackedLeft& a,
                   const float* b_base, const int64_t* b_rows, float* c, int64_t ldc, const NarrowedRows& narrowed,
                   const float* row_bias) {
-  const MicroKernel& kernel = micro_kernel(blocking.isa);
+  const MicroKernel& kernel = isa_kit(blocking.isa).gemm;
   // (narrowed: whole tiles, and a last depth block to narrow in)
   const bool narrow = narrowed.out != nullptr && m % kernel.mr == 0 && n % kernel.nr == 0 && k > 0;
   // The first depth block stores C's tiles without reading them: where the blocking says so (AMD's
@@ -433,7 +433,7 @@ void sgemm_rows_with_bias(const GemmBlocking& blocking, int64_t m, int64_t n, in
 int64_t sgemm_rows_16bit(const GemmBlocking& blocking, int64_t m, int64_t n, int64_t k, const PackedLeft& a,
                          const uint16_t* b_base, const int64_t* b_rows, bool b_bf16, float* c, int64_t ldc,
                          const NarrowedRows& narrowed) {
-  const MicroKernel& kernel = micro_kernel(blocking.isa);
+  const MicroKernel& kernel = isa_kit(blocking.isa).gemm;
   // C (round_up(m, MR) x n) += op(A) (m x k, packed) * op(B) (k x n, 16-bit rows widened in the kernel)
   for_each_rows_tile(blocking, kernel, m, n, k, a,
                      [&](int64_t depth, const float* a_sliver, int64_t pc, int64_t jr, int64_t i, int64_t rows_left,
@@ -452,11 +452,11 @@ int64_t sgemm_rows_16bit(const GemmBlocking& blocking, int64_t m, int64_t n, int
   return narrowed.out != nullptr ? m / kernel.mr * kernel.mr : 0;
 }
 
-int right_sliver_columns(const GemmBlocking& blocking) { return micro_kernel(blocking.isa).nr; }
+int right_sliver_columns(const GemmBlocking& blocking) { return isa_kit(blocking.isa).gemm.nr; }
 
-int column_granularity(const GemmBlocking& blocking) { return micro_kernel(blocking.isa).nr / 2; }
+int column_granularity(const GemmBlocking& blocking) { return isa_kit(blocking.isa).gemm.nr / 2; }
 
-int left_sliver_rows(const GemmBlocking& blocking) { return micro_kernel(blocking.isa).mr; }
+int left_sliver_rows(const GemmBlocking& blocking) { return isa_kit(blocking.isa).gemm.mr; }
 
 int64_t packed_left_floats(const GemmBlocking& blocking, int64_t m, int64_t depth) {
   return sliver_entries(m, left_sliver_rows(blocking), depth);
@@ -464,7 +464,7 @@ int64_t packed_left_floats(const GemmBlocking& blocking, int64_t m, int64_t dept
 
 void pack_left(const GemmBlocking& blocking, int64_t m, int64_t k, MatrixRef a, float* out, int64_t depth,
                int64_t offset) {
-  const MicroKernel& kernel = micro_kernel(blocking.isa);
+  const MicroKernel& kernel = isa_kit(blocking.isa).gemm;
   sliver_packer(kernel.mr)(a.data, row_step(a), col_step(a), m, k, kernel.interleave_mr, out + offset * kernel.mr,
                            kernel.mr * depth);
 }

@@ -2,7 +2,7 @@
 // implementations parallelise over independent tasks, which keeps results independent of the
 // thread count). BLIS-style: op(B) is packed in kc x nc blocks and op(A) in mc x kc blocks (both
 // into scratch from the plan's workspace) around a register-blocked micro-kernel per instruction
-// set (kernels/matmul/microkernel.h).
+// set (kernels/kits/microkernel.h).
 #pragma once
 
 #include <cstdint>

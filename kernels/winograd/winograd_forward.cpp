@@ -33,8 +33,8 @@
 #include "kernels/common/tasks.h"
 #include "kernels/common/tiling.h"
 #include "kernels/core/plan.h"
+#include "kernels/kits/kit.h"
 #include "kernels/matmul/sgemm.h"
-#include "kernels/winograd/transforms.h"
 
 namespace aclnn_cpu {
 namespace {
@@ -135,7 +135,7 @@ class WinogradForward final : public ConvStep {
     rows_per_task_ = std::min(units_per_task_, tiles_h_);  // (the most of one plane's a task holds)
     const int64_t max_tiles = units_per_task_ * tiles_w_;
     blocking_ = plan_gemm_blocking(cout_, max_tiles, depth_, b.cpu());
-    transforms_ = &winograd_transforms(blocking_.isa);
+    transforms_ = &isa_kit(blocking_.isa).winograd;
     const int64_t mr = left_sliver_rows(blocking_), nr = right_sliver_columns(blocking_);
     // Blocks of output channels (whole slivers) where the tiles alone offer too few tasks.
     const int64_t slivers = ceil_div(cout_, mr);

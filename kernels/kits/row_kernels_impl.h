@@ -1,15 +1,15 @@
 // The forward row kernels of row_kernels.h (forward_rows, forward_band_rows) as templates over one
 // instruction set's vectors (the weight and input ones: row_kernels_weight_input_impl.h), included only by
-// the per-instruction-set translation units (row_kernels_*.cpp), inside their anonymous namespace:
+// the kits (kit_*.cpp, one translation unit per instruction set), inside their anonymous namespace:
 // every function here gets internal linkage there, and it calls nothing from outside (no std::
 // templates), so no code compiled for one instruction set can be shared with another.
 //
-// Ops supplies (all static): kLanes, the floats of its vector type T (16 or 8: a 16-lane vector of
-// the rows' layout is kRowLanes / kLanes of them, its parts); zero(), splat(float), load(const
+// Ops supplies (all static): kLanes, the floats of its vector type Vec (16 or 8: a 16-lane vector of
+// the rows' layout is kRowLanes / kLanes of them, its parts); zero(), broadcast(float), load(const
 // float*), mask_first(n) (a Mask of the first n < kLanes lanes), load_masked(const float*, Mask) (those
 // lanes, zeros in the others: entries past them may be loaded, never multiplied), store_masked(float*,
-// T, Mask) (those lanes only), kCheapMasks (whether a masked load costs what a load does), store(float*,
-// T), add(T, T), madd(a, b, c) = c + a * b (fused where the set has FMA), in_register(T&) (keeps a
+// Vec, Mask) (those lanes only), kCheapMasks (whether a masked load costs what a load does), store(float*,
+// Vec), add(Vec, Vec), madd(a, b, c) = c + a * b (fused where the set has FMA), in_register(Vec&) (keeps a
 // loaded vector in registers, not a memory operand of each use), kPrefetchEachRow (whether
 // weight_rows' prefetch steps once per row, or, where the rows' loop needs every general register,
 // once per pass) and kFaultFreeMasks (whether the set reads sources in place: then also mask_lanes(lo,
@@ -28,7 +28,7 @@ inline int64_t lesser(int64_t a, int64_t b) { return a < b ? a : b; }
 template <class Ops, int kCo, int kVec, int kRows>
 void forward_chunk(const ForwardRows& job, const float* const (&src_rows)[kRows], float* const (&out_rows)[kRows],
                    int64_t co0, int64_t w0) {
-  using T = typename Ops::T;
+  using T = typename Ops::Vec;
   constexpr int kLanes = Ops::kLanes;
   // (Every loop over kRows, kCo and kVec unrolled, so that the accumulators stay in registers: else GCC
   // keeps them in a stack array, each multiply-add a load and a store.)
@@ -51,7 +51,7 @@ void forward_chunk(const ForwardRows& job, const float* const (&src_rows)[kRows]
       // Every row's source vectors first, then each weight broadcast once for all of them: the
       // accumulators, the source vectors and one weight in registers (on AVX2 all 16 of them).
       if constexpr (kCo == 1) {  // each source vector meets one weight: loaded into its multiply-add
-        const T w = Ops::splat(weights[0]);
+        const T w = Ops::broadcast(weights[0]);
 #pragma GCC unroll 4
         for (int i = 0; i < kRows; ++i) {
 #pragma GCC unroll 4
@@ -79,7 +79,7 @@ void forward_chunk(const ForwardRows& job, const float* const (&src_rows)[kRows]
       }
 #pragma GCC unroll 8
       for (int co = 0; co < kCo; ++co) {
-        const T w = Ops::splat(weights[co]);
+        const T w = Ops::broadcast(weights[co]);
 #pragma GCC unroll 4
         for (int i = 0; i < kRows; ++i) {
 #pragma GCC unroll 4
@@ -95,7 +95,7 @@ void forward_chunk(const ForwardRows& job, const float* const (&src_rows)[kRows]
     for (int co = 0; co < kCo; ++co) {
       if (co >= channels) break;
       float* out = out_rows[i] + (co0 + co) * job.out_channel_stride + w0;
-      const T bias = Ops::splat(job.bias != nullptr ? job.bias[co0 + co] : 0.0f);
+      const T bias = Ops::broadcast(job.bias != nullptr ? job.bias[co0 + co] : 0.0f);
 #pragma GCC unroll 4
       for (int v = 0; v < kVec; ++v) {
         const int64_t count = lesser(kLanes, job.width - w0 - kLanes * v);
@@ -206,7 +206,7 @@ struct BandLoads {
       inside[j] = !kEdge || (job.source_row[r] + j >= 0 && job.source_row[r] + j < job.source_height);
     }
   }
-  typename Ops::T operator()(const ForwardRows& job, int j, int kw, int v) const {
+  typename Ops::Vec operator()(const ForwardRows& job, int j, int kw, int v) const {
     if (kEdge && !inside[j]) return Ops::zero();
     const int64_t at = j * job.row_step + job.tap[kw] + Ops::kLanes * v;
     return Ops::load_lanes(src + static_cast<uintptr_t>(at) * sizeof(float), columns[kw][v]);
@@ -218,7 +218,7 @@ struct BandLoads<Ops, kRows, kKw, kVec, Source::kStaged> {
   const float* src;
   BandLoads(const ForwardRows& job, const InPlaceColumns<Ops, kKw>*, int64_t r, int64_t w0)
       : src(job.src + job.row_base[r] + w0) {}
-  typename Ops::T operator()(const ForwardRows& job, int j, int kw, int v) const {
+  typename Ops::Vec operator()(const ForwardRows& job, int j, int kw, int v) const {
     return Ops::load(src + j * job.row_step + job.tap[kw] + Ops::kLanes * v);
   }
 };
@@ -232,7 +232,7 @@ struct BandLoads<Ops, kRows, kKw, kVec, Source::kStaged> {
 // not stored.
 template <class Ops, int kBand, int kVec, int kKh, int kKw, Source kSource>
 void forward_band_chunk(const ForwardRows& job, const InPlaceColumns<Ops, kKw>* in_place, int64_t r, int64_t w0) {
-  using T = typename Ops::T;
+  using T = typename Ops::Vec;
   constexpr int kLanes = Ops::kLanes;
   const BandLoads<Ops, kBand + kKh - 1, kKw, kVec, kSource> load(job, in_place, r, w0);
   T acc[kBand][kVec], chains[kBand][kVec];
@@ -251,7 +251,7 @@ void forward_band_chunk(const ForwardRows& job, const InPlaceColumns<Ops, kKw>* 
 #pragma GCC unroll 8
       for (int i = 0; i < kBand; ++i) {
         if (j - i < 0 || j - i >= kKh) continue;
-        const T w = Ops::splat(job.weights[((j - i) * kKw + kw) * kForwardBlock]);
+        const T w = Ops::broadcast(job.weights[((j - i) * kKw + kw) * kForwardBlock]);
 #pragma GCC unroll 4
         for (int v = 0; v < kVec; ++v) acc[i][v] = Ops::madd(w, x[v], acc[i][v]);
       }
@@ -263,7 +263,7 @@ void forward_band_chunk(const ForwardRows& job, const InPlaceColumns<Ops, kKw>* 
       for (int v = 0; v < kVec; ++v) chains[i][v] = Ops::add(chains[i][v], acc[i][v]), acc[i][v] = Ops::zero();
     }
   }
-  const T bias = Ops::splat(job.bias != nullptr ? job.bias[0] : 0.0f);
+  const T bias = Ops::broadcast(job.bias != nullptr ? job.bias[0] : 0.0f);
 #pragma GCC unroll 8
   for (int i = 0; i < kBand; ++i) {
     float* out = job.out + (r + i) * job.width + w0;

@@ -1,16 +1,21 @@
-// Portable micro-kernel: MicroTile (microkernel_tile.h) on 4-float vectors, a 6 x 8 tile in 12
-// accumulators (6 x 4 for a last column sliver with at most 4 valid columns), built for the
-// baseline instruction set: NEON on aarch64, where every step is a fused multiply-add as in the
-// x86 AVX kernels (the same bits) and FLOAT16/BF16 operands widen in registers; SSE2 on x86-64,
-// which has no FMA, so there the product is rounded first, and no FLOAT16 conversions. Results
-// narrow lane by lane through Eigen's conversions (once per result).
+// The baseline kit (kit.h), built for the baseline instruction set: one ops type on 4-float vectors,
+// NEON on aarch64, where every step is a fused multiply-add as in the x86 AVX kits (the same bits) and
+// FLOAT16/BF16 operands widen in registers; SSE2 on x86-64, which has no FMA, so there the product is
+// rounded first, and no FLOAT16 conversions. The GEMM's MicroTile: a 6 x 8 tile in 12 accumulators
+// (6 x 4 for a last column sliver with at most 4 valid columns), results narrowed lane by lane through
+// Eigen's conversions (once per result). The row kernels, a 16-lane vector of the rows' layout as four
+// of the set's vectors: forward rows in blocks of 2 channels x 16 positions, weight rows in blocks of 2
+// channels x 1 tap (one output channel: 1 x 16 and 1 x 2), input rows in chunks of 2 positions x 16
+// channels. The Winograd transforms, and on aarch64 the AMX tiles' order on the FMAs. Also the one
+// ordered table of kits (isa_kit).
 #include <Eigen/Core>
 #include <cstring>
 
 #include "kernels/amx/amx_fma_tiles.h"
+#include "kernels/common/keep_in_register.h"
 #include "kernels/common/transpose_4x4.h"
-#include "kernels/matmul/microkernel.h"
-#include "kernels/matmul/microkernel_tile.h"
+#include "kernels/kits/kit.h"
+#include "kernels/kits/microkernel_tile.h"
 
 #if defined(__aarch64__)
 #include <arm_neon.h>
@@ -38,7 +43,7 @@ void narrow_lanes(const float* values, uint16_t* out, bool bf16) {
 }
 
 #if defined(__aarch64__)
-struct neon_ops {
+struct generic_ops {
   using Vec = float32x4_t;
   static constexpr int kLanes = 4;
   static constexpr bool kVectorConversions = true;
@@ -73,9 +78,8 @@ struct neon_ops {
     narrow_lanes<kLanes>(lanes, p, bf16);
   }
 };
-using Tile = MicroTile<neon_ops, 6, 2>;
 #else
-struct sse2_ops {
+struct generic_ops {
   typedef float Vec __attribute__((vector_size(16)));
   static constexpr int kLanes = 4;
   // (SSE2 has no FLOAT16 conversions: plans widen whole rows once rather than in every tile)
@@ -107,8 +111,8 @@ struct sse2_ops {
     narrow_lanes<kLanes>(lanes, p, bf16);
   }
 };
-using Tile = MicroTile<sse2_ops, 6, 2>;
 #endif
+using Tile = MicroTile<generic_ops, 6, 2>;
 
 // out[p * W + w] = rows[w * stride + p] for w < W, p < depth: W rows read side by side, in 4 x 4
 // blocks (rows past the last multiple of 4 one by one).
@@ -127,12 +131,70 @@ void interleave_rows(const float* rows, int64_t stride, int64_t depth, float* ou
   }
 }
 
+// The row kernels' 16-lane vector: four of the set's vectors, each step the set's on each (the same
+// fused multiply-add on aarch64, product then sum on x86-64).
+struct generic_row_ops {
+  struct Vec {
+    generic_ops::Vec q[4];
+  };
+  static constexpr int kLanes = 16;
+  static constexpr bool kPrefetchEachRow = true;
+  static Vec broadcast(float x) {
+    const generic_ops::Vec q = generic_ops::broadcast(x);
+    return {{q, q, q, q}};
+  }
+  static Vec zero() { return broadcast(0.0f); }
+  static Vec load(const float* p) {
+    Vec v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  }
+  using Mask = int64_t;  // the number of lanes
+  static constexpr bool kCheapMasks = false;
+  static constexpr bool kFaultFreeMasks = false;  // (every source staged)
+  static Mask mask_first(int64_t n) { return n; }
+  static Vec load_masked(const float* p, Mask n) {
+    float first[kRowLanes] = {};
+    std::memcpy(first, p, static_cast<size_t>(n) * sizeof(float));
+    return load(first);
+  }
+  static void store(float* p, Vec v) { std::memcpy(p, &v, sizeof v); }
+  static void in_register(Vec&) {}
+  static void store_masked(float* p, Vec v, Mask n) { std::memcpy(p, &v, static_cast<size_t>(n) * sizeof(float)); }
+  static Vec add(Vec a, Vec b) {
+    for (int i = 0; i < 4; ++i) a.q[i] = generic_ops::add(a.q[i], b.q[i]);
+    return a;
+  }
+  static Vec madd(Vec a, Vec b, Vec c) {
+    for (int i = 0; i < 4; ++i) c.q[i] = generic_ops::madd(a.q[i], b.q[i], c.q[i]);
+    return c;
+  }
+};
+
+#include "kernels/kits/row_kernels_impl.h"
+#include "kernels/kits/row_kernels_weight_input_impl.h"
+
+void forward_rows_generic(const ForwardRows& job) {
+  if (job.out_channels == 1) return forward_rows<generic_row_ops, 1, 1>(job);
+  forward_rows<generic_row_ops, 2, 1>(job);
+}
+int64_t weight_block_generic(int64_t out_channels) { return out_channels == 1 ? 1 : 2; }
+void weight_rows_generic(const WeightRows& job) {
+  if (job.out_channels == 1) return weight_rows<generic_row_ops, 1, 2>(job);
+  weight_rows<generic_row_ops, 2, 1>(job);
+}
+
+bool reads_in_place_generic(const ForwardRows&) { return generic_row_ops::kFaultFreeMasks; }
+void input_rows_generic(const InputRows& job) { input_rows<generic_row_ops, 1, 2>(job); }
+
+#include "kernels/kits/winograd_transforms_impl.h"
+
 }  // namespace
 
 #if defined(__aarch64__)
 // The AMX tiles' order on this set's FMAs (kernels/amx/amx_fma_tiles.h), for amx_pair_rows and
 // amx_pair_a_rows (amx.cpp).
-using FmaTiles = AmxFmaTiles<neon_ops, 4, 2>;
+using FmaTiles = AmxFmaTiles<generic_ops, 4, 2>;
 ACLNN_AMX_DEFINE_PRODUCTS(fma_neon, FmaTiles)
 #endif
 
@@ -143,16 +205,32 @@ void interleave_8_portable(const float* rows, int64_t stride, int64_t depth, flo
   interleave_rows<8>(rows, stride, depth, out);
 }
 
-extern const MicroKernel kMicroKernelGeneric =
-    Tile::kernel(Isa::kGeneric, interleave_6_portable, interleave_8_portable);
+extern const IsaKit kKitGeneric = {Isa::kGeneric,
+                                   Tile::kernel(Isa::kGeneric, interleave_6_portable, interleave_8_portable),
+                                   {Isa::kGeneric, forward_rows_generic, weight_rows_generic, weight_block_generic,
+                                    input_rows_generic, 0, reads_in_place_generic},
+                                   transforms_of<generic_ops>()};
 
-const MicroKernel& micro_kernel(Isa isa) {
+float sum_lanes(float* lanes) {
+  for (int width = kRowLanes / 2; width > 0; width /= 2) {
+    for (int l = 0; l < width; ++l) lanes[l] += lanes[l + width];
+  }
+  return lanes[0];
+}
+
+const IsaKit& isa_kit(Isa isa) {
+  // The kits built, widest first.
+  static const IsaKit* const kKits[] = {
 #ifdef ACLNN_HAVE_X86_KERNELS
-  if (isa == Isa::kAvx512) return kMicroKernelAvx512;
-  if (isa == Isa::kAvx2) return kMicroKernelAvx2;
+      &kKitAvx512,
+      &kKitAvx2,
 #endif
-  (void)isa;
-  return kMicroKernelGeneric;
+      &kKitGeneric,
+  };
+  for (const IsaKit* kit : kKits) {
+    if (kit->isa <= isa) return *kit;
+  }
+  return kKitGeneric;
 }
 
 }  // namespace aclnn_cpu

@@ -1,4 +1,4 @@
-// Packing help for the AVX translation units only (microkernel_avx2.cpp, microkernel_avx512.cpp,
+// Packing help for the AVX translation units only (kit_avx2.cpp, kit_avx512.cpp,
 // compiled with -mavx2 / -mavx512f): 8 x 8 transposes in ymm registers. Everything here has
 // internal linkage, so no copy compiled for one instruction set can stand in for another's.
 #pragma once

@@ -42,7 +42,7 @@
 
 #include "kernels/common/blocked_sum.h"
 #include "kernels/common/keep_in_register.h"
-#include "kernels/matmul/microkernel.h"
+#include "kernels/kits/microkernel.h"
 
 namespace aclnn_cpu {
 

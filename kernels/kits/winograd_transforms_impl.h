@@ -1,11 +1,9 @@
-// The transforms of transforms.h as plain loops over the tiles of a row, for each instruction set's
-// file to compile into its own vectors (transforms_generic.cpp, transforms_avx2.cpp,
-// transforms_avx512.cpp). Each value is one addition, subtraction or product by 1/2 per statement:
-// there is nothing to contract into a multiply-add, so every set computes the same bits. Include
-// inside an anonymous namespace, after defining the set's tag type `Set` (named after the set: the
-// portability test finds vector code by function name); nothing here calls a library template,
-// whose instantiations other files could share.
-#pragma once  // (after transforms.h, which includes <cstdint>)
+// The transforms of winograd_transforms.h as plain loops over the tiles of a row, for each instruction
+// set's kit (kit_*.cpp) to compile into its own vectors. Each value is one addition, subtraction or product by 1/2 per
+// statement: there is nothing to contract into a multiply-add, so every set computes the same bits. Include inside an
+// anonymous namespace, instantiated with the set's ops type as `Set` (named after the set: the portability test finds
+// vector code by function name); nothing here calls a library template, whose instantiations other files could share.
+#pragma once  // (after winograd_transforms.h, which includes <cstdint>)
 
 template <typename Set>
 void row_columns(const float* __restrict row, int64_t tw, float* __restrict cols, int64_t pitch) {

@@ -1,6 +1,6 @@
 // The loops of winograd_forward's F(2x2, 3x3) transforms over a row of tiles, one set per instruction
-// set (transforms_*.cpp, each compiled for its set only, from transforms_impl.h). Every value is a
-// sum or difference of two floats, or a product by 1/2, in the order transforms_impl.h writes, so each
+// set (in its kit, kit_*.cpp, compiled for its set only, from winograd_transforms_impl.h). Every value is a
+// sum or difference of two floats, or a product by 1/2, in the order winograd_transforms_impl.h writes, so each
 // set gives the same bits; the sets differ only in how wide their vectors are.
 #pragma once
 
@@ -26,8 +26,5 @@ struct WinogradTransforms {
   // out[2 u] = left[u], out[2 u + 1] = right[u] for u < pairs.
   void (*store_pairs)(const float* left, const float* right, int64_t pairs, float* out);
 };
-
-// The widest set the CPU runs among those built (selected_isa()).
-const WinogradTransforms& winograd_transforms(Isa isa);
 
 }  // namespace aclnn_cpu

@@ -1,5 +1,5 @@
 // Register-blocked GEMM micro-kernels, one per instruction set, each in its own translation unit
-// compiled for that instruction set only (kernels/matmul/microkernel_*.cpp), with internal linkage
+// compiled for that instruction set only (the kits, kernels/kits/kit_*.cpp), with internal linkage
 // for everything it inlines: no code compiled for AVX-512 can be merged into a generic caller.
 //
 // A micro-kernel computes one MR x NR tile of C (row-major, leading dimension ldc) over a depth of
@@ -71,18 +71,9 @@ struct MicroKernel {
                      uint16_t* out, int64_t ldo, bool bf16);
 };
 
-// The portable packers (microkernel_generic.cpp, baseline instructions) for the widths an instruction
+// The portable packers (kit_generic.cpp, baseline instructions) for the widths an instruction
 // set has no transpose of its own for: out[p*W + w] = rows[w*stride + p], W = 6 or 8.
 void interleave_6_portable(const float* rows, int64_t stride, int64_t depth, float* out);
 void interleave_8_portable(const float* rows, int64_t stride, int64_t depth, float* out);
-
-extern const MicroKernel kMicroKernelGeneric;  // microkernel_generic.cpp
-#ifdef ACLNN_HAVE_X86_KERNELS
-extern const MicroKernel kMicroKernelAvx2;    // microkernel_avx2.cpp (-mavx2 -mfma -mf16c)
-extern const MicroKernel kMicroKernelAvx512;  // microkernel_avx512.cpp (-mavx512f -mfma)
-#endif
-
-// The micro-kernel of `isa` (which the CPU must run).
-const MicroKernel& micro_kernel(Isa isa);
 
 }  // namespace aclnn_cpu

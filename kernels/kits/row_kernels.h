@@ -131,7 +131,7 @@ struct InputRows {
 };
 
 // The sum of 16 lanes, added pairwise (lane l + lane l+8, then +4, +2, +1): the fixed order every
-// dot product in 16 lanes ends with. Overwrites the lanes. (Defined in row_kernels_generic.cpp, built
+// dot product in 16 lanes ends with. Overwrites the lanes. (Defined in kit_generic.cpp, built
 // for the baseline: this header is also read by the AVX translation units.)
 float sum_lanes(float* lanes);
 
@@ -149,14 +149,5 @@ struct RowKernels {
   // touch no other lane, within its limits. Else the caller stages the source.
   bool (*reads_in_place)(const ForwardRows& job);
 };
-
-extern const RowKernels kRowKernelsGeneric;  // row_kernels_generic.cpp
-#ifdef ACLNN_HAVE_X86_KERNELS
-extern const RowKernels kRowKernelsAvx2;    // row_kernels_avx2.cpp (-mavx2 -mfma)
-extern const RowKernels kRowKernelsAvx512;  // row_kernels_avx512.cpp (-mavx512f -mfma)
-#endif
-
-// The row kernels of `isa` (which the CPU must run).
-const RowKernels& row_kernels(Isa isa);
 
 }  // namespace aclnn_cpu

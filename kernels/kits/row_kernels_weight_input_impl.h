@@ -36,8 +36,8 @@ struct LinePrefetch {
 template <class Ops, int kCb, int kTb, bool kMasked>
 inline __attribute__((always_inline)) void weight_pass(const WeightRows& job, const float* src, const float* dy,
                                                        const int64_t* tap, typename Ops::Mask mask,
-                                                       typename Ops::T (&sums)[kCb][kTb], LinePrefetch& prefetch) {
-  using T = typename Ops::T;
+                                                       typename Ops::Vec (&sums)[kCb][kTb], LinePrefetch& prefetch) {
+  using T = typename Ops::Vec;
   T acc[kCb][kTb];
 #pragma GCC unroll 8
   for (int b = 0; b < kCb; ++b) {
@@ -77,7 +77,7 @@ inline __attribute__((always_inline)) void weight_pass(const WeightRows& job, co
 // is never -0).
 template <class Ops, int kCb, int kTb>
 void weight_rows(const WeightRows& job) {
-  using T = typename Ops::T;
+  using T = typename Ops::Vec;
   constexpr int kLanes = Ops::kLanes, kParts = kRowLanes / kLanes;
   const int64_t vectors = (job.width + kRowLanes - 1) / kRowLanes;
   const int64_t blocks = (job.out_channels + kCb - 1) / kCb * ((job.taps + kTb - 1) / kTb);
@@ -129,8 +129,8 @@ void weight_rows(const WeightRows& job) {
 // in order (kernel row b meets row i at source row i + b), as weight_pass takes them: the same sums.
 template <class Ops, int kBand, int kKh, int kKw>
 inline __attribute__((always_inline)) void weight_band(const WeightRows& job, const float* dy, int64_t r0, int64_t at,
-                                                       typename Ops::Mask mask, typename Ops::T (&sums)[kKh * kKw]) {
-  using T = typename Ops::T;
+                                                       typename Ops::Mask mask, typename Ops::Vec (&sums)[kKh * kKw]) {
+  using T = typename Ops::Vec;
   T acc[kKh * kKw];
 #pragma GCC unroll 25
   for (int t = 0; t < kKh * kKw; ++t) acc[t] = sums[t];
@@ -161,7 +161,7 @@ inline __attribute__((always_inline)) void weight_band(const WeightRows& job, co
 // left over one at a time.
 template <class Ops, int kBand, int kKh, int kKw>
 void weight_band_rows(const WeightRows& job) {
-  using T = typename Ops::T;
+  using T = typename Ops::Vec;
   static_assert(Ops::kCheapMasks && Ops::kLanes == kRowLanes, "whole 16-lane vectors, every one loaded under a mask");
   T acc[kKh * kKw];
   for (int t = 0; t < kKh * kKw; ++t) acc[t] = Ops::zero();
@@ -198,8 +198,8 @@ inline void prefetch_floats_ahead(const float* p, int64_t ahead) {
 template <class Ops, int kBlocks, int kPos, int kRows, int kLo, int kHi>
 __attribute__((always_inline)) inline void input_tap(
     const InputRows& job, const float* w, const float* d, int64_t co0, int64_t co1,
-    typename Ops::T (&acc)[kRows * kPos][kBlocks * kRowLanes / Ops::kLanes]) {
-  using T = typename Ops::T;
+    typename Ops::Vec (&acc)[kRows * kPos][kBlocks * kRowLanes / Ops::kLanes]) {
+  using T = typename Ops::Vec;
   constexpr int kLanes = Ops::kLanes, kVectors = kBlocks * kRowLanes / kLanes;
   static_assert(kVectors <= 2, "a block of 16 channels in one or two vectors, or two blocks in one each");
   w += co0 * kRowLanes, d += co0 * job.dy_channel_stride;
@@ -220,7 +220,7 @@ __attribute__((always_inline)) inline void input_tap(
     for (int r = 0; r < kRows; ++r) {
 #pragma GCC unroll 16
       for (int j = kLo; j < kPos - kHi; ++j) {
-        const T x = Ops::splat(d[r * row_step + j]);
+        const T x = Ops::broadcast(d[r * row_step + j]);
 #pragma GCC unroll 4
         for (int q = 0; q < kVectors; ++q) acc[r * kPos + j][q] = Ops::madd(x, wv[q], acc[r * kPos + j][q]);
       }
@@ -234,7 +234,7 @@ __attribute__((always_inline)) inline void input_tap(
 template <class Ops, int kBlocks, int kPos, int kRows>
 __attribute__((always_inline)) inline void input_tap_channels(
     const InputRows& job, const float* block, int64_t t, int64_t j0, int64_t co0, int64_t co1,
-    typename Ops::T (&acc)[kRows * kPos][kBlocks * kRowLanes / Ops::kLanes]) {
+    typename Ops::Vec (&acc)[kRows * kPos][kBlocks * kRowLanes / Ops::kLanes]) {
   const float* w = block + job.weight_tap[t];
   const float* d = job.dy + job.dy_tap[t] + j0;
   const int64_t lo = job.tap_first[t] - j0 < 0 ? 0 : lesser(job.tap_first[t] - j0, kPos);
@@ -264,7 +264,7 @@ __attribute__((always_inline)) inline void input_tap_channels(
 // the chunk leaves out changes no cut: its products are zeros.)
 template <class Ops, int kBlocks, int kPos, int kRows = 1>
 void input_chunk(const InputRows& job, int64_t b0, int64_t j0) {
-  using T = typename Ops::T;
+  using T = typename Ops::Vec;
   constexpr int kLanes = Ops::kLanes, kParts = kRowLanes / kLanes, kVectors = kBlocks * kParts;
   constexpr int kAll = kRows * kPos;
   T acc[kAll][kVectors], group[kAll][kVectors], sum[kAll][kVectors];  // (group and sum in memory)
