@@ -5,7 +5,8 @@ Reads the output of
   ACLNN_CONVBWD_ISA=avx512 ACLNN_CONVBWD_VERBOSE=2 SUITE_HASHES_SCALE=full SUITE_HASHES_PRINT=1 \
       build/release/tests/test_suite_hashes --gtest_filter=SuiteHashes.EveryInstructionSetGivesTheCommittedBits
 on stdin and prints, for each FLOAT layer and each operator called on it, every result's pass, the entry
-chosen and the entries of that pass's list that refused it first, then the step line; then a table of
+chosen, the entries of that pass's list that refused it first and what the entry decided, then the step
+line; then a table of
 every refusal reason with the layers that met it.
 """
 import sys
@@ -33,9 +34,12 @@ def main():
             fields = line.split(",")
             if fields[0] == "plan":
                 api, result, pass_name, chosen, refusals = fields[1], fields[4], fields[5], fields[6], fields[7]
+                decided = fields[8] if len(fields) > 8 else ""
                 refused = [r.split(": ", 1) for r in refusals.split("; ")] if refusals else []
                 after = "  after " + ", ".join(r[0] for r in refused) if refused else ""
                 print(f"  {api:24} {result:10} {pass_name:15} {chosen:20}{after}".rstrip())
+                if decided:
+                    print(f"  {'':24} {'':10} {'':15} decided: {decided}")
                 for entry, reason in refused:
                     layers_of = reasons.setdefault((pass_name, entry, reason), [])
                     if name not in layers_of:

@@ -126,7 +126,7 @@ TEST(Verbose, LevelTwoSaysWhyEachEntryWasNotChosen) {
   const char* const chosen[] = {"gemm_col2im", "small_group", "lanes"};
   for (int i = 0; i < 3; ++i) {
     const std::vector<std::string>& f = lines[i];
-    ASSERT_EQ(f.size(), 9u) << out;  // (no reason holds a comma)
+    ASSERT_EQ(f.size(), 10u) << out;  // (no reason holds a comma)
     EXPECT_EQ(f[1], "plan");
     EXPECT_EQ(f[2], "aclnnConvolutionBackward");
     EXPECT_EQ(f[5], results[i]);
@@ -146,6 +146,22 @@ TEST(Verbose, LevelTwoSaysWhyEachEntryWasNotChosen) {
   EXPECT_EQ(lines[3][1], "exec");
 }
 
+// The last field says what the chosen entry decided in supports(), each choice with its reason: the GEMM
+// gradWeight's variant (dY packed once; X, a dense float array, read in place), which its plan then takes.
+TEST(Verbose, LevelTwoSaysWhatTheEntryDecided) {
+  RunResult result;
+  const std::string out = captured("2", "gemm_weight_tiles", &result);
+  ASSERT_EQ(result.status, 0) << result.error;
+  const size_t second = out.find('\n') + 1;
+  const std::string line = out.substr(second, out.find('\n', second) - second);
+  const std::vector<std::string> f = fields(line);
+  ASSERT_EQ(f.size(), 10u) << out;
+  EXPECT_EQ(f[5], "gradWeight");
+  EXPECT_EQ(f[7], "gemm_weight_tiles");
+  EXPECT_EQ(f[9], "pack_once: dY packed once for every task") << out;
+  EXPECT_EQ(fields(out.substr(0, out.find('\n')))[9], "") << out;  // (gemm_col2im keeps no decision)
+}
+
 // A named entry that refuses is asked first and once: its reason leads the line, then the list's order.
 TEST(Verbose, LevelTwoAsksANamedEntryFirstAndOnce) {
   RunResult result;
@@ -153,7 +169,7 @@ TEST(Verbose, LevelTwoAsksANamedEntryFirstAndOnce) {
   ASSERT_EQ(result.status, 0) << result.error;
   const std::string line = out.substr(0, out.find('\n'));
   const std::vector<std::string> f = fields(line);
-  ASSERT_EQ(f.size(), 9u) << out;
+  ASSERT_EQ(f.size(), 10u) << out;
   EXPECT_EQ(f[5], "gradInput");
   EXPECT_EQ(f[7], "gemm_col2im");
   // (the family's entries of the backward-data list, in its order)
@@ -174,7 +190,7 @@ TEST(Verbose, LevelTwoNamesTheForwardOperatorsOutput) {
     const std::string out = ::testing::internal::GetCapturedStdout();
     ASSERT_EQ(result.status, 0) << result.error;
     const std::vector<std::string> f = fields(out.substr(0, out.find('\n')));
-    ASSERT_EQ(f.size(), 9u) << out;
+    ASSERT_EQ(f.size(), 10u) << out;
     EXPECT_EQ(f[2], "aclnnConvolution");
     EXPECT_EQ(f[5], "output");
     EXPECT_EQ(f[6], transposed ? "backward_data" : "forward");

@@ -124,16 +124,18 @@ std::unique_ptr<ConvPlan> ConvPlan::build(const ConvProblem& problem, const std:
     const ConvImpl*& entry = chosen[result_index(wanted.pass)];
     const char* result = result_name(p, wanted.pass);
     const char* pass = pass_name(wanted.pass);
-    std::string log = format("%s,%s,none,an empty result", result, pass);
+    std::string log = format("%s,%s,none,an empty result,", result, pass);
     const ConvImpl& zeros = kZeros[static_cast<int>(wanted.pass)];
     if (result_view(p, wanted.pass).numel() > 0) {
       if (zeros.supports(p, cpu)) {
         entry = &zeros;
-        log = format("%s,%s,zeros,a sum over empty inputs", result, pass);
+        log = format("%s,%s,zeros,a sum over empty inputs,", result, pass);
       } else {
         const ListChoice<ConvImpl> choice = choose_from(convolution_implementations(wanted.pass), p, cpu, only);
         entry = choice.entry;
-        log = format("%s,%s,%s,%s", result, pass, entry->name, choice.refusals.c_str());
+        plan->decisions_[result_index(wanted.pass)] = choice.decision;
+        const std::string decided = choice.decision != nullptr ? choice.decision->describe() : "";
+        log = format("%s,%s,%s,%s,%s", result, pass, entry->name, choice.refusals.c_str(), decided.c_str());
       }
     }
     plan->choices_.push_back(std::move(log));
@@ -165,6 +167,7 @@ std::vector<uint64_t> ConvPlan::plan_steps(const ConvImpl* const chosen[3], bool
     const ConvImpl* impl = chosen[index];
     if (impl == nullptr) continue;  // not requested, or an empty result
     next_step();
+    builder.set_decision(decisions_[index].get());
     if (!joint || (index == 2 && !builder.joint_bias_taken)) {
       steps_.push_back({impl, impl->plan(p, builder), builder.threads()});
     } else if (index == 0) {  // the joint step, as gradInput's
@@ -180,6 +183,7 @@ std::vector<uint64_t> ConvPlan::plan_steps(const ConvImpl* const chosen[3], bool
     const ConvImpl* impl = chosen[index];
     if (impl == nullptr || !impl->multiplies_padding) continue;
     next_step();
+    builder.set_decision(nullptr);
     repairs_.push_back(plan_non_finite_repair(impl->pass, p, builder));
     bytes.push_back(ledger_.step_bytes());
   }
@@ -215,7 +219,8 @@ std::vector<int> ConvPlan::threads_within_budget(const ConvImpl* const chosen[3]
   const auto plan_on = [&](const std::function<int(size_t)>& threads_for) {
     ConvPlan probe;
     probe.problem_ = problem_;
-    probe.cpu_ = cpu_;  // (the steps' tiles and scratch depend on the CPU)
+    probe.cpu_ = cpu_;  // (the steps' tiles and scratch depend on the CPU, and on the entries' decisions)
+    for (int i = 0; i < 3; ++i) probe.decisions_[i] = decisions_[i];
     std::vector<uint64_t> bytes = probe.plan_steps(chosen, joint, threads_for);
     return Probe{std::move(bytes), double(probe.ledger_.shared_bytes()), probe.ledger_.overflowed()};
   };

@@ -45,9 +45,10 @@ class ConvPlan {
   // "gradInput=gemm_flipped:tasks=64:isa=avx512 gradWeight=ref:tasks=8 ...", for the verbose mode.
   std::string describe() const;
   // How each requested result's entry was chosen, for ACLNN_CONVBWD_VERBOSE=2: one line per
-  // result, "<result>,<pass>,<chosen>,<refusals>", the refusals being every entry tried before it as
-  // "<entry>: <reason>" joined by "; " (reasons hold no commas), e.g.
-  // "gradInput,backward_data,gemm_flipped,small_group: more than 16 channels per group; depthwise: ...".
+  // result, "<result>,<pass>,<chosen>,<refusals>,<decided>", the refusals being every entry tried before
+  // it as "<entry>: <reason>" joined by "; " (reasons hold no commas), e.g.
+  // "gradInput,backward_data,gemm_flipped,small_group: more than 16 channels per group; depthwise: ...,",
+  // and <decided> what the chosen entry decided, with its reasons (EntryDecision::describe), or "".
   const std::vector<std::string>& choices() const { return choices_; }
   // The implementation chosen for `pass` (nullptr when not requested).
   const ConvImpl* chosen(ConvPass pass) const;
@@ -77,6 +78,8 @@ class ConvPlan {
 
   ConvProblem problem_;
   CpuFeatures cpu_;  // detected once, when the plan is built
+  // What each chosen entry decided (gradInput's, gradWeight's, gradBias's), handed to its plan().
+  std::shared_ptr<const EntryDecision> decisions_[3];
   WorkspaceLedger ledger_;
   std::vector<Chosen> steps_;
   std::vector<std::unique_ptr<ConvStep>> repairs_;  // run after every step

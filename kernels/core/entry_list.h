@@ -6,21 +6,39 @@
 #pragma once
 
 #include <algorithm>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/core/cpu_isa.h"
 
 namespace aclnn_cpu {
 
-// An entry's answer to a problem: yes, or a short reason why not (a literal, holding no comma), which
-// the verbose mode prints (ACLNN_CONVBWD_VERBOSE=2) as oneDNN prints its dispatch reasons.
+// What an entry decided for a problem it supports (its tiling, its variant, ...), as oneDNN's primitive
+// descriptors keep their configuration: supports() decides it once, and plan() builds from it (the
+// plan hands it over: PlanBuilder::decided), so nothing is decided twice. describe() names its choices
+// and why, for the verbose mode ("" where there is nothing to say).
+struct EntryDecision {
+  virtual ~EntryDecision() = default;
+  virtual std::string describe() const { return ""; }
+};
+
+// An entry's answer to a problem: yes (with its decision, where it keeps one), or a short reason why
+// not (a literal, holding no comma), which the verbose mode prints (ACLNN_CONVBWD_VERBOSE=2) as oneDNN
+// prints its dispatch reasons.
 struct Support {
   const char* why_not = nullptr;
+  std::shared_ptr<const EntryDecision> decision;
   explicit operator bool() const { return why_not == nullptr; }
 };
-constexpr Support kSupported{};
-constexpr Support refuse(const char* why_not) { return Support{why_not}; }
+inline const Support kSupported{};
+inline Support refuse(const char* why_not) { return Support{why_not, nullptr}; }
+// Yes, with the entry's decision (its own type, derived from EntryDecision).
+template <class Decision>
+Support supported_as(Decision decision) {
+  return Support{nullptr, std::make_shared<const Decision>(std::move(decision))};
+}
 
 // Whether `name` is one of the comma-separated names in `list`.
 inline bool named_in(const std::string& list, const char* name) {
@@ -38,6 +56,7 @@ inline bool named_in(const std::string& list, const char* name) {
 template <class Entry>
 struct ListChoice {
   const Entry* entry = nullptr;
+  std::shared_ptr<const EntryDecision> decision;  // what the entry decided, where it keeps that
   std::string refusals;
 };
 
@@ -53,9 +72,10 @@ ListChoice<Entry> choose_from(const std::vector<const Entry*>& list, const Probl
     for (const Entry* entry : list) {
       const bool named = named_in(only, entry->name) || named_in(only, entry->family);
       if (!only.empty() && named_pass != named) continue;
-      const Support support = entry->supports(problem, cpu);
+      Support support = entry->supports(problem, cpu);
       if (support) {
         choice.entry = entry;
+        choice.decision = std::move(support.decision);
         return choice;
       }
       choice.refusals += std::string(choice.refusals.empty() ? "" : "; ") + entry->name + ": " + support.why_not;

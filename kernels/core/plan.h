@@ -62,6 +62,13 @@ class PlanBuilder {
   void need_float_inputs(bool src, bool wei, bool dst) {
     float_wanted[0] |= src, float_wanted[1] |= wei, float_wanted[2] |= dst;
   }
+  // What the entry being planned decided in its supports() (Support::decision), as its own Decision
+  // type; null where it kept no decision of that type.
+  template <class Decision>
+  const Decision* decided() const {
+    return dynamic_cast<const Decision*>(decision_);
+  }
+  void set_decision(const EntryDecision* decision) { decision_ = decision; }
   // Books a region that lives through the whole execution (later steps read what a step wrote there).
   WorkspaceLedger::Handle book_shared(const char* name, uint64_t count, uint64_t element_bytes) {
     return ledger_.book(name, count, element_bytes);
@@ -100,6 +107,7 @@ class PlanBuilder {
   const CpuFeatures& cpu_;
   WorkspaceLedger& ledger_;
   int threads_;
+  const EntryDecision* decision_ = nullptr;
 };
 
 // One entry of a convolution list: it implements one pass of the convolution operator.
@@ -109,7 +117,8 @@ struct ConvImpl {
   ConvPass pass;       // the list it is in
   // Whether it computes its pass's result of this problem on this CPU (dtypes, layout, geometry, features).
   Support (*supports)(const ConvProblem& problem, const CpuFeatures& cpu);
-  // Books its workspace and fixes its tiling; called only when supports() said yes.
+  // Books its workspace from what supports() decided (PlanBuilder::decided); called only when supports()
+  // said yes.
   std::unique_ptr<ConvStep> (*plan)(const ConvProblem& problem, PlanBuilder& builder);
   // Optional, on a forward or backward-data entry: one step that computes gradInput and gradWeight together (the
   // inputs read once for both), planned where `joint_weight` is the entry chosen for gradWeight and

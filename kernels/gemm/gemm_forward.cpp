@@ -71,8 +71,42 @@ Support forward_bands(const ConvGeometry& g, const CpuFeatures& cpu, GemmBlockin
   return kSupported;
 }
 
-// Where GemmForward reads its source: padded windows per band of output rows, or tiles of columns.
-enum class ForwardForm { kWindows, kTiles };
+// What the *_windows entries decide in supports() and plan from: the pair products, the bands and
+// their GEMM blocking, the blocks of output channels, and the order of the rows.
+struct WindowsDecision final : EntryDecision {
+  AmxTiles amx = AmxTiles::kNone;  // BF16 pair products in the AMX tiles' order, on these tiles (amx.h)
+  GemmBlocking blocking;
+  BandTiling bands;
+  int64_t row_blocks = 1;    // blocks of output channels per band
+  bool depth_major = false;  // float products with their rows in depth-major order (depth_row)
+  std::string describe() const override {
+    std::string out = "bands: " + std::to_string(bands.bands()) + " of " + std::to_string(bands.columns()) +
+                      " columns for the tasks; row_blocks: " + std::to_string(row_blocks);
+    if (amx != AmxTiles::kNone) out += "; pairs: BF16 source and weights in the AMX tiles' order";
+    if (depth_major) out += "; depth_major: a kernel deeper than one plane";
+    return out;
+  }
+};
+
+// The windows decision for the forward convolution of geometry g from `source`: BF16 source and
+// weights (inputs as they are) take pair products in the AMX tiles' order where the CPU runs it
+// (amx.h): the window staged as pairs of channels, W packed in tiles of pairs, the products in whole
+// blocks of 32 rows and columns. Float products take blocks of rows where the plane is small; pair
+// products every row per task (each window staged once), but where W is past kAmxWeightCache: each
+// task's rows of W then stay in cache (the tiles are fast enough for reading W from farther to bound
+// them).
+Support decide_windows(const ConvGeometry& g, const View5& source, const ConvProblem& p, const CpuFeatures& cpu) {
+  WindowsDecision d;
+  d.amx = amx_pair_products(cpu.pairs, source, p.wei, p.math);
+  const bool paired = d.amx != AmxTiles::kNone;
+  const Shape s(g);
+  const int64_t depth = (paired ? ceil_div(s.cin, 2) : s.cin) * s.kernel_volume;
+  const bool large_w = paired && uint64_t(amx_left_words(s.cout, depth)) > kAmxWeightCache / sizeof(uint32_t);
+  const Support fits = forward_bands(g, cpu, &d.blocking, &d.bands, paired && !large_w ? nullptr : &d.row_blocks);
+  if (!fits) return fits;
+  d.depth_major = !paired && g.kernel[0] > 1;
+  return supported_as(std::move(d));
+}
 
 // Per (sample, group, output tile): Y = W cols, with W packed once per execution and cols =
 // im2col(src) either written straight into the GEMM's packed panels (never stored whole) or, where
@@ -82,7 +116,8 @@ enum class ForwardForm { kWindows, kTiles };
 // the kernel flipped while it is packed).
 class GemmForward final : public ConvStep {
  public:
-  GemmForward(const ConvProblem& p, PlanBuilder& b, bool flipped, ForwardForm form)
+  // Books the step: from padded windows as `windows` decided (decide_windows), else from tiles.
+  GemmForward(const ConvProblem& p, PlanBuilder& b, bool flipped, const WindowsDecision* windows)
       : g_(flipped ? flipped_geometry(p.geometry) : p.geometry),
         s_(g_),
         threads_(b.threads()),
@@ -97,8 +132,8 @@ class GemmForward final : public ConvStep {
         // (bands and tiles store from their own results, or compute them in a dense float Y)
         output_(p.grad_input, b, "gradInput.f32", true, result_bias(p), bias_in_place_) {
     const int64_t slices = s_.n * s_.groups;
-    if (form == ForwardForm::kWindows) {
-      plan_padded_windows(p, b);
+    if (windows != nullptr) {
+      plan_padded_windows(b, *windows);
       return;
     }
     // Output tiles small enough for kTargetTasks tasks (the packed panels bound the scratch).
@@ -154,20 +189,13 @@ class GemmForward final : public ConvStep {
   }
 
  private:
-  // The padded-window plan (forward_bands said yes). BF16 source and weights (inputs as they are) take
-  // pair products in the AMX tiles' order where the CPU runs it (amx.h): the window staged as pairs of
-  // channels, W packed in tiles of pairs, the products in whole blocks of 32 rows and columns.
-  void plan_padded_windows(const ConvProblem& p, PlanBuilder& b) {
-    amx_ = amx_pair_products(b.cpu().pairs, source_, p.wei, math_);
+  // The padded-window plan, as decide_windows decided it.
+  void plan_padded_windows(PlanBuilder& b, const WindowsDecision& d) {
+    amx_ = d.amx, blocking_ = d.blocking, bands_ = d.bands, row_blocks_ = d.row_blocks;
     const bool amx = paired();
     // Channels (in pairs: rows of pairs) of the window, and the depth of the products.
     const int64_t channels = paired() ? ceil_div(s_.cin, 2) : s_.cin;
     depth_ = channels * s_.kernel_volume;
-    // Float products take blocks of rows where the plane is small; pair products every row per task
-    // (each window staged once), but where W is past kAmxWeightCache: each task's rows of W then stay
-    // in cache (the tiles are fast enough for reading W from farther to bound them).
-    const bool large_w = amx && uint64_t(amx_left_words(s_.cout, depth_)) > kAmxWeightCache / sizeof(uint32_t);
-    forward_bands(g_, b.cpu(), &blocking_, &bands_, paired() && !large_w ? nullptr : &row_blocks_);
     const int64_t mr = amx ? kAmxBlock : left_sliver_rows(blocking_),
                   nr = amx ? kAmxBlock : right_sliver_columns(blocking_);
     const int64_t result_rows = round_up(s_.cout, mr);
@@ -175,7 +203,7 @@ class GemmForward final : public ConvStep {
     implicit_ = true;
     block_rows_ = round_up(ceil_div(s_.cout, row_blocks_), mr);
     row_blocks_ = ceil_div(s_.cout, block_rows_);  // (AMX's blocks of 32 rows may leave fewer)
-    depth_major_ = !paired() && g_.kernel[0] > 1;
+    depth_major_ = d.depth_major;
     window_slack_ = nr;
     window_floats_ = channels * channel_floats + nr;  // + the zeros the last column tile reads past it
     result_columns_ = round_up(bands_.columns(), nr);
@@ -515,6 +543,8 @@ Support supports_flipped(const ConvProblem& p) {
 }
 // Where an entry stands in its list: behind the direct kernels, or ahead of them (ahead_of_direct.h).
 enum class Rank { kBehindDirect, kAheadOfDirect };
+// Where GemmForward reads its source: padded windows per band of output rows, or tiles of columns.
+enum class ForwardForm { kWindows, kTiles };
 template <bool kFlipped, ForwardForm kForm, Rank kRank>
 Support supports_gemm_forward(const ConvProblem& p, const CpuFeatures& cpu) {
   if (kRank == Rank::kAheadOfDirect) {
@@ -524,19 +554,17 @@ Support supports_gemm_forward(const ConvProblem& p, const CpuFeatures& cpu) {
   }
   const Support kind = kFlipped ? supports_flipped(p) : kSupported;
   if (!kind || kForm == ForwardForm::kTiles) return kind;
-  GemmBlocking blocking;
-  BandTiling bands;
-  int64_t row_blocks = 1;
-  return forward_bands(kFlipped ? flipped_geometry(p.geometry) : p.geometry, cpu, &blocking, &bands, &row_blocks);
+  return kFlipped ? decide_windows(flipped_geometry(p.geometry), p.dst, p, cpu)
+                  : decide_windows(p.geometry, p.src, p, cpu);
 }
-template <bool kFlipped, ForwardForm kForm>
+template <bool kFlipped>
 std::unique_ptr<ConvStep> plan_gemm_forward(const ConvProblem& p, PlanBuilder& builder) {
-  return std::make_unique<GemmForward>(p, builder, kFlipped, kForm);
+  return std::make_unique<GemmForward>(p, builder, kFlipped, builder.decided<WindowsDecision>());
 }
 template <bool kFlipped, ForwardForm kForm, Rank kRank = Rank::kBehindDirect>
 constexpr ConvImpl gemm_forward_entry(const char* name) {
   return {name, "gemm", kFlipped ? ConvPass::kBackwardData : ConvPass::kForward,
-          supports_gemm_forward<kFlipped, kForm, kRank>, plan_gemm_forward<kFlipped, kForm>};
+          supports_gemm_forward<kFlipped, kForm, kRank>, plan_gemm_forward<kFlipped>};
 }
 
 }  // namespace

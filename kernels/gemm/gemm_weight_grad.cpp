@@ -32,40 +32,35 @@ using namespace gemm_weight;
 
 constexpr int64_t kDyPiece = 1024;  // positions of dY read from a view per packing step
 
-// Where the step reads X: from padded windows per band, or from tiles (staged per piece, the columns
-// written into the GEMM's packed panels, or a dense float copy).
-enum class WeightForm { kWindows, kTiles };
-
 class GemmBackwardWeight final : public ConvStep {
  public:
-  GemmBackwardWeight(const ConvProblem& p, PlanBuilder& b, WeightForm form)
+  // Books the step `d` decided (decide_weight).
+  GemmBackwardWeight(const ConvProblem& p, PlanBuilder& b, const WeightDecision& d)
       : g_(p.geometry),
         s_(p.geometry),
         threads_(b.threads()),
         src_(p.src),
         dst_(p.dst),
         dw_(p.grad_weight),
-        math_(p.math),
-        x_staged_(stage_from_view(p.src, p.math)) {
-    const WeightSplit split = split_weight_grad(g_, b.cpu());
-    chunks_ = split.chunks, block_ = split.block, blocks_ = split.blocks, tile_ = split.tile;
-    blocking_ = split.blocking;
+        math_(p.math) {
+    const WeightSplit& split = d.split;
+    const WeightVariant& v = d.variant;
+    chunks_ = split.chunks, block_ = split.block, blocks_ = split.blocks;
     const int64_t weight_floats = split.weight_floats, length = split.length;
-    const int64_t block_channels = split.block_channels;
-    if (form == WeightForm::kWindows) {
-      plan_padded_windows(b, split);
-      x_staged_ = false;
-    } else {
-      const int64_t window = max_source_window(g_, tile_);
-      x_staged_ = x_staged_ && product_within(block_channels, window, kStagingBudget);
-      if (x_staged_) window_ = b.book_scratch("gemm.source_window", block_channels * window, sizeof(float), threads_);
-      if (!columns_are_source(g_)) cols_ = b.book_scratch("gemm.cols", block_ * tile_, sizeof(float), threads_);
-    }
-    const WeightVariant v = choose_weight_variant(p, b.cpu(), split, windows_, bands_, window_floats_, x_staged_);
+    windows_ = d.windows, bands_ = d.bands, window_floats_ = d.window_floats;
     x_staged_ = v.x_staged, tile_ = v.tile, blocking_ = v.blocking, batch_ = v.batch;
     amx_ = v.amx, transposed_ = v.transposed, depth_major_ = v.depth_major;
     bf16_in_place_ = v.bf16_in_place;
     rounds_blocks_ = v.rounds_blocks, narrows_sums_ = v.narrows_sums;
+    if (windows_) {
+      lines_ = b.book_scratch("gemm.line_offsets", block_, sizeof(int64_t), threads_);
+    } else {
+      if (x_staged_) {
+        window_ = b.book_scratch("gemm.source_window", split.block_channels * max_source_window(g_, tile_),
+                                 sizeof(float), threads_);
+      }
+      if (!columns_are_source(g_)) cols_ = b.book_scratch("gemm.cols", block_ * tile_, sizeof(float), threads_);
+    }
     const bool pack_once = v.pack_once, dy_dense = v.dy_dense;
     // dY packed once: its slivers (of the split's blocking), as rows of dY, dY^T, or pairs of positions.
     group_floats_ = paired()      ? packed_pairs_right_words(s_.cout, length / 2)
@@ -206,18 +201,6 @@ class GemmBackwardWeight final : public ConvStep {
       summed = true;
     }
     return summed;
-  }
-
-  // The padded-window plan (padded_window.h), when the geometry allows it (not a 1x1 kernel),
-  // each chunk gets whole bands and a row block's window fits the staging budget. The reduction is
-  // then cut at band boundaries: chunk c sums bands [B*c/chunks, B*(c+1)/chunks) of the B = N x
-  // bands per sample, each band's positions in order. Returns whether it planned.
-  // The padded-window plan (window_bands said yes: supports_windows).
-  void plan_padded_windows(PlanBuilder& b, const WeightSplit& split) {
-    window_bands(g_, split, &bands_);
-    windows_ = true;
-    window_floats_ = split.block_channels * bands_.channel_floats();  // (booked once the batch is known)
-    lines_ = b.book_scratch("gemm.line_offsets", block_, sizeof(int64_t), threads_);
   }
 
   // The padded-window plan's task: sum (Cout_g x rows r0..r1) (+)= dY[:, band] (Cout_g x positions)
@@ -558,25 +541,18 @@ class GemmBackwardWeight final : public ConvStep {
 };
 
 // gemm_weight_windows: X read from padded windows per band, where they serve the geometry.
-Support supports_windows(const ConvProblem& p, const CpuFeatures& cpu) {
-  BandTiling bands;
-  return window_bands(p.geometry, split_weight_grad(p.geometry, cpu), &bands);
-}
-std::unique_ptr<ConvStep> plan_windows(const ConvProblem& p, PlanBuilder& builder) {
-  return std::make_unique<GemmBackwardWeight>(p, builder, WeightForm::kWindows);
-}
-
+Support supports_windows(const ConvProblem& p, const CpuFeatures& cpu) { return decide_weight(p, cpu, true); }
 // gemm_weight_tiles: X's columns per tile of positions; any dtype, layout and geometry.
-Support supports_tiles(const ConvProblem&, const CpuFeatures&) { return kSupported; }
-std::unique_ptr<ConvStep> plan_tiles(const ConvProblem& p, PlanBuilder& builder) {
-  return std::make_unique<GemmBackwardWeight>(p, builder, WeightForm::kTiles);
+Support supports_tiles(const ConvProblem& p, const CpuFeatures& cpu) { return decide_weight(p, cpu, false); }
+std::unique_ptr<ConvStep> plan_weight(const ConvProblem& p, PlanBuilder& builder) {
+  return std::make_unique<GemmBackwardWeight>(p, builder, *builder.decided<WeightDecision>());
 }
 
 }  // namespace
 
 extern const ConvImpl kGemmWindowsBackwardWeight = {"gemm_weight_windows", "gemm", ConvPass::kBackwardWeight,
-                                                    supports_windows, plan_windows};
+                                                    supports_windows, plan_weight};
 extern const ConvImpl kGemmTilesBackwardWeight = {"gemm_weight_tiles", "gemm", ConvPass::kBackwardWeight,
-                                                  supports_tiles, plan_tiles};
+                                                  supports_tiles, plan_weight};
 
 }  // namespace aclnn_cpu

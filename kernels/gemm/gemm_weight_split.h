@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
+#include <utility>
 
 #include "acl/acl_base.h"
 #include "kernels/common/im2col.h"
@@ -123,6 +125,12 @@ struct WeightVariant {
   bool bf16_in_place = false;  // [:bf16_rows] a BF16 1x1 X read in place, widened as broadcast
   bool rounds_blocks = false;  // a dense 16-bit dW rounded as its partials are added
   bool narrows_sums = false;   // [:narrowed] ... or by the micro-kernel from one chunk's products
+  // The choices taken, each with its reason: "<choice>: <why>" joined by "; " (no commas), for the
+  // verbose mode.
+  std::string reasons;
+  void take(const char* choice, const char* why) {
+    reasons += std::string(reasons.empty() ? "" : "; ") + choice + ": " + why;
+  }
 };
 
 inline WeightVariant choose_weight_variant(const ConvProblem& p, const CpuFeatures& cpu, const WeightSplit& split,
@@ -200,7 +208,51 @@ inline WeightVariant choose_weight_variant(const ConvProblem& p, const CpuFeatur
   // over it. (Each task rounding its row block in a pass of its own would read short runs of dW far
   // apart: slower than one in-order pass.)
   v.narrows_sums = dense16 && !v.transposed && split.chunks == 1 && v.pack_once && converts_in_registers(v.blocking);
+  if (v.pack_once) v.take("pack_once", "dY packed once for every task");
+  if (v.x_staged) v.take("x_staged", "X staged per piece from its view");
+  if (v.paired()) v.take("pairs", "BF16 X and dY in the AMX tiles' order");
+  if (v.transposed)
+    v.take("transposed", v.paired() ? "pair products" : "Cout_g fills blocks of 16 over a long reduction");
+  if (v.depth_major) v.take("depth_major", "row blocks tile the kernel depths' slabs");
+  if (v.bf16_in_place) v.take("bf16_rows", "a BF16 1x1 source read in place");
+  if (v.batch > 1) v.take("bands", "consecutive bands batched up to the GEMM's depth block");
+  if (v.rounds_blocks) v.take("rounds_blocks", "a dense 16-bit dW rounded as its partials are added");
+  if (v.narrows_sums) v.take("narrowed", "one chunk's sums narrowed by the micro-kernel");
   return v;
+}
+
+// What the GEMM gradWeight entries decide in supports() and plan from: the split, where X is read
+// (padded windows per band, staged per piece, or a dense float copy) and the variant.
+struct WeightDecision final : EntryDecision {
+  WeightSplit split;
+  // X read from padded windows per band (gemm_weight_windows: padded_window.h), each chunk whole bands
+  // (chunk c sums bands [B*c/chunks, B*(c+1)/chunks) of the B = N x bands per sample, each band's
+  // positions in order), a row block's window within the staging budget; else from tiles (staged per
+  // piece, the columns written into the GEMM's packed panels, or a dense float copy).
+  bool windows = false;
+  BandTiling bands;           // ... these bands
+  int64_t window_floats = 0;  // ... floats of one band's window (a row block's channels)
+  WeightVariant variant;
+  std::string describe() const override { return variant.reasons; }
+};
+
+// gemm_weight_windows' decision (`windows`: refused where padded windows do not serve the geometry)
+// or gemm_weight_tiles' (any problem).
+inline Support decide_weight(const ConvProblem& p, const CpuFeatures& cpu, bool windows) {
+  WeightDecision d;
+  d.split = split_weight_grad(p.geometry, cpu);
+  bool x_staged = false;
+  if (windows) {
+    const Support fits = window_bands(p.geometry, d.split, &d.bands);
+    if (!fits) return fits;
+    d.windows = true;
+    d.window_floats = d.split.block_channels * d.bands.channel_floats();
+  } else {
+    x_staged = stage_from_view(p.src, p.math) &&
+               product_within(d.split.block_channels, max_source_window(p.geometry, d.split.tile), kStagingBudget);
+  }
+  d.variant = choose_weight_variant(p, cpu, d.split, d.windows, d.bands, d.window_floats, x_staged);
+  return supported_as(std::move(d));
 }
 
 }  // namespace gemm_weight
