@@ -314,8 +314,17 @@ struct Results {
   std::string family[3];  // ... and their families
   // Whether gradient i's entry is `name` or of family `name` (ACLNN_CONVBWD_KERNELS names either).
   bool took(int i, const std::string& name) const { return chosen[i] == name || family[i] == name; }
-  std::string described;   // the plan's verbose description
-  uint64_t workspace = 0;  // bytes
+  std::string described;             // the plan's verbose description
+  uint64_t workspace = 0;            // bytes
+  std::vector<std::string> choices;  // ConvPlan::choices(): per result, its entry and what it decided
+};
+
+// The choices run() forces on the entries' decisions (ConvProblem::forced_choices): ForcedChoices sets
+// them for its scope.
+std::string forced_in_runs;
+struct ForcedChoices {
+  explicit ForcedChoices(const std::string& forced) { forced_in_runs = forced; }
+  ~ForcedChoices() { forced_in_runs.clear(); }
 };
 
 // The keys of a run's inputs: the case (its name and every size the tensors' shapes depend on) and,
@@ -457,11 +466,13 @@ Results run(const std::string& only, const Case& c, const Variant& v, unsigned s
   p.grad_input_bias = bias.view;
   p.math = v.math;
   p.max_threads = threads;
+  p.forced_choices = forced_in_runs;
   const std::unique_ptr<ConvPlan> plan = ConvPlan::build(p, only, "test");
   if (plan_only) {  // which implementations phase 1 chose; nothing computed
     Results chosen;
     chosen.workspace = plan->workspace_bytes();
     chosen.described = plan->describe();
+    chosen.choices = plan->choices();
     for (int i = 0; i < 3; ++i) {
       if (const ConvImpl* impl = plan->chosen(result_pass(p, i))) {
         chosen.chosen[i] = impl->name;
@@ -474,7 +485,7 @@ Results run(const std::string& only, const Case& c, const Variant& v, unsigned s
   const auto address = reinterpret_cast<uintptr_t>(buffer.data());
   unsigned char* workspace = buffer.data() + (64 - address % 64) % 64 + misalign;
   EXPECT_EQ(plan->execute(plan->workspace_bytes() == 0 ? nullptr : workspace), 0);
-  Results r{gx.values(), gw.values(), gb.values(), {}, {}, plan->describe(), plan->workspace_bytes()};
+  Results r{gx.values(), gw.values(), gb.values(), {}, {}, plan->describe(), plan->workspace_bytes(), plan->choices()};
   for (int i = 0; i < 3; ++i) {
     if (const ConvImpl* impl = plan->chosen(result_pass(p, i))) {
       r.chosen[i] = impl->name;
@@ -721,6 +732,71 @@ TEST(Implementations, WeightProductsSpanConsecutiveBands) {
   const size_t weight_at = described.find("gradWeight=gemm");
   ASSERT_NE(weight_at, std::string::npos) << described;
   EXPECT_NE(described.find(":windows:bands=6:", weight_at), std::string::npos) << described;
+}
+
+// What the entry of result i decided (the last field of its ConvPlan::choices() line), or "".
+std::string decided(const Results& r, int i) {
+  const char* const names[3] = {"gradInput,", "gradWeight,", "gradBias,"};
+  for (const std::string& line : r.choices) {
+    if (line.rfind(names[i], 0) == 0) return line.substr(line.rfind(',') + 1);
+  }
+  return "";
+}
+
+// Every choice of the GEMM entries' decisions forced on (ACLNN_CONVBWD_VARIANTS=<choice>) and off
+// (no_<choice>) on every case, in FLOAT and BF16: the decision takes a forced choice where it can and
+// never one forced off, and every result stays within a rounding of the reference. Each choice is taken
+// somewhere (those that convert 16-bit values in registers where the CPU's kit does). Pair products on
+// the emulated tiles, which every CPU runs; the other choices without them (the emulation is slow).
+TEST(Implementations, EveryForcedChoiceGivesTheReference) {
+  const char* const choices[] = {"pack_once", "x_staged", "transposed",    "depth_major",
+                                 "bf16_rows", "bands",    "rounds_blocks", "narrowed"};
+  std::set<std::string> taken;
+  int runs = 0;
+  const auto check = [&](const Case& c, const Variant& v, const std::string& forced) {
+    if (testing_support::slow_host() && ++runs % 5 != 0) return;
+    const Results want = run("ref", c, v, 13, 2);
+    const ForcedChoices scope(forced);
+    const Results got = run("gemm", c, v, 13, 2);
+    const std::string where = std::string(c.name) + " " + v.name + " " + forced;
+    for (int i : {0, 1}) {
+      if (!got.took(i, "gemm")) continue;
+      const std::string said = decided(got, i);
+      for (const char* choice : choices) {
+        if (forced.find("no_" + std::string(choice)) != std::string::npos) {
+          EXPECT_EQ(said.find(std::string(choice) + ": "), std::string::npos) << where << ": " << said;
+        }
+      }
+      // (gradWeight's pair products are transposed)
+      if (forced == "no_pairs" || (forced == "no_transposed" && i == 1)) {
+        EXPECT_EQ(said.find("pairs: "), std::string::npos) << where << ": " << said;
+      }
+      const size_t colon = forced.find(',');
+      if (said.find(forced.substr(0, colon) + ": forced") != std::string::npos) taken.insert(forced.substr(0, colon));
+    }
+    EXPECT_LT(relative_error(got.grad_input, want.grad_input), tolerance(v.dtype)) << where;
+    EXPECT_LT(relative_error(got.grad_weight, want.grad_weight), tolerance(v.dtype)) << where;
+  };
+  for (const Case& c : cases()) {
+    for (const Variant& v : {kVariants[0], kVariants[4]}) {
+      for (const char* choice : choices) {
+        check(c, v, std::string(choice) + ",no_pairs");
+        check(c, v, "no_" + std::string(choice) + ",no_pairs");
+      }
+    }
+  }
+  setenv("ACLNN_CONVBWD_AMX", "emulate", 1);
+  for (const Case& c : cases()) {
+    for (const char* forced : {"pairs", "no_pairs", "no_transposed"}) check(c, kVariants[4], forced);
+  }
+  if (testing_support::slow_host()) return;
+  const bool converts = converts_in_registers(plan_gemm_blocking(64, 64, 64, CpuFeatures::current()));
+  for (const std::string choice : {"pack_once", "x_staged", "transposed", "depth_major", "bf16_rows", "bands",
+                                   "rounds_blocks", "narrowed", "pairs"}) {
+    if ((choice != "bf16_rows" && choice != "narrowed") || converts) {
+      EXPECT_EQ(taken.count(choice), 1u) << choice;
+    }
+  }
 }
 
 // The implementations with a kernel per instruction set (chosen by cpuid and ACLNN_CONVBWD_ISA).

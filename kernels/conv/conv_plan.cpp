@@ -301,4 +301,9 @@ std::string implementation_filter() {
   return value == nullptr ? std::string() : std::string(value);
 }
 
+std::string forced_choices() {
+  const char* value = std::getenv("ACLNN_CONVBWD_VARIANTS");
+  return value == nullptr ? std::string() : std::string(value);
+}
+
 }  // namespace aclnn_cpu

@@ -89,5 +89,7 @@ class ConvPlan {
 
 // The value of ACLNN_CONVBWD_KERNELS ("" when unset).
 std::string implementation_filter();
+// The value of ACLNN_CONVBWD_VARIANTS ("" when unset): ConvProblem::forced_choices.
+std::string forced_choices();
 
 }  // namespace aclnn_cpu

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <utility>
 
 namespace aclnn_cpu {
@@ -117,6 +118,10 @@ struct ConvProblem {
   const char* grad_input_name = "gradInput";
   MathMode math = MathMode::kFull;
   int max_threads = 1;  // threads phase 2 may use, fixed at phase 1
+  // Choices the user forces on the entries' decisions (ACLNN_CONVBWD_VARIANTS, read at phase 1;
+  // take_choice): names of choices to take wherever they can be taken, "no_<choice>" for those never to
+  // take. Forcing changes how the sums are cut, never what they add up.
+  std::string forced_choices;
 
   // The pass that computes grad_input (where input_grad is not kNone).
   ConvPass grad_input_pass() const {

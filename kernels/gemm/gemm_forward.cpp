@@ -80,8 +80,8 @@ struct WindowsDecision final : EntryDecision {
   int64_t row_blocks = 1;    // blocks of output channels per band
   bool depth_major = false;  // float products with their rows in depth-major order (depth_row)
   std::string describe() const override {
-    std::string out = "bands: " + std::to_string(bands.bands()) + " of " + std::to_string(bands.columns()) +
-                      " columns for the tasks; row_blocks: " + std::to_string(row_blocks);
+    std::string out = "tiling: " + std::to_string(bands.bands()) + " bands of " + std::to_string(bands.columns()) +
+                      " columns and " + std::to_string(row_blocks) + " blocks of rows for the tasks";
     if (amx != AmxTiles::kNone) out += "; pairs: BF16 source and weights in the AMX tiles' order";
     if (depth_major) out += "; depth_major: a kernel deeper than one plane";
     return out;
@@ -97,14 +97,15 @@ struct WindowsDecision final : EntryDecision {
 // them).
 Support decide_windows(const ConvGeometry& g, const View5& source, const ConvProblem& p, const CpuFeatures& cpu) {
   WindowsDecision d;
-  d.amx = amx_pair_products(cpu.pairs, source, p.wei, p.math);
+  const AmxTiles amx = amx_pair_products(cpu.pairs, source, p.wei, p.math);
+  d.amx = take_choice(p.forced_choices, "pairs", amx != AmxTiles::kNone, true) ? amx : AmxTiles::kNone;
   const bool paired = d.amx != AmxTiles::kNone;
   const Shape s(g);
   const int64_t depth = (paired ? ceil_div(s.cin, 2) : s.cin) * s.kernel_volume;
   const bool large_w = paired && uint64_t(amx_left_words(s.cout, depth)) > kAmxWeightCache / sizeof(uint32_t);
   const Support fits = forward_bands(g, cpu, &d.blocking, &d.bands, paired && !large_w ? nullptr : &d.row_blocks);
   if (!fits) return fits;
-  d.depth_major = !paired && g.kernel[0] > 1;
+  d.depth_major = take_choice(p.forced_choices, "depth_major", !paired && g.kernel[0] > 1, true);
   return supported_as(std::move(d));
 }
 

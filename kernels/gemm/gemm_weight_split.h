@@ -137,9 +137,11 @@ inline WeightVariant choose_weight_variant(const ConvProblem& p, const CpuFeatur
                                            bool windows, const BandTiling& bands, int64_t window_floats,
                                            bool x_staged) {
   const ConvGeometry& g = p.geometry;
+  const std::string& forced = p.forced_choices;
   const Shape s(g);
   WeightVariant v;
-  v.blocking = split.blocking, v.tile = split.tile, v.x_staged = x_staged;
+  v.blocking = split.blocking, v.tile = split.tile;
+  v.x_staged = take_choice(forced, "x_staged", x_staged, true);
   // dY is an operand of every task's GEMMs, and each row block would pack it again: pack it
   // once (when it is more than one row per group, and within budget or else copied anyway),
   // reading it from the user's view when it is not a dense float array.
@@ -147,9 +149,11 @@ inline WeightVariant choose_weight_variant(const ConvProblem& p, const CpuFeatur
   v.dy_dense = float_in_place(p.dst, p.math);
   // (Sizes that would not fit in 2^60 bytes take the dense copy, whose booking reports them.)
   const int64_t huge = int64_t{1} << 58;
-  v.pack_once = s.cout > 1 && (product_within(s.groups, group_floats, kPackedBudget / 4) ||
-                               (!v.dy_dense && product_within(s.groups, group_floats, huge) &&
-                                product_within(kSliverRowsForBudget, s.dst_plane, huge)));
+  const bool pack_fits = product_within(s.groups, group_floats, kPackedBudget / 4);
+  const bool pack_huge =
+      product_within(s.groups, group_floats, huge) && product_within(kSliverRowsForBudget, s.dst_plane, huge);
+  v.pack_once =
+      take_choice(forced, "pack_once", s.cout > 1 && (pack_fits || pack_huge), pack_fits || (!v.dy_dense && pack_huge));
   // With padded windows, the products are transposed, dW^T (rows x Cout_g) = cols (rows x positions)
   // * dY^T (positions x Cout_g): cols read in place from the window (sgemm_a_rows), dY^T packed once,
   // nothing packed per band: a product per band (or tile). Where Cout_g fills whole multiples of
@@ -159,34 +163,42 @@ inline WeightVariant choose_weight_variant(const ConvProblem& p, const CpuFeatur
   // runs it (amx.h), at any length (nothing else multiplies in pairs here): pairs of consecutive
   // positions, so every band an even number of positions wide (then pairs never straddle output
   // rows, nor bands, nor samples), Cout_g within 1/8 of whole blocks of 32 columns.
-  const bool pair_columns_fill = v.pack_once && round_up(s.cout, kAmxBlock) * 8 <= s.cout * 9;
-  const bool columns_fill = v.pack_once && round_up(s.cout, kTransposedColumns) * 8 <= s.cout * 9;
+  const bool pair_columns_fill = round_up(s.cout, kAmxBlock) * 8 <= s.cout * 9;
+  const bool columns_fill = round_up(s.cout, kTransposedColumns) * 8 <= s.cout * 9;
   // A 1x1 kernel's X is read in place from the user's tensor (planes contiguous, of even size; tiles
   // of an even count).
   const bool pointwise_pairs = columns_are_source(g) && planes_contiguous(p.src) && s.dst_plane % 2 == 0;
   const AmxTiles amx = amx_pair_products(cpu.pairs, p.src, p.dst, p.math);
-  v.amx = (windows ? bands.even_widths() : pointwise_pairs) && pair_columns_fill ? amx : AmxTiles::kNone;
+  // (Pair products are always transposed: not where transposed products are forced off.)
+  const bool pairs_fit = amx != AmxTiles::kNone && v.pack_once && (windows ? bands.even_widths() : pointwise_pairs) &&
+                         take_choice(forced, "transposed", true, true);
+  v.amx = take_choice(forced, "pairs", pairs_fit, pair_columns_fill) ? amx : AmxTiles::kNone;
   if (v.paired() && !windows) {
     v.x_staged = false;
     v.tile = std::max<int64_t>(2, v.tile / 2 * 2);
   }
-  // A 1x1 kernel's source is its column matrix: its rows are read in place the same way.
-  v.transposed =
-      v.paired() || ((windows || columns_are_source(g)) && columns_fill && split.length >= kTransposedMinLength);
-  v.depth_major = split.depth_major && windows && v.transposed && !v.paired();
+  // A 1x1 kernel's source is its column matrix: its rows are read in place the same way. (Pair products
+  // are always transposed.)
+  const bool transposable = (windows || columns_are_source(g)) && v.pack_once;
+  v.transposed = v.paired() ||
+                 take_choice(forced, "transposed", transposable, columns_fill && split.length >= kTransposedMinLength);
+  v.depth_major = take_choice(forced, "depth_major", split.depth_major && windows && v.transposed && !v.paired(), true);
   // A BF16 1x1 source in float products: X's rows read in place by a micro-kernel that widens each
   // entry as it broadcasts it (sgemm_a_rows_bf16), reading X from memory under the multiply-adds as
   // it does float X, instead of staging each piece's rows first (a pass of its own, bound by
   // memory). The same values, so the same bits. (A piece whose first entry is the tensor's first
   // element is still staged: the kernel reads the 16 bits below each entry.)
-  v.bf16_in_place = v.x_staged && v.transposed && !v.paired() && columns_are_source(g) && p.src.dtype == ACL_BF16 &&
-                    p.math == MathMode::kFull && planes_contiguous(p.src) && converts_in_registers(v.blocking);
+  v.bf16_in_place =
+      take_choice(forced, "bf16_rows",
+                  v.x_staged && v.transposed && !v.paired() && columns_are_source(g) && p.src.dtype == ACL_BF16 &&
+                      p.math == MathMode::kFull && planes_contiguous(p.src) && converts_in_registers(v.blocking),
+                  true);
   // Float products from windows, not transposed: consecutive bands whose positions follow each other
   // in the packed dY are multiplied as one product up to the depth of the GEMM's packed blocks (its
   // kc, one group of the blocked sums), their windows staged side by side, so that each load and
   // store of the sums' tiles serves that many positions (a band of a single 7 x 7 plane is only 49),
   // and the sums' groups are that long.
-  if (windows && !v.transposed && !v.paired() && v.pack_once) {
+  if (take_choice(forced, "bands", windows && !v.transposed && !v.paired() && v.pack_once, true)) {
     const int64_t depth_block = plan_gemm_blocking(s.cout, split.block, split.length, cpu).kc;
     v.batch = std::clamp<int64_t>(depth_block / bands.columns(), 1, kMaxBatch);
     while (v.batch > 1 && !product_within(v.batch, window_floats, kStagingBudget)) --v.batch;
@@ -200,24 +212,29 @@ inline WeightVariant choose_weight_variant(const ConvProblem& p, const CpuFeatur
   // Depth-major rows are not runs of dW: staged.
   const bool dense16 =
       (p.grad_weight.dtype == ACL_FLOAT16 || p.grad_weight.dtype == ACL_BF16) && is_dense(p.grad_weight);
-  v.rounds_blocks = dense16 && !v.depth_major && (v.transposed || split.chunks > 1);
+  v.rounds_blocks =
+      take_choice(forced, "rounds_blocks", dense16 && !v.depth_major && (v.transposed || split.chunks > 1), true);
   // One chunk's sums, not transposed, are rounded by the micro-kernel as it computes them (where it
   // can, from a packed dY): a task sums its row block into a buffer of its own (Cout_g x block floats,
   // in L2), and its last product's whole tiles go narrowed into dW, their stores spread among the
   // multiply-adds as float dW's are (the rest rounded from the buffer): no float dW booked, no pass
   // over it. (Each task rounding its row block in a pass of its own would read short runs of dW far
   // apart: slower than one in-order pass.)
-  v.narrows_sums = dense16 && !v.transposed && split.chunks == 1 && v.pack_once && converts_in_registers(v.blocking);
-  if (v.pack_once) v.take("pack_once", "dY packed once for every task");
-  if (v.x_staged) v.take("x_staged", "X staged per piece from its view");
-  if (v.paired()) v.take("pairs", "BF16 X and dY in the AMX tiles' order");
-  if (v.transposed)
-    v.take("transposed", v.paired() ? "pair products" : "Cout_g fills blocks of 16 over a long reduction");
-  if (v.depth_major) v.take("depth_major", "row blocks tile the kernel depths' slabs");
-  if (v.bf16_in_place) v.take("bf16_rows", "a BF16 1x1 source read in place");
-  if (v.batch > 1) v.take("bands", "consecutive bands batched up to the GEMM's depth block");
-  if (v.rounds_blocks) v.take("rounds_blocks", "a dense 16-bit dW rounded as its partials are added");
-  if (v.narrows_sums) v.take("narrowed", "one chunk's sums narrowed by the micro-kernel");
+  v.narrows_sums = take_choice(
+      forced, "narrowed",
+      dense16 && !v.transposed && split.chunks == 1 && v.pack_once && converts_in_registers(v.blocking), true);
+  const auto take = [&](bool taken, const char* choice, const char* why) {
+    if (taken) v.take(choice, forced_choice(forced, choice) ? "forced" : why);
+  };
+  take(v.pack_once, "pack_once", "dY packed once for every task");
+  take(v.x_staged, "x_staged", "X staged per piece from its view");
+  take(v.paired(), "pairs", "BF16 X and dY in the AMX tiles' order");
+  take(v.transposed, "transposed", v.paired() ? "pair products" : "Cout_g fills blocks of 16 over a long reduction");
+  take(v.depth_major, "depth_major", "row blocks tile the kernel depths' slabs");
+  take(v.bf16_in_place, "bf16_rows", "a BF16 1x1 source read in place");
+  take(v.batch > 1, "bands", "consecutive bands batched up to the GEMM's depth block");
+  take(v.rounds_blocks, "rounds_blocks", "a dense 16-bit dW rounded as its partials are added");
+  take(v.narrows_sums, "narrowed", "one chunk's sums narrowed by the micro-kernel");
   return v;
 }
 

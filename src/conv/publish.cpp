@@ -33,6 +33,7 @@ class ConvolutionCall final : public OperatorProblem {
   std::unique_ptr<OperatorPlan> plan_on_host(int threads, const char* api) const override {
     ConvProblem planned = problem_;
     planned.max_threads = threads;
+    planned.forced_choices = forced_choices();
     std::unique_ptr<ConvPlan> plan = ConvPlan::build(planned, implementation_filter(), api);
     if (plan == nullptr) return nullptr;
     return std::make_unique<HostConvPlan>(std::move(plan));
