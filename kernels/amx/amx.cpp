@@ -10,10 +10,10 @@ ACLNN_AMX_PRODUCTS(emulated);  // amx_emulated.cpp
 #if defined(__x86_64__) && defined(ACLNN_HAVE_X86_KERNELS)
 ACLNN_AMX_PRODUCTS(hardware);     // amx_hardware.cpp
 ACLNN_AMX_PRODUCTS(avx512_bf16);  // amx_avx512_bf16.cpp
-ACLNN_AMX_PRODUCTS(fma_avx512);   // microkernel_avx512.cpp
-ACLNN_AMX_PRODUCTS(fma_avx2);     // microkernel_avx2.cpp
+ACLNN_AMX_PRODUCTS(fma_avx512);   // kernels/kits/kit_avx512.cpp
+ACLNN_AMX_PRODUCTS(fma_avx2);     // kernels/kits/kit_avx2.cpp
 #elif defined(__aarch64__)
-ACLNN_AMX_PRODUCTS(fma_neon);  // microkernel_generic.cpp
+ACLNN_AMX_PRODUCTS(fma_neon);  // kernels/kits/kit_generic.cpp
 #endif
 
 namespace {

@@ -1,6 +1,6 @@
 // The tile operations (amx_tiles.h) on an instruction set's float FMAs, exactly as TDPBF16PS computes
 // (amx.h), for CPUs with neither AMX nor AVX512_BF16: written once over a micro-kernel ops type
-// (microkernel_tile.h) and instantiated in that set's micro-kernel file (AVX-512F, AVX2+FMA,
+// (microkernel_tile.h) and instantiated in that set's kit (kernels/kits/kit_*.cpp: AVX-512F, AVX2+FMA,
 // aarch64 NEON). A BF16 x BF16 product is exact in float, so each step of a chain is one FMA on the
 // widened halves of the pairs (a denormal half widened as zero); the flush mode (x86: MXCSR's FTZ;
 // aarch64: FPCR's FZ) flushes tiny results as the tiles do. aarch64 finds a result tiny before

@@ -1,5 +1,5 @@
 // FLOAT16/BF16 <-> float of 8 values in a ymm register, for translation units compiled with -mavx2
-// -mf16c (convert_avx2.cpp, microkernel_avx2.cpp): widened exactly; narrowed to BF16 rounded once to
+// -mf16c (convert_avx2.cpp, kernels/kits/kit_avx2.cpp): widened exactly; narrowed to BF16 rounded once to
 // nearest even, as Eigen's conversions do (a NaN becomes the quiet NaN 0x7FC0 with its sign).
 // Internal linkage: each unit keeps its own copy, compiled for its own instruction set.
 #pragma once

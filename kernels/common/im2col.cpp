@@ -147,7 +147,7 @@ void im2col_panels_of(const ConvGeometry& g, const SliceSource& src, int64_t p0,
 
 void im2col_panels(const ConvGeometry& g, const SliceSource& src, int64_t p0, int64_t depth, int64_t j0, int64_t cols,
                    int width, float* out) {
-  switch (width) {  // the micro-kernels' NR (microkernel_*.cpp)
+  switch (width) {  // the micro-kernels' NR (kernels/kits/kit_*.cpp)
     case 8: return im2col_panels_of<8>(g, src, p0, depth, j0, cols, out);
     case 16: return im2col_panels_of<16>(g, src, p0, depth, j0, cols, out);
     default: return im2col_panels_of<32>(g, src, p0, depth, j0, cols, out);

@@ -1,5 +1,5 @@
 // Float -> FLOAT16 / BF16 narrowing of 16 floats in a zmm register, for translation units compiled
-// with -mavx512f only (convert_avx512.cpp, microkernel_avx512.cpp): rounded once to nearest even,
+// with -mavx512f only (convert_avx512.cpp, kernels/kits/kit_avx512.cpp): rounded once to nearest even,
 // as Eigen's conversions do (a BF16 NaN becomes the quiet NaN 0x7FC0 with its sign).
 #pragma once
 

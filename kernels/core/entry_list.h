@@ -54,14 +54,14 @@ inline bool named_in(const std::string& list, const char* name) {
 // Whether a decision takes a choice it can take (`can`) and its heuristics would take (`pays`), as the
 // user's forced choices ask (comma-separated names, ACLNN_CONVBWD_VARIANTS): a choice named there
 // wherever it can be taken, one named "no_<choice>" never, the rest where they pay.
+// (Most choices are taken wherever they can be, so that only their no_<choice> acts; those with
+// heuristics, pays, are where naming them acts too.)
 inline bool take_choice(const std::string& forced, const char* choice, bool can, bool pays) {
   if (!can) return false;
   if (named_in(forced, choice)) return true;
-  if (forced.find("no_") != std::string::npos && named_in(forced, ("no_" + std::string(choice)).c_str())) return false;
+  if (named_in(forced, ("no_" + std::string(choice)).c_str())) return false;
   return pays;
 }
-// Whether the user's forced choices name `choice` (so that a decision says why it took it).
-inline bool forced_choice(const std::string& forced, const char* choice) { return named_in(forced, choice); }
 
 // The entry a list gave a problem, and the entries asked before it with their reasons
 // ("<entry>: <reason>" joined by "; ").

@@ -17,10 +17,11 @@
 
 namespace aclnn_cpu {
 
-// Whether the pass's source and W are multiplied in pairs on this CPU.
+// Whether the pass's source and W are multiplied in pairs on this CPU (and not forced off: no_pairs).
 inline bool bf16_pair_products(const ConvProblem& p, const CpuFeatures& cpu) {
   const View5& source = p.input_grad == InputGrad::kForward ? p.src : p.dst;
-  return amx_pair_products(cpu.pairs, source, p.wei, p.math) != AmxTiles::kNone;
+  return take_choice(p.forced_choices, "pairs", amx_pair_products(cpu.pairs, source, p.wei, p.math) != AmxTiles::kNone,
+                     true);
 }
 
 // Whether the rows the direct kernels would take are one per plane: the layer's own source rows (backward

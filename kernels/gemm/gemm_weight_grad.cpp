@@ -514,11 +514,11 @@ class GemmBackwardWeight final : public ConvStep {
   int threads_;
   View5 src_, dst_, dw_;  // X, dY and dW as the user passed them
   MathMode math_;
-  bool x_staged_;  // each piece stages the X it reads (no dense float copy of X)
+  bool x_staged_ = false;  // each piece stages the X it reads (no dense float copy of X)
   DenseFloatOutput output_;
   bool rounds_blocks_ = false;      // a dense 16-bit dW rounded as its partials are added (round_into_weights)
   bool narrows_sums_ = false;       // ... or by the micro-kernel, from one chunk's products (not transposed)
-  bool windows_ = false;            // X read from padded windows per band (plan_padded_windows)
+  bool windows_ = false;            // X read from padded windows per band (WeightDecision::windows)
   bool transposed_ = false;         // products transposed: windows read in place, dY^T packed once
   AmxTiles amx_ = AmxTiles::kNone;  // ... in the AMX tiles' order, on these tiles (amx.h)
   bool paired() const { return amx_ != AmxTiles::kNone; }  // pair products, in the tiles' order
@@ -545,7 +545,12 @@ Support supports_windows(const ConvProblem& p, const CpuFeatures& cpu) { return 
 // gemm_weight_tiles: X's columns per tile of positions; any dtype, layout and geometry.
 Support supports_tiles(const ConvProblem& p, const CpuFeatures& cpu) { return decide_weight(p, cpu, false); }
 std::unique_ptr<ConvStep> plan_weight(const ConvProblem& p, PlanBuilder& builder) {
-  return std::make_unique<GemmBackwardWeight>(p, builder, *builder.decided<WeightDecision>());
+  const WeightDecision* decided = builder.decided<WeightDecision>();
+  if (decided != nullptr) return std::make_unique<GemmBackwardWeight>(p, builder, *decided);
+  // (A plan always hands the decision over; a caller that did not gets gemm_weight_tiles', which takes
+  // every problem.)
+  const Support own = decide_weight(p, builder.cpu(), false);
+  return std::make_unique<GemmBackwardWeight>(p, builder, static_cast<const WeightDecision&>(*own.decision));
 }
 
 }  // namespace

@@ -224,7 +224,7 @@ inline WeightVariant choose_weight_variant(const ConvProblem& p, const CpuFeatur
       forced, "narrowed",
       dense16 && !v.transposed && split.chunks == 1 && v.pack_once && converts_in_registers(v.blocking), true);
   const auto take = [&](bool taken, const char* choice, const char* why) {
-    if (taken) v.take(choice, forced_choice(forced, choice) ? "forced" : why);
+    if (taken) v.take(choice, named_in(forced, choice) ? "forced" : why);
   };
   take(v.pack_once, "pack_once", "dY packed once for every task");
   take(v.x_staged, "x_staged", "X staged per piece from its view");

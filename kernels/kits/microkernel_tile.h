@@ -1,7 +1,6 @@
-// The packed-GEMM tile, written once over an instruction set's vector operations. Each micro-kernel
-// file (microkernel_*.cpp, compiled for its instruction set only) defines an ops type and
-// instantiates MicroTile with its register tile; adding an instruction set is one ops type and
-// one such instantiation (microkernel_generic.cpp is the smallest, and the NEON one on aarch64).
+// The packed-GEMM tile, written once over an instruction set's vector operations. Each kit (kit.h:
+// kit_*.cpp, compiled for its instruction set only) defines an ops type and instantiates MicroTile
+// with its register tile (kit_generic.cpp's is the smallest, and the NEON one on aarch64).
 //
 // The ops type:
 //   using Vec = ...;                              a vector of kLanes floats

@@ -1,8 +1,7 @@
 // Register-blocked row kernels of the direct small-group convolution (kernels/direct/small_group.cpp)
 // and of dense layers' direct input gradient (kernels/direct/direct_input.cpp),
-// one set per instruction set, each in its own translation unit compiled for that set only
-// (kernels/direct/row_kernels_*.cpp, from the templates of row_kernels_impl.h), as the GEMM
-// micro-kernels are.
+// one set per instruction set, each in its kit compiled for that set only (kernels/kits/kit_*.cpp,
+// from the templates of row_kernels_impl.h), as the GEMM micro-kernels are.
 //
 // Both read a *staged* source: a slice of channels copied into zero-padded rows, so that every
 // kernel tap of every output position is a plain load at a fixed offset (no bounds, no strides):

@@ -1,7 +1,7 @@
 // The weight and input row kernels of row_kernels.h (weight_rows, weight_band_rows, input_rows) as
 // templates over one instruction set's vectors: the companion of row_kernels_impl.h (which holds the
 // forward ones and says what Ops supplies), included right after it, under the same rules, only by the
-// per-instruction-set translation units (row_kernels_*.cpp), inside their anonymous namespace.
+// kits (kit_*.cpp), inside their anonymous namespace.
 
 // WeightRows' prefetch runs, spread evenly over `steps` steps (addresses as integers: nothing is
 // dereferenced), into L2 (locality 2): the data is for a slice after the next one, and brought into

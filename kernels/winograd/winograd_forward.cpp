@@ -12,7 +12,7 @@
 // U_e = (G w G^T)_e, V_e = (B^T x B)_e, each entry of M the GEMM's blocked sum over q
 // (kernels/common/blocked_sum.h). Each task (a run of rows of tiles, and a block of output channels)
 // transforms its tiles' patches into V, runs the 16 products and transforms M back into the output
-// rows, adding the forward operators' bias to the finished values. The transforms (transforms.h) are
+// rows, adding the forward operators' bias to the finished values. The transforms (kits/winograd_transforms.h) are
 // additions and halvings in a fixed order, one statement each (nothing to fuse into a multiply-add), so
 // every instruction set gives the same bits, for any thread count.
 //
