@@ -13,7 +13,7 @@ allowed() {
     kernels/kits) echo "core common amx kits" ;;
     kernels/matmul) echo "core common amx kits matmul" ;;
     kernels/gemm | kernels/direct | kernels/winograd | kernels/ref | kernels/bias)
-      echo "core common amx kits matmul ${1#kernels/}" ;;
+      echo "core common kits matmul ${1#kernels/}" ;;
     kernels/conv) echo "core common amx kits matmul gemm direct winograd ref bias conv" ;;
     src/conv) echo "core conv" ;;
     src/common | src/runtime | src/meta) echo "" ;;

@@ -15,7 +15,7 @@
 
 #include "kernels/amx/amx.h"
 #include "kernels/core/cpu_isa.h"
-#include "kernels/gemm/bf16_pairs.h"
+#include "kernels/matmul/bf16_pairs.h"
 
 namespace aclnn_cpu {
 namespace {

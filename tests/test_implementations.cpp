@@ -24,8 +24,9 @@
 #include "kernels/core/conv_problem.h"
 #include "kernels/core/cpu_isa.h"
 #include "kernels/core/plan.h"
-#include "kernels/gemm/bf16_pairs.h"
+#include "kernels/gemm/ahead_of_direct.h"
 #include "kernels/gemm/padded_window.h"
+#include "kernels/matmul/bf16_pairs.h"
 #include "kernels/matmul/sgemm.h"
 #include "support/env.h"
 
@@ -749,8 +750,8 @@ std::string decided(const Results& r, int i) {
 // somewhere (those that convert 16-bit values in registers where the CPU's kit does). Pair products on
 // the emulated tiles, which every CPU runs; the other choices without them (the emulation is slow).
 TEST(Implementations, EveryForcedChoiceGivesTheReference) {
-  const char* const choices[] = {"pack_once", "x_staged", "transposed",    "depth_major",
-                                 "bf16_rows", "bands",    "rounds_blocks", "narrowed"};
+  const std::vector<std::string> choices = {"pack_once", "x_staged",      "transposed", "depth_major", "bf16_rows",
+                                            "bands",     "rounds_blocks", "narrowed",   "pairs"};
   std::set<std::string> taken;
   int runs = 0;
   const auto check = [&](const Case& c, const Variant& v, const std::string& forced) {
@@ -762,26 +763,30 @@ TEST(Implementations, EveryForcedChoiceGivesTheReference) {
     for (int i : {0, 1}) {
       if (!got.took(i, "gemm")) continue;
       const std::string said = decided(got, i);
-      for (const char* choice : choices) {
-        if (forced.find("no_" + std::string(choice)) != std::string::npos) {
-          EXPECT_EQ(said.find(std::string(choice) + ": "), std::string::npos) << where << ": " << said;
+      for (const std::string& choice : choices) {
+        if (forced.find("no_" + choice) != std::string::npos) {
+          EXPECT_EQ(said.find(choice + ": "), std::string::npos) << where << ": " << said;
         }
       }
-      // (gradWeight's pair products are transposed)
-      if (forced == "no_pairs" || (forced == "no_transposed" && i == 1)) {
+      if (forced == "no_transposed" && i == 1) {  // (gradWeight's pair products are transposed)
         EXPECT_EQ(said.find("pairs: "), std::string::npos) << where << ": " << said;
       }
-      const size_t colon = forced.find(',');
-      if (said.find(forced.substr(0, colon) + ": forced") != std::string::npos) taken.insert(forced.substr(0, colon));
+      const std::string first = forced.substr(0, forced.find(','));
+      if (said.find(first + ": forced") != std::string::npos) taken.insert(first);
+    }
+    // (no_pairs: no entry of the plan multiplies in pairs, whatever it decides)
+    if (forced.find("no_pairs") != std::string::npos) {
+      EXPECT_EQ(got.described.find(":amx"), std::string::npos) << where << ": " << got.described;
     }
     EXPECT_LT(relative_error(got.grad_input, want.grad_input), tolerance(v.dtype)) << where;
     EXPECT_LT(relative_error(got.grad_weight, want.grad_weight), tolerance(v.dtype)) << where;
   };
   for (const Case& c : cases()) {
     for (const Variant& v : {kVariants[0], kVariants[4]}) {
-      for (const char* choice : choices) {
-        check(c, v, std::string(choice) + ",no_pairs");
-        check(c, v, "no_" + std::string(choice) + ",no_pairs");
+      for (const std::string& choice : choices) {
+        if (choice == "pairs") continue;  // (below)
+        check(c, v, choice + ",no_pairs");
+        check(c, v, "no_" + choice + ",no_pairs");
       }
     }
   }
@@ -791,8 +796,7 @@ TEST(Implementations, EveryForcedChoiceGivesTheReference) {
   }
   if (testing_support::slow_host()) return;
   const bool converts = converts_in_registers(plan_gemm_blocking(64, 64, 64, CpuFeatures::current()));
-  for (const std::string choice : {"pack_once", "x_staged", "transposed", "depth_major", "bf16_rows", "bands",
-                                   "rounds_blocks", "narrowed", "pairs"}) {
+  for (const std::string& choice : choices) {
     if ((choice != "bf16_rows" && choice != "narrowed") || converts) {
       EXPECT_EQ(taken.count(choice), 1u) << choice;
     }

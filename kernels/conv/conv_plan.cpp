@@ -117,6 +117,8 @@ std::unique_ptr<ConvPlan> ConvPlan::build(const ConvProblem& problem, const std:
                  {ConvPass::kBackwardWeight, p.want_weight_grad},
                  {ConvPass::kBias, p.want_bias_grad}};
   plan->cpu_ = CpuFeatures::current();
+  // (ACLNN_CONVBWD_VARIANTS=no_pairs: no entry of this plan multiplies in pairs)
+  if (named_in(p.forced_choices, "no_pairs")) plan->cpu_.pairs = AmxTiles::kNone;
   const CpuFeatures& cpu = plan->cpu_;
   const ConvImpl* chosen[3] = {nullptr, nullptr, nullptr};
   for (const auto& wanted : results) {

@@ -13,15 +13,17 @@
 #pragma once
 
 #include "kernels/core/plan.h"
-#include "kernels/gemm/bf16_pairs.h"
+#include "kernels/matmul/bf16_pairs.h"
 
 namespace aclnn_cpu {
 
-// Whether the pass's source and W are multiplied in pairs on this CPU (and not forced off: no_pairs).
+// Whether gemm_col2im's pair products fit a direct layer of geometry g (kernels/gemm/gemm_col2im.cpp).
+bool col2im_pair_products_fit(const ConvGeometry& g);
+
+// Whether the pass's source and W are multiplied in pairs on this CPU.
 inline bool bf16_pair_products(const ConvProblem& p, const CpuFeatures& cpu) {
   const View5& source = p.input_grad == InputGrad::kForward ? p.src : p.dst;
-  return take_choice(p.forced_choices, "pairs", amx_pair_products(cpu.pairs, source, p.wei, p.math) != AmxTiles::kNone,
-                     true);
+  return amx_pair_products(cpu.pairs, source, p.wei, p.math) != AmxTiles::kNone;
 }
 
 // Whether the rows the direct kernels would take are one per plane: the layer's own source rows (backward

@@ -32,7 +32,7 @@
 #include "kernels/common/tasks.h"
 #include "kernels/common/tiling.h"
 #include "kernels/core/plan.h"
-#include "kernels/gemm/bf16_pairs.h"
+#include "kernels/matmul/bf16_pairs.h"
 #include "kernels/matmul/sgemm.h"
 
 namespace aclnn_cpu {

@@ -13,8 +13,8 @@
 #include "kernels/common/tiling.h"
 #include "kernels/core/plan.h"
 #include "kernels/gemm/ahead_of_direct.h"
-#include "kernels/gemm/bf16_pairs.h"
 #include "kernels/gemm/padded_window.h"
+#include "kernels/matmul/bf16_pairs.h"
 #include "kernels/matmul/sgemm.h"
 
 namespace aclnn_cpu {

@@ -15,8 +15,8 @@
 #include "kernels/common/tiling.h"
 #include "kernels/core/plan.h"
 #include "kernels/gemm/ahead_of_direct.h"
-#include "kernels/gemm/bf16_pairs.h"
 #include "kernels/gemm/padded_window.h"
+#include "kernels/matmul/bf16_pairs.h"
 #include "kernels/matmul/sgemm.h"
 
 namespace aclnn_cpu {
@@ -97,8 +97,7 @@ struct WindowsDecision final : EntryDecision {
 // them).
 Support decide_windows(const ConvGeometry& g, const View5& source, const ConvProblem& p, const CpuFeatures& cpu) {
   WindowsDecision d;
-  const AmxTiles amx = amx_pair_products(cpu.pairs, source, p.wei, p.math);
-  d.amx = take_choice(p.forced_choices, "pairs", amx != AmxTiles::kNone, true) ? amx : AmxTiles::kNone;
+  d.amx = amx_pair_products(cpu.pairs, source, p.wei, p.math);
   const bool paired = d.amx != AmxTiles::kNone;
   const Shape s(g);
   const int64_t depth = (paired ? ceil_div(s.cin, 2) : s.cin) * s.kernel_volume;

@@ -20,9 +20,9 @@
 #include "kernels/common/tiling.h"
 #include "kernels/common/transpose_4x4.h"
 #include "kernels/core/plan.h"
-#include "kernels/gemm/bf16_pairs.h"
 #include "kernels/gemm/gemm_weight_split.h"
 #include "kernels/gemm/padded_window.h"
+#include "kernels/matmul/bf16_pairs.h"
 #include "kernels/matmul/sgemm.h"
 
 namespace aclnn_cpu {

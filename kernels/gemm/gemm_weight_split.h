@@ -14,8 +14,8 @@
 #include "kernels/common/pack.h"
 #include "kernels/common/tiling.h"
 #include "kernels/core/plan.h"
-#include "kernels/gemm/bf16_pairs.h"
 #include "kernels/gemm/padded_window.h"
+#include "kernels/matmul/bf16_pairs.h"
 #include "kernels/matmul/sgemm.h"
 
 namespace aclnn_cpu {

@@ -11,7 +11,7 @@
 #include "kernels/common/runs.h"
 #include "kernels/common/tiling.h"
 #include "kernels/common/transpose_4x4.h"
-#include "kernels/gemm/bf16_pairs.h"
+#include "kernels/matmul/bf16_pairs.h"
 
 namespace aclnn_cpu {
 

@@ -1,6 +1,7 @@
 // BF16 operands as pairs: 32-bit words holding two BF16 values, the even entry in the low half, as
 // the AMX tiles' order multiplies them (kernels/amx/amx.h). The staging and packing the pair products
-// of the GEMM entries and `channels_last` share.
+// of the GEMM entries and `channels_last` share; the families reach the tiles' products (amx.h) only
+// through this header.
 #pragma once
 
 #include <cstdint>
@@ -15,9 +16,6 @@ namespace aclnn_cpu {
 // takes: the plan's pair-product engine (CpuFeatures::pairs) where both are BF16 and used as they are
 // (not rounded to FLOAT16 by cubeMathType 2), else kNone.
 AmxTiles amx_pair_products(AmxTiles engine, const View5& a, const View5& b, MathMode math);
-
-// Whether gemm_col2im's pair products fit a direct layer of geometry g (kernels/gemm/gemm_col2im.cpp).
-bool col2im_pair_products_fit(const ConvGeometry& g);
 
 // The BF16 nearest to a float (ties to even, NaNs quiet; the float copy of a BF16 input converts
 // back exactly).

@@ -1,4 +1,4 @@
-#include "kernels/gemm/bf16_pairs.h"
+#include "kernels/matmul/bf16_pairs.h"
 
 #include "acl/acl_base.h"
 #include "kernels/common/pack.h"
