@@ -750,8 +750,10 @@ std::string decided(const Results& r, int i) {
 // somewhere (those that convert 16-bit values in registers where the CPU's kit does). Pair products on
 // the emulated tiles, which every CPU runs; the other choices without them (the emulation is slow).
 TEST(Implementations, EveryForcedChoiceGivesTheReference) {
-  const std::vector<std::string> choices = {"pack_once", "x_staged",      "transposed", "depth_major", "bf16_rows",
-                                            "bands",     "rounds_blocks", "narrowed",   "pairs"};
+  // (gradWeight's, gemm_col2im's and the forward GEMM tiles')
+  const std::vector<std::string> choices = {"pack_once", "x_staged",      "transposed", "depth_major",  "bf16_rows",
+                                            "bands",     "rounds_blocks", "narrowed",   "pairs",        "samples",
+                                            "buffered",  "dy_rows",       "rows16",     "source_staged"};
   std::set<std::string> taken;
   int runs = 0;
   const auto check = [&](const Case& c, const Variant& v, const std::string& forced) {
@@ -797,7 +799,7 @@ TEST(Implementations, EveryForcedChoiceGivesTheReference) {
   if (testing_support::slow_host()) return;
   const bool converts = converts_in_registers(plan_gemm_blocking(64, 64, 64, CpuFeatures::current()));
   for (const std::string& choice : choices) {
-    if ((choice != "bf16_rows" && choice != "narrowed") || converts) {
+    if ((choice != "bf16_rows" && choice != "narrowed" && choice != "rows16") || converts) {
       EXPECT_EQ(taken.count(choice), 1u) << choice;
     }
   }

@@ -127,13 +127,17 @@ class DenseFloatOutput {
                    const View5* bias = nullptr, bool step_adds_bias = false)
       : view_(view), has_bias_(bias != nullptr) {
     if (has_bias_) bias_ = *bias;
-    if (is_dense_float(view) && (!has_bias_ || step_adds_bias)) {
+    if (written_in_place(view, has_bias_, step_adds_bias)) {
       in_place_ = true;
     } else {
       by_parts_ = !may_overlap(view);
       if (!(by_parts_ && parts_from_buffers))
         staged_ = builder.book_scratch(region_name, static_cast<uint64_t>(view.numel()), sizeof(float));
     }
+  }
+  // Whether the output of these arguments stores its parts (stores_parts()), known before it is booked.
+  static bool stores_parts_of(const View5& view, bool has_bias, bool step_adds_bias) {
+    return !written_in_place(view, has_bias, step_adds_bias) && !may_overlap(view);
   }
   // The dense float result (null where parts come from the step's buffers).
   float* data(const Workspace& workspace) const {
@@ -189,6 +193,10 @@ class DenseFloatOutput {
   }
 
  private:
+  // The user's tensor itself: a dense float one, with no bias or the step adding it.
+  static bool written_in_place(const View5& view, bool has_bias, bool step_adds_bias) {
+    return is_dense_float(view) && (!has_bias || step_adds_bias);
+  }
   View5 view_, bias_;
   bool has_bias_ = false, in_place_ = false, by_parts_ = false;
   WorkspaceLedger::Handle staged_ = -1;

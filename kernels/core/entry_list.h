@@ -63,6 +63,16 @@ inline bool take_choice(const std::string& forced, const char* choice, bool can,
   return pays;
 }
 
+// The choices a decision took, each with its reason: "<choice>: <why>" joined by "; " (no commas), as
+// its describe() prints them; a choice the user forced reads "forced".
+struct ChoiceReasons {
+  std::string text;
+  void note(const std::string& forced, bool taken, const char* choice, const char* why) {
+    if (!taken) return;
+    text += std::string(text.empty() ? "" : "; ") + choice + ": " + (named_in(forced, choice) ? "forced" : why);
+  }
+};
+
 // The entry a list gave a problem, and the entries asked before it with their reasons
 // ("<entry>: <reason>" joined by "; ").
 template <class Entry>

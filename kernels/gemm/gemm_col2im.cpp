@@ -35,14 +35,12 @@ int64_t samples_per_task(const ConvGeometry& g, const Shape& s) {
   return ceil_div(s.n, ceil_div(s.n * s.dst_plane, 2 * kMinTilePositions));
 }
 
-}  // namespace
-
-// Whether gemm_col2im's pair products (amx.h) fit a problem of geometry g: not a 1x1
-// kernel of stride 1 (its GEMM writes dX in place), and dY staged as rows of channel pairs for every
-// (samples, group) unit within kPackedDyBudget.
-bool col2im_pair_products_fit(const ConvGeometry& g) {
+// Whether gemm_col2im's pair products (amx.h) fit a problem of geometry g with tasks of `samples` samples:
+// not a 1x1 kernel of stride 1 (its GEMM writes dX in place), and dY staged as rows of channel pairs for
+// every (samples, group) unit within kPackedDyBudget.
+bool pair_products_fit(const ConvGeometry& g, int64_t samples) {
   const Shape s(g);
-  const int64_t samples = samples_per_task(g, s), units = ceil_div(s.n, samples) * s.groups;
+  const int64_t units = ceil_div(s.n, samples) * s.groups;
   const int64_t pairs = ceil_div(s.cout, 2), columns = samples * s.dst_plane;
   if (columns_are_source(g) || columns > kPackedDyBudget / 4 ||
       !product_within(pairs, columns + kAmxBlock, kPackedDyBudget / 4))  // (columns first: no overflow)
@@ -50,68 +48,151 @@ bool col2im_pair_products_fit(const ConvGeometry& g) {
   return product_within(units, pairs * (round_up(columns, kAmxBlock) + kAmxBlock), kPackedDyBudget / 4);
 }
 
+}  // namespace
+
+bool col2im_pair_products_fit(const ConvGeometry& g) { return pair_products_fit(g, samples_per_task(g, Shape(g))); }
+
 namespace {
+
+// What gemm_col2im decides in supports() and plans from: the tasks (samples side by side, blocks of
+// input channels), where their results are computed, and how dY reaches the GEMM: packed once per
+// (samples, group) unit, its rows read in place by the micro-kernel (from the user's 16-bit dY, or
+// from a float copy of a dY that is not dense float), or packed per tile (from the view, or from
+// the dense float copy).
+struct Col2imDecision final : EntryDecision {
+  int64_t samples = 1, block = 1, blocks = 1, tile = 1;
+  bool buffered = false;
+  bool pack_once = false, dy_rows = false, rows16 = false, dy_copy = false;
+  AmxTiles amx = AmxTiles::kNone;  // BF16 pair products in the AMX tiles' order, on these tiles
+  GemmBlocking blocking;
+  ChoiceReasons reasons;
+  std::string describe() const override { return reasons.text; }
+};
+
+// A tile of a plane cut into several: a multiple of 32 columns, of every NR (the same tiles, so
+// the same col2im order, on every ISA), and of whole output rows where such a multiple fits
+// (col2im then adds a row's runs in one loop).
+int64_t sliver_tile(const ConvGeometry& g, int64_t tile) {
+  if (tile >= Shape(g).dst_plane) return tile;
+  const int64_t width = g.dst_size[2];  // (the tile is small: no lcm overflows)
+  const int64_t rows_multiple = width >= 1 && width <= tile ? std::lcm(int64_t{32}, width) : INT64_MAX;
+  const int64_t multiple = rows_multiple <= tile ? rows_multiple : 32;
+  return std::max(multiple, tile / multiple * multiple);
+}
+
+Col2imDecision decide_col2im(const ConvProblem& p, const CpuFeatures& cpu) {
+  const ConvGeometry& g = p.geometry;
+  const Shape s(g);
+  const std::string& forced = p.forced_choices;
+  const bool from_view = stage_from_view(p.dst, p.math);
+  Col2imDecision d;
+  // Samples per task: about 2 * kMinTilePositions columns where planes are smaller than that (sample
+  // groups of equal size but the last), else one; their columns are one tile, packed once (so
+  // no_pack_once takes one sample). Input channels per task: blocks of a slice's channels until there
+  // are kTargetTasks tasks (whole slices when there are that many).
+  const int64_t several = samples_per_task(g, s);
+  if (take_choice(forced, "samples", several > 1 && !named_in(forced, "no_pack_once"), true)) d.samples = several;
+  d.block = std::max<int64_t>(1, s.cin / pieces_for_tasks(ceil_div(s.n, d.samples) * s.groups));
+  d.blocks = ceil_div(s.cin, d.block);
+  // A result that is not a dense float tensor: each task computes its channels in a buffer of its
+  // thread's, within kBufferedResult, and rounds them into the view from there (no float copy of the
+  // whole result).
+  const double result_bytes = double(d.samples) * double(d.block) * double(s.src_plane) * 4;
+  d.buffered = take_choice(forced, "buffered",
+                           !result_in_place(p) && !may_overlap(p.grad_input) && result_bytes < double(int64_t{1} << 58),
+                           result_bytes <= double(kBufferedResult));
+  const int64_t max_rows = d.block * s.kernel_volume;
+  d.tile = d.samples > 1 ? d.samples * s.dst_plane : s.tile(max_rows);
+  // dY is the right operand of every block's GEMMs: packed once per (samples, group) where there
+  // are several blocks and it fits kPackedDyBudget (each block would pack it again), when a task's
+  // columns are one tile (samples side by side, or one whole plane).
+  // A dY that is not a dense float array (converted while packed) is packed once that way with
+  // planes of several tiles too, its tiles whole slivers (multiples of 32 columns): each block
+  // would convert it again.
+  const int64_t units = ceil_div(s.n, d.samples) * s.groups;
+  const bool tiles_of_slivers = from_view && d.tile >= 32 && d.samples == 1;
+  const bool packable = (d.tile == s.dst_plane || tiles_of_slivers) && !columns_are_source(g) &&
+                        product_within(units, s.cout, kPackedDyBudget) &&
+                        product_within(units * s.cout, ceil_div(s.dst_plane, 32), kPackedDyBudget / 4 / 32);
+  d.pack_once = d.samples > 1 || take_choice(forced, "pack_once", packable, d.blocks > 1);
+  if (d.pack_once && d.samples == 1) d.tile = sliver_tile(g, d.tile);
+  d.blocking = plan_gemm_blocking(max_rows, d.tile, s.cout, cpu);
+  const AmxTiles amx = amx_pair_products(cpu.pairs, p.dst, p.wei, p.math);
+  if (take_choice(forced, "pairs", amx != AmxTiles::kNone && pair_products_fit(g, d.samples), true)) {
+    d.amx = amx, d.pack_once = false;
+    d.tile = std::min(d.tile, d.samples * s.dst_plane);
+  } else {
+    // dY's rows read in place by the micro-kernel (sgemm_rows) rather than packed for every task (each
+    // block of channels would pack the sample's dY again, even for a block of one channel's K rows): a
+    // dense float dY's where it is not packed once; a dY that is not a dense float array, to be packed
+    // once per sample, converted once into plain float rows instead and read in place as a float dY is
+    // (as panels: the same floats written, with a transpose more). (Only for a dY with elements: its
+    // sizes then multiply within its memory; a forced pack_once keeps dY packed.)
+    const uint64_t copied_floats =
+        uint64_t(saturating_product(saturating_product(s.n, s.groups), saturating_product(s.cout, s.dst_plane)));
+    const bool has_rows = d.samples == 1 && !columns_are_source(g) && s.n > 0 && s.groups > 0 && s.cout > 0 &&
+                          s.dst_plane > 0 && (!from_view || copied_floats < (uint64_t{1} << 58));
+    d.dy_rows = take_choice(forced, "dy_rows", has_rows,
+                            from_view ? d.pack_once && !named_in(forced, "pack_once") : !d.pack_once);
+    if (d.dy_rows) {
+      d.pack_once = false;
+      // Where the micro-kernel widens 16-bit rows itself (sgemm_rows_16bit) and that dY is a dense
+      // FLOAT16/BF16 tensor (no rounding asked of it), its rows are read in place from the user's
+      // tensor: no copy.
+      d.rows16 = take_choice(forced, "rows16",
+                             from_view && (p.dst.dtype == ACL_FLOAT16 || p.dst.dtype == ACL_BF16) &&
+                                 p.math == MathMode::kFull && is_dense(p.dst) && converts_in_registers(d.blocking),
+                             true);
+      d.dy_copy = from_view && !d.rows16;
+      d.tile = sliver_tile(g, d.tile);  // (whole micro-kernel tiles: rows and columns rounded up in cols)
+    }
+  }
+  d.reasons.note(forced, d.samples > 1, "samples", "several small planes' columns side by side in one GEMM");
+  d.reasons.note(forced, d.buffered, "buffered", "each task's result rounded from a buffer of its thread's");
+  d.reasons.note(forced, d.pack_once, "pack_once", "dY packed once for every block of channels");
+  d.reasons.note(forced, d.amx != AmxTiles::kNone, "pairs", "BF16 dY and weights in the AMX tiles' order");
+  d.reasons.note(forced, d.dy_rows, "dy_rows",
+                 d.dy_copy ? "dY converted once into float rows read in place by the micro-kernel"
+                           : "dY's rows read in place by the micro-kernel");
+  d.reasons.note(forced, d.rows16, "rows16", "a dense 16-bit dY widened by the micro-kernel");
+  return d;
+}
 
 class GemmBackwardData final : public ConvStep {
  public:
-  GemmBackwardData(const ConvProblem& p, PlanBuilder& b)
+  // Books the step `d` decided (decide_col2im).
+  GemmBackwardData(const ConvProblem& p, PlanBuilder& b, const Col2imDecision& d)
       : g_(p.geometry),
         s_(p.geometry),
         threads_(b.threads()),
         dst_(p.dst),
         math_(p.math),
         dy_from_view_(stage_from_view(p.dst, p.math)),
-        samples_(samples_per_task(g_, s_)),
-        block_(std::max<int64_t>(1, s_.cin / pieces_for_tasks(ceil_div(s_.n, samples_) * s_.groups))),
-        buffered_(!result_in_place(p) && !may_overlap(p.grad_input) &&
-                  double(samples_) * double(block_) * double(s_.src_plane) * 4 <= double(kBufferedResult)),
-        output_(p.grad_input, b, "gradInput.f32", buffered_, result_bias(p)) {
-    blocks_ = ceil_div(s_.cin, block_);
+        rows_dy_(d.dy_rows),
+        rows16_(d.rows16),
+        samples_(d.samples),
+        block_(d.block),
+        buffered_(d.buffered),
+        output_(p.grad_input, b, "gradInput.f32", buffered_, result_bias(p)),
+        blocks_(d.blocks),
+        tile_(d.tile),
+        blocking_(d.blocking),
+        pack_dy_(d.pack_once),
+        amx_(d.amx) {
     if (buffered_)
       result_ = b.book_scratch("gemm.task_result", samples_ * block_ * s_.src_plane, sizeof(float), threads_);
-    const int64_t max_rows = block_ * s_.kernel_volume;
-    tile_ = samples_ > 1 ? samples_ * s_.dst_plane : s_.tile(max_rows);
-    // dY is the right operand of every block's GEMMs: packed once per (samples, group) where there
-    // are several blocks and it fits kPackedDyBudget (each block would pack it again), when a task's
-    // columns are one tile (samples side by side, or one whole plane).
-    // A dY that is not a dense float array (converted while packed) is packed once that way with
-    // planes of several tiles too, its tiles whole slivers (multiples of 32 columns): each block
-    // would convert it again.
-    const int64_t units = ceil_div(s_.n, samples_) * s_.groups;
-    const bool tiles_of_slivers = dy_from_view_ && tile_ >= 32 && samples_ == 1;
-    pack_dy_ = samples_ > 1 || (blocks_ > 1 && (tile_ == s_.dst_plane || tiles_of_slivers) && !columns_are_source(g_) &&
-                                product_within(units, s_.cout, kPackedDyBudget) &&
-                                product_within(units * s_.cout, ceil_div(s_.dst_plane, 32), kPackedDyBudget / 4 / 32));
-    if (pack_dy_ && samples_ == 1) tile_ = sliver_tile(tile_);
-    blocking_ = plan_gemm_blocking(max_rows, tile_, s_.cout, b.cpu());
-    if (plan_pair_products(p, b, units, max_rows)) return;
-    // A dY that is not a dense float array, to be packed once per sample: converted once into plain
-    // float rows instead and read in place as a float dY is (as panels: the same floats written, with
-    // a transpose more). Booked with a micro-kernel tile of slack: the last row's last tile reads
-    // whole tiles past its end.
-    // Where the micro-kernel widens 16-bit rows itself (sgemm_rows_16bit) and that dY is a dense FLOAT16/BF16
-    // tensor (no rounding asked of it), its rows are read in place from the user's tensor: no copy.
-    const uint64_t copied_floats =
-        uint64_t(saturating_product(saturating_product(s_.n, s_.groups), saturating_product(s_.cout, s_.dst_plane)));
-    if (pack_dy_ && samples_ == 1 && dy_from_view_ && s_.n > 0 && s_.groups > 0 && s_.cout > 0 && s_.dst_plane > 0 &&
-        copied_floats < (uint64_t{1} << 58)) {
-      pack_dy_ = false;
-      rows16_ = (dst_.dtype == ACL_FLOAT16 || dst_.dtype == ACL_BF16) && math_ == MathMode::kFull && is_dense(dst_) &&
-                converts_in_registers(blocking_);
-      if (!rows16_) {
-        dy_rows_copy_ =
-            b.book_scratch("gemm.gradOutput_rows", copied_floats + right_sliver_columns(blocking_), sizeof(float));
-      }
+    const int64_t max_rows = block_ * s_.kernel_volume, units = ceil_div(s_.n, samples_) * s_.groups;
+    if (paired()) {
+      book_pair_products(b, units, max_rows);
+      return;
     }
-    // A dense float dY's rows are read in place by the micro-kernel (sgemm_rows) rather than packed
-    // for every task (each block of channels would pack the sample's dY again, even for a block of
-    // one channel's K rows). Its tiles are whole micro-kernel tiles (rows and columns rounded up in
-    // cols).
-    // (Only for a dY with elements: its sizes then multiply within its memory.)
-    rows_dy_ = !pack_dy_ && (!dy_from_view_ || dy_rows_copy_ >= 0 || rows16_) && !columns_are_source(g_) && s_.n > 0 &&
-               s_.groups > 0 && s_.cout > 0 && s_.dst_plane > 0;
+    // (Booked with a micro-kernel tile of slack: the last row's last tile reads whole tiles past its end.)
+    if (d.dy_copy) {
+      dy_rows_copy_ = b.book_scratch(
+          "gemm.gradOutput_rows", uint64_t(s_.n * s_.groups * s_.cout * s_.dst_plane) + right_sliver_columns(blocking_),
+          sizeof(float));
+    }
     if (rows_dy_) {
-      tile_ = sliver_tile(tile_);
       cols_ld_ = round_up(tile_, right_sliver_columns(blocking_));
       const int64_t rows = round_up(max_rows, left_sliver_rows(blocking_));
       cols_ = b.book_scratch("gemm.cols", uint64_t(saturating_product(rows, cols_ld_)), sizeof(float), threads_);
@@ -230,17 +311,6 @@ class GemmBackwardData final : public ConvStep {
   }
 
  private:
-  // A tile of a plane cut into several: a multiple of 32 columns, of every NR (the same tiles, so
-  // the same col2im order, on every ISA), and of whole output rows where such a multiple fits
-  // (col2im then adds a row's runs in one loop).
-  int64_t sliver_tile(int64_t tile) const {
-    if (tile >= s_.dst_plane) return tile;
-    const int64_t width = g_.dst_size[2];  // (the tile is small: no lcm overflows)
-    const int64_t rows_multiple = width >= 1 && width <= tile ? std::lcm(int64_t{32}, width) : INT64_MAX;
-    const int64_t multiple = rows_multiple <= tile ? rows_multiple : 32;
-    return std::max(multiple, tile / multiple * multiple);
-  }
-
   // Where a task computes channels [c0, ..) of sample n (its first sample n0) of group grp, channel
   // c0's plane first: in the dense float result, or (buffered_) in this thread's buffer.
   float* task_result(const Workspace& w, float* grad_input, int64_t n, int64_t n0, int64_t grp, int64_t c0) const {
@@ -275,15 +345,10 @@ class GemmBackwardData final : public ConvStep {
   // (amx.h), pairs of output channels: dY staged once per (samples, group) unit as rows of channel
   // pairs, [pair][column] words, ld_ apart (its columns rounded up to whole blocks of 32, zeros past
   // them), within kPackedDyBudget; W^T packed per (group, block) in tiles (pack_amx_left). Where
-  // col2im_pair_products_fit. Returns whether it planned.
-  bool plan_pair_products(const ConvProblem& p, PlanBuilder& b, int64_t units, int64_t max_rows) {
+  // pair_products_fit.
+  void book_pair_products(PlanBuilder& b, int64_t units, int64_t max_rows) {
     const int64_t pairs = ceil_div(s_.cout, 2), columns = samples_ * s_.dst_plane;
-    const AmxTiles amx = amx_pair_products(b.cpu().pairs, p.dst, p.wei, math_);
-    if (amx == AmxTiles::kNone || !col2im_pair_products_fit(g_)) return false;
     ld_ = round_up(columns, kAmxBlock) + kAmxBlock;  // (a tile at column o0 reads 32 past it)
-    amx_ = amx;
-    pack_dy_ = false;
-    tile_ = std::min(tile_, columns);
     // (whole blocks of 32 rows and columns in the result)
     const int64_t result_rows = round_up(max_rows, kAmxBlock), result_columns = round_up(tile_, kAmxBlock);
     cols_ = b.book_scratch("gemm.cols", result_rows * result_columns, sizeof(float), threads_);
@@ -298,7 +363,6 @@ class GemmBackwardData final : public ConvStep {
                               sizeof(uint32_t));
     amx_stage_ = b.book_scratch("gemm.amx_stage", amx_stage_words(pairs), sizeof(uint32_t), threads_);
     b.need_float_inputs(false, true, false);
-    return true;
   }
 
   // The pair products' run: dY and W^T in pairs, then per (samples, group, block of input channels) and tile of
@@ -427,13 +491,18 @@ class GemmBackwardData final : public ConvStep {
 };
 
 // gemm_col2im: a direct layer's gradInput as W^T dY and col2im; any dtype, layout and geometry.
-Support supports_col2im(const ConvProblem&, const CpuFeatures&) { return kSupported; }
-// ... and ahead of `direct` (ahead_of_direct.h)
+Support supports_col2im(const ConvProblem& p, const CpuFeatures& cpu) { return supported_as(decide_col2im(p, cpu)); }
+// ... and ahead of `direct` (ahead_of_direct.h): where it takes pair products.
 Support supports_col2im_ahead(const ConvProblem& p, const CpuFeatures& cpu) {
-  return col2im_pairs_ahead_of_direct(p, cpu);
+  Col2imDecision d = decide_col2im(p, cpu);
+  if (d.amx == AmxTiles::kNone) return refuse("not BF16 pairs that col2im fits");
+  return supported_as(std::move(d));
 }
 std::unique_ptr<ConvStep> plan_col2im(const ConvProblem& p, PlanBuilder& builder) {
-  return std::make_unique<GemmBackwardData>(p, builder);
+  const Col2imDecision* decided = builder.decided<Col2imDecision>();
+  // (a plan always hands the decision over; a caller that did not gets it decided here)
+  return std::make_unique<GemmBackwardData>(p, builder,
+                                            decided != nullptr ? *decided : decide_col2im(p, builder.cpu()));
 }
 
 }  // namespace

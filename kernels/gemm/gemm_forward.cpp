@@ -108,6 +108,67 @@ Support decide_windows(const ConvGeometry& g, const View5& source, const ConvPro
   return supported_as(std::move(d));
 }
 
+// What the *_tiles entries decide in supports() and plan from: the output tiles and their GEMM
+// blocking, and how the source reaches the products: a 1x1 kernel's BF16 source and weights in pair
+// products, its 16-bit rows widened in place by the micro-kernel, or the tiles' windows staged per task
+// from the source's view (else a dense float copy of the source).
+struct TilesDecision final : EntryDecision {
+  int64_t tile = 1;
+  GemmBlocking blocking;
+  AmxTiles amx = AmxTiles::kNone;  // a 1x1 kernel's pair products, on these tiles (amx.h)
+  bool staged = false, rows16 = false;
+  ChoiceReasons reasons;
+  std::string describe() const override { return reasons.text; }
+};
+
+// The tiles decision for the forward convolution of geometry g from `source`.
+TilesDecision decide_tiles(const ConvGeometry& g, const View5& source, const ConvProblem& p, const CpuFeatures& cpu) {
+  const Shape s(g);
+  const std::string& forced = p.forced_choices;
+  const bool pointwise = columns_are_source(g);
+  TilesDecision d;
+  // Output tiles small enough for kTargetTasks tasks (the packed panels bound the scratch). (A 1x1
+  // kernel's tiles in whole 32-column micro-kernel tiles: its source rows are then read in place,
+  // run_tiles.)
+  d.tile = std::max<int64_t>(1, s.dst_plane / pieces_for_tasks(s.n * s.groups));
+  if (pointwise && d.tile > 32) d.tile = d.tile / 32 * 32;
+  d.blocking = plan_gemm_blocking(s.cout, d.tile, s.rows(), cpu);
+  // A 1x1 kernel's BF16 source and weights (used as they are) in pair products in the AMX tiles'
+  // order where the CPU runs it (amx.h), a tile's source staged as rows of channel pairs and its result
+  // within the staging budget.
+  const AmxTiles amx = amx_pair_products(cpu.pairs, source, p.wei, p.math);
+  const int64_t pairs_ld = round_up(d.tile, kAmxBlock);
+  const bool pairs_fit = pointwise && amx != AmxTiles::kNone &&
+                         product_within(ceil_div(s.cin, 2), pairs_ld, kStagingBudget) &&
+                         product_within(round_up(s.cout, kAmxBlock), pairs_ld, kStagingBudget);
+  if (take_choice(forced, "pairs", pairs_fit, true)) d.amx = amx;
+  if (d.amx == AmxTiles::kNone) {
+    // A FLOAT16/BF16 1x1 source with contiguous planes (no rounding asked of it), where the result goes
+    // by parts: whole tiles of it read in place by the micro-kernel, widened as they are loaded
+    // (sgemm_rows_16bit: not staged, not packed), their results narrowed as they are computed.
+    const bool by_parts =
+        DenseFloatOutput::stores_parts_of(p.grad_input, result_bias(p) != nullptr, bias_added_in_place(p) != nullptr);
+    d.rows16 = take_choice(forced, "rows16",
+                           pointwise && (source.dtype == ACL_FLOAT16 || source.dtype == ACL_BF16) &&
+                               p.math == MathMode::kFull && planes_contiguous(source) && by_parts &&
+                               converts_in_registers(d.blocking),
+                           true);
+    // Tasks stage their windows of the source (no dense float copy of it), within the staging budget:
+    // a source that is not a dense float array, and a 1x1 kernel's tiles of unit-stride rows (each
+    // channel's run of the tile copied in order, not one line of every channel's row per micro-kernel
+    // tile).
+    d.staged = take_choice(forced, "source_staged",
+                           (stage_from_view(source, p.math) || (pointwise && source.stride[4] == 1)) &&
+                               product_within(s.cin, max_source_window(g, d.tile), kStagingBudget),
+                           true);
+  }
+  d.reasons.note(forced, d.amx != AmxTiles::kNone, "pairs",
+                 "a 1x1 kernel's BF16 source and weights in the AMX tiles' order");
+  d.reasons.note(forced, d.rows16, "rows16", "a 1x1 kernel's 16-bit rows widened by the micro-kernel");
+  d.reasons.note(forced, d.staged, "source_staged", "each task stages its tile's window from the source's view");
+  return d;
+}
+
 // Per (sample, group, output tile): Y = W cols, with W packed once per execution and cols =
 // im2col(src) either written straight into the GEMM's packed panels (never stored whole) or, where
 // padded_windows_apply, read in place from the tile's padded source window (padded_window.h: the
@@ -116,42 +177,37 @@ Support decide_windows(const ConvGeometry& g, const View5& source, const ConvPro
 // the kernel flipped while it is packed).
 class GemmForward final : public ConvStep {
  public:
-  // Books the step: from padded windows as `windows` decided (decide_windows), else from tiles.
-  GemmForward(const ConvProblem& p, PlanBuilder& b, bool flipped, const WindowsDecision* windows)
+  // Books the step: from padded windows as `windows` decided (decide_windows), else from tiles as
+  // `tiles` decided (decide_tiles).
+  GemmForward(const ConvProblem& p, PlanBuilder& b, bool flipped, const WindowsDecision* windows,
+              const TilesDecision* tiles)
       : g_(flipped ? flipped_geometry(p.geometry) : p.geometry),
         s_(g_),
         threads_(b.threads()),
         flipped_(flipped),
         source_(flipped ? p.dst : p.src),
         math_(p.math),
-        staged_(stage_from_view(source_, p.math) || (columns_are_source(g_) && source_.stride[4] == 1)),
+        staged_(tiles != nullptr && tiles->staged),
+        rows16_(tiles != nullptr && tiles->rows16),
         // (a forward operator's dense float output: written in place, each band or tile adding its bias)
         bias_in_place_(bias_added_in_place(p) != nullptr),
         // (as floats, one per output channel: the micro-kernel adds them)
         bias_floats_(bias_added_in_place(p), b, "gemm.bias"),
         // (bands and tiles store from their own results, or compute them in a dense float Y)
         output_(p.grad_input, b, "gradInput.f32", true, result_bias(p), bias_in_place_) {
-    const int64_t slices = s_.n * s_.groups;
     if (windows != nullptr) {
       plan_padded_windows(b, *windows);
       return;
     }
-    // Output tiles small enough for kTargetTasks tasks (the packed panels bound the scratch).
-    tile_ = std::max<int64_t>(1, s_.dst_plane / pieces_for_tasks(slices));
-    // (A 1x1 kernel's tiles in whole 32-column micro-kernel tiles: its source rows are then read in
-    // place, run_tiles.)
-    if (columns_are_source(g_) && tile_ > 32) tile_ = tile_ / 32 * 32;
+    tile_ = tiles->tile;
     tiles_ = ceil_div(s_.dst_plane, tile_);
-    blocking_ = plan_gemm_blocking(s_.cout, tile_, s_.rows(), b.cpu());
-    if (plan_pointwise_pairs(p, b)) return;
+    blocking_ = tiles->blocking;
+    if (tiles->amx != AmxTiles::kNone) {
+      plan_pointwise_pairs(b, tiles->amx);
+      return;
+    }
     pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(true), sizeof(float), threads_);
     if (columns_are_source(g_)) offsets_ = b.book_scratch("gemm.row_offsets", s_.rows(), sizeof(int64_t));
-    // A FLOAT16/BF16 1x1 source with contiguous planes (no rounding asked of it), where the result goes
-    // by parts: whole tiles of it read in place by the micro-kernel, widened as they are loaded
-    // (sgemm_rows_16bit: not staged, not packed), their results narrowed as they are computed.
-    rows16_ = columns_are_source(g_) && (source_.dtype == ACL_FLOAT16 || source_.dtype == ACL_BF16) &&
-              math_ == MathMode::kFull && planes_contiguous(source_) && output_.stores_parts() &&
-              converts_in_registers(blocking_);
     if (rows16_) rows16_offsets_ = b.book_scratch("gemm.row_offsets16", s_.rows(), sizeof(int64_t));
     // A result not stored as dense floats: each tile computed into a per-thread buffer and rounded
     // into the user's view from there (never through a whole float copy in memory). (rows16_: whole
@@ -163,8 +219,7 @@ class GemmForward final : public ConvStep {
     weights_ = b.book_scratch("gemm.packed_weights", s_.groups * group_floats_, sizeof(float));
     if (staged_) {  // each task stages the window of its slice that its tile reads
       window_floats_ = max_source_window(g_, tile_);
-      staged_ = product_within(s_.cin, window_floats_, kStagingBudget);
-      if (staged_) window_ = b.book_scratch("gemm.source_window", s_.cin * window_floats_, sizeof(float), threads_);
+      window_ = b.book_scratch("gemm.source_window", s_.cin * window_floats_, sizeof(float), threads_);
     }
     b.need_float_inputs(!flipped_ && !staged_, true, flipped_ && !staged_);
   }
@@ -299,17 +354,13 @@ class GemmForward final : public ConvStep {
   }
 
   // A 1x1 kernel's BF16 source and weights (used as they are) in pair products in the AMX tiles' order
-  // where the CPU runs it (amx.h): each tile's source staged as rows of channel pairs ([pair][position]
-  // words, ld_ apart, zeros past the tile up to whole blocks of 32 columns), W packed in tiles, the
-  // result computed into a per-thread tile buffer. Returns whether it planned.
-  bool plan_pointwise_pairs(const ConvProblem& p, PlanBuilder& b) {
-    if (!columns_are_source(g_)) return false;
-    const AmxTiles amx = amx_pair_products(b.cpu().pairs, source_, p.wei, math_);
-    if (amx == AmxTiles::kNone) return false;
+  // on `amx` (decide_tiles): each tile's source staged as rows of channel pairs ([pair][position] words,
+  // ld_ apart, zeros past the tile up to whole blocks of 32 columns), W packed in tiles, the result
+  // computed into a per-thread tile buffer.
+  void plan_pointwise_pairs(PlanBuilder& b, AmxTiles amx) {
     depth_ = ceil_div(s_.cin, 2);
     ld_ = round_up(tile_, kAmxBlock);
     const int64_t result_rows = round_up(s_.cout, kAmxBlock);
-    if (!product_within(depth_, ld_, kStagingBudget) || !product_within(result_rows, ld_, kStagingBudget)) return false;
     amx_ = amx;
     window_ = b.book_scratch("gemm.source_pairs", depth_ * ld_, sizeof(uint32_t), threads_);
     planes_ = b.book_scratch("gemm.source_planes", 2 * tile_, sizeof(float), threads_);
@@ -319,7 +370,6 @@ class GemmForward final : public ConvStep {
     group_floats_ = amx_left_words(s_.cout, depth_);
     weights_ = b.book_scratch("gemm.packed_weights", s_.groups * group_floats_, sizeof(uint32_t));
     b.need_float_inputs(false, true, false);
-    return true;
   }
 
   // plan_pointwise_pairs' tasks: Y[:, o0:o1] (Cout_g x tile) = W_g (Cout_g x Cin_g, in pairs of
@@ -553,13 +603,22 @@ Support supports_gemm_forward(const ConvProblem& p, const CpuFeatures& cpu) {
     if (!ahead) return ahead;
   }
   const Support kind = kFlipped ? supports_flipped(p) : kSupported;
-  if (!kind || kForm == ForwardForm::kTiles) return kind;
-  return kFlipped ? decide_windows(flipped_geometry(p.geometry), p.dst, p, cpu)
-                  : decide_windows(p.geometry, p.src, p, cpu);
+  if (!kind) return kind;
+  const ConvGeometry g = kFlipped ? flipped_geometry(p.geometry) : p.geometry;
+  const View5& source = kFlipped ? p.dst : p.src;
+  if (kForm == ForwardForm::kTiles) return supported_as(decide_tiles(g, source, p, cpu));
+  return decide_windows(g, source, p, cpu);
 }
 template <bool kFlipped>
 std::unique_ptr<ConvStep> plan_gemm_forward(const ConvProblem& p, PlanBuilder& builder) {
-  return std::make_unique<GemmForward>(p, builder, kFlipped, builder.decided<WindowsDecision>());
+  const WindowsDecision* windows = builder.decided<WindowsDecision>();
+  const TilesDecision* tiles = builder.decided<TilesDecision>();
+  if (windows != nullptr || tiles != nullptr)
+    return std::make_unique<GemmForward>(p, builder, kFlipped, windows, tiles);
+  // (a plan always hands the decision over; a caller that did not gets the tiles, decided here)
+  const TilesDecision own = kFlipped ? decide_tiles(flipped_geometry(p.geometry), p.dst, p, builder.cpu())
+                                     : decide_tiles(p.geometry, p.src, p, builder.cpu());
+  return std::make_unique<GemmForward>(p, builder, kFlipped, nullptr, &own);
 }
 template <bool kFlipped, ForwardForm kForm, Rank kRank = Rank::kBehindDirect>
 constexpr ConvImpl gemm_forward_entry(const char* name) {

@@ -125,12 +125,7 @@ struct WeightVariant {
   bool bf16_in_place = false;  // [:bf16_rows] a BF16 1x1 X read in place, widened as broadcast
   bool rounds_blocks = false;  // a dense 16-bit dW rounded as its partials are added
   bool narrows_sums = false;   // [:narrowed] ... or by the micro-kernel from one chunk's products
-  // The choices taken, each with its reason: "<choice>: <why>" joined by "; " (no commas), for the
-  // verbose mode.
-  std::string reasons;
-  void take(const char* choice, const char* why) {
-    reasons += std::string(reasons.empty() ? "" : "; ") + choice + ": " + why;
-  }
+  ChoiceReasons reasons;       // the choices taken, for the verbose mode
 };
 
 inline WeightVariant choose_weight_variant(const ConvProblem& p, const CpuFeatures& cpu, const WeightSplit& split,
@@ -224,7 +219,7 @@ inline WeightVariant choose_weight_variant(const ConvProblem& p, const CpuFeatur
       forced, "narrowed",
       dense16 && !v.transposed && split.chunks == 1 && v.pack_once && converts_in_registers(v.blocking), true);
   const auto take = [&](bool taken, const char* choice, const char* why) {
-    if (taken) v.take(choice, named_in(forced, choice) ? "forced" : why);
+    v.reasons.note(forced, taken, choice, why);
   };
   take(v.pack_once, "pack_once", "dY packed once for every task");
   take(v.x_staged, "x_staged", "X staged per piece from its view");
@@ -250,7 +245,7 @@ struct WeightDecision final : EntryDecision {
   BandTiling bands;           // ... these bands
   int64_t window_floats = 0;  // ... floats of one band's window (a row block's channels)
   WeightVariant variant;
-  std::string describe() const override { return variant.reasons; }
+  std::string describe() const override { return variant.reasons.text; }
 };
 
 // gemm_weight_windows' decision (`windows`: refused where padded windows do not serve the geometry)
