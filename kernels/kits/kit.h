@@ -8,6 +8,7 @@
 // they differ only in speed.
 #pragma once
 
+#include "kernels/amx/amx.h"
 #include "kernels/core/cpu_isa.h"
 #include "kernels/kits/microkernel.h"
 #include "kernels/kits/row_kernels.h"
@@ -20,6 +21,9 @@ struct IsaKit {
   MicroKernel gemm;
   RowKernels rows;
   WinogradTransforms winograd;
+  // The AMX tiles' order on the set's FMAs (kernels/amx/amx_fma_tiles.h; AmxTiles::kFma*, dispatched by
+  // kernels/matmul/bf16_pairs.cpp); none on x86-64's generic set, which has no FMA.
+  AmxProducts fma_pairs;
 };
 
 extern const IsaKit kKitGeneric;  // kit_generic.cpp (the baseline: SSE2 on x86-64, NEON on aarch64)

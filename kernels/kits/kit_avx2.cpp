@@ -137,8 +137,7 @@ void input_rows_avx2(const InputRows& job) { input_rows<avx2_ops, 1, 6>(job); }
 
 }  // namespace
 
-// The AMX tiles' order on this set's FMAs (kernels/amx/amx_fma_tiles.h), for amx_pair_rows and
-// amx_pair_a_rows (amx.cpp).
+// The AMX tiles' order on this set's FMAs (kernels/amx/amx_fma_tiles.h): the kit's fma_pairs.
 using FmaTiles = AmxFmaTiles<avx2_ops, 2, 2>;
 ACLNN_AMX_DEFINE_PRODUCTS(fma_avx2, FmaTiles)
 
@@ -146,6 +145,7 @@ extern const IsaKit kKitAvx2 = {
     Isa::kAvx2,
     Tile::kernel(Isa::kAvx2, interleave_6_portable, interleave_nr_avx2),
     {Isa::kAvx2, forward_rows_avx2, weight_rows_avx2, weight_block_avx2, input_rows_avx2, 0, reads_in_place_avx2},
-    transforms_of<avx2_ops>()};
+    transforms_of<avx2_ops>(),
+    {amx_pair_rows_fma_avx2, amx_pair_a_rows_fma_avx2}};
 
 }  // namespace aclnn_cpu

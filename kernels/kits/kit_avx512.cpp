@@ -123,8 +123,7 @@ void input_rows_avx512(const InputRows& job) { input_rows<avx512_ops, 2, 14, kPa
 
 }  // namespace
 
-// The AMX tiles' order on this set's FMAs (kernels/amx/amx_fma_tiles.h), for amx_pair_rows and
-// amx_pair_a_rows (amx.cpp).
+// The AMX tiles' order on this set's FMAs (kernels/amx/amx_fma_tiles.h): the kit's fma_pairs.
 using FmaTiles = AmxFmaTiles<avx512_ops, 4, 2>;
 ACLNN_AMX_DEFINE_PRODUCTS(fma_avx512, FmaTiles)
 
@@ -132,6 +131,7 @@ extern const IsaKit kKitAvx512 = {Isa::kAvx512,
                                   Tile::kernel(Isa::kAvx512, interleave_mr_avx512, interleave_nr_avx512),
                                   {Isa::kAvx512, forward_rows_avx512, weight_rows_avx512, weight_block_avx512,
                                    input_rows_avx512, kPairedRowWidth, reads_in_place_avx512},
-                                  transforms_of<avx512_ops>()};
+                                  transforms_of<avx512_ops>(),
+                                  {amx_pair_rows_fma_avx512, amx_pair_a_rows_fma_avx512}};
 
 }  // namespace aclnn_cpu

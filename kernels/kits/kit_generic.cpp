@@ -192,10 +192,12 @@ void input_rows_generic(const InputRows& job) { input_rows<generic_row_ops, 1, 2
 }  // namespace
 
 #if defined(__aarch64__)
-// The AMX tiles' order on this set's FMAs (kernels/amx/amx_fma_tiles.h), for amx_pair_rows and
-// amx_pair_a_rows (amx.cpp).
+// The AMX tiles' order on this set's FMAs (kernels/amx/amx_fma_tiles.h): the kit's fma_pairs.
 using FmaTiles = AmxFmaTiles<generic_ops, 4, 2>;
 ACLNN_AMX_DEFINE_PRODUCTS(fma_neon, FmaTiles)
+constexpr AmxProducts kFmaPairs = {amx_pair_rows_fma_neon, amx_pair_a_rows_fma_neon};
+#else
+constexpr AmxProducts kFmaPairs = {};  // (SSE2 has no FMA)
 #endif
 
 void interleave_6_portable(const float* rows, int64_t stride, int64_t depth, float* out) {
@@ -209,7 +211,8 @@ extern const IsaKit kKitGeneric = {Isa::kGeneric,
                                    Tile::kernel(Isa::kGeneric, interleave_6_portable, interleave_8_portable),
                                    {Isa::kGeneric, forward_rows_generic, weight_rows_generic, weight_block_generic,
                                     input_rows_generic, 0, reads_in_place_generic},
-                                   transforms_of<generic_ops>()};
+                                   transforms_of<generic_ops>(),
+                                   kFmaPairs};
 
 float sum_lanes(float* lanes) {
   for (int width = kRowLanes / 2; width > 0; width /= 2) {
