@@ -13,15 +13,15 @@ AmxTiles amx_pair_products(AmxTiles engine, const View5& a, const View5& b, Math
 }
 
 void stage_channel_pairs(const View5& view, int64_t n, int64_t c, bool odd, int64_t first, int64_t count,
-                         float* scratch, uint32_t* out) {
+                         float* scratch, uint32_t* out, const Conversions16* conversions) {
   if (planes_contiguous(view) && odd) {  // two runs of BF16 values, interleaved
     const uint16_t* even_run = static_cast<const uint16_t*>(view.data) + view.element(n, c, 0, 0, first);
     const uint16_t* odd_run = even_run + view.stride[1];
     for (int64_t i = 0; i < count; ++i) out[i] = bf16_pair(even_run[i], odd_run[i]);
     return;
   }
-  read_plane_floats(view, MathMode::kFull, n, c, first, count, scratch);
-  if (odd) read_plane_floats(view, MathMode::kFull, n, c + 1, first, count, scratch + count);
+  read_plane_floats(view, MathMode::kFull, n, c, first, count, scratch, conversions);
+  if (odd) read_plane_floats(view, MathMode::kFull, n, c + 1, first, count, scratch + count, conversions);
   for (int64_t i = 0; i < count; ++i)
     out[i] = bf16_pair(bf16_bits(scratch[i]), odd ? bf16_bits(scratch[count + i]) : 0);
 }

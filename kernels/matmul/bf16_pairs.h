@@ -47,9 +47,10 @@ inline uint32_t bf16_pair(uint16_t even, uint16_t odd) { return uint32_t{even} |
 
 // out[i] = the pair of channels c (low half) and c + 1 (high half; zero unless `odd`) at position
 // first + i of plane n (positions (d, h, w) row-major) of a BF16 view, for i < count; `scratch`
-// holds 2 * count floats (for views whose planes are not contiguous).
+// holds 2 * count floats (for views whose planes are not contiguous, read with `conversions`, the plan's
+// kit's).
 void stage_channel_pairs(const View5& view, int64_t n, int64_t c, bool odd, int64_t first, int64_t count,
-                         float* scratch, uint32_t* out);
+                         float* scratch, uint32_t* out, const Conversions16* conversions);
 
 // A right operand in slivers of 32 columns (kAmxBlock): pair q of column j at data[(j / 32) * 32 *
 // pairs + q * 32 + j % 32] (zero past the last column); a product (amx_pair_a_rows) reads pairs
