@@ -60,26 +60,24 @@ void pack_amx_left(AmxTiles tiles, int64_t m, int64_t pairs, int64_t i0, int64_t
   }
 }
 
-// Words of the staging amx_pair_rows needs (per thread).
+// Words of the staging amx_pair_rows (kernels/matmul/bf16_pairs.h) needs (per thread).
 int64_t amx_stage_words(int64_t pairs);
-
-// C (m x n) = A (m x 2 pairs) * B (2 pairs x n) in the order above, A packed (pack_amx_left for
-// `tiles`), B's
-// pair row q read in place, column j's pair at b_base[b_rows[q] + j], staged 32 columns at a time
-// into `stage` (amx_stage_words(pairs) words) unless a chunk's 16 rows are evenly spaced. Whole
-// blocks: C holds round_up(m, 32) rows and round_up(n, 32) columns, and b_base is readable that far.
-void amx_pair_rows(AmxTiles tiles, int64_t m, int64_t n, int64_t pairs, const uint32_t* a, const uint32_t* b_base,
-                   const int64_t* b_rows, uint32_t* stage, float* c, int64_t ldc);
-
-// C (m x n) (+ C's values, `accumulate`) = A (m x 2 pairs) * B (2 pairs x n) in the order above, A's pair q
-// of row i the two BF16 entries at a_base[a_rows[i] + a_columns[q]] and + 1 (read in place, staged by
-// blocks of 32 rows), B packed in slivers of 32 columns (bf16_pairs.h's PackedPairsRight: pair q of
-// column j at b_data[(j / 32) * 32 * b_pairs + q * 32 + j % 32], zero past the last column), pairs
-// [b_offset, b_offset + pairs) of it. C is exactly m x n (a partial block is computed aside); `stage`
-// holds amx_a_stage_words(pairs) words.
+// Words of the staging amx_pair_a_rows needs (per thread).
 int64_t amx_a_stage_words(int64_t pairs);
-void amx_pair_a_rows(AmxTiles tiles, int64_t m, int64_t n, int64_t pairs, const uint16_t* a_base, const int64_t* a_rows,
-                     const int64_t* a_columns, const uint32_t* b_data, int64_t b_pairs, int64_t b_offset,
-                     bool accumulate, float* c, int64_t ldc, uint32_t* stage);
+
+// One implementation's two products in the order above (amx_pair_rows and amx_pair_a_rows,
+// kernels/matmul/bf16_pairs.h, say what they compute): the tiles', AVX512_BF16's, the emulation's, or a
+// kit's on its FMAs (IsaKit::fma_pairs).
+struct AmxProducts {
+  void (*rows)(int64_t m, int64_t n, int64_t pairs, const uint32_t* a, const uint32_t* b_base, const int64_t* b_rows,
+               uint32_t* stage, float* c, int64_t ldc) = nullptr;
+  void (*a_rows)(int64_t m, int64_t n, int64_t pairs, const uint16_t* a_base, const int64_t* a_rows,
+                 const int64_t* a_columns, const uint32_t* b_data, int64_t b_pairs, int64_t b_offset, bool accumulate,
+                 float* c, int64_t ldc, uint32_t* stage) = nullptr;
+};
+// The products of this layer's implementations: the CPU's tiles (kHardware), AVX512_BF16's pair
+// instructions (kVectors), else the emulation (a build without the others, and kEmulated; the FMA
+// tiles, kFma*, are the kits').
+AmxProducts amx_products(AmxTiles tiles);
 
 }  // namespace aclnn_cpu

@@ -226,9 +226,9 @@ void amx_pair_a_rows_on(int64_t m, int64_t n, int64_t pairs, const uint16_t* a_b
   }
 }
 
-// An implementation's amx_pair_rows and amx_pair_a_rows (amx.h), named amx_pair_rows_<suffix> and
-// amx_pair_a_rows_<suffix>: declared (amx.cpp dispatches to them), and defined over its tile type in
-// its own file.
+// An implementation's amx_pair_rows and amx_pair_a_rows (kernels/matmul/bf16_pairs.h), named
+// amx_pair_rows_<suffix> and amx_pair_a_rows_<suffix> (its AmxProducts): declared, and defined over its
+// tile type in its own file.
 #define ACLNN_AMX_PRODUCTS(suffix)                                                                                   \
   void amx_pair_rows_##suffix(int64_t m, int64_t n, int64_t pairs, const uint32_t* a, const uint32_t* b_base,        \
                               const int64_t* b_rows, uint32_t* stage, float* c, int64_t ldc);                        \

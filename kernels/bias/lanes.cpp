@@ -11,16 +11,18 @@ namespace {
 
 class LanesBias final : public ConvStep {
  public:
-  LanesBias(const ConvProblem& p, PlanBuilder& b) : dy_(p.bias_source), out_(p.grad_bias), threads_(b.threads()) {}
+  LanesBias(const ConvProblem& p, PlanBuilder& b)
+      : dy_(p.bias_source), out_(p.grad_bias), threads_(b.threads()), conversions_(b.cpu().conversions) {}
   int64_t tasks() const override { return dy_.shape[1]; }
   int run(const Workspace&, const StepInputs&) const override {
-    reduce_bias(dy_, out_, threads_);
+    reduce_bias(dy_, out_, threads_, conversions_);
     return 0;
   }
 
  private:
   View5 dy_, out_;
   int threads_;
+  const Conversions16* conversions_;  // the plan's kit's
 };
 
 Support supports(const ConvProblem&, const CpuFeatures&) { return kSupported; }  // any dtype and layout

@@ -23,43 +23,40 @@ void store_lane_sum(const View5& out, int64_t c, const double* lanes, int64_t la
 
 // out[i] = in[i] as float (exact) for a run of FLOAT16 or BF16 values.
 template <typename Half>
-void widen_run(const Half* in, int64_t count, float* out) {
-#ifdef ACLNN_HAVE_X86_KERNELS
-  if (count >= 1 && f16c_conversions()) {
+void widen_run(const Half* in, int64_t count, float* out, const Conversions16* conversions) {
+  if (count >= 1 && conversions != nullptr) {
     const auto* bits = reinterpret_cast<const uint16_t*>(in);
-    std::is_same_v<Half, Eigen::half> ? halves_to_floats_avx2(bits, out, count) : bf16_to_floats_avx2(bits, out, count);
+    std::is_same_v<Half, Eigen::half> ? conversions->halves_to_floats(bits, out, count)
+                                      : conversions->bf16_to_floats(bits, out, count);
     return;
   }
-#endif
   for (int64_t i = 0; i < count; ++i) out[i] = static_cast<float>(in[i]);
 }
 
 // lanes[w % 8] += plane (n, c) of dy's element (d, h, w), over d, h and w in that order (the lanes
-// of one sample's channel; `avx2`: contiguous rows through the AVX2 lane sums, the same order).
+// of one sample's channel; `vectors`, the kit's conversions: contiguous rows through their lane sums,
+// the same order; null: the portable loop).
 template <typename T>
-void add_plane_lanes(const View5& dy, const T* base, int64_t n, int64_t c, bool avx2, double* lanes) {
+void add_plane_lanes(const View5& dy, const T* base, int64_t n, int64_t c, const Conversions16* vectors,
+                     double* lanes) {
   const int64_t width = dy.shape[4], rows = width == 0 ? 0 : dy.shape[2] * dy.shape[3];
-#ifdef ACLNN_HAVE_X86_KERNELS
   if constexpr (std::is_same_v<T, float>) {
-    if (avx2) {  // a plane's rows with the lanes in registers
+    if (vectors != nullptr) {  // a plane's rows with the lanes in registers
       for (int64_t d = 0; rows > 0 && d < dy.shape[2]; ++d) {
-        add_to_double_lanes_avx2(base + dy.element(n, c, d, 0, 0), dy.shape[3], dy.stride[3], width, lanes);
+        vectors->add_to_double_lanes(base + dy.element(n, c, d, 0, 0), dy.shape[3], dy.stride[3], width, lanes);
       }
       return;
     }
   }
   if constexpr (sizeof(T) == 2) {
-    if (avx2) {  // a plane's rows (FLOAT16, BF16) widened in registers, the lanes in registers
+    if (vectors != nullptr) {  // a plane's rows (FLOAT16, BF16) widened in registers, the lanes in registers
       for (int64_t d = 0; rows > 0 && d < dy.shape[2]; ++d) {
-        add_halves_to_double_lanes_avx2(reinterpret_cast<const uint16_t*>(base + dy.element(n, c, d, 0, 0)),
-                                        dy.dtype == ACL_BF16, dy.shape[3], dy.stride[3], width, lanes);
+        vectors->add_halves_to_double_lanes(reinterpret_cast<const uint16_t*>(base + dy.element(n, c, d, 0, 0)),
+                                            dy.dtype == ACL_BF16, dy.shape[3], dy.stride[3], width, lanes);
       }
       return;
     }
   }
-#else
-  (void)avx2;
-#endif
   for (int64_t r = 0; r < rows; ++r) {
     const T* in = base + dy.element(n, c, r / dy.shape[3], r % dy.shape[3], 0);
     const int64_t step = dy.stride[4];
@@ -74,18 +71,18 @@ void add_plane_lanes(const View5& dy, const T* base, int64_t n, int64_t c, bool 
 }  // namespace
 
 void add_float_planes_lanes(const View5& plane, const float* data, int64_t channels, int64_t channel_stride,
-                            double* lanes) {
-#ifdef ACLNN_HAVE_X86_KERNELS
-  if (f16c_conversions() && plane.stride[4] == 1) {  // the channels' rows side by side, the same lanes
+                            double* lanes, const Conversions16* conversions) {
+  if (conversions != nullptr && plane.stride[4] == 1) {  // the channels' rows side by side, the same lanes
     const int64_t width = plane.shape[4];
     for (int64_t d = 0; width > 0 && d < plane.shape[2]; ++d) {
-      add_channels_to_double_lanes_avx2(data + d * plane.stride[2], channels, channel_stride, plane.shape[3],
-                                        plane.stride[3], width, lanes);
+      conversions->add_channels_to_double_lanes(data + d * plane.stride[2], channels, channel_stride, plane.shape[3],
+                                                plane.stride[3], width, lanes);
     }
     return;
   }
-#endif
-  for (int64_t c = 0; c < channels; ++c) add_plane_lanes(plane, data + c * channel_stride, 0, 0, false, lanes + c * 8);
+  for (int64_t c = 0; c < channels; ++c) {
+    add_plane_lanes(plane, data + c * channel_stride, 0, 0, nullptr, lanes + c * 8);
+  }
 }
 
 void store_bias_lanes(const double* lanes, int64_t samples, const View5& out) {
@@ -99,7 +96,7 @@ void store_bias_lanes(const double* lanes, int64_t samples, const View5& out) {
   }
 }
 
-void reduce_bias(const View5& dy, const View5& out, int threads) {
+void reduce_bias(const View5& dy, const View5& out, int threads, const Conversions16* conversions) {
   if (may_overlap(out)) threads = 1;  // one thread writes the channels in order
   (void)threads;
   // An empty gradOutput (its data may be null) sums to zeros: no element address is formed.
@@ -124,8 +121,8 @@ void reduce_bias(const View5& dy, const View5& out, int threads) {
                 for (int64_t b = 0; b < count * int64_t(sizeof(*in)); b += 64) __builtin_prefetch(ahead + b);
               }
               double* lane = sample[w % 8];
-              if constexpr (sizeof(*in) == 2) {  // converted as a run (F16C/AVX2 where it may), then added
-                widen_run(in, count, converted);
+              if constexpr (sizeof(*in) == 2) {  // converted as a run (the kit's where it has them), then added
+                widen_run(in, count, converted, conversions);
                 for (int64_t c = 0; c < count; ++c) lane[c] += converted[c];
               } else {
                 for (int64_t c = 0; c < count; ++c) lane[c] += element_as_double(in[c]);
@@ -141,9 +138,11 @@ void reduce_bias(const View5& dy, const View5& out, int threads) {
     });
     return;
   }
-  // Contiguous rows through AVX2 (FLOAT16 and BF16 converted first, exactly): the same lanes, the same order.
-  const bool avx2 = dy.stride[4] == 1 && f16c_conversions() &&
-                    (dy.dtype == ACL_FLOAT || dy.dtype == ACL_FLOAT16 || dy.dtype == ACL_BF16);
+  // Contiguous rows through the kit's lane sums (FLOAT16 and BF16 widened exactly): the same lanes, the
+  // same order.
+  const bool vector_rows =
+      dy.stride[4] == 1 && (dy.dtype == ACL_FLOAT || dy.dtype == ACL_FLOAT16 || dy.dtype == ACL_BF16);
+  const Conversions16* row_sums = vector_rows ? conversions : nullptr;
   // Blocks of channels, each block's planes read sample by sample (memory order: one stream), each
   // channel's sum over its own lanes: the blocking changes no bit.
   const int64_t channels = dy.shape[1];
@@ -158,7 +157,7 @@ void reduce_bias(const View5& dy, const View5& out, int threads) {
       for (int64_t n = 0; n < dy.shape[0]; ++n) {
         for (int64_t c = c0; c < c1; ++c) {
           double lanes[8] = {};  // this sample's, added to the sum of the ones before
-          add_plane_lanes(dy, base, n, c, avx2, lanes);
+          add_plane_lanes(dy, base, n, c, row_sums, lanes);
           for (int l = 0; l < 8; ++l) all_lanes[(c - c0) * 8 + l] += lanes[l];
         }
       }

@@ -1,5 +1,6 @@
 // F16C and AVX2 conversions (kernels/common/convert.h). Compiled with -mavx2 -mf16c; called only
-// when f16c_conversions() says the CPU has both. Only intrinsics here (no shared inline code).
+// through the AVX2 and AVX-512 kits' conversions (IsaKit::conversions), on CPUs with both. Only intrinsics here (no
+// shared inline code).
 #include <immintrin.h>
 
 #include <cstdint>

@@ -1,7 +1,7 @@
 // AVX-512F float -> BF16 narrowing (convert.h), 16 values per step with the mask registers: the
 // same integer rounding as floats_to_bf16_avx2, so the same bits, in about a third of its
-// instructions. Compiled with -mavx512f; called only when the CPU has AVX-512F and ACLNN_CONVBWD_ISA
-// allows it (avx512_conversions()).
+// instructions. Compiled with -mavx512f; called only through the AVX-512 kits' conversions
+// (IsaKit::conversions: the plan's instruction set is avx512).
 #include <immintrin.h>
 
 #include "kernels/common/convert.h"

@@ -3,7 +3,8 @@
 // Eigen::bfloat16 does, but flushes denormal inputs to zero and keeps a NaN's payload, so a block of
 // 16 holding a denormal or a NaN (VFPCLASSPS, AVX512DQ) goes through floats_to_bf16_avx512 instead.
 // (A normal float never narrows to a BF16 denormal: both have float's exponent range.) Compiled with
-// -mavx512f -mavx512dq -mavx512bf16; called only when the CPU has all three (avx512_bf16_conversions()).
+// -mavx512f -mavx512dq -mavx512bf16; called only through the AVX512_BF16 kit's conversions (the AVX-512 kit on CPUs
+// with all three).
 #include <immintrin.h>
 
 #include "kernels/common/convert.h"

@@ -73,7 +73,8 @@ bool all_finite(const View5& view, MathMode math, int64_t n, int64_t c0, int64_t
   for (int64_t c = c0; c < c0 + channels; ++c) {
     for (int64_t first = 0; first < plane; first += 256) {
       const int64_t count = std::min<int64_t>(256, plane - first);
-      read_plane_floats(view, math, n, c, first, count, values);  // (rounded as the kernels round)
+      // (rounded as the kernels round; math rounds here, which the kits' conversions do not: none)
+      read_plane_floats(view, math, n, c, first, count, values, nullptr);
       for (int64_t i = 0; i < count; ++i) {
         if (!std::isfinite(values[i])) return false;
       }

@@ -82,19 +82,18 @@ int64_t max_source_window(const ConvGeometry& g, int64_t count) {
 }
 
 void stage_window(const View5& view, MathMode math, int64_t n, int64_t c0, int64_t c_begin, int64_t c_end,
-                  PlaneWindow window, float* out) {
-#ifdef ACLNN_HAVE_X86_KERNELS
+                  PlaneWindow window, float* out, const Conversions16* conversions) {
   // FLOAT16/BF16 planes lying whole: the channels' runs widened in one call, which prefetches ahead in
   // each run (the positions of the task's next piece).
   if ((view.dtype == ACL_FLOAT16 || view.dtype == ACL_BF16) && math == MathMode::kFull && planes_contiguous(view) &&
-      f16c_conversions() && c_end > c_begin && window.size() > 0) {
-    widen_rows_avx2(static_cast<const uint16_t*>(view.data) + view.element(n, c0 + c_begin, 0, 0, window.first),
-                    view.dtype == ACL_BF16, view.stride[1], 1, window.size(), c_end - c_begin, out, window.size());
+      conversions != nullptr && c_end > c_begin && window.size() > 0) {
+    conversions->widen_rows(static_cast<const uint16_t*>(view.data) + view.element(n, c0 + c_begin, 0, 0, window.first),
+                            view.dtype == ACL_BF16, view.stride[1], 1, window.size(), c_end - c_begin, out,
+                            window.size());
     return;
   }
-#endif
   for (int64_t c = c_begin; c < c_end; ++c, out += window.size()) {
-    read_plane_floats(view, math, n, c0 + c, window.first, window.size(), out);
+    read_plane_floats(view, math, n, c0 + c, window.first, window.size(), out, conversions);
   }
 }
 
@@ -155,7 +154,7 @@ void im2col_panels(const ConvGeometry& g, const SliceSource& src, int64_t p0, in
 }
 
 void view_panels(const View5& view, MathMode math, int64_t n, int64_t c0, int64_t first, int64_t p0, int64_t depth,
-                 int64_t j0, int64_t cols, int width, float* out) {
+                 int64_t j0, int64_t cols, int width, float* out, const Conversions16* conversions) {
   constexpr int64_t kChunk = 256;  // positions read per call, at most
   alignas(64) float row[kChunk];
   const int64_t sliver = width * depth, plane = view.shape[2] * view.shape[3] * view.shape[4];
@@ -169,7 +168,7 @@ void view_panels(const View5& view, MathMode math, int64_t n, int64_t c0, int64_
       if (direct) {
         from = static_cast<const float*>(view.data) + view.element(n + at / plane, c0 + p0 + p, 0, 0, 0) + at % plane;
       } else {
-        read_plane_floats(view, math, n + at / plane, c0 + p0 + p, at % plane, run, row);
+        read_plane_floats(view, math, n + at / plane, c0 + p0 + p, at % plane, run, row, conversions);
       }
       for (int64_t i = 0; i < run;) {  // into the slivers the run crosses
         const int64_t lane = (j + i) % width, piece = std::min<int64_t>(run - i, width - lane);

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "kernels/common/convert.h"
 #include "kernels/core/conv_problem.h"
 #include "kernels/core/cpu_isa.h"
 
@@ -43,7 +44,7 @@ int64_t max_source_window(const ConvGeometry& g, int64_t count);
 // [c_begin, c_end) and i in the window: the part of a slice a tile reads, with no dense copy of
 // the whole tensor. The view's spatial dims are the geometry's source sizes.
 void stage_window(const View5& view, MathMode math, int64_t n, int64_t c0, int64_t c_begin, int64_t c_end,
-                  PlaneWindow window, float* out);
+                  PlaneWindow window, float* out, const Conversions16* conversions);
 
 // The output indices o < out whose source index o * stride + shift lies in [0, size): [first, end)
 // (first == end when none). Exact for any stride >= 1, size >= 0 and shift (a tap's offset less the
@@ -129,7 +130,7 @@ void im2col_panels(const ConvGeometry& g, const SliceSource& src, int64_t p0, in
 // converted while it is packed. Positions past the plane continue in the next samples' planes
 // (B(p, j) = element (n + q / plane, c0 + p, q % plane), q = first + j): columns of several samples.
 void view_panels(const View5& view, MathMode math, int64_t n, int64_t c0, int64_t first, int64_t p0, int64_t depth,
-                 int64_t j0, int64_t cols, int width, float* out);
+                 int64_t j0, int64_t cols, int width, float* out, const Conversions16* conversions);
 
 // dst[c, i] += every cols entry that im2col would have read from position (c, i); same block shape,
 // but rows `ld` floats apart. Each entry of dst gets its additions in row order; with `isa` AVX-512,

@@ -150,8 +150,8 @@ void store_in_view_order(const T* values, const View5& out) {
 
 }  // namespace
 
-void pack_plane(const View5& view, MathMode math, int64_t n, int64_t c, float* out) {
-  read_plane_floats(view, math, n, c, 0, view.shape[2] * view.shape[3] * view.shape[4], out);
+void pack_plane(const View5& view, MathMode math, int64_t n, int64_t c, float* out, const Conversions16* conversions) {
+  read_plane_floats(view, math, n, c, 0, view.shape[2] * view.shape[3] * view.shape[4], out, conversions);
 }
 void pack_plane(const View5& view, MathMode math, int64_t n, int64_t c, double* out) {
   with_element_type(view, [&](auto* base) {
@@ -166,7 +166,7 @@ void pack_plane(const View5& view, MathMode math, int64_t n, int64_t c, double* 
 }
 
 template <typename T>
-void pack_dense(const View5& view, MathMode math, T* out, int threads) {
+void pack_dense(const View5& view, MathMode math, T* out, int threads, const Conversions16* conversions) {
   (void)threads;                  // used by OpenMP only
   if (view.numel() == 0) return;  // (its data may be null: no element address is formed)
   if constexpr (std::is_same_v<T, float>) {
@@ -174,37 +174,45 @@ void pack_dense(const View5& view, MathMode math, T* out, int threads) {
       const int64_t total = view.numel();
 #pragma omp parallel for schedule(static) num_threads(threads)
       for (int64_t i = 0; i < total; i += kDenseChunk)
-        read_dense_floats(view, math, i, std::min(kDenseChunk, total - i), out + i);
+        read_dense_floats(view, math, i, std::min(kDenseChunk, total - i), out + i, conversions);
       return;
     }
   }
   const int64_t plane = view.shape[2] * view.shape[3] * view.shape[4];
 #pragma omp parallel for collapse(2) schedule(static) num_threads(threads)
   for (int64_t n = 0; n < view.shape[0]; ++n) {
-    for (int64_t c = 0; c < view.shape[1]; ++c) pack_plane(view, math, n, c, out + (n * view.shape[1] + c) * plane);
+    for (int64_t c = 0; c < view.shape[1]; ++c) {
+      T* to = out + (n * view.shape[1] + c) * plane;
+      if constexpr (std::is_same_v<T, float>) {
+        pack_plane(view, math, n, c, to, conversions);
+      } else {
+        pack_plane(view, math, n, c, to);
+      }
+    }
   }
 }
 
-void read_dense_floats(const View5& view, MathMode math, int64_t first, int64_t count, float* out) {
+void read_dense_floats(const View5& view, MathMode math, int64_t first, int64_t count, float* out,
+                       const Conversions16* conversions) {
   View5 flat = view;  // the same elements as one W row
   for (int i = 0; i < 4; ++i) flat.shape[i] = 1, flat.stride[i] = 0;
   flat.shape[4] = view.numel(), flat.stride[4] = 1;
-  read_row_floats(flat, math, 0, 0, 0, 0, first, 1, count, out);
+  read_row_floats(flat, math, 0, 0, 0, 0, first, 1, count, out, conversions);
 }
 
-void read_plane_floats(const View5& view, MathMode math, int64_t n, int64_t c, int64_t first, int64_t count,
-                       float* out) {
+void read_plane_floats(const View5& view, MathMode math, int64_t n, int64_t c, int64_t first, int64_t count, float* out,
+                       const Conversions16* conversions) {
   const int64_t height = view.shape[3];
   const int64_t width = planes_contiguous(view) ? first + count : view.shape[4];  // one run, or a run per row
   for (int64_t i = first; i < first + count;) {
     const int64_t line = i / width, w = i % width, run = std::min(width - w, first + count - i);
-    read_row_floats(view, math, n, c, line / height, line % height, w, 1, run, out + (i - first));
+    read_row_floats(view, math, n, c, line / height, line % height, w, 1, run, out + (i - first), conversions);
     i += run;
   }
 }
 
 void read_row_floats(const View5& view, MathMode math, int64_t n, int64_t c, int64_t d, int64_t h, int64_t w0,
-                     int64_t step, int64_t count, float* out) {
+                     int64_t step, int64_t count, float* out, const Conversions16* conversions) {
   if (count <= 0) return;
   const int64_t first = view.element(n, c, d, h, w0), stride = view.stride[4] * step;
   if (view.dtype == ACL_FLOAT && stride == 1 && math != MathMode::kFp16Inputs) {  // the common case: a copy
@@ -219,19 +227,19 @@ void read_row_floats(const View5& view, MathMode math, int64_t n, int64_t c, int
     widen_bf16_run(static_cast<const uint16_t*>(view.data) + first, count, out);
     return;
   }
-#ifdef ACLNN_HAVE_X86_KERNELS
   if ((view.dtype == ACL_FLOAT16 || view.dtype == ACL_BF16) && stride == 1 && count >= 1 && math == MathMode::kFull &&
-      f16c_conversions()) {
+      conversions != nullptr) {
     const uint16_t* in = static_cast<const uint16_t*>(view.data) + first;
-    view.dtype == ACL_FLOAT16 ? halves_to_floats_avx2(in, out, count) : bf16_to_floats_avx2(in, out, count);
+    view.dtype == ACL_FLOAT16 ? conversions->halves_to_floats(in, out, count)
+                              : conversions->bf16_to_floats(in, out, count);
     return;
   }
   if ((view.dtype == ACL_FLOAT16 || view.dtype == ACL_BF16) && stride > 1 && math == MathMode::kFull &&
-      f16c_conversions()) {  // a strided window's phase: its entries only, 8 per conversion
-    widen_strided_avx2(static_cast<const uint16_t*>(view.data) + first, view.dtype == ACL_BF16, stride, count, out);
+      conversions != nullptr) {  // a strided window's phase: its entries only, 8 per conversion
+    conversions->widen_strided(static_cast<const uint16_t*>(view.data) + first, view.dtype == ACL_BF16, stride, count,
+                               out);
     return;
   }
-#endif
   with_element_type(view, [&](auto* base) {
     const auto* in = base + first;
     if (math == MathMode::kFp16Inputs) {
@@ -261,69 +269,57 @@ void read_row_channels(const View5& view, MathMode math, int64_t n, int64_t c0, 
 
 namespace {
 
-// to[i * step] = in[i] for i < count, rounded once to nearest even (F16C/AVX2 for contiguous runs
-// of FLOAT16 and BF16 when `f16c`; BF16 with AVX-512 where avx512_conversions(), with AVX512_BF16's
-// instruction where avx512_bf16_conversions()).
+// to[i * step] = in[i] for i < count, rounded once to nearest even (contiguous runs of FLOAT16 and
+// BF16 through the kit's conversions where it has them).
 template <typename E>
-void store_floats(const float* in, int64_t count, E* to, int64_t step, bool f16c) {
-#ifdef ACLNN_HAVE_X86_KERNELS
+void store_floats(const float* in, int64_t count, E* to, int64_t step, const Conversions16* conversions) {
   // (Runs of any length: the shortest, 7 x 7 planes' rows, through a zero-padded block of 8, or under
   // a mask, not one by one.)
-  if (step == 1 && count >= 1 && f16c) {
+  if (step == 1 && count >= 1 && conversions != nullptr) {
     if constexpr (std::is_same_v<E, Eigen::half>) {
-      floats_to_halves_avx2(in, reinterpret_cast<uint16_t*>(to), count);
+      conversions->floats_to_halves(in, reinterpret_cast<uint16_t*>(to), count);
       return;
     } else if constexpr (std::is_same_v<E, Eigen::bfloat16>) {
-      auto* bits = reinterpret_cast<uint16_t*>(to);
-      if (avx512_bf16_conversions()) {
-        floats_to_bf16_avx512bf16(in, bits, count);
-      } else {
-        avx512_conversions() ? floats_to_bf16_avx512(in, bits, count) : floats_to_bf16_avx2(in, bits, count);
-      }
+      conversions->floats_to_bf16(in, reinterpret_cast<uint16_t*>(to), count);
       return;
     }
   }
-#else
-  (void)f16c;
-#endif
   for (int64_t i = 0; i < count; ++i) to[i * step] = static_cast<E>(in[i]);
 }
 
 }  // namespace
 
-void store_plane_floats(const float* values, const View5& out, int64_t n, int64_t c, int64_t first, int64_t count) {
+void store_plane_floats(const float* values, const View5& out, int64_t n, int64_t c, int64_t first, int64_t count,
+                        const Conversions16* conversions) {
   if (count <= 0) return;
-  const bool f16c = f16c_conversions();
   const int64_t height = out.shape[3];
   const int64_t width = planes_contiguous(out) ? first + count : out.shape[4];  // one run, or a run per row
   with_element_type(out, [&](auto* base) {
     for (int64_t i = first; i < first + count;) {
       const int64_t line = i / width, w = i % width, run = std::min(width - w, first + count - i);
       store_floats(values + (i - first), run, base + out.element(n, c, line / height, line % height, w), out.stride[4],
-                   f16c);
+                   conversions);
       i += run;
     }
   });
 }
 
-void store_dense_floats(const float* values, const View5& out, int64_t first, int64_t count) {
+void store_dense_floats(const float* values, const View5& out, int64_t first, int64_t count,
+                        const Conversions16* conversions) {
   if (count <= 0) return;
-  const bool f16c = f16c_conversions();
-  with_element_type(out, [&](auto* base) { store_floats(values, count, base + out.offset + first, 1, f16c); });
+  with_element_type(out, [&](auto* base) { store_floats(values, count, base + out.offset + first, 1, conversions); });
 }
 
 void store_rows_floats(const float* values, int64_t value_stride, int64_t channels, const View5& out, int64_t n,
-                       int64_t c, int64_t first, int64_t count) {
-#ifdef ACLNN_HAVE_X86_KERNELS
-  if (narrowable_rows(out) && f16c_conversions() && channels > 0 && count > 0) {
+                       int64_t c, int64_t first, int64_t count, const Conversions16* conversions) {
+  if (narrowable_rows(out) && conversions != nullptr && channels > 0 && count > 0) {
     uint16_t* to = static_cast<uint16_t*>(out.data) + out.element(n, c, 0, 0, first);
-    const bool bf16 = out.dtype == ACL_BF16;
-    avx512_conversions() ? narrow_rows_avx512(values, value_stride, count, channels, to, out.stride[1], bf16)
-                         : narrow_rows_avx2(values, value_stride, count, channels, to, out.stride[1], bf16);
+    conversions->narrow_rows(values, value_stride, count, channels, to, out.stride[1], out.dtype == ACL_BF16);
     return;
   }
-#endif
-  for (int64_t i = 0; i < channels; ++i) store_plane_floats(values + i * value_stride, out, n, c + i, first, count);
+  for (int64_t i = 0; i < channels; ++i) {
+    store_plane_floats(values + i * value_stride, out, n, c + i, first, count, conversions);
+  }
 }
 
 float channel_bias(const View5& bias, int64_t c) {
@@ -347,7 +343,8 @@ void add_bias_row(const float* __restrict values, float bias, int64_t count, flo
 }  // namespace
 
 void store_rows_with_bias(const float* values, int64_t value_stride, int64_t channels, const View5& out,
-                          const View5& bias, int64_t n, int64_t c, int64_t first, int64_t count) {
+                          const View5& bias, int64_t n, int64_t c, int64_t first, int64_t count,
+                          const Conversions16* conversions) {
   if (out.dtype == ACL_FLOAT && planes_contiguous(out)) {  // straight into the user's rows
     for (int64_t i = 0; i < channels; ++i) {
       float* to = static_cast<float*>(out.data) + out.element(n, c + i, 0, 0, first);
@@ -362,7 +359,7 @@ void store_rows_with_bias(const float* values, int64_t value_stride, int64_t cha
     for (int64_t j0 = 0; j0 < count; j0 += kChunk) {
       const int64_t run = std::min(kChunk, count - j0);
       add_bias_row(values + i * value_stride + j0, b, run, sums);
-      store_plane_floats(sums, out, n, c + i, first + j0, run);
+      store_plane_floats(sums, out, n, c + i, first + j0, run, conversions);
     }
   }
 }
@@ -376,7 +373,7 @@ void add_bias_to_dense(const View5& bias, float* values, const View5& shape, int
 }
 
 template <typename T>
-void store_dense(const T* values, const View5& out, int threads) {
+void store_dense(const T* values, const View5& out, int threads, const Conversions16* conversions) {
   (void)threads;
   if (out.numel() == 0) return;
   if (may_overlap(out)) {
@@ -387,7 +384,7 @@ void store_dense(const T* values, const View5& out, int threads) {
   if (std::is_same_v<T, float> && out.dtype != ACL_DOUBLE) {
     // Float values into FLOAT/FLOAT16/BF16: one rounding to nearest even, as store_element's; a
     // whole plane per run where the view's planes are contiguous.
-    const bool f16c = f16c_conversions(), whole = planes_contiguous(out);
+    const bool whole = planes_contiguous(out);
     const int64_t run = whole ? rows * width : width, runs = whole ? 1 : rows;
     if (is_dense(out)) {  // one run (e.g. a 3x3 kernel's weights: not runs of 9), in chunks
       const int64_t total = out.numel();
@@ -395,7 +392,7 @@ void store_dense(const T* values, const View5& out, int threads) {
 #pragma omp parallel for schedule(static) num_threads(threads)
         for (int64_t i = 0; i < total; i += kDenseChunk) {
           store_floats(reinterpret_cast<const float*>(values) + i, std::min(kDenseChunk, total - i),
-                       base + out.offset + i, 1, f16c);
+                       base + out.offset + i, 1, conversions);
         }
       });
       return;
@@ -407,7 +404,7 @@ void store_dense(const T* values, const View5& out, int threads) {
           const T* row = values + (n * out.shape[1] + c) * rows * width;
           for (int64_t r = 0; r < runs; ++r, row += run) {
             store_floats(reinterpret_cast<const float*>(row), run,
-                         base + out.element(n, c, r / out.shape[3], r % out.shape[3], 0), out.stride[4], f16c);
+                         base + out.element(n, c, r / out.shape[3], r % out.shape[3], 0), out.stride[4], conversions);
           }
         }
       }
@@ -428,8 +425,8 @@ void store_dense(const T* values, const View5& out, int threads) {
   }
 }
 
-template void pack_dense<float>(const View5&, MathMode, float*, int);
-template void store_dense<float>(const float*, const View5&, int);
-template void store_dense<double>(const double*, const View5&, int);
+template void pack_dense<float>(const View5&, MathMode, float*, int, const Conversions16*);
+template void store_dense<float>(const float*, const View5&, int, const Conversions16*);
+template void store_dense<double>(const double*, const View5&, int, const Conversions16*);
 
 }  // namespace aclnn_cpu

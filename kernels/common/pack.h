@@ -3,6 +3,7 @@
 
 #include <cstdint>
 
+#include "kernels/common/convert.h"
 #include "kernels/core/conv_problem.h"
 
 namespace aclnn_cpu {
@@ -25,15 +26,18 @@ float* dense_float_data(const View5& view);
 // user's dim order (View5::order), so the last write in that order wins, for any thread count.
 bool may_overlap(const View5& view);
 
+// The routines below that read or store runs of a view take the plan's kit's conversions
+// (`conversions`: Conversions16, null for the portable paths): the same values either way.
+
 // Copies a view into a dense (N, C, D, H, W) array of T (double or float), rounding each value
 // to FLOAT16 first when `math` asks for it. Exact otherwise (FLOAT16/BF16 widen exactly).
 // Each of these runs on up to `threads` OpenMP threads.
 template <typename T>
-void pack_dense(const View5& view, MathMode math, T* out, int threads);
+void pack_dense(const View5& view, MathMode math, T* out, int threads, const Conversions16* conversions);
 
 // Plane (n, c) of a view into `out` (D x H x W values, row-major): floats as read_plane_floats
 // reads them; doubles widened exactly (then rounded to FLOAT16 when `math` asks for it).
-void pack_plane(const View5& view, MathMode math, int64_t n, int64_t c, float* out);
+void pack_plane(const View5& view, MathMode math, int64_t n, int64_t c, float* out, const Conversions16* conversions);
 void pack_plane(const View5& view, MathMode math, int64_t n, int64_t c, double* out);
 
 // True when each (n, c) plane of the view is contiguous (D, H, W dense with W stride 1): a run of
@@ -72,18 +76,19 @@ bool is_dense(const View5& view);
 // read_row_floats reads it, for i < count: one run per W row crossed, or one run in all where the
 // planes are contiguous. The one routine for reading a stretch of a plane (dense copies, staged
 // windows, operands converted while packed).
-void read_plane_floats(const View5& view, MathMode math, int64_t n, int64_t c, int64_t first, int64_t count,
-                       float* out);
+void read_plane_floats(const View5& view, MathMode math, int64_t n, int64_t c, int64_t first, int64_t count, float* out,
+                       const Conversions16* conversions);
 
 // out[i] = element first + i of a dense view (is_dense: elements in (N, C, D, H, W) order, any dtype) for
 // i < count, as read_row_floats reads them (one run: e.g. a block of a kernel's weights across taps and
 // channels, converted as it is packed instead of through a whole-tensor copy).
-void read_dense_floats(const View5& view, MathMode math, int64_t first, int64_t count, float* out);
+void read_dense_floats(const View5& view, MathMode math, int64_t first, int64_t count, float* out,
+                       const Conversions16* conversions);
 
 // out[i] = element (n, c, d, h, w0 + i*step) of the view for i < count, as float (widened exactly,
 // then rounded to FLOAT16 when `math` asks for it: the values pack_dense<float> would give).
 void read_row_floats(const View5& view, MathMode math, int64_t n, int64_t c, int64_t d, int64_t h, int64_t w0,
-                     int64_t step, int64_t count, float* out);
+                     int64_t step, int64_t count, float* out, const Conversions16* conversions);
 
 // The same for `channels` channels from c0 on, position-major (for views whose channels are closer
 // in memory than their positions, as channels-last ones): out[k * channel_stride + i] = element
@@ -96,28 +101,30 @@ void read_row_channels(const View5& view, MathMode math, int64_t n, int64_t c0, 
 // lanes (element w of a row to lane w % 8, in memory order), each sample's lanes from zero and then
 // added to the previous samples' in sample order, the lanes added in order at the end; so a step
 // that has the samples' lanes by other means gives the same bits (store_bias_lanes).
-void reduce_bias(const View5& dy, const View5& out, int threads);
+void reduce_bias(const View5& dy, const View5& out, int threads, const Conversions16* conversions);
 // Adds the lanes of `channels` planes of floats (the view's shape[2..4] and strides, its sample and
 // channel ignored; channel c's data at data + c * channel_stride, its lanes at lanes + c * 8) as
 // reduce_bias forms them.
 void add_float_planes_lanes(const View5& plane, const float* data, int64_t channels, int64_t channel_stride,
-                            double* lanes);
+                            double* lanes, const Conversions16* conversions);
 // reduce_bias from its samples' lanes: lanes[(n * C + c) * 8 + l] for n < samples, C = out's channels.
 void store_bias_lanes(const double* lanes, int64_t samples, const View5& out);
 
 // Stores values[i] into position first + i of plane (n, c) of the view for i < count, rounding once
 // as store_dense does (one thread; the view must not overlap itself).
-void store_plane_floats(const float* values, const View5& out, int64_t n, int64_t c, int64_t first, int64_t count);
+void store_plane_floats(const float* values, const View5& out, int64_t n, int64_t c, int64_t first, int64_t count,
+                        const Conversions16* conversions);
 
 // Stores values[i] into element first + i of a dense view (is_dense; element e at out.offset + e) for
 // i < count, rounding once as store_dense does (one thread).
-void store_dense_floats(const float* values, const View5& out, int64_t first, int64_t count);
+void store_dense_floats(const float* values, const View5& out, int64_t first, int64_t count,
+                        const Conversions16* conversions);
 
 // store_plane_floats for channels c .. c + channels - 1, channel c + i's values at values + i * value_stride:
-// narrowable_rows views narrowed in one call, AVX-512's or AVX2's (not a call per row, each through the
-// dtype dispatch of store_plane_floats), the rest channel by channel.
+// narrowable_rows views narrowed in one call, the kit's (not a call per row, each through the dtype
+// dispatch of store_plane_floats), the rest channel by channel.
 void store_rows_floats(const float* values, int64_t value_stride, int64_t channels, const View5& out, int64_t n,
-                       int64_t c, int64_t first, int64_t count);
+                       int64_t c, int64_t first, int64_t count, const Conversions16* conversions);
 
 // The forward operators' bias (ConvProblem::grad_input_bias, a (1, C, 1, 1, 1) view of any dtype):
 // channel c's value as float.
@@ -128,7 +135,8 @@ void add_channel_bias(const View5& bias, int64_t c0, int64_t channels, float* va
                       int64_t count);
 // store_rows_floats of the values plus their channels' bias (added in float, then rounded once).
 void store_rows_with_bias(const float* values, int64_t value_stride, int64_t channels, const View5& out,
-                          const View5& bias, int64_t n, int64_t c, int64_t first, int64_t count);
+                          const View5& bias, int64_t n, int64_t c, int64_t first, int64_t count,
+                          const Conversions16* conversions);
 // add_channel_bias over a dense (N, C, D, H, W) float array shaped like `shape`, on up to `threads` threads.
 void add_bias_to_dense(const View5& bias, float* values, const View5& shape, int threads);
 
@@ -149,7 +157,7 @@ struct NarrowedRows {
 // Stores a dense (N, C, D, H, W) array shaped like `out` into the strided view, rounding once.
 // A view that may overlap itself is written by one thread in the user's dim order.
 template <typename T>
-void store_dense(const T* values, const View5& out, int threads);
+void store_dense(const T* values, const View5& out, int threads, const Conversions16* conversions);
 
 // Writes zero to every element of the view (+0 in every dtype: all bytes zero), on up to `threads`
 // threads. A view that overlaps itself gets the same zeros whatever the order.

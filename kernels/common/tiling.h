@@ -125,7 +125,7 @@ class DenseFloatOutput {
   DenseFloatOutput() = default;
   DenseFloatOutput(const View5& view, PlanBuilder& builder, const char* region_name, bool parts_from_buffers = false,
                    const View5* bias = nullptr, bool step_adds_bias = false)
-      : view_(view), has_bias_(bias != nullptr) {
+      : view_(view), conversions_(builder.cpu().conversions), has_bias_(bias != nullptr) {
     if (has_bias_) bias_ = *bias;
     if (written_in_place(view, has_bias_, step_adds_bias)) {
       in_place_ = true;
@@ -153,7 +153,7 @@ class DenseFloatOutput {
     const int64_t plane = view_.shape[2] * view_.shape[3] * view_.shape[4];
     float* values = workspace.at<float>(staged_) + (n * view_.shape[1] + c0) * plane + first;
     if (has_bias_) add_channel_bias(bias_, c0, c1 - c0, values, plane, count);
-    store_rows_floats(values, plane, c1 - c0, view_, n, c0, first, count);
+    store_rows_floats(values, plane, c1 - c0, view_, n, c0, first, count, conversions_);
   }
   // Whether store_part stores (a step may then store its values straight from where it computed
   // them, with store_rows, instead of into data()).
@@ -163,9 +163,9 @@ class DenseFloatOutput {
   void store_rows(const float* values, int64_t value_stride, int64_t channels, int64_t n, int64_t c, int64_t first,
                   int64_t count) const {
     if (has_bias_) {
-      store_rows_with_bias(values, value_stride, channels, view_, bias_, n, c, first, count);
+      store_rows_with_bias(values, value_stride, channels, view_, bias_, n, c, first, count, conversions_);
     } else {
-      store_rows_floats(values, value_stride, channels, view_, n, c, first, count);
+      store_rows_floats(values, value_stride, channels, view_, n, c, first, count, conversions_);
     }
   }
   // Asks for the user's positions [first, first + count) of channels c .. c + channels - 1 of sample n
@@ -189,7 +189,7 @@ class DenseFloatOutput {
     if (in_place_ || (parts_stored && by_parts_)) return;
     float* values = workspace.at<float>(staged_);
     if (has_bias_) add_bias_to_dense(bias_, values, view_, threads);
-    store_dense(values, view_, threads);
+    store_dense(values, view_, threads, conversions_);
   }
 
  private:
@@ -198,6 +198,7 @@ class DenseFloatOutput {
     return is_dense_float(view) && (!has_bias || step_adds_bias);
   }
   View5 view_, bias_;
+  const Conversions16* conversions_ = nullptr;  // the plan's kit's (CpuFeatures::conversions)
   bool has_bias_ = false, in_place_ = false, by_parts_ = false;
   WorkspaceLedger::Handle staged_ = -1;
 };

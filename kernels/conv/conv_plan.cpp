@@ -5,8 +5,8 @@
 
 #include "aclnn/opdev/op_errno.h"
 #include "common/log.h"
-#include "kernels/common/convert.h"
 #include "kernels/common/pack.h"
+#include "kernels/kits/kit.h"
 #include "kernels/ref/conv_ref.h"
 
 namespace aclnn_cpu {
@@ -38,7 +38,8 @@ bool sums_nothing(const ConvProblem& p, ConvPass pass) {
 // channel's bias.
 class ZeroResult final : public ConvStep {
  public:
-  ZeroResult(const View5& result, const View5* bias, int threads) : result_(result), threads_(threads) {
+  ZeroResult(const View5& result, const View5* bias, int threads, const Conversions16* conversions)
+      : result_(result), threads_(threads), conversions_(conversions) {
     if (bias != nullptr) bias_ = *bias, has_bias_ = true;
   }
   int run(const Workspace&, const StepInputs&) const override {
@@ -53,7 +54,7 @@ class ZeroResult final : public ConvStep {
       for (int64_t c = 0; c < result_.shape[1]; ++c) {
         std::fill(row, row + kRun, channel_bias(bias_, c));
         for (int64_t first = 0; first < plane; first += kRun)
-          store_plane_floats(row, result_, n, c, first, std::min(kRun, plane - first));
+          store_plane_floats(row, result_, n, c, first, std::min(kRun, plane - first), conversions_);
       }
     }
     return ACLNN_SUCCESS;
@@ -64,6 +65,7 @@ class ZeroResult final : public ConvStep {
   View5 result_, bias_;
   bool has_bias_ = false;
   int threads_;
+  const Conversions16* conversions_;
 };
 
 template <ConvPass kPass>
@@ -73,7 +75,7 @@ Support zeros_supports(const ConvProblem& p, const CpuFeatures&) {
 template <ConvPass kPass>
 std::unique_ptr<ConvStep> zeros_plan(const ConvProblem& p, PlanBuilder& b) {
   const View5* bias = result_index(kPass) == 0 && p.add_grad_input_bias ? &p.grad_input_bias : nullptr;
-  return std::make_unique<ZeroResult>(result_view(p, kPass), bias, b.threads());
+  return std::make_unique<ZeroResult>(result_view(p, kPass), bias, b.threads(), b.cpu().conversions);
 }
 // The step of a pass whose inputs are empty, for each pass. Not in the implementation lists: the plan
 // takes it before any list is looked at (ACLNN_CONVBWD_KERNELS does not apply).
@@ -103,7 +105,6 @@ const char* pass_name(ConvPass pass) {
 }
 
 std::unique_ptr<ConvPlan> ConvPlan::build(const ConvProblem& problem, const std::string& only, const char* api) {
-  refresh_f16c_conversions();  // ACLNN_CONVBWD_ISA is read here, not per row at phase 2
   std::unique_ptr<ConvPlan> plan(new ConvPlan());
   plan->problem_ = problem;
   const ConvProblem& p = plan->problem_;
@@ -116,7 +117,7 @@ std::unique_ptr<ConvPlan> ConvPlan::build(const ConvProblem& problem, const std:
   } results[] = {{p.grad_input_pass(), p.input_grad != InputGrad::kNone},
                  {ConvPass::kBackwardWeight, p.want_weight_grad},
                  {ConvPass::kBias, p.want_bias_grad}};
-  plan->cpu_ = CpuFeatures::current();
+  plan->cpu_ = cpu_features();  // (the settings read here, not at phase 2)
   // (ACLNN_CONVBWD_VARIANTS=no_pairs: no entry of this plan multiplies in pairs)
   if (named_in(p.forced_choices, "no_pairs")) plan->cpu_.pairs = AmxTiles::kNone;
   const CpuFeatures& cpu = plan->cpu_;
@@ -259,7 +260,7 @@ int ConvPlan::execute(void* buffer) const {
     const View5& view = input_view(problem_, i);
     *f32[i] = staging.f32_in_place;
     if (float* packed = workspace.at<float>(staging.f32)) {
-      pack_dense(view, problem_.math, packed, threads());
+      pack_dense(view, problem_.math, packed, threads(), cpu_.conversions);
       *f32[i] = packed;
     }
   }

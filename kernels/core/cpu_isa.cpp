@@ -8,7 +8,6 @@
 #endif
 
 #include <algorithm>
-#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
@@ -29,9 +28,11 @@ Isa detected_isa() {
 #if defined(__x86_64__) && defined(ACLNN_HAVE_X86_KERNELS)
   static const Isa isa = [] {
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f")) return Isa::kAvx512;
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return Isa::kAvx2;
-    return Isa::kGeneric;
+    // (cpuid leaf 1 ECX: F16C, whose conversions both kits take)
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    const bool f16c = __get_cpuid(1, &a, &b, &c, &d) != 0 && (c & bit_F16C) != 0;
+    if (!f16c || !__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) return Isa::kGeneric;
+    return __builtin_cpu_supports("avx512f") ? Isa::kAvx512 : Isa::kAvx2;
   }();
   return isa;
 #else
@@ -68,35 +69,6 @@ bool cpu_has_avx512_bf16() {
   return false;
 #endif
 }
-
-namespace {
-// -1: not decided yet; 0 none, 1 F16C/AVX2, 2 AVX-512 too, 3 AVX512_BF16's narrowing too
-std::atomic<int> g_f16c_conversions{-1};
-int conversions_level() {
-  const int decided = g_f16c_conversions.load(std::memory_order_relaxed);
-  if (decided < 0) refresh_f16c_conversions();
-  return g_f16c_conversions.load(std::memory_order_relaxed);
-}
-}  // namespace
-
-bool refresh_f16c_conversions() {
-#if defined(__x86_64__) && defined(ACLNN_HAVE_X86_KERNELS)
-  static const bool f16c = [] {
-    unsigned a = 0, b = 0, c = 0, d = 0;
-    return __get_cpuid(1, &a, &b, &c, &d) != 0 && (c & bit_F16C) != 0;
-  }();
-  const Isa isa = selected_isa();
-  const int level = !f16c || isa < Isa::kAvx2 ? 0 : isa < Isa::kAvx512 ? 1 : cpu_has_avx512_bf16() ? 3 : 2;
-#else
-  const int level = 0;
-#endif
-  g_f16c_conversions.store(level, std::memory_order_relaxed);
-  return level > 0;
-}
-
-bool f16c_conversions() { return conversions_level() > 0; }
-bool avx512_conversions() { return conversions_level() >= 2; }
-bool avx512_bf16_conversions() { return conversions_level() == 3; }
 
 Isa selected_isa() {
   const Isa cpu = detected_isa();

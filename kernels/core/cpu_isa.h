@@ -1,5 +1,5 @@
-// Which instruction set the GEMM micro-kernels use, chosen at phase 1 from the CPU (cpuid) and
-// ACLNN_CONVBWD_ISA, and the cache sizes the GEMM blocking is derived from.
+// Which instruction set the kernels use (its kit: kernels/kits/kit.h), chosen at phase 1 from the CPU
+// (cpuid) and ACLNN_CONVBWD_ISA, and the cache sizes the GEMM blocking is derived from.
 #pragma once
 
 #include <cstdint>
@@ -11,7 +11,8 @@ enum class Isa { kGeneric = 0, kAvx2 = 1, kAvx512 = 2 };
 
 const char* isa_name(Isa isa);  // "generic", "avx2", "avx512"
 
-// The fastest path this CPU runs: avx512 (AVX-512F), avx2 (AVX2 + FMA) or generic.
+// The fastest path this CPU runs: avx512 (AVX-512F, and what avx2 needs), avx2 (AVX2, FMA and F16C,
+// which its kit is compiled for) or generic.
 Isa detected_isa();
 
 // The path to plan with: detected_isa(), or ACLNN_CONVBWD_ISA=avx512|avx2|generic when that names
@@ -59,29 +60,26 @@ AmxWish amx_wish(const char* amx, const char* isa, const char* pairs);
 // Whether the CPU has AMX-TILE and AMX-BF16 and the OS enables their register state (cpuid, XCR0).
 bool cpu_has_amx_bf16();
 
+struct IsaKit;         // kernels/kits/kit.h
+struct Conversions16;  // kernels/common/convert.h
+
 // The CPU a plan is made for, detected once per plan at phase 1 (the settings above read then):
-// the instruction set of its kernels, whether the vendor is AMD (for the few choices that go opposite
-// ways on AMD's and Intel's cores) and the engine of its BF16 pair products. Entries and steps take it
-// from the plan (ConvImpl::supports, PlanBuilder::cpu), never from the functions above.
+// the instruction set of its kernels and their kit, whether the vendor is AMD (for the few choices
+// that go opposite ways on AMD's and Intel's cores) and the engine of its BF16 pair products. Entries
+// and steps take it from the plan (ConvImpl::supports, PlanBuilder::cpu), never from the functions
+// above; steps keep what they need of it for phase 2, which reads no global and no environment.
 struct CpuFeatures {
   Isa isa = Isa::kGeneric;
   bool amd = false;
   AmxTiles pairs = AmxTiles::kNone;
+  // The kit of `isa` on this CPU (isa_kit: its CPU checks made), set with the rest by the kits' layer
+  // (cpu_features(), kernels/kits/kit.h), which this one lies below; and its 16-bit conversions
+  // (IsaKit::conversions, null for the portable paths), here too for kernels/common, below the kits.
+  const IsaKit* kit = nullptr;
+  const Conversions16* conversions = nullptr;
+  // The fields above but the kit's (kit and conversions null).
   static CpuFeatures current();
 };
-
-// The 16-bit conversions' paths (kernels/common/convert.h):
-// Whether the F16C paths may run: the CPU has F16C and AVX2, and ACLNN_CONVBWD_ISA allows AVX.
-// Decided from cpuid and ACLNN_CONVBWD_ISA by refresh_f16c_conversions(), which every plan calls at
-// phase 1 (the first call decides when no plan did): phase 2 reads no environment.
-bool f16c_conversions();
-bool refresh_f16c_conversions();
-// Whether the AVX-512 conversions may run too: f16c_conversions() and ACLNN_CONVBWD_ISA's path
-// (selected_isa()) is avx512, decided with it.
-bool avx512_conversions();
-// Whether BF16 narrowing may take AVX512_BF16's instruction too: avx512_conversions() and the CPU
-// has AVX512_BF16 and AVX512DQ, decided with it.
-bool avx512_bf16_conversions();
 
 // Per-core data cache sizes in bytes (L3: the whole cache divided among the cores sharing it),
 // from the operating system, or conservative defaults where it does not say.

@@ -67,7 +67,8 @@ class DirectForward final : public ConvStep {
         src_(p.src),
         math_(p.math),
         threads_(b.threads()),
-        kernels_(isa_kit(b.cpu().isa).rows),
+        kernels_(b.cpu().kit->rows),
+        conversions_(b.cpu().conversions),
         output_(p.grad_input, b, "gradInput.f32", true, result_bias(p), bias_added_in_place(p) != nullptr),
         bias_(bias_added_in_place(p), b, "direct.bias"),
         staging_(g_, 1) {
@@ -196,16 +197,14 @@ class DirectForward final : public ConvStep {
     // rows of the channel kPrefetchChannels ahead asked for meanwhile (a band's rows of one channel, a few
     // KiB, are a stream too short for the hardware prefetchers to get ahead of).
     constexpr int64_t kPrefetchChannels = 4;
-#ifdef ACLNN_HAVE_X86_KERNELS
     // Stride 2, float rows of unit stride: each row split into its even and odd columns in one pass (the two
     // phases' entries inside X; the rest of each phase, a few entries at its ends, zeroed here). Column x's phase
     // is (x + pW) % 2, its entry (x + pW) / 2: the even columns' first entry pW / 2 in phase pW % 2, the odd
     // ones' (pW + 1) / 2 in the other; the columns [0, columns) are staged.
-    const bool split = floats_in_place_ && sw == 2 && f16c_conversions();
+    const bool split = floats_in_place_ && sw == 2 && conversions_ != nullptr;
     const int64_t columns = std::max<int64_t>(0, std::min(src_w, 2 * staging_.phase - pw));
     const int64_t even_phase = pw % 2, even_first = std::min(staging_.phase, pw / 2), even_count = (columns + 1) / 2;
     const int64_t odd_first = std::min(staging_.phase, (pw + 1) / 2), odd_count = columns / 2;
-#endif
     for (int64_t ci = 0; ci < cin; ++ci) {
       for (int64_t kd = 0; kd < g_.kernel[0]; ++kd) {
         const int64_t id = od * g_.stride[0] - g_.pad[0] + kd * g_.dilation[0];
@@ -215,7 +214,6 @@ class DirectForward final : public ConvStep {
               static_cast<const float*>(src_.data) + src_.element(n, grp * cin + ci + kPrefetchChannels, id, ih0, 0),
               ih1 - ih0, src_w, src_.stride[3]);
         }
-#ifdef ACLNN_HAVE_X86_KERNELS
         if (split) {
           float* first = out + ((kd * staging_.rows) * cin + ci) * staging_.width;  // row ih0's
           float* even = first + even_phase * staging_.phase;
@@ -228,20 +226,19 @@ class DirectForward final : public ConvStep {
             zero_run(odd + row + odd_first + odd_count, staging_.phase - odd_first - odd_count);
           }
           if (columns > 0 && ih1 > ih0) {
-            split_rows_avx2(static_cast<const float*>(src_.data) + src_.element(n, grp * cin + ci, id, ih0, 0),
-                            src_.stride[3], columns, ih1 - ih0, even + even_first, odd + odd_first,
-                            cin * staging_.width);
+            conversions_->split_rows(static_cast<const float*>(src_.data) + src_.element(n, grp * cin + ci, id, ih0, 0),
+                                     src_.stride[3], columns, ih1 - ih0, even + even_first, odd + odd_first,
+                                     cin * staging_.width);
           }
           continue;
         }
-#endif
         for (int64_t ih = ih0; ih < ih1; ++ih) {
           const int64_t c = grp * cin + ci;
           const float* from = nullptr;
           if (floats_in_place_) {
             from = static_cast<const float*>(src_.data) + src_.element(n, c, id, ih, 0);
           } else {
-            read_row_floats(src_, math_, n, c, id, ih, 0, 1, src_w, converted);
+            read_row_floats(src_, math_, n, c, id, ih, 0, 1, src_w, converted, conversions_);
             from = converted;
           }
           float* row = out + ((kd * staging_.rows + ih - ih0) * cin + ci) * staging_.width;
@@ -273,6 +270,7 @@ class DirectForward final : public ConvStep {
   MathMode math_;
   int threads_;
   const RowKernels& kernels_;
+  const Conversions16* conversions_;  // the plan's kit's
   DenseFloatOutput output_;
   BiasFloats bias_;  // the forward operators' bias, where the rows are stored in place
   SourceStaging staging_;

@@ -96,7 +96,8 @@ class DirectInput final : public ConvStep {
         wei_(p.wei),
         math_(p.math),
         threads_(b.threads()),
-        kernels_(isa_kit(b.cpu().isa).rows),
+        kernels_(b.cpu().kit->rows),
+        conversions_(b.cpu().conversions),
         output_(p.grad_input, b, "gradInput.f32", true, result_bias(p), bias_added_in_place(p) != nullptr),
         bias_(bias_added_in_place(p), b, "direct.bias"),
         staging_(g_, 1),
@@ -317,16 +318,12 @@ class DirectInput final : public ConvStep {
     const int64_t cout = g_.dst_channels_per_group, dst_w = g_.dst_size[2], sw = staging_.width;
     const int64_t x0 = staging_.left, x1 = std::min(sw, staging_.left + dst_w);  // the staged entries inside dY
     const bool floats = dst_.dtype == ACL_FLOAT && math_ != MathMode::kFp16Inputs && dst_.stride[4] == 1;
-#ifdef ACLNN_HAVE_X86_KERNELS
     // FLOAT16/BF16 rows of unit stride, used as they are: a channel's rows of a plane widened in one call.
     const bool halves = (dst_.dtype == ACL_FLOAT16 || dst_.dtype == ACL_BF16) && math_ == MathMode::kFull &&
-                        dst_.stride[4] == 1 && f16c_conversions();
-    // Float rows likewise, copied by the AVX2 copy that prefetches ahead in them (so that the staging
+                        dst_.stride[4] == 1 && conversions_ != nullptr;
+    // Float rows likewise, copied by the kit's copy that prefetches ahead in them (so that the staging
     // does not wait on dY's first read from memory).
-    const bool float_rows = floats && f16c_conversions();
-#else
-    const bool halves = false, float_rows = false;
-#endif
+    const bool float_rows = floats && conversions_ != nullptr;
     // Channel by channel (a channel's rows are one run of dY, read in order), row by row.
     for (int64_t co = 0; co < cout; ++co) {
       for (int64_t od = od0; od < od1; ++od) {
@@ -338,18 +335,18 @@ class DirectInput final : public ConvStep {
           if (floats && !float_rows)
             copy_run(static_cast<const float*>(dst_.data) + dst_.element(n, grp * cout + co, od, oh, 0), x1 - x0,
                      row + x0);
-          if (!floats && !halves) read_row_floats(dst_, math_, n, grp * cout + co, od, oh, 0, 1, x1 - x0, row + x0);
+          if (!floats && !halves)
+            read_row_floats(dst_, math_, n, grp * cout + co, od, oh, 0, 1, x1 - x0, row + x0, conversions_);
         }
-#ifdef ACLNN_HAVE_X86_KERNELS
         if (halves && oh1 > oh0) {  // the plane's rows in one call
           const auto* from = static_cast<const uint16_t*>(dst_.data) + dst_.element(n, grp * cout + co, od, oh0, 0);
-          widen_rows_avx2(from, dst_.dtype == ACL_BF16, dst_.stride[3], 1, x1 - x0, oh1 - oh0, rows + x0, cout * sw);
+          conversions_->widen_rows(from, dst_.dtype == ACL_BF16, dst_.stride[3], 1, x1 - x0, oh1 - oh0, rows + x0,
+                                   cout * sw);
         }
         if (float_rows && oh1 > oh0) {
           const auto* from = static_cast<const float*>(dst_.data) + dst_.element(n, grp * cout + co, od, oh0, 0);
-          copy_rows_avx2(from, dst_.stride[3], x1 - x0, oh1 - oh0, rows + x0, cout * sw);
+          conversions_->copy_rows(from, dst_.stride[3], x1 - x0, oh1 - oh0, rows + x0, cout * sw);
         }
-#endif
       }
     }
   }
@@ -361,6 +358,7 @@ class DirectInput final : public ConvStep {
   MathMode math_;
   int threads_;
   const RowKernels& kernels_;
+  const Conversions16* conversions_;  // the plan's kit's
   DenseFloatOutput output_;
   BiasFloats bias_;  // the forward operators' bias, where the rows are stored in place
   RowStaging staging_;

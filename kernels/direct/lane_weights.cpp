@@ -18,7 +18,7 @@ constexpr int64_t kRowFloats = int64_t{1} << 14;  // converted weights a thread 
 }  // namespace
 
 LaneWeights::LaneWeights(const View5& wei, MathMode math, const Layout& layout, PlanBuilder& b)
-    : wei_(wei), math_(math), layout_(layout) {
+    : wei_(wei), math_(math), conversions_(b.cpu().conversions), layout_(layout) {
   packed_ =
       b.book_scratch("direct.packed_weights", layout_.groups * tasks_per_group() * 2 * block_floats(), sizeof(float));
   if (!float_in_place(wei_, math_) && is_dense(wei_)) {
@@ -76,13 +76,14 @@ int LaneWeights::pack(const Workspace& w, const float* dense, int threads) const
         }
       } else if (!lf) {
         for (int64_t c = c0; c < c1; ++c)
-          read_dense_floats(wei_, math_, first + c * channel, lanes * taps, converted + (c - c0) * lanes * taps);
+          read_dense_floats(wei_, math_, first + c * channel, lanes * taps, converted + (c - c0) * lanes * taps,
+                            conversions_);
         pack_block(converted, lanes * taps, taps, c0, c1, lanes, block);
         finite = all_finite(converted, (c1 - c0) * lanes * taps) && finite;
       } else {
         for (int64_t l = 0; l < lanes; ++l)
           read_dense_floats(wei_, math_, first + l * lane + c0 * taps, (c1 - c0) * taps,
-                            converted + l * (c1 - c0) * taps);
+                            converted + l * (c1 - c0) * taps, conversions_);
         pack_block(converted, taps, (c1 - c0) * taps, c0, c1, lanes, block);
         finite = all_finite(converted, lanes * (c1 - c0) * taps) && finite;
       }

@@ -48,6 +48,7 @@ class LaneWeights {
 
   View5 wei_;
   MathMode math_ = MathMode::kFull;
+  const Conversions16* conversions_ = nullptr;  // the plan's kit's
   Layout layout_;
   int64_t chunk_ = 0;                    // summed channels converted at a time
   WorkspaceLedger::Handle packed_ = -1;  // read by all the step's threads

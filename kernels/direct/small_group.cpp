@@ -65,7 +65,8 @@ class SmallGroupInput final : public ConvStep {
         math_(p.math),
         staging_(g_),
         threads_(b.threads()),
-        kernels_(isa_kit(b.cpu().isa).rows),
+        kernels_(b.cpu().kit->rows),
+        conversions_(b.cpu().conversions),
         // (a forward operator's dense float output: written in place, the kernels adding its bias as they
         // store each sum; not buffered and stored again, a pass whose stores do not overlap the products)
         bias_in_kernels_(bias_added_in_place(p) != nullptr),
@@ -119,7 +120,7 @@ class SmallGroupInput final : public ConvStep {
       source = static_cast<const float*>(source_.data) + source_.element(n, grp * cin, 0, 0, 0);
     } else {
       float* staged = w.at<float>(staged_, thread_index());
-      staging_.stage(g_, source_, math_, n, grp * cin, cin, staged);
+      staging_.stage(g_, source_, math_, n, grp * cin, cin, staged, conversions_);
       source = staged;
     }
     // The slice's result where it belongs, or for a result that is not a dense float tensor in a
@@ -169,7 +170,7 @@ class SmallGroupInput final : public ConvStep {
     if (in_place_) {  // the user's planes themselves (the view's plane shape and strides)
       const int64_t cin = g_.src_channels_per_group;
       add_float_planes_lanes(source_, static_cast<const float*>(source_.data) + source_.element(n, grp * cin, 0, 0, 0),
-                             cin, source_.stride[1], lanes);
+                             cin, source_.stride[1], lanes, conversions_);
       return;
     }
     const float* staged = w.at<float>(staged_, thread_index());
@@ -177,7 +178,8 @@ class SmallGroupInput final : public ConvStep {
     plane.shape[2] = g_.src_size[0], plane.shape[3] = g_.src_size[1], plane.shape[4] = g_.src_size[2];
     plane.stride[2] = staging_.rows_h * staging_.row_stride, plane.stride[3] = staging_.row_stride, plane.stride[4] = 1;
     const int64_t inside = (g_.pad[0] * staging_.rows_h + g_.pad[1]) * staging_.row_stride + g_.pad[2];
-    add_float_planes_lanes(plane, staged + inside, g_.src_channels_per_group, staging_.channel_stride, lanes);
+    add_float_planes_lanes(plane, staged + inside, g_.src_channels_per_group, staging_.channel_stride, lanes,
+                           conversions_);
   }
   bool flipped() const { return flipped_; }
   // (read in place, the source is whole too: the same condition keeps the same plans)
@@ -245,8 +247,9 @@ class SmallGroupInput final : public ConvStep {
   Staging staging_;
   int threads_;
   const RowKernels& kernels_;
-  bool bias_in_kernels_;  // the kernels add the forward operators' bias (bias_)
-  bool buffered_;         // each slice's result computed in a per-thread buffer (a result not dense float)
+  const Conversions16* conversions_;  // the plan's kit's
+  bool bias_in_kernels_;              // the kernels add the forward operators' bias (bias_)
+  bool buffered_;                     // each slice's result computed in a per-thread buffer (a result not dense float)
   DenseFloatOutput output_;
   BiasFloats bias_;
   int64_t blocks_ = 1, group_floats_ = 0;
@@ -267,7 +270,8 @@ class SmallGroupWeight final : public ConvStep {
         math_(p.math),
         staging_(g_),
         threads_(b.threads()),
-        kernels_(isa_kit(b.cpu().isa).rows),
+        kernels_(b.cpu().kit->rows),
+        conversions_(b.cpu().conversions),
         output_(p.grad_weight, b, "gradWeight.f32"),
         prefetch_next_(b.cpu().amd) {
     const int64_t cin = g_.src_channels_per_group, cout = g_.dst_channels_per_group;
@@ -321,7 +325,7 @@ class SmallGroupWeight final : public ConvStep {
     const int64_t n1 = g_.batch * (chunk + 1) / chunks_;
     for (int64_t n = g_.batch * chunk / chunks_; n < n1; ++n) {
       before(n);
-      staging_.stage(g_, src_, math_, n, grp * cin, cin, staged);
+      staging_.stage(g_, src_, math_, n, grp * cin, cin, staged, conversions_);
       stage_rows(n, grp * cout, cout, dy);
       // The slices the thread stages the slice after next (kSlicesAhead), read while this one is
       // computed: where each is one run of memory, a part of each run spread over each source
@@ -415,10 +419,9 @@ class SmallGroupWeight final : public ConvStep {
   void stage_rows(int64_t n, int64_t c0, int64_t channels, float* out) const {
     const int64_t width = staging_.width, rows_h = g_.dst_size[1];
     const int64_t vector_stride = dy_channels_ * kRowLanes;
-#ifdef ACLNN_HAVE_X86_KERNELS
     const int64_t depth = g_.dst_size[0];
     // Unit column stride: a plane's rows (every depth's) copied or widened in one call.
-    const bool some = dst_.stride[4] == 1 && dst_.data != nullptr && f16c_conversions();
+    const bool some = dst_.stride[4] == 1 && dst_.data != nullptr && conversions_ != nullptr;
     const bool half_rows = some && (dst_.dtype == ACL_FLOAT16 || dst_.dtype == ACL_BF16) && math_ == MathMode::kFull;
     const bool float_rows = some && dst_.dtype == ACL_FLOAT && math_ != MathMode::kFp16Inputs;
     if (half_rows || float_rows) {
@@ -426,18 +429,18 @@ class SmallGroupWeight final : public ConvStep {
       const auto* data = static_cast<const char*>(dst_.data);
       for (int64_t p = 0; p < channels * depth; ++p) {  // p = (channel, depth)
         const int64_t at = dst_.element(n, c0 + p / depth, p % depth, 0, 0) * (float_rows ? 4 : 2);
-        rows_to_vectors_avx2(data + at, kind, dst_.stride[3], width, rows_h,
-                             out + p % depth * rows_h * dy_row_ + p / depth * kRowLanes, dy_row_, vector_stride);
+        conversions_->rows_to_vectors(data + at, kind, dst_.stride[3], width, rows_h,
+                                      out + p % depth * rows_h * dy_row_ + p / depth * kRowLanes, dy_row_,
+                                      vector_stride);
       }
       return;
     }
-#endif
     for (int64_t ch = 0; ch < channels; ++ch) {
       for (int64_t r = 0; r < staging_.out_rows; ++r) {
         float* to = out + r * dy_row_ + ch * kRowLanes;
         for (int64_t w0 = 0; w0 < width; w0 += kRowLanes, to += vector_stride) {
           read_row_floats(dst_, math_, n, c0 + ch, r / rows_h, r % rows_h, w0, 1,
-                          std::min<int64_t>(kRowLanes, width - w0), to);
+                          std::min<int64_t>(kRowLanes, width - w0), to, conversions_);
         }
       }
     }
@@ -449,6 +452,7 @@ class SmallGroupWeight final : public ConvStep {
   Staging staging_;
   int threads_;
   const RowKernels& kernels_;
+  const Conversions16* conversions_;  // the plan's kit's
   DenseFloatOutput output_;
   int64_t group_lanes_ = 0, chunks_ = 1;
   int64_t dy_channels_ = 1, dy_row_ = 0;  // staged dY: channel slots per vector, floats per row (WeightRows)

@@ -97,17 +97,17 @@ struct Staging {
   void clear(float* out, int64_t channels) const { std::fill_n(out, channels * channel_stride, 0.0f); }
 
   // Copies channels [c0, c0 + channels) of sample n of the source view (src planes of g; any dtype
-  // and strides, rounded as cubeMathType asks) into `out`, a buffer cleared for as many channels.
+  // and strides, rounded as cubeMathType asks) into `out`, a buffer cleared for as many channels
+  // (`conversions`: the plan's kit's).
   void stage(const ConvGeometry& g, const View5& src, MathMode math, int64_t n, int64_t c0, int64_t channels,
-             float* out) const {
+             float* out, const Conversions16* conversions) const {
     const int64_t src_d = g.src_size[0], src_h = g.src_size[1], sw = g.stride[2];
-#ifdef ACLNN_HAVE_X86_KERNELS
     // Entries 1 (or for FLOAT16/BF16, 2) apart: each channel's rows of a plane phase copied or widened in one
     // call (a channel's plane is one run of memory, which the copy prefetches ahead in; a row of every
     // channel per call read as many planes at once).
     int64_t step = 0;  // (0 where the product overflows: an empty source's strides are unbounded)
     if (__builtin_mul_overflow(src.stride[4], sw, &step)) step = 0;
-    const bool some = channels > 0 && src.data != nullptr && f16c_conversions();
+    const bool some = channels > 0 && src.data != nullptr && conversions != nullptr;
     const bool half_rows = some && (src.dtype == ACL_FLOAT16 || src.dtype == ACL_BF16) && math == MathMode::kFull &&
                            (step == 1 || step == 2);
     const bool float_rows = some && src.dtype == ACL_FLOAT && math != MathMode::kFp16Inputs && step == 1;
@@ -124,18 +124,17 @@ struct Staging {
             const int64_t at = src.element(n, c0 + ch, sz, y0 - g.pad[1], lo * sw + q - g.pad[2]);
             float* rows = out + ch * channel_stride + (z * rows_h + y0) * row_stride + q * phase_width + lo;
             if (half_rows) {
-              widen_rows_avx2(static_cast<const uint16_t*>(src.data) + at, src.dtype == ACL_BF16, src.stride[3], step,
-                              hi - lo, y1 - y0, rows, row_stride);
+              conversions->widen_rows(static_cast<const uint16_t*>(src.data) + at, src.dtype == ACL_BF16, src.stride[3],
+                                      step, hi - lo, y1 - y0, rows, row_stride);
             } else {
-              copy_rows_avx2(static_cast<const float*>(src.data) + at, src.stride[3], hi - lo, y1 - y0, rows,
-                             row_stride);
+              conversions->copy_rows(static_cast<const float*>(src.data) + at, src.stride[3], hi - lo, y1 - y0, rows,
+                                     row_stride);
             }
           }
         }
       }
       return;
     }
-#endif
     for (int64_t z = 0; z < rows_d; ++z) {
       for (int64_t y = 0; y < rows_h; ++y) {
         float* rows = out + (z * rows_h + y) * row_stride;  // channel 0's
@@ -146,7 +145,8 @@ struct Staging {
           if (hi == lo) continue;
           const int64_t column = lo * sw + q - g.pad[2];  // entry lo's, inside the source row
           for (int64_t ch = 0; ch < channels; ++ch) {
-            read_row_floats(src, math, n, c0 + ch, sz, sy, column, sw, hi - lo, rows + ch * channel_stride + lo);
+            read_row_floats(src, math, n, c0 + ch, sz, sy, column, sw, hi - lo, rows + ch * channel_stride + lo,
+                            conversions);
           }
         }
       }

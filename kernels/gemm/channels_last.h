@@ -85,10 +85,11 @@ struct UnitRows {
 // packed into depths [p0, p1) of slivers W channels wide at `out` of `depth`:
 //   out[(j / W) * W * depth + p * W + j % W] = row p's channel j (zero past the last)
 // -- a PackedRight of the matrix (W = NR) or a PackedLeft of its transpose (W = MR). A row is
-// converted kLine channels at a time (a multiple of W) into a line zero-padded to whole slivers.
+// converted kLine channels at a time (a multiple of W) into a line zero-padded to whole slivers
+// (`conversions`: the plan's kit's, as for the other conversions below).
 template <int W>
-inline void pack_rows_converted(const View5& v, const UnitRows& unit, int64_t p0, int64_t p1, float* out,
-                                int64_t depth) {
+inline void pack_rows_converted(const View5& v, const UnitRows& unit, int64_t p0, int64_t p1, float* out, int64_t depth,
+                                const Conversions16* conversions) {
   static_assert(kLine % W == 0, "a line holds whole slivers");
   const View5 planes = positions_as_planes(v);
   const int64_t channels = v.shape[1];
@@ -96,7 +97,7 @@ inline void pack_rows_converted(const View5& v, const UnitRows& unit, int64_t p0
   for (int64_t p = p0; p < p1; ++p) {
     for (int64_t c0 = 0; c0 < channels; c0 += kLine) {
       const int64_t run = std::min(kLine, channels - c0), padded = round_up(run, W);
-      read_row_floats(planes, MathMode::kFull, unit.sample(p), unit.position(p), 0, 0, c0, 1, run, line);
+      read_row_floats(planes, MathMode::kFull, unit.sample(p), unit.position(p), 0, 0, c0, 1, run, line, conversions);
       std::fill(line + run, line + padded, 0.0f);
       float* to = out + c0 / W * W * depth + p * W;
       for (int64_t j = 0; j < padded; j += W, to += W * depth) std::memcpy(to, line + j, W * sizeof(float));
@@ -104,12 +105,12 @@ inline void pack_rows_converted(const View5& v, const UnitRows& unit, int64_t p0
   }
 }
 inline void pack_rows_converted(const View5& v, const UnitRows& unit, int64_t p0, int64_t p1, int width, float* out,
-                                int64_t depth) {
+                                int64_t depth, const Conversions16* conversions) {
   switch (width) {  // every micro-kernel's MR and NR
-    case 6: return pack_rows_converted<6>(v, unit, p0, p1, out, depth);
-    case 8: return pack_rows_converted<8>(v, unit, p0, p1, out, depth);
-    case 16: return pack_rows_converted<16>(v, unit, p0, p1, out, depth);
-    default: return pack_rows_converted<32>(v, unit, p0, p1, out, depth);
+    case 6: return pack_rows_converted<6>(v, unit, p0, p1, out, depth, conversions);
+    case 8: return pack_rows_converted<8>(v, unit, p0, p1, out, depth, conversions);
+    case 16: return pack_rows_converted<16>(v, unit, p0, p1, out, depth, conversions);
+    default: return pack_rows_converted<32>(v, unit, p0, p1, out, depth, conversions);
   }
 }
 
@@ -117,7 +118,7 @@ inline void pack_rows_converted(const View5& v, const UnitRows& unit, int64_t p0
 // `width` input channels wide (depth Cout), converted as it is packed: each input channel's Cout
 // entries read as one line (one run in ConvTbc's (K, Cin, Cout) weights; a forward product's view,
 // its first two axes swapped, reads them across instead).
-inline void pack_tap_converted(const View5& wei, int64_t k, int width, float* out) {
+inline void pack_tap_converted(const View5& wei, int64_t k, int width, float* out, const Conversions16* conversions) {
   View5 lines = wei;  // element (k, ci, 0, 0, co) = W[co, ci, k]
   std::swap(lines.shape[0], lines.shape[4]);
   std::swap(lines.stride[0], lines.stride[4]);
@@ -128,7 +129,7 @@ inline void pack_tap_converted(const View5& wei, int64_t k, int width, float* ou
     for (int64_t co0 = 0; co0 < cout; co0 += kLine) {
       const int64_t run = std::min(kLine, cout - co0);
       if (ci < cin) {
-        read_row_floats(lines, MathMode::kFull, k, ci, 0, 0, co0, 1, run, line);
+        read_row_floats(lines, MathMode::kFull, k, ci, 0, 0, co0, 1, run, line, conversions);
       } else {
         std::fill_n(line, run, 0.0f);
       }
@@ -210,17 +211,17 @@ inline int for_each_piece(int64_t total, int threads, const char* what, Body bod
                    [&](int64_t t) { body(t * kRun, std::min(kRun, total - t * kRun)); });
 }
 
-inline int convert_weights(const View5& from, const View5& to, int threads) {
+inline int convert_weights(const View5& from, const View5& to, int threads, const Conversions16* conversions) {
   float* data = dense_float_data(to);
   if (stored_like(from, to)) {
     const View5 row = as_one_row(from);
     return for_each_piece(row.numel(), threads, "channels-last weights", [&](int64_t first, int64_t count) {
-      read_row_floats(row, MathMode::kFull, 0, 0, 0, 0, first, 1, count, data + first);
+      read_row_floats(row, MathMode::kFull, 0, 0, 0, 0, first, 1, count, data + first, conversions);
     });
   }
   return for_each_tap_run(from, threads, "channels-last weights",
                           [&](int64_t co, int64_t ci, int64_t k0, int64_t count, float* taps) {
-                            read_row_floats(from, MathMode::kFull, co, ci, 0, 0, k0, 1, count, taps);
+                            read_row_floats(from, MathMode::kFull, co, ci, 0, 0, k0, 1, count, taps, conversions);
                             for (int64_t k = 0; k < count; ++k) data[to.element(co, ci, 0, 0, k0 + k)] = taps[k];
                           });
 }

@@ -25,7 +25,11 @@ namespace {
 class ChannelsLastInput final : public ConvStep {
  public:
   ChannelsLastInput(const ConvProblem& p, PlanBuilder& b)
-      : p_(p), t_(tap_product(p)), threads_(b.threads()), amx_(input_pair_tiles(p, t_, b.cpu().pairs)) {
+      : p_(p),
+        t_(tap_product(p)),
+        threads_(b.threads()),
+        amx_(input_pair_tiles(p, t_, b.cpu().pairs)),
+        conversions_(b.cpu().conversions) {
     const int64_t to_channels = t_.to_channels, from_channels = t_.from_channels, batch = p.geometry.batch;
     if (paired() && p.wei.dtype != ACL_FLOAT) {  // pack_pairs_right reads float weights
       weights_ = b.book_scratch("channels_last.weights", static_cast<uint64_t>(p.wei.numel()), sizeof(float));
@@ -72,7 +76,7 @@ class ChannelsLastInput final : public ConvStep {
   int run(const Workspace& w, const StepInputs&) const override {
     const View5 taps = weights_ >= 0 ? tbc_weight_view(t_.taps, w.at<float>(weights_)) : t_.taps;
     if (weights_ >= 0) {
-      const int status = convert_weights(t_.taps, taps, threads_);
+      const int status = convert_weights(t_.taps, taps, threads_, conversions_);
       if (status != ACLNN_SUCCESS) return status;
     }
     const int64_t to_channels = t_.to_channels, from_channels = t_.from_channels, pairs = from_channels / 2;
@@ -87,7 +91,8 @@ class ChannelsLastInput final : public ConvStep {
         pack_right(blocking_, from_channels, to_channels, tap_matrix(taps, dense_float_data(taps), k),
                    static_cast<float*>(packed) + k * tap_floats_);
       } else {
-        pack_tap_converted(taps, k, right_sliver_columns(blocking_), static_cast<float*>(packed) + k * tap_floats_);
+        pack_tap_converted(taps, k, right_sliver_columns(blocking_), static_cast<float*>(packed) + k * tap_floats_,
+                           conversions_);
       }
     });
     if (status != ACLNN_SUCCESS) return status;
@@ -127,7 +132,7 @@ class ChannelsLastInput final : public ConvStep {
           }
           for (int64_t r = first; r < last && staged != nullptr; ++r) {  // FLOAT16/BF16 rows widened
             read_row_floats(from_positions, MathMode::kFull, unit.sample(r + shift), unit.position(r + shift), 0, 0, 0,
-                            1, from_channels, staged + (r - first) * from_channels);
+                            1, from_channels, staged + (r - first) * from_channels, conversions_);
           }
           sgemm_a_rows(blocking_, last - first, to_channels, from_channels,
                        staged != nullptr ? staged : static_cast<const float*>(from.data), offsets, channel_offsets,
@@ -139,7 +144,7 @@ class ChannelsLastInput final : public ConvStep {
         }
         for (int64_t r = c0; r < c1 && summed != nullptr; ++r) {
           store_plane_floats(summed + (r - c0) * to_channels, to_positions, unit.sample(r), unit.position(r), 0,
-                             to_channels);
+                             to_channels, conversions_);
         }
       }
     });
@@ -149,7 +154,8 @@ class ChannelsLastInput final : public ConvStep {
   ConvProblem p_;
   TapProduct t_;
   int threads_;
-  AmxTiles amx_;  // the tiles whose order pair products take (input_pair_tiles), or none
+  AmxTiles amx_;                      // the tiles whose order pair products take (input_pair_tiles), or none
+  const Conversions16* conversions_;  // the plan's kit's
   bool paired() const { return amx_ != AmxTiles::kNone; }  // pair products, in the tiles' order
   bool flat_ = false;                                      // interleaved rows (interleaved_rows), tiled as one matrix
   WorkspaceLedger::Handle weights_ = -1;  // pair products' FLOAT16/BF16 weights as floats (tbc_weight_view of the taps)

@@ -33,6 +33,7 @@ class ChannelsLastWeight final : public ConvStep {
       : p_(p),
         threads_(b.threads()),
         amx_(weight_pair_tiles(p, b.cpu().pairs)),
+        conversions_(b.cpu().conversions),
         converted_(!paired() && (p.src.dtype != ACL_FLOAT || p.dst.dtype != ACL_FLOAT)) {
     const ConvGeometry& g = p.geometry;
     if (p.grad_weight.dtype != ACL_FLOAT) {  // computed as floats laid out as (K, Cin, Cout), then rounded
@@ -141,14 +142,14 @@ class ChannelsLastWeight final : public ConvStep {
     if (stored_like(user, out)) {
       const View5 row = as_one_row(user);
       return for_each_piece(row.numel(), threads_, "channels-last gradWeight", [&](int64_t first, int64_t count) {
-        store_plane_floats(grad_weight + first, row, 0, 0, first, count);
+        store_plane_floats(grad_weight + first, row, 0, 0, first, count, conversions_);
       });
     }
     return for_each_tap_run(user, threads_, "channels-last gradWeight",
                             [&](int64_t co, int64_t ci, int64_t k0, int64_t count, float* taps) {
                               for (int64_t k = 0; k < count; ++k)
                                 taps[k] = grad_weight[out.element(co, ci, 0, 0, k0 + k)];
-                              store_plane_floats(taps, user, co, ci, k0, count);
+                              store_plane_floats(taps, user, co, ci, k0, count, conversions_);
                             });
   }
 
@@ -159,7 +160,7 @@ class ChannelsLastWeight final : public ConvStep {
     const UnitRows unit{flat_, p_.geometry.batch, n};
     if (v.dtype != ACL_FLOAT) {
       pack_rows_converted(v, unit, p0, p1, left ? left_sliver_rows(blocking_) : right_sliver_columns(blocking_), out,
-                          depth);
+                          depth, conversions_);
     } else if (p1 > p0 && left) {
       pack_left(blocking_, rows_, p1 - p0, MatrixRef{unit.floats(v, p0), unit.stride(v), true}, out, depth, p0);
     } else if (p1 > p0) {
@@ -293,7 +294,8 @@ class ChannelsLastWeight final : public ConvStep {
 
   ConvProblem p_;
   int threads_;
-  AmxTiles amx_;  // the tiles whose order pair products take (weight_pair_tiles), or none
+  AmxTiles amx_;                      // the tiles whose order pair products take (weight_pair_tiles), or none
+  const Conversions16* conversions_;  // the plan's kit's
   bool paired() const { return amx_ != AmxTiles::kNone; }  // pair products, in the tiles' order
   bool converted_;  // FLOAT16/BF16 X or dY (not paired()): both operands packed, converted as they are
   WorkspaceLedger::Handle result_ = -1;  // a FLOAT16/BF16 gradWeight as floats (tbc_weight_view)

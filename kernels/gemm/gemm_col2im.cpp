@@ -167,6 +167,7 @@ class GemmBackwardData final : public ConvStep {
         threads_(b.threads()),
         dst_(p.dst),
         math_(p.math),
+        conversions_(b.cpu().conversions),
         dy_from_view_(stage_from_view(p.dst, p.math)),
         rows_dy_(d.dy_rows),
         rows16_(d.rows16),
@@ -226,7 +227,7 @@ class GemmBackwardData final : public ConvStep {
     const int64_t slices = s_.n * s_.groups;
     return run_tasks(slices * s_.cout, threads_, "gemm gradInput", [&](int64_t t) {
       const int64_t n = t / s_.cout / s_.groups, grp = t / s_.cout % s_.groups, co = t % s_.cout;
-      read_plane_floats(dst_, math_, n, grp * s_.cout + co, 0, s_.dst_plane, out + t * s_.dst_plane);
+      read_plane_floats(dst_, math_, n, grp * s_.cout + co, 0, s_.dst_plane, out + t * s_.dst_plane, conversions_);
     });
   }
 
@@ -394,7 +395,7 @@ class GemmBackwardData final : public ConvStep {
       float* planes = w.at<float>(dy_planes_, thread_index());
       for (int64_t n = n0; n < n1; ++n) {
         stage_channel_pairs(dst_, n, grp * s_.cout + 2 * q, 2 * q + 1 < s_.cout, 0, s_.dst_plane, planes,
-                            row + (n - n0) * s_.dst_plane);
+                            row + (n - n0) * s_.dst_plane, conversions_);
       }
       std::fill(row + (n1 - n0) * s_.dst_plane, row + ld_, 0u);
     });
@@ -441,7 +442,7 @@ class GemmBackwardData final : public ConvStep {
                     j1 = std::min(columns, slivers * (t % pieces + 1) / pieces * nr);
       if (j0 >= j1) return;
       view_panels(dst_, math_, n0, grp * s_.cout, j0, 0, s_.cout, 0, j1 - j0, static_cast<int>(nr),
-                  out + unit * dy_floats_ + j0 * s_.cout);
+                  out + unit * dy_floats_ + j0 * s_.cout, conversions_);
     });
   }
 
@@ -452,7 +453,8 @@ class GemmBackwardData final : public ConvStep {
     static void write(const void* context, int64_t p0, int64_t depth, int64_t j0, int64_t cols, int width, float* out) {
       const auto* panels = static_cast<const GradOutputPanels*>(context);
       const GemmBackwardData& step = *panels->self;
-      view_panels(step.dst_, step.math_, panels->n, panels->c0, panels->first, p0, depth, j0, cols, width, out);
+      view_panels(step.dst_, step.math_, panels->n, panels->c0, panels->first, p0, depth, j0, cols, width, out,
+                  step.conversions_);
     }
   };
 
@@ -461,9 +463,10 @@ class GemmBackwardData final : public ConvStep {
   int threads_;
   View5 dst_;  // dY as the user passed it
   MathMode math_;
-  bool dy_from_view_;     // stage_from_view(dst_): dY read from the view while packed (no dense copy)
-  bool rows_dy_ = false;  // dY's rows read in place (sgemm_rows) into cols of cols_ld_ columns
-  bool rows16_ = false;   // ... from the user's dense FLOAT16/BF16 dY (sgemm_rows_16bit), not from a float copy
+  const Conversions16* conversions_;  // the plan's kit's
+  bool dy_from_view_;                 // stage_from_view(dst_): dY read from the view while packed (no dense copy)
+  bool rows_dy_ = false;              // dY's rows read in place (sgemm_rows) into cols of cols_ld_ columns
+  bool rows16_ = false;  // ... from the user's dense FLOAT16/BF16 dY (sgemm_rows_16bit), not from a float copy
   int64_t cols_ld_ = 0;
   WorkspaceLedger::Handle dy_rows_ = -1;  // rows_dy_: the offsets of dY's rows in a slice
   // Samples per task: about 2 * kMinTilePositions columns where planes are smaller than that (sample

@@ -187,6 +187,7 @@ class GemmForward final : public ConvStep {
         flipped_(flipped),
         source_(flipped ? p.dst : p.src),
         math_(p.math),
+        conversions_(b.cpu().conversions),
         staged_(tiles != nullptr && tiles->staged),
         rows16_(tiles != nullptr && tiles->rows16),
         // (a forward operator's dense float output: written in place, each band or tile adding its bias)
@@ -317,7 +318,8 @@ class GemmForward final : public ConvStep {
         // Only the depths whose kernel-depth taps read source planes (a band of a border plane skips
         // the taps in the padding, and their window slabs); none: the result is zeros.
         const KernelDepths inside = depth_major_ ? kernel_depths_inside(g_, band.od) : KernelDepths{0, g_.kernel[0]};
-        stage_padded_window(source_, math_, g_, bands_, n, grp * s_.cin, s_.cin, band, inside, nr, window);
+        stage_padded_window(source_, math_, g_, bands_, n, grp * s_.cin, s_.cin, band, inside, nr, window,
+                            conversions_);
         const int64_t slab = depth_ / g_.kernel[0];  // depths per kernel depth (in depth-major order)
         const int64_t q0 = inside.begin * slab, q1 = inside.end * slab;
         const PackedLeft wg{weights + grp * group_floats_ + c0 * s_.rows(), s_.rows(), q0};  // (slivers from row c0)
@@ -384,7 +386,7 @@ class GemmForward final : public ConvStep {
       float* planes = w.at<float>(planes_, thread_index());
       for (int64_t q = 0; q < depth_; ++q) {
         uint32_t* row = pairs + q * ld_;
-        stage_channel_pairs(source_, n, grp * s_.cin + 2 * q, 2 * q + 1 < s_.cin, o0, count, planes, row);
+        stage_channel_pairs(source_, n, grp * s_.cin + 2 * q, 2 * q + 1 < s_.cin, o0, count, planes, row, conversions_);
         std::fill(row + count, row + ld_, 0u);
       }
       float* result = w.at<float>(result_, thread_index());
@@ -439,7 +441,7 @@ class GemmForward final : public ConvStep {
       if (staged_) {
         const PlaneWindow window = source_window(g_, o0, o1);
         float* staged = w.at<float>(window_, thread_index());
-        stage_window(source_, math_, n, grp * s_.cin, 0, s_.cin, window, staged);
+        stage_window(source_, math_, n, grp * s_.cin, 0, s_.cin, window, staged, conversions_);
         x = {staged, window.size(), 0, window.first};
       } else {
         x.data = source + (n * s_.groups + grp) * s_.cin * s_.src_plane;
@@ -553,6 +555,7 @@ class GemmForward final : public ConvStep {
   bool flipped_;
   View5 source_;  // dY (flipped, and a transposed layer's gradInput) or X, as the user passed it
   MathMode math_;
+  const Conversions16* conversions_;  // the plan's kit's
   // Tasks stage their windows of source_ (no dense float copy of it); a 1x1 kernel's tiles of unit-stride rows
   // always (each channel's run of the tile copied in order, not one line of every channel's row per
   // micro-kernel tile).

@@ -42,7 +42,8 @@ class GemmBackwardWeight final : public ConvStep {
         src_(p.src),
         dst_(p.dst),
         dw_(p.grad_weight),
-        math_(p.math) {
+        math_(p.math),
+        conversions_(b.cpu().conversions) {
     const WeightSplit& split = d.split;
     const WeightVariant& v = d.variant;
     chunks_ = split.chunks, block_ = split.block, blocks_ = split.blocks;
@@ -183,7 +184,7 @@ class GemmBackwardWeight final : public ConvStep {
         const int64_t c0 = r0 / taps, c1 = (r1 - 1) / taps + 1;
         const PlaneWindow window = source_window(g_, o0, o1);
         float* staged = w.at<float>(window_, thread);
-        stage_window(src_, math_, n, grp * s_.cin, c0, c1, window, staged);
+        stage_window(src_, math_, n, grp * s_.cin, c0, c1, window, staged, conversions_);
         x = {staged, window.size(), c0, window.first};
       } else {
         x.data = in.f32.src + (n * s_.groups + grp) * s_.cin * s_.src_plane;
@@ -257,7 +258,8 @@ class GemmBackwardWeight final : public ConvStep {
         if (depths.begin < inside.begin || depths.begin >= inside.end) continue;
       }
       if (transposed_) {
-        stage_padded_window(src_, math_, g_, bands_, n, grp * s_.cin + c0, c1 - c0, band, depths, 0, window);
+        stage_padded_window(src_, math_, g_, bands_, n, grp * s_.cin + c0, c1 - c0, band, depths, 0, window,
+                            conversions_);
         if (width != positions_width) {  // (the last piece of a row may be narrower)
           window_columns(width, window_width, bands_.columns(), 1, positions);
           positions_width = width;
@@ -273,7 +275,7 @@ class GemmBackwardWeight final : public ConvStep {
           const OutputBand piece = bands_.band(v % bands_.bands());
           if (nv * s_.dst_plane + band_origin(piece) != start + total) break;
           stage_padded_window(src_, math_, g_, bands_, nv, grp * s_.cin + c0, c1 - c0, piece, depths, 0,
-                              window + columns.bands * window_floats_);
+                              window + columns.bands * window_floats_, conversions_);
           columns.widths[columns.bands] = piece.w1 - piece.w0;
           columns.counts[columns.bands] = (piece.h1 - piece.h0) * (piece.w1 - piece.w0);
           total += columns.counts[columns.bands];
@@ -357,7 +359,7 @@ class GemmBackwardWeight final : public ConvStep {
       if (x_staged_) {  // the row block's channels, the positions this piece reads
         const PlaneWindow window = source_window(g_, o0, o1);
         float* staged = w.at<float>(window_, thread);
-        stage_window(src_, math_, n, grp * s_.cin, r0, r1, window, staged);
+        stage_window(src_, math_, n, grp * s_.cin, r0, r1, window, staged, conversions_);
         x = {staged, window.size(), r0, window.first};
       }
       for (int64_t r = r0; r < r1; ++r) lines[r - r0] = (r - x.first_channel) * x.channel_stride;
@@ -408,7 +410,7 @@ class GemmBackwardWeight final : public ConvStep {
         if (dy_rows_ >= 0) {
           float* rows = w.at<float>(dy_rows_, thread_index());
           for (int64_t c = 0; c < count; ++c)
-            read_plane_floats(dst_, math_, n, grp * s_.cout + c0 + c, p0, span, rows + c * span);
+            read_plane_floats(dst_, math_, n, grp * s_.cout + c0 + c, p0, span, rows + c * span, conversions_);
           slice = rows, ld = span;
         } else {
           slice = dy + ((n * s_.groups + grp) * s_.cout + c0) * s_.dst_plane + p0;
@@ -481,7 +483,7 @@ class GemmBackwardWeight final : public ConvStep {
         const float* part = w.at<float>(partials_, c - 1);
         for (int64_t i = i0; i < i1; ++i) grad_weight[i] += part[i];
       }
-      if (rounds_blocks_) store_dense_floats(grad_weight + i0, dw_, i0, i1 - i0);
+      if (rounds_blocks_) store_dense_floats(grad_weight + i0, dw_, i0, i1 - i0, conversions_);
     });
   }
 
@@ -490,7 +492,7 @@ class GemmBackwardWeight final : public ConvStep {
   void round_into_weights(int64_t grp, int64_t co0, int64_t co1, int64_t r0, int64_t r1, const float* values,
                           int64_t ld) const {
     for (int64_t co = co0; co < co1; ++co)
-      store_dense_floats(values + (co - co0) * ld, dw_, (grp * s_.cout + co) * s_.rows() + r0, r1 - r0);
+      store_dense_floats(values + (co - co0) * ld, dw_, (grp * s_.cout + co) * s_.rows() + r0, r1 - r0, conversions_);
   }
 
   // narrows_sums_: group grp's dW from column r on, in the user's dense 16-bit tensor, as the
@@ -514,7 +516,8 @@ class GemmBackwardWeight final : public ConvStep {
   int threads_;
   View5 src_, dst_, dw_;  // X, dY and dW as the user passed them
   MathMode math_;
-  bool x_staged_ = false;  // each piece stages the X it reads (no dense float copy of X)
+  const Conversions16* conversions_;  // the plan's kit's
+  bool x_staged_ = false;             // each piece stages the X it reads (no dense float copy of X)
   DenseFloatOutput output_;
   bool rounds_blocks_ = false;      // a dense 16-bit dW rounded as its partials are added (round_into_weights)
   bool narrows_sums_ = false;       // ... or by the micro-kernel, from one chunk's products (not transposed)

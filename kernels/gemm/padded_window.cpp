@@ -141,7 +141,7 @@ KernelDepths kernel_depths_inside(const ConvGeometry& g, int64_t od) {
 
 void stage_padded_window(const View5& view, MathMode math, const ConvGeometry& g, const BandTiling& tiling, int64_t n,
                          int64_t c0, int64_t channels, const OutputBand& band, KernelDepths depths, int64_t slack,
-                         float* out) {
+                         float* out, const Conversions16* conversions) {
   const int64_t width = tiling.window_width(), sw = g.stride[2], channel_floats = tiling.channel_floats();
   // Channels nearer in memory than positions (channels last: TBC) are read a position's channels
   // together, all channels of a window line at once; otherwise channel by channel, a run each.
@@ -150,14 +150,10 @@ void stage_padded_window(const View5& view, MathMode math, const ConvGeometry& g
   const int64_t step = view.stride[4] * sw;
   const bool float_rows = !channels_last && view.dtype == ACL_FLOAT && math != MathMode::kFp16Inputs &&
                           (step == 1 || step == 2) && view.data != nullptr;
-#ifdef ACLNN_HAVE_X86_KERNELS
   // FLOAT16/BF16 entries likewise: a window line of every channel widened in one call.
   const bool half_rows = !channels_last && (view.dtype == ACL_FLOAT16 || view.dtype == ACL_BF16) &&
                          math == MathMode::kFull && (step == 1 || step == 2) && channels > 0 && view.data != nullptr &&
-                         f16c_conversions();
-#else
-  const bool half_rows = false;
-#endif
+                         conversions != nullptr;
   for_each_window_line(
       g, tiling, band, depths, [&](int64_t offset, int64_t id, int64_t ih, int64_t first, int64_t x0, int64_t x1) {
         float* line = out + offset;               // channel 0's
@@ -169,31 +165,27 @@ void stage_padded_window(const View5& view, MathMode math, const ConvGeometry& g
         if (x0 == x1) return;
         if (float_rows) {  // the common case: copies (a window line is often only 28 floats)
           const float* from = static_cast<const float*>(view.data) + view.element(n, c0, id, ih, first + x0 * sw);
-#ifdef ACLNN_HAVE_X86_KERNELS
-          if (f16c_conversions()) {  // every channel's line in one call, prefetched ahead in each plane
-            step == 1 ? copy_rows_avx2(from, view.stride[1], x1 - x0, channels, line + x0, channel_floats)
-                      : copy_rows_even_avx2(from, view.stride[1], x1 - x0, channels, line + x0, channel_floats);
+          if (conversions != nullptr) {  // every channel's line in one call, prefetched ahead in each plane
+            step == 1 ? conversions->copy_rows(from, view.stride[1], x1 - x0, channels, line + x0, channel_floats)
+                      : conversions->copy_rows_even(from, view.stride[1], x1 - x0, channels, line + x0, channel_floats);
             return;
           }
-#endif
           for (int64_t c = 0; c < channels; ++c) {
             float* to = line + c * channel_floats + x0;
             step == 1 ? copy_run(from + c * view.stride[1], x1 - x0, to)
                       : copy_run_even(from + c * view.stride[1], x1 - x0, to);
           }
         } else if (half_rows) {
-#ifdef ACLNN_HAVE_X86_KERNELS
           const uint16_t* from = static_cast<const uint16_t*>(view.data) + view.element(n, c0, id, ih, first + x0 * sw);
-          widen_rows_avx2(from, view.dtype == ACL_BF16, view.stride[1], step, x1 - x0, channels, line + x0,
-                          channel_floats);
-#endif
+          conversions->widen_rows(from, view.dtype == ACL_BF16, view.stride[1], step, x1 - x0, channels, line + x0,
+                                  channel_floats);
         } else if (channels_last) {
           read_row_channels(view, math, n, c0, channels, id, ih, first + x0 * sw, sw, x1 - x0, line + x0,
                             channel_floats);
         } else {
           for (int64_t c = 0; c < channels; ++c) {
-            read_row_floats(view, math, n, c0 + c, id, ih, first + x0 * sw, sw, x1 - x0,
-                            line + c * channel_floats + x0);
+            read_row_floats(view, math, n, c0 + c, id, ih, first + x0 * sw, sw, x1 - x0, line + c * channel_floats + x0,
+                            conversions);
           }
         }
       });

@@ -21,6 +21,7 @@
 
 #include <cstdint>
 
+#include "kernels/common/convert.h"
 #include "kernels/core/conv_problem.h"
 
 namespace aclnn_cpu {
@@ -90,10 +91,10 @@ inline int64_t depth_major_row(const ConvGeometry& g, int64_t channels, int64_t 
 // out = the window of `band` (layout above) for source channels [c0, c0 + channels) of sample n,
 // read from the view (any dtype and strides, cubeMathType rounding, read_row_floats), followed by
 // `slack` zeros; only the slabs of kernel depths `depths` (the others are left as they are: the
-// products that read them are skipped).
+// products that read them are skipped). `conversions`: the plan's kit's.
 void stage_padded_window(const View5& view, MathMode math, const ConvGeometry& g, const BandTiling& tiling, int64_t n,
                          int64_t c0, int64_t channels, const OutputBand& band, KernelDepths depths, int64_t slack,
-                         float* out);
+                         float* out, const Conversions16* conversions);
 
 // The window of `band` for BF16 source channels [c0, c0 + channels) as pairs of channels for
 // amx_pair_rows: word e of channel pair c (c < ceil(channels / 2)) at out[c * channel_floats() + e]

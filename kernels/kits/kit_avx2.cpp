@@ -1,13 +1,14 @@
 // The AVX2 + FMA kit (kit.h): one ops type on ymm vectors (8 floats) and every kernel shape from it.
 // The GEMM's MicroTile (microkernel_tile.h): a 6 x 16 tile in 12 accumulators (6 x 8 for a last column
 // sliver with at most 8 valid columns), FLOAT16 and BF16 operands widened in registers and results
-// narrowed as they leave them (its 16-bit slots only where the CPU has F16C too: f16c_conversions()).
+// narrowed as they leave them.
 // The row kernels, a 16-lane vector of the rows' layout taken as two parts of 8: forward rows in blocks
 // of 4 channels x 8 positions x 3 rows (12 accumulators), or 1 x 32 x 3 for one output channel; weight
 // rows in blocks of 4 channels x 3 taps (12), 2 x 4 below 4 channels, 1 x 9 for one; input rows in
 // chunks of 6 positions x 16 channels (12). Twelve of the 16 registers hold accumulators: with 8, the
-// FMA units wait on the chains' latency. The Winograd transforms, and the AMX tiles' order on the FMAs.
-// Compiled with -mavx2 -mfma -mf16c; called only when the CPU has AVX2 and FMA.
+// FMA units wait on the chains' latency. The Winograd transforms, the AMX tiles' order on the FMAs, and
+// the 16-bit conversions of convert_avx2.cpp. Compiled with -mavx2 -mfma -mf16c; called only when the
+// CPU has AVX2, FMA and F16C (detected_isa()).
 #include <immintrin.h>
 
 #include <cstring>
@@ -137,15 +138,32 @@ void input_rows_avx2(const InputRows& job) { input_rows<avx2_ops, 1, 6>(job); }
 
 }  // namespace
 
-// The AMX tiles' order on this set's FMAs (kernels/amx/amx_fma_tiles.h), for amx_pair_rows and
-// amx_pair_a_rows (amx.cpp).
+// The AMX tiles' order on this set's FMAs (kernels/amx/amx_fma_tiles.h): the kit's fma_pairs.
 using FmaTiles = AmxFmaTiles<avx2_ops, 2, 2>;
 ACLNN_AMX_DEFINE_PRODUCTS(fma_avx2, FmaTiles)
 
-extern const IsaKit kKitAvx2 = {
+// The conversions of convert_avx2.cpp (also the AVX-512 kits' where they have no wider ones).
+constexpr Conversions16 kConversionsAvx2 = {halves_to_floats_avx2,
+                                            floats_to_halves_avx2,
+                                            bf16_to_floats_avx2,
+                                            floats_to_bf16_avx2,
+                                            narrow_rows_avx2,
+                                            widen_rows_avx2,
+                                            widen_strided_avx2,
+                                            copy_rows_avx2,
+                                            copy_rows_even_avx2,
+                                            split_rows_avx2,
+                                            rows_to_vectors_avx2,
+                                            add_to_double_lanes_avx2,
+                                            add_channels_to_double_lanes_avx2,
+                                            add_halves_to_double_lanes_avx2};
+
+extern constexpr IsaKit kKitAvx2 = {
     Isa::kAvx2,
     Tile::kernel(Isa::kAvx2, interleave_6_portable, interleave_nr_avx2),
     {Isa::kAvx2, forward_rows_avx2, weight_rows_avx2, weight_block_avx2, input_rows_avx2, 0, reads_in_place_avx2},
-    transforms_of<avx2_ops>()};
+    transforms_of<avx2_ops>(),
+    {amx_pair_rows_fma_avx2, amx_pair_a_rows_fma_avx2},
+    &kConversionsAvx2};
 
 }  // namespace aclnn_cpu

@@ -4,8 +4,10 @@
 // results narrowed as they leave them. The row kernels: forward rows in blocks of 8 channels x 32
 // positions (16 accumulators), or 1 x 64 for one output channel; weight rows in blocks of 8 channels x
 // 3 taps (24 accumulators), 4 x 3 for fewer channels, or 1 x 9 for one; input rows in chunks of 14
-// positions x 32 channels (28 accumulators). The Winograd transforms, and the AMX tiles' order on the
-// FMAs. Compiled with -mavx512f -mfma; called only when the CPU has AVX-512F.
+// positions x 32 channels (28 accumulators). The Winograd transforms, the AMX tiles' order on the FMAs,
+// and the 16-bit conversions: convert_avx512.cpp's narrowing (convert_avx512_bf16.cpp's BF16 narrowing
+// in the kit for CPUs with AVX512_BF16), convert_avx2.cpp's elsewhere. Compiled with -mavx512f -mfma;
+// called only when the CPU has AVX-512F (and what the AVX2 kit needs: detected_isa()).
 #include <immintrin.h>
 
 #include <cstring>
@@ -123,15 +125,47 @@ void input_rows_avx512(const InputRows& job) { input_rows<avx512_ops, 2, 14, kPa
 
 }  // namespace
 
-// The AMX tiles' order on this set's FMAs (kernels/amx/amx_fma_tiles.h), for amx_pair_rows and
-// amx_pair_a_rows (amx.cpp).
+// The AMX tiles' order on this set's FMAs (kernels/amx/amx_fma_tiles.h): the kit's fma_pairs.
 using FmaTiles = AmxFmaTiles<avx512_ops, 4, 2>;
 ACLNN_AMX_DEFINE_PRODUCTS(fma_avx512, FmaTiles)
 
-extern const IsaKit kKitAvx512 = {Isa::kAvx512,
-                                  Tile::kernel(Isa::kAvx512, interleave_mr_avx512, interleave_nr_avx512),
-                                  {Isa::kAvx512, forward_rows_avx512, weight_rows_avx512, weight_block_avx512,
-                                   input_rows_avx512, kPairedRowWidth, reads_in_place_avx512},
-                                  transforms_of<avx512_ops>()};
+namespace {
+
+// AVX2's conversions (convert_avx2.cpp) but for BF16 narrowing, `floats_to_bf16`, and AVX-512's
+// narrowing of rows. (constexpr, as every kit: constant-initialized, so that no code of this file's
+// instruction set runs when the library loads on a CPU without it)
+constexpr Conversions16 conversions_avx512(void (*floats_to_bf16)(const float*, uint16_t*, int64_t)) {
+  return {halves_to_floats_avx2,
+          floats_to_halves_avx2,
+          bf16_to_floats_avx2,
+          floats_to_bf16,
+          narrow_rows_avx512,
+          widen_rows_avx2,
+          widen_strided_avx2,
+          copy_rows_avx2,
+          copy_rows_even_avx2,
+          split_rows_avx2,
+          rows_to_vectors_avx2,
+          add_to_double_lanes_avx2,
+          add_channels_to_double_lanes_avx2,
+          add_halves_to_double_lanes_avx2};
+}
+constexpr Conversions16 kConversionsAvx512 = conversions_avx512(floats_to_bf16_avx512);
+constexpr Conversions16 kConversionsAvx512Bf16 = conversions_avx512(floats_to_bf16_avx512bf16);
+
+constexpr IsaKit kit_avx512(const Conversions16* conversions) {
+  return {Isa::kAvx512,
+          Tile::kernel(Isa::kAvx512, interleave_mr_avx512, interleave_nr_avx512),
+          {Isa::kAvx512, forward_rows_avx512, weight_rows_avx512, weight_block_avx512, input_rows_avx512,
+           kPairedRowWidth, reads_in_place_avx512},
+          transforms_of<avx512_ops>(),
+          {amx_pair_rows_fma_avx512, amx_pair_a_rows_fma_avx512},
+          conversions};
+}
+
+}  // namespace
+
+extern constexpr IsaKit kKitAvx512 = kit_avx512(&kConversionsAvx512);
+extern constexpr IsaKit kKitAvx512Bf16 = kit_avx512(&kConversionsAvx512Bf16);
 
 }  // namespace aclnn_cpu

@@ -192,10 +192,12 @@ void input_rows_generic(const InputRows& job) { input_rows<generic_row_ops, 1, 2
 }  // namespace
 
 #if defined(__aarch64__)
-// The AMX tiles' order on this set's FMAs (kernels/amx/amx_fma_tiles.h), for amx_pair_rows and
-// amx_pair_a_rows (amx.cpp).
+// The AMX tiles' order on this set's FMAs (kernels/amx/amx_fma_tiles.h): the kit's fma_pairs.
 using FmaTiles = AmxFmaTiles<generic_ops, 4, 2>;
 ACLNN_AMX_DEFINE_PRODUCTS(fma_neon, FmaTiles)
+constexpr AmxProducts kFmaPairs = {amx_pair_rows_fma_neon, amx_pair_a_rows_fma_neon};
+#else
+constexpr AmxProducts kFmaPairs = {};  // (SSE2 has no FMA)
 #endif
 
 void interleave_6_portable(const float* rows, int64_t stride, int64_t depth, float* out) {
@@ -205,11 +207,13 @@ void interleave_8_portable(const float* rows, int64_t stride, int64_t depth, flo
   interleave_rows<8>(rows, stride, depth, out);
 }
 
-extern const IsaKit kKitGeneric = {Isa::kGeneric,
-                                   Tile::kernel(Isa::kGeneric, interleave_6_portable, interleave_8_portable),
-                                   {Isa::kGeneric, forward_rows_generic, weight_rows_generic, weight_block_generic,
-                                    input_rows_generic, 0, reads_in_place_generic},
-                                   transforms_of<generic_ops>()};
+extern constexpr IsaKit kKitGeneric = {Isa::kGeneric,
+                                       Tile::kernel(Isa::kGeneric, interleave_6_portable, interleave_8_portable),
+                                       {Isa::kGeneric, forward_rows_generic, weight_rows_generic, weight_block_generic,
+                                        input_rows_generic, 0, reads_in_place_generic},
+                                       transforms_of<generic_ops>(),
+                                       kFmaPairs,
+                                       nullptr};
 
 float sum_lanes(float* lanes) {
   for (int width = kRowLanes / 2; width > 0; width /= 2) {
@@ -218,19 +222,46 @@ float sum_lanes(float* lanes) {
   return lanes[0];
 }
 
-const IsaKit& isa_kit(Isa isa) {
+namespace {
+
+// A kit, and what the CPU must have beyond the kit's set (null: nothing more; detected_isa() checks
+// the sets).
+struct KitEntry {
+  const IsaKit* kit;
+  bool (*cpu_check)();
+};
+
+}  // namespace
+
+std::vector<const IsaKit*> runnable_kits(Isa isa) {
   // The kits built, widest first.
-  static const IsaKit* const kKits[] = {
+  static const KitEntry kKits[] = {
 #ifdef ACLNN_HAVE_X86_KERNELS
-      &kKitAvx512,
-      &kKitAvx2,
+      {&kKitAvx512Bf16, cpu_has_avx512_bf16},
+      {&kKitAvx512, nullptr},
+      {&kKitAvx2, nullptr},
 #endif
-      &kKitGeneric,
+      {&kKitGeneric, nullptr},
   };
-  for (const IsaKit* kit : kKits) {
-    if (kit->isa <= isa) return *kit;
+  std::vector<const IsaKit*> kits;
+  for (const KitEntry& entry : kKits) {
+    if (entry.kit->isa <= isa && (entry.cpu_check == nullptr || entry.cpu_check())) kits.push_back(entry.kit);
   }
-  return kKitGeneric;
+  return kits;  // (the generic kit last: never empty)
+}
+
+const IsaKit& isa_kit(Isa isa) {
+  // (the table walked once per set: the checks ask cpuid)
+  static const IsaKit* const kChosen[] = {runnable_kits(Isa::kGeneric).front(), runnable_kits(Isa::kAvx2).front(),
+                                          runnable_kits(Isa::kAvx512).front()};
+  return *kChosen[static_cast<int>(isa)];
+}
+
+CpuFeatures cpu_features() {
+  CpuFeatures cpu = CpuFeatures::current();
+  cpu.kit = &isa_kit(cpu.isa);
+  cpu.conversions = cpu.kit->conversions;
+  return cpu;
 }
 
 }  // namespace aclnn_cpu

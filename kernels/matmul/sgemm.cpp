@@ -241,10 +241,9 @@ void sgemm(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, i
 }
 
 bool converts_in_registers(const GemmBlocking& blocking) {
-  const MicroKernel& kernel = isa_kit(blocking.isa).gemm;
-  // (The AVX kernels' conversions are F16C's instructions, and AVX-512's: f16c_conversions() says the
-  // CPU has them.)
-  return kernel.vector_conversions && (kernel.isa == Isa::kGeneric || f16c_conversions());
+  // (The AVX kits' conversions are F16C's instructions, and AVX-512's: their sets include F16C,
+  // detected_isa().)
+  return isa_kit(blocking.isa).gemm.vector_conversions;
 }
 
 void sgemm(const GemmBlocking& blocking, int64_t m, int64_t n, int64_t k, const PackedLeft& a, const PackedRight& b,

@@ -254,7 +254,7 @@ class RefOutput {
     return dense;
   }
   void finish(const Workspace& w, int threads) const {
-    if (staged_ >= 0) store_dense(w.at<double>(staged_), view_, threads);
+    if (staged_ >= 0) store_dense(w.at<double>(staged_), view_, threads, nullptr);  // (doubles: no kit conversions)
   }
   bool staged() const { return staged_ >= 0; }
 
