@@ -1549,10 +1549,10 @@ TEST(Implementations, BitIdenticalForAnyThreadBudget) {
 
 // 1-D layers in time-major views (ConvTbc's layout) take the channels-last gradients over every
 // sample's rows as one matrix (`:interleaved`): against the reference, and the same bits for any
-// thread count (the tiles of rows, and the pieces packed, change with it).
-// FLOAT rows are read in place. FLOAT16/BF16 ones are never copied whole: gradWeight's operands are
-// converted as they are packed. gradInput goes in chunks of rows (16-bit: each tap's dY rows widened into
-// a small block, dX summed in float and rounded once per chunk): the last case's one-thread tile (1600
+// thread count (the tiles of rows, and the pieces packed, change with it); forced apart (no_flat), a unit
+// per sample, against the reference too. FLOAT rows are read in place. FLOAT16/BF16 ones are never copied whole:
+// gradWeight's operands are converted as they are packed. gradInput goes in chunks of rows (16-bit: each tap's dY rows
+// widened into a small block, dX summed in float and rounded once per chunk): the last case's one-thread tile (1600
 // rows, 512 output channels) is cut into chunks wherever L2 is below 3 MiB, its taps 2 positions (16
 // rows) apart across the chunks' edges. (The float kernels: BF16 pair products read the user's BF16
 // rows per sample instead.)
@@ -1585,6 +1585,11 @@ TEST(Implementations, TimeMajorRowsAsOneMatrix) {
         EXPECT_EQ(one.grad_input, more.grad_input) << where << " " << threads;
         EXPECT_EQ(one.grad_weight, more.grad_weight) << where << " " << threads;
       }
+      const ForcedChoices apart("no_flat");  // (a unit per sample)
+      const Results units = run("channels_last", c, time_major, 3, 2);
+      EXPECT_EQ(units.described.find(":interleaved"), std::string::npos) << where << " " << units.described;
+      EXPECT_LT(relative_error(units.grad_input, want.grad_input), tolerance(dtype)) << where;
+      EXPECT_LT(relative_error(units.grad_weight, want.grad_weight), tolerance(dtype)) << where;
     }
   }
   unsetenv("ACLNN_CONVBWD_BF16_DOT");

@@ -273,5 +273,26 @@ inline bool interleaved_rows(const View5& v) {
          v.stride[4] == v.shape[0] * v.stride[0];
 }
 
+// What the channels_last entries decide in supports() and plan from: pair products in the AMX tiles'
+// order on `amx` (where the operands are BF16 pairs the CPU multiplies: `pairs`), else float products,
+// and then interleaved rows (interleaved_rows, of `from` and `to`) tiled as one matrix of N x T rows.
+struct ChannelsLastDecision final : EntryDecision {
+  AmxTiles amx = AmxTiles::kNone;
+  bool flat = false;
+  ChoiceReasons reasons;
+  std::string describe() const override { return reasons.text; }
+};
+inline ChannelsLastDecision decide_channels_last(const ConvProblem& p, AmxTiles pairs, const View5& from,
+                                                 const View5& to) {
+  const std::string& forced = p.forced_choices;
+  ChannelsLastDecision d;
+  if (take_choice(forced, "pairs", pairs != AmxTiles::kNone, true)) d.amx = pairs;
+  d.flat =
+      take_choice(forced, "flat", d.amx == AmxTiles::kNone && interleaved_rows(from) && interleaved_rows(to), true);
+  d.reasons.note(forced, d.amx != AmxTiles::kNone, "pairs", "BF16 operands in the AMX tiles' order");
+  d.reasons.note(forced, d.flat, "flat", "every sample's time-major rows tiled as one matrix");
+  return d;
+}
+
 }  // namespace channels_last
 }  // namespace aclnn_cpu

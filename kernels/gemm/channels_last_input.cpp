@@ -24,18 +24,19 @@ namespace {
 // last tap (the same chains again).
 class ChannelsLastInput final : public ConvStep {
  public:
-  ChannelsLastInput(const ConvProblem& p, PlanBuilder& b)
+  // Books the step `d` decided (decide_channels_last).
+  ChannelsLastInput(const ConvProblem& p, PlanBuilder& b, const ChannelsLastDecision& d)
       : p_(p),
         t_(tap_product(p)),
         threads_(b.threads()),
-        amx_(input_pair_tiles(p, t_, b.cpu().pairs)),
-        conversions_(b.cpu().conversions) {
+        amx_(d.amx),
+        conversions_(b.cpu().conversions),
+        flat_(d.flat) {
     const int64_t to_channels = t_.to_channels, from_channels = t_.from_channels, batch = p.geometry.batch;
     if (paired() && p.wei.dtype != ACL_FLOAT) {  // pack_pairs_right reads float weights
       weights_ = b.book_scratch("channels_last.weights", static_cast<uint64_t>(p.wei.numel()), sizeof(float));
     }
     bias_ = BiasFloats(result_bias(p), b, "channels_last.bias");
-    flat_ = !paired() && interleaved_rows(t_.from) && interleaved_rows(t_.to);
     const int64_t rows = flat_ ? batch * t_.to_positions : t_.to_positions;  // `to` rows of a unit
     const int64_t tasks_per_unit =
         flat_ ? kTasksPerThread * threads_ : ceil_div(kTasksPerThread * threads_, std::max<int64_t>(1, batch));
@@ -157,7 +158,7 @@ class ChannelsLastInput final : public ConvStep {
   AmxTiles amx_;                      // the tiles whose order pair products take (input_pair_tiles), or none
   const Conversions16* conversions_;  // the plan's kit's
   bool paired() const { return amx_ != AmxTiles::kNone; }  // pair products, in the tiles' order
-  bool flat_ = false;                                      // interleaved rows (interleaved_rows), tiled as one matrix
+  bool flat_;                                              // interleaved rows (interleaved_rows), tiled as one matrix
   WorkspaceLedger::Handle weights_ = -1;  // pair products' FLOAT16/BF16 weights as floats (tbc_weight_view of the taps)
   BiasFloats bias_;                       // the forward operators' bias, per `to` channel
   int64_t tile_ = 1, tiles_ = 1, chunk_ = 1, tap_floats_ = 0;
@@ -170,16 +171,22 @@ class ChannelsLastInput final : public ConvStep {
 };
 
 // (Empty tensors, whose data may be null, are left to `gemm`.)
-Support supports_input(const ConvProblem& p, const CpuFeatures&) {
+Support supports_input(const ConvProblem& p, const CpuFeatures& cpu) {
   const TapProduct t = tap_product(p);
   if (t.from.numel() <= 0 || p.wei.numel() <= 0 || t.to.numel() <= 0) return refuse("empty");
   if (!geometry_fits(p)) return refuse("not a 1-D stride-1 layer of one group in full precision");
   if (!rows_view(t.from, false) || !rows_view(t.to, true)) return refuse("not channels-last rows");
   if (!matrix_view(p.wei)) return refuse("weight not a matrix per tap");
-  return kSupported;
+  return supported_as(decide_channels_last(p, input_pair_tiles(p, t, cpu.pairs), t.from, t.to));
 }
 std::unique_ptr<ConvStep> plan_input(const ConvProblem& p, PlanBuilder& builder) {
-  return std::make_unique<ChannelsLastInput>(p, builder);
+  const ChannelsLastDecision* decided = builder.decided<ChannelsLastDecision>();
+  // (a plan always hands the decision over; a caller that did not gets it decided here)
+  const TapProduct t = tap_product(p);
+  return std::make_unique<ChannelsLastInput>(
+      p, builder,
+      decided != nullptr ? *decided
+                         : decide_channels_last(p, input_pair_tiles(p, t, builder.cpu().pairs), t.from, t.to));
 }
 }  // namespace
 }  // namespace channels_last

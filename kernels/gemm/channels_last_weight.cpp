@@ -29,10 +29,11 @@ AmxTiles weight_pair_tiles(const ConvProblem& p, AmxTiles engine) {
 
 class ChannelsLastWeight final : public ConvStep {
  public:
-  ChannelsLastWeight(const ConvProblem& p, PlanBuilder& b)
+  // Books the step `d` decided (decide_channels_last).
+  ChannelsLastWeight(const ConvProblem& p, PlanBuilder& b, const ChannelsLastDecision& d)
       : p_(p),
         threads_(b.threads()),
-        amx_(weight_pair_tiles(p, b.cpu().pairs)),
+        amx_(d.amx),
         conversions_(b.cpu().conversions),
         converted_(!paired() && (p.src.dtype != ACL_FLOAT || p.dst.dtype != ACL_FLOAT)) {
     const ConvGeometry& g = p.geometry;
@@ -46,7 +47,7 @@ class ChannelsLastWeight final : public ConvStep {
     block_ = std::max<int64_t>(1, std::min(rows_, std::max(kMinWeightRows, ceil_div(rows_, wanted))));
     blocks_ = ceil_div(rows_, block_);
     // Time-major rows: every sample's rows as one matrix, a tap's product over all of them.
-    flat_ = !paired() && interleaved_rows(p.src) && interleaved_rows(p.dst);
+    flat_ = d.flat;
     units_ = flat_ ? 1 : g.batch, scale_ = flat_ ? g.batch : 1;
     blocking_ = plan_gemm_blocking(block_, cols_, saturating_product(g.dst_size[2], scale_), b.cpu());
     pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(), sizeof(float), threads_);
@@ -317,7 +318,7 @@ class ChannelsLastWeight final : public ConvStep {
   int64_t left_depth_ = 0, left_floats_ = 0;
 };
 
-Support supports_weight(const ConvProblem& p, const CpuFeatures&) {
+Support supports_weight(const ConvProblem& p, const CpuFeatures& cpu) {
   const View5& out = p.grad_weight;
   const bool stored = out.shape[0] == 1 || out.shape[1] == 1 || out.stride[0] == 1 || out.stride[1] == 1;
   if (p.src.numel() <= 0 || p.dst.numel() <= 0 || out.numel() <= 0) return refuse("empty");
@@ -325,11 +326,15 @@ Support supports_weight(const ConvProblem& p, const CpuFeatures&) {
   if (!rows_view(p.src, false) || !rows_view(p.dst, false)) return refuse("not channels-last rows");
   if (!float_or_half(out) || (!stored && out.dtype == ACL_FLOAT) || may_overlap(out))
     return refuse("gradWeight view not stored by taps");
-  return kSupported;
+  return supported_as(decide_channels_last(p, weight_pair_tiles(p, cpu.pairs), p.src, p.dst));
 }
 
 std::unique_ptr<ConvStep> plan_weight(const ConvProblem& p, PlanBuilder& builder) {
-  return std::make_unique<ChannelsLastWeight>(p, builder);
+  const ChannelsLastDecision* decided = builder.decided<ChannelsLastDecision>();
+  // (a plan always hands the decision over; a caller that did not gets it decided here)
+  return std::make_unique<ChannelsLastWeight>(
+      p, builder,
+      decided != nullptr ? *decided : decide_channels_last(p, weight_pair_tiles(p, builder.cpu().pairs), p.src, p.dst));
 }
 
 }  // namespace
