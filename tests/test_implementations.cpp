@@ -26,6 +26,7 @@
 #include "kernels/core/plan.h"
 #include "kernels/gemm/ahead_of_direct.h"
 #include "kernels/gemm/padded_window.h"
+#include "kernels/kits/kit.h"
 #include "kernels/matmul/bf16_pairs.h"
 #include "kernels/matmul/sgemm.h"
 #include "support/env.h"
@@ -590,7 +591,7 @@ TEST(Implementations, EveryPassHasItsOwnList) {
 // Every entry answers every case with yes or a short reason (printed by ACLNN_CONVBWD_VERBOSE=2 in a
 // comma-separated line: none holds a comma), and every list has a family name on each entry.
 TEST(Implementations, EveryRefusalHasAReason) {
-  const CpuFeatures cpu = CpuFeatures::current();
+  const CpuFeatures cpu = cpu_features();
   for (const Case& c : cases()) {
     for (const Variant& v : kVariants) {
       const Tensor x(c.g.batch, c.g.groups * c.g.src_channels_per_group, c.g.src_size, v.dtype, v.layout);
@@ -747,23 +748,24 @@ std::string decided(const Results& r, int i) {
 // Every choice of the GEMM entries' decisions forced on (ACLNN_CONVBWD_VARIANTS=<choice>) and off
 // (no_<choice>) on every case, in FLOAT and BF16: the decision takes a forced choice where it can and
 // never one forced off, and every result stays within a rounding of the reference. Each choice is taken
-// somewhere (those that convert 16-bit values in registers where the CPU's kit does). Pair products on
+// somewhere (those that convert 16-bit values in registers, or read a source in place, where the CPU's kit
+// does). Pair products on
 // the emulated tiles, which every CPU runs; the other choices without them (the emulation is slow).
 TEST(Implementations, EveryForcedChoiceGivesTheReference) {
-  // (gradWeight's, gemm_col2im's and the forward GEMM tiles')
-  const std::vector<std::string> choices = {"pack_once", "x_staged",      "transposed", "depth_major",  "bf16_rows",
-                                            "bands",     "rounds_blocks", "narrowed",   "pairs",        "samples",
-                                            "buffered",  "dy_rows",       "rows16",     "source_staged"};
+  // (gradWeight's, gemm_col2im's, the forward GEMM tiles' and small_group's)
+  const std::vector<std::string> choices = {
+      "pack_once", "x_staged", "transposed", "depth_major", "bf16_rows", "bands",         "rounds_blocks",  "narrowed",
+      "pairs",     "samples",  "buffered",   "dy_rows",     "rows16",    "source_staged", "source_in_place"};
   std::set<std::string> taken;
   int runs = 0;
-  const auto check = [&](const Case& c, const Variant& v, const std::string& forced) {
+  const auto check = [&](const Case& c, const Variant& v, const std::string& forced, const char* family = "gemm") {
     if (testing_support::slow_host() && ++runs % 5 != 0) return;
     const Results want = run("ref", c, v, 13, 2);
     const ForcedChoices scope(forced);
-    const Results got = run("gemm", c, v, 13, 2);
+    const Results got = run(family, c, v, 13, 2);
     const std::string where = std::string(c.name) + " " + v.name + " " + forced;
     for (int i : {0, 1}) {
-      if (!got.took(i, "gemm")) continue;
+      if (!got.took(i, family)) continue;
       const std::string said = decided(got, i);
       for (const std::string& choice : choices) {
         if (forced.find("no_" + choice) != std::string::npos) {
@@ -792,16 +794,29 @@ TEST(Implementations, EveryForcedChoiceGivesTheReference) {
       }
     }
   }
+  for (const Case& c : cases()) {  // (small_group's gradInput, forward or flipped)
+    if (!runs_there("small_group", c)) continue;
+    for (const Variant& v : {kVariants[0], kVariants[2]}) {
+      for (const char* forced : {"buffered", "no_buffered", "source_in_place", "no_source_in_place"}) {
+        check(c, v, forced, "small_group");
+      }
+    }
+  }
   setenv("ACLNN_CONVBWD_AMX", "emulate", 1);
   for (const Case& c : cases()) {
     for (const char* forced : {"pairs", "no_pairs", "no_transposed"}) check(c, kVariants[4], forced);
   }
   if (testing_support::slow_host()) return;
   const bool converts = converts_in_registers(plan_gemm_blocking(64, 64, 64, CpuFeatures::current()));
+  // (row kernels read a source in place only where masked loads never fault: AVX-512's)
+  const bool reads_in_place = cpu_features().isa == Isa::kAvx512;
   for (const std::string& choice : choices) {
-    if ((choice != "bf16_rows" && choice != "narrowed" && choice != "rows16") || converts) {
-      EXPECT_EQ(taken.count(choice), 1u) << choice;
+    if (choice == "bf16_rows" || choice == "narrowed" || choice == "rows16") {
+      if (!converts) continue;
+    } else if (choice == "source_in_place" && !reads_in_place) {
+      continue;
     }
+    EXPECT_EQ(taken.count(choice), 1u) << choice;
   }
 }
 

@@ -53,12 +53,60 @@ bool small_enough(const ConvGeometry& g, int64_t staged_channels) {
 
 constexpr const char* kNotSmallEnough = "more than 16 channels per group or slices past the staging budget";
 
+// Whether the row kernels read the source of forward convolution g in place (ForwardRows::source_row),
+// not staged: float values used as they are, planes each one run of memory with unit steps along W (a
+// stride of 1 there), one plane of depth read by one output plane (no depth padding), and kernels that
+// read every block's job so.
+bool reads_source_in_place(const ConvGeometry& g, const View5& source, MathMode math, const RowKernels& kernels) {
+  const int64_t cin = g.src_channels_per_group, cout = g.dst_channels_per_group;
+  if (source.dtype != ACL_FLOAT || math != MathMode::kFull || !planes_contiguous(source) || g.stride[2] != 1 ||
+      g.src_size[0] != 1 || g.dst_size[0] != 1 || g.kernel[0] != 1 || g.pad[0] != 0)
+    return false;
+  const Staging staging(g);
+  for (int64_t blk = 0; blk < ceil_div(cout, kForwardBlock); ++blk) {
+    ForwardRows job{};  // (the fields the kernels choose by)
+    job.rows = staging.out_rows, job.channels = cin, job.taps = g.kernel_volume(), job.width = g.dst_size[2];
+    job.out_channels = std::min<int64_t>(kForwardBlock, cout - blk * kForwardBlock);
+    job.chain_taps = cout == 1 ? g.kernel[2] : 0;
+    staging.describe_grid(g, job);
+    if (!kernels.reads_in_place(job)) return false;
+  }
+  return true;
+}
+
+// What small_group's gradInput decides in supports() and plans from: a slice's result computed in a
+// per-thread buffer and rounded into the user's view from there (a result that is not dense float,
+// within kBufferedSlice; no float copy of the whole result), and the source read in place by the kernels.
+struct SmallGroupDecision final : EntryDecision {
+  bool buffered = false, in_place = false;
+  ChoiceReasons reasons;
+  std::string describe() const override { return reasons.text; }
+};
+SmallGroupDecision decide_input(const ConvProblem& p, const CpuFeatures& cpu) {
+  const bool flipped = p.input_grad == InputGrad::kBackwardData;
+  const ConvGeometry g = flipped ? flipped_geometry(p.geometry) : p.geometry;
+  const std::string& forced = p.forced_choices;
+  SmallGroupDecision d;
+  // (a forward operator's bias added by the kernels: written in place)
+  const double slice_bytes = double(g.dst_channels_per_group) * double(g.dst_plane()) * 4;
+  d.buffered = take_choice(forced, "buffered",
+                           !result_in_place(p) && bias_added_in_place(p) == nullptr && !may_overlap(p.grad_input) &&
+                               slice_bytes < double(int64_t{1} << 58),
+                           slice_bytes <= double(kBufferedSlice));
+  d.in_place = take_choice(forced, "source_in_place",
+                           reads_source_in_place(g, flipped ? p.dst : p.src, p.math, cpu.kit->rows), true);
+  d.reasons.note(forced, d.buffered, "buffered", "each slice's result rounded from a buffer of its thread's");
+  d.reasons.note(forced, d.in_place, "source_in_place", "float planes read in place by the row kernels");
+  return d;
+}
+
 // gradInput as a forward convolution, per (sample, group): stage the source slice (or, where the kernels
 // read it in place, take the user's planes as they are), then every output row in blocks of 8 output
 // channels.
 class SmallGroupInput final : public ConvStep {
  public:
-  SmallGroupInput(const ConvProblem& p, PlanBuilder& b)
+  // Books the step `d` decided (decide_input).
+  SmallGroupInput(const ConvProblem& p, PlanBuilder& b, const SmallGroupDecision& d)
       : flipped_(p.input_grad == InputGrad::kBackwardData),
         g_(flipped_ ? flipped_geometry(p.geometry) : p.geometry),
         source_(flipped_ ? p.dst : p.src),
@@ -70,8 +118,7 @@ class SmallGroupInput final : public ConvStep {
         // (a forward operator's dense float output: written in place, the kernels adding its bias as they
         // store each sum; not buffered and stored again, a pass whose stores do not overlap the products)
         bias_in_kernels_(bias_added_in_place(p) != nullptr),
-        buffered_(!result_in_place(p) && !bias_in_kernels_ && !may_overlap(p.grad_input) &&
-                  double(g_.dst_channels_per_group) * double(g_.dst_plane()) * 4 <= double(kBufferedSlice)),
+        buffered_(d.buffered),
         output_(p.grad_input, b, "gradInput.f32", buffered_, result_bias(p), bias_in_kernels_),
         bias_(bias_added_in_place(p), b, "small_group.bias") {
     blocks_ = ceil_div(g_.dst_channels_per_group, kForwardBlock);
@@ -81,7 +128,8 @@ class SmallGroupInput final : public ConvStep {
     }
     group_floats_ = blocks_ * g_.src_channels_per_group * g_.kernel_volume() * kForwardBlock;
     weights_ = b.book_scratch("small_group.weights", g_.groups * group_floats_, sizeof(float));
-    plan_in_place();
+    in_place_ = d.in_place;
+    if (in_place_) plan_in_place();
     if (!in_place_) {
       staged_ = b.book_scratch("small_group.staged", g_.src_channels_per_group * staging_.channel_stride, sizeof(float),
                                threads_);
@@ -211,23 +259,8 @@ class SmallGroupInput final : public ConvStep {
     }
   }
 
-  // The source read in place (ForwardRows::source_row), not staged: float values used as they are,
-  // planes each one run of memory with unit steps along W (a stride of 1 there), one plane of depth
-  // read by one output plane (no depth padding), and kernels that read every block's job so. Its rows'
-  // and taps' offsets in the user's planes.
+  // The source's rows' and taps' offsets in the user's planes, which the kernels read in place.
   void plan_in_place() {
-    const int64_t cin = g_.src_channels_per_group, cout = g_.dst_channels_per_group, taps = g_.kernel_volume();
-    in_place_ = source_.dtype == ACL_FLOAT && math_ == MathMode::kFull && planes_contiguous(source_) &&
-                g_.stride[2] == 1 && g_.src_size[0] == 1 && g_.dst_size[0] == 1 && g_.kernel[0] == 1 && g_.pad[0] == 0;
-    for (int64_t blk = 0; blk < blocks_ && in_place_; ++blk) {
-      ForwardRows job{};  // (the fields the kernels choose by)
-      job.rows = staging_.out_rows, job.channels = cin, job.taps = taps, job.width = g_.dst_size[2];
-      job.out_channels = std::min<int64_t>(kForwardBlock, cout - blk * kForwardBlock);
-      job.chain_taps = cout == 1 ? g_.kernel[2] : 0;
-      staging_.describe_grid(g_, job);
-      in_place_ = kernels_.reads_in_place(job);
-    }
-    if (!in_place_) return;
     const int64_t width = g_.src_size[2];
     for (int64_t oh = 0; oh < g_.dst_size[1]; ++oh) {
       source_row_.push_back(oh * g_.stride[1] - g_.pad[1]);
@@ -470,8 +503,8 @@ class SmallGroupWeight final : public ConvStep {
 // (each output element inside one task, in the same order): the same bits.
 class SmallGroupJoint final : public ConvStep {
  public:
-  SmallGroupJoint(const ConvProblem& p, PlanBuilder& b)
-      : input_(p, b),
+  SmallGroupJoint(const ConvProblem& p, PlanBuilder& b, const SmallGroupDecision& d)
+      : input_(p, b, d),
         weight_(p, b),
         groups_(p.geometry.groups),
         channels_(p.geometry.dst_channels_per_group),
@@ -533,13 +566,17 @@ class SmallGroupJoint final : public ConvStep {
 };
 
 // gradInput: a transposed layer's forward convolution, or a stride-1 direct layer's flipped one.
-Support supports_input(const ConvProblem& p, const CpuFeatures&) {
-  if (p.input_grad == InputGrad::kForward) {
-    return small_enough(p.geometry, p.geometry.src_channels_per_group) ? kSupported : refuse(kNotSmallEnough);
-  }
-  if (!flippable(p.geometry)) return refuse("not stride 1 with padding within the kernel");
-  const ConvGeometry f = flipped_geometry(p.geometry);
-  return small_enough(f, f.src_channels_per_group) ? kSupported : refuse(kNotSmallEnough);
+Support supports_input(const ConvProblem& p, const CpuFeatures& cpu) {
+  if (p.input_grad != InputGrad::kForward && !flippable(p.geometry))
+    return refuse("not stride 1 with padding within the kernel");
+  const ConvGeometry g = p.input_grad == InputGrad::kForward ? p.geometry : flipped_geometry(p.geometry);
+  if (!small_enough(g, g.src_channels_per_group)) return refuse(kNotSmallEnough);
+  return supported_as(decide_input(p, cpu));
+}
+// The decision plan_input and plan_joint book: the one handed over (a plan always hands it), else decided here.
+SmallGroupDecision input_decision(const ConvProblem& p, const PlanBuilder& builder) {
+  const SmallGroupDecision* decided = builder.decided<SmallGroupDecision>();
+  return decided != nullptr ? *decided : decide_input(p, builder.cpu());
 }
 Support supports_weight(const ConvProblem& p, const CpuFeatures&) {
   const ConvGeometry& g = p.geometry;
@@ -556,7 +593,7 @@ Support supports_weight(const ConvProblem& p, const CpuFeatures&) {
 }
 
 std::unique_ptr<ConvStep> plan_input(const ConvProblem& p, PlanBuilder& builder) {
-  return std::make_unique<SmallGroupInput>(p, builder);
+  return std::make_unique<SmallGroupInput>(p, builder, input_decision(p, builder));
 }
 std::unique_ptr<ConvStep> plan_weight(const ConvProblem& p, PlanBuilder& builder) {
   return std::make_unique<SmallGroupWeight>(p, builder);
@@ -566,7 +603,7 @@ Support supports_joint(const ConvProblem& p, const CpuFeatures& cpu) {
   return input ? supports_weight(p, cpu) : input;
 }
 std::unique_ptr<ConvStep> plan_joint(const ConvProblem& p, PlanBuilder& builder) {
-  return std::make_unique<SmallGroupJoint>(p, builder);
+  return std::make_unique<SmallGroupJoint>(p, builder, input_decision(p, builder));
 }
 
 }  // namespace
