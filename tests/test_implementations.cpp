@@ -756,6 +756,9 @@ TEST(Implementations, EveryForcedChoiceGivesTheReference) {
   const std::vector<std::string> choices = {
       "pack_once", "x_staged", "transposed", "depth_major", "bf16_rows", "bands",         "rounds_blocks",  "narrowed",
       "pairs",     "samples",  "buffered",   "dy_rows",     "rows16",    "source_staged", "source_in_place"};
+  std::set<std::string> listed(choices.begin(), choices.end());
+  listed.insert("flat");  // (channels_last's: TimeMajorRowsAsOneMatrix forces it)
+  EXPECT_EQ(listed, std::set<std::string>(named_choices().begin(), named_choices().end()));
   std::set<std::string> taken;
   int runs = 0;
   const auto check = [&](const Case& c, const Variant& v, const std::string& forced, const char* family = "gemm") {
@@ -788,7 +791,7 @@ TEST(Implementations, EveryForcedChoiceGivesTheReference) {
   for (const Case& c : cases()) {
     for (const Variant& v : {kVariants[0], kVariants[4]}) {
       for (const std::string& choice : choices) {
-        if (choice == "pairs") continue;  // (below)
+        if (choice == "pairs" || choice == "source_in_place") continue;  // (below)
         check(c, v, choice + ",no_pairs");
         check(c, v, "no_" + choice + ",no_pairs");
       }
@@ -818,6 +821,21 @@ TEST(Implementations, EveryForcedChoiceGivesTheReference) {
     }
     EXPECT_EQ(taken.count(choice), 1u) << choice;
   }
+}
+
+// A name ACLNN_CONVBWD_VARIANTS holds that no decision knows is said (and ignored), the known ones and
+// their no_<choice> not.
+TEST(Implementations, UnknownForcedChoicesAreWarnedOf) {
+  setenv("ACLNN_CONVBWD_VARIANTS", "pack_once,no_flat,pakc_once", 1);
+  setenv("ASCEND_GLOBAL_LOG_LEVEL", "2", 1);  // (warnings printed)
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(forced_choices(), "pack_once,no_flat,pakc_once");
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  unsetenv("ASCEND_GLOBAL_LOG_LEVEL");
+  unsetenv("ACLNN_CONVBWD_VARIANTS");
+  EXPECT_NE(said.find("ACLNN_CONVBWD_VARIANTS: pakc_once names no choice"), std::string::npos) << said;
+  EXPECT_EQ(said.find("pack_once names"), std::string::npos) << said;
+  EXPECT_EQ(said.find("no_flat"), std::string::npos) << said;
 }
 
 // The implementations with a kernel per instruction set (chosen by cpuid and ACLNN_CONVBWD_ISA).

@@ -304,9 +304,31 @@ std::string implementation_filter() {
   return value == nullptr ? std::string() : std::string(value);
 }
 
+const std::vector<std::string>& named_choices() {
+  static const std::vector<std::string> names = {
+      // the GEMM gradWeight entries' (gemm_weight_split.h)
+      "pack_once", "x_staged", "pairs", "transposed", "depth_major", "bf16_rows", "bands", "rounds_blocks", "narrowed",
+      // gemm_col2im's, the forward GEMM entries' (gemm_forward_decision.h), channels_last's and small_group's
+      "samples", "buffered", "dy_rows", "rows16", "source_staged", "flat", "source_in_place"};
+  return names;
+}
+
 std::string forced_choices() {
   const char* value = std::getenv("ACLNN_CONVBWD_VARIANTS");
-  return value == nullptr ? std::string() : std::string(value);
+  const std::string forced = value == nullptr ? std::string() : std::string(value);
+  const std::vector<std::string>& names = named_choices();
+  for (size_t start = 0; start < forced.size();) {  // (a name no entry knows: said, and ignored)
+    const size_t end = std::min(forced.find(',', start), forced.size());
+    std::string name = forced.substr(start, end - start);
+    const std::string choice = name.rfind("no_", 0) == 0 ? name.substr(3) : name;
+    if (!choice.empty() && std::find(names.begin(), names.end(), choice) == names.end()) {
+      log_message(
+          LogLevel::kWarning,
+          format("ACLNN_CONVBWD_VARIANTS: %s names no choice (docs/kernels.md lists them); ignored", name.c_str()));
+    }
+    start = end + 1;
+  }
+  return forced;
 }
 
 }  // namespace aclnn_cpu

@@ -89,7 +89,10 @@ class ConvPlan {
 
 // The value of ACLNN_CONVBWD_KERNELS ("" when unset).
 std::string implementation_filter();
-// The value of ACLNN_CONVBWD_VARIANTS ("" when unset): ConvProblem::forced_choices.
+// The value of ACLNN_CONVBWD_VARIANTS ("" when unset): ConvProblem::forced_choices. A name that is not
+// one of named_choices() (or its no_<choice>) is warned of.
 std::string forced_choices();
+// Every choice an entry's decision names (take_choice), which ACLNN_CONVBWD_VARIANTS may force.
+const std::vector<std::string>& named_choices();
 
 }  // namespace aclnn_cpu
