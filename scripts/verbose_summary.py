@@ -9,6 +9,7 @@ chosen, the entries of that pass's list that refused it first and what the entry
 line; then a table of
 every refusal reason with the layers that met it.
 """
+import re
 import sys
 
 PREFIX = "aclnn_convbwd_verbose,"
@@ -45,7 +46,7 @@ def main():
                     if name not in layers_of:
                         layers_of.append(name)
             else:
-                steps = fields[4].replace(":isa=avx512", "")
+                steps = re.sub(r":isa=[a-z0-9]+", "", fields[4])
                 print(f"  {fields[1]:24} exec {steps}")
     print()
     print("| pass | entry | its reason | layers |")
