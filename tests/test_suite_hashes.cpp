@@ -111,8 +111,11 @@ std::vector<std::string> isas() {
 #if defined(__x86_64__)
   std::vector<std::string> out = {"generic"};
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) out.push_back("avx2");
-  if (__builtin_cpu_supports("avx512f")) out.push_back("avx512");
+  // (the vector kits also need F16C, as the library's detection does)
+  const bool vectors =
+      __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+  if (vectors) out.push_back("avx2");
+  if (vectors && __builtin_cpu_supports("avx512f")) out.push_back("avx512");
   return out;
 #else
   return {""};  // the one path this build has

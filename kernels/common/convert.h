@@ -11,7 +11,7 @@ namespace aclnn_cpu {
 
 // The conversions a kit has (kernels/kits/kit.h, IsaKit::conversions), each the widest its CPU runs:
 // what the functions below of the same name without suffix do. A plan's steps take the pointer at
-// phase 1 (PlanBuilder::cpu().kit) and hand it to the routines of this layer (pack.h, im2col.h), which
+// phase 1 (PlanBuilder::cpu().conversions) and hand it to the routines of this layer (pack.h, im2col.h), which
 // take their portable paths where it is null (the generic kit).
 struct Conversions16 {
   void (*halves_to_floats)(const uint16_t* in, float* out, int64_t n);

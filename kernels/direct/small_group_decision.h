@@ -21,7 +21,8 @@ constexpr int64_t kBufferedSlice = int64_t{256} << 10;  // bytes of a gradInput 
 // not staged: float values used as they are, planes each one run of memory with unit steps along W (a
 // stride of 1 there), one plane of depth read by one output plane (no depth padding), and kernels that
 // read every block's job so.
-inline bool reads_source_in_place(const ConvGeometry& g, const View5& source, MathMode math, const RowKernels& kernels) {
+inline bool reads_source_in_place(const ConvGeometry& g, const View5& source, MathMode math,
+                                  const RowKernels& kernels) {
   const int64_t cin = g.src_channels_per_group, cout = g.dst_channels_per_group;
   if (source.dtype != ACL_FLOAT || math != MathMode::kFull || !planes_contiguous(source) || g.stride[2] != 1 ||
       g.src_size[0] != 1 || g.dst_size[0] != 1 || g.kernel[0] != 1 || g.pad[0] != 0)

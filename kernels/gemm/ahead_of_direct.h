@@ -42,7 +42,8 @@ inline Support windows_ahead_of_direct(const ConvProblem& p, const CpuFeatures& 
                                                             : refuse("not BF16 pairs nor one row per plane");
 }
 
-// gemm_flipped_tiles and gemm_col2im ahead of `direct`: BF16 pairs that col2im's pair products fit.
+// gemm_flipped_tiles ahead of `direct`: BF16 pairs that col2im's pair products fit (gemm_col2im's own
+// entry ahead of `direct` asks its decision: where it takes pair products).
 inline Support col2im_pairs_ahead_of_direct(const ConvProblem& p, const CpuFeatures& cpu) {
   return bf16_pair_products(p, cpu) && col2im_pair_products_fit(p.geometry) ? kSupported
                                                                             : refuse("not BF16 pairs that col2im fits");

@@ -155,7 +155,7 @@ class ChannelsLastInput final : public ConvStep {
   ConvProblem p_;
   TapProduct t_;
   int threads_;
-  AmxTiles amx_;                      // the tiles whose order pair products take (input_pair_tiles), or none
+  AmxTiles amx_;                      // the tiles whose order pair products take (ChannelsLastDecision), or none
   const Conversions16* conversions_;  // the plan's kit's
   bool paired() const { return amx_ != AmxTiles::kNone; }  // pair products, in the tiles' order
   bool flat_;                                              // interleaved rows (interleaved_rows), tiled as one matrix

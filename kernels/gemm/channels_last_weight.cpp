@@ -295,7 +295,7 @@ class ChannelsLastWeight final : public ConvStep {
 
   ConvProblem p_;
   int threads_;
-  AmxTiles amx_;                      // the tiles whose order pair products take (weight_pair_tiles), or none
+  AmxTiles amx_;                      // the tiles whose order pair products take (ChannelsLastDecision), or none
   const Conversions16* conversions_;  // the plan's kit's
   bool paired() const { return amx_ != AmxTiles::kNone; }  // pair products, in the tiles' order
   bool converted_;  // FLOAT16/BF16 X or dY (not paired()): both operands packed, converted as they are

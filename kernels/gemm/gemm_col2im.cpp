@@ -63,6 +63,7 @@ struct Col2imDecision final : EntryDecision {
   int64_t samples = 1, block = 1, blocks = 1, tile = 1;
   bool buffered = false;
   bool pack_once = false, dy_rows = false, rows16 = false, dy_copy = false;
+  uint64_t copied_floats = 0;      // dy_copy: floats of dY's float copy (below 2^58)
   AmxTiles amx = AmxTiles::kNone;  // BF16 pair products in the AMX tiles' order, on these tiles
   GemmBlocking blocking;
   ChoiceReasons reasons;
@@ -144,6 +145,7 @@ Col2imDecision decide_col2im(const ConvProblem& p, const CpuFeatures& cpu) {
                                  p.math == MathMode::kFull && is_dense(p.dst) && converts_in_registers(d.blocking),
                              true);
       d.dy_copy = from_view && !d.rows16;
+      d.copied_floats = d.dy_copy ? copied_floats : 0;
       d.tile = sliver_tile(g, d.tile);  // (whole micro-kernel tiles: rows and columns rounded up in cols)
     }
   }
@@ -189,9 +191,8 @@ class GemmBackwardData final : public ConvStep {
     }
     // (Booked with a micro-kernel tile of slack: the last row's last tile reads whole tiles past its end.)
     if (d.dy_copy) {
-      dy_rows_copy_ = b.book_scratch(
-          "gemm.gradOutput_rows", uint64_t(s_.n * s_.groups * s_.cout * s_.dst_plane) + right_sliver_columns(blocking_),
-          sizeof(float));
+      dy_rows_copy_ =
+          b.book_scratch("gemm.gradOutput_rows", d.copied_floats + right_sliver_columns(blocking_), sizeof(float));
     }
     if (rows_dy_) {
       cols_ld_ = round_up(tile_, right_sliver_columns(blocking_));

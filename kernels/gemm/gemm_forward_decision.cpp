@@ -49,15 +49,19 @@ Support forward_bands(const ConvGeometry& g, const CpuFeatures& cpu, GemmBlockin
 }  // namespace
 
 Support decide_windows(const ConvGeometry& g, const View5& source, const ConvProblem& p, const CpuFeatures& cpu) {
+  const std::string& forced = p.forced_choices;
   WindowsDecision d;
-  d.amx = amx_pair_products(cpu.pairs, source, p.wei, p.math);
+  const AmxTiles amx = amx_pair_products(cpu.pairs, source, p.wei, p.math);
+  if (take_choice(forced, "pairs", amx != AmxTiles::kNone, true)) d.amx = amx;
   const bool paired = d.amx != AmxTiles::kNone;
   const Shape s(g);
   const int64_t depth = (paired ? ceil_div(s.cin, 2) : s.cin) * s.kernel_volume;
   const bool large_w = paired && uint64_t(amx_left_words(s.cout, depth)) > kAmxWeightCache / sizeof(uint32_t);
   const Support fits = forward_bands(g, cpu, &d.blocking, &d.bands, paired && !large_w ? nullptr : &d.row_blocks);
   if (!fits) return fits;
-  d.depth_major = take_choice(p.forced_choices, "depth_major", !paired && g.kernel[0] > 1, true);
+  d.depth_major = take_choice(forced, "depth_major", !paired && g.kernel[0] > 1, true);
+  d.reasons.note(forced, paired, "pairs", "BF16 source and weights in the AMX tiles' order");
+  d.reasons.note(forced, d.depth_major, "depth_major", "a kernel deeper than one plane");
   return supported_as(std::move(d));
 }
 

@@ -19,12 +19,11 @@ struct WindowsDecision final : EntryDecision {
   BandTiling bands;
   int64_t row_blocks = 1;    // blocks of output channels per band
   bool depth_major = false;  // float products with their rows in depth-major order (depth_row)
+  ChoiceReasons reasons;
   std::string describe() const override {
-    std::string out = "tiling: " + std::to_string(bands.bands()) + " bands of " + std::to_string(bands.columns()) +
-                      " columns and " + std::to_string(row_blocks) + " blocks of rows for the tasks";
-    if (amx != AmxTiles::kNone) out += "; pairs: BF16 source and weights in the AMX tiles' order";
-    if (depth_major) out += "; depth_major: a kernel deeper than one plane";
-    return out;
+    return "tiling: " + std::to_string(bands.bands()) + " bands of " + std::to_string(bands.columns()) +
+           " columns and " + std::to_string(row_blocks) + " blocks of rows for the tasks" +
+           (reasons.text.empty() ? "" : "; " + reasons.text);
   }
 };
 
