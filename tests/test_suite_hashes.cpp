@@ -15,6 +15,10 @@
 // SUITE_HASHES_PRINT=1 prints every line (the file's format) to regenerate the file.
 #include <gtest/gtest.h>
 
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -112,8 +116,9 @@ std::vector<std::string> isas() {
   std::vector<std::string> out = {"generic"};
   __builtin_cpu_init();
   // (the vector kits also need F16C, as the library's detection does)
-  const bool vectors =
-      __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+  unsigned a = 0, b = 0, c = 0, d = 0;  // (cpuid leaf 1 ECX: F16C)
+  const bool f16c = __get_cpuid(1, &a, &b, &c, &d) != 0 && (c & bit_F16C) != 0;
+  const bool vectors = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && f16c;
   if (vectors) out.push_back("avx2");
   if (vectors && __builtin_cpu_supports("avx512f")) out.push_back("avx512");
   return out;
