@@ -18,8 +18,8 @@
 namespace aclnn_cpu {
 namespace {
 
-// The kits' conversions this CPU runs under the settings, each named by its kit's set (the AVX-512 kits:
-// AVX-512F's narrowing, and AVX512_BF16's where the CPU has it).
+// The kits' conversions this CPU runs under the settings, each named by its kit's set: "avx512" for
+// AVX-512F's narrowing, "avx512_bf16" for AVX512_BF16's, where the CPU has it.
 struct ConversionPath {
   const char* name;
   const Conversions16* conversions;
@@ -27,7 +27,12 @@ struct ConversionPath {
 std::vector<ConversionPath> conversion_paths() {
   std::vector<ConversionPath> paths;
   for (const IsaKit* kit : runnable_kits(selected_isa())) {
-    if (kit->conversions != nullptr) paths.push_back({isa_name(kit->isa), kit->conversions});
+    if (kit->conversions == nullptr) continue;
+    const char* name = isa_name(kit->isa);
+#ifdef ACLNN_HAVE_X86_KERNELS
+    if (kit == &kKitAvx512Bf16) name = "avx512_bf16";
+#endif
+    paths.push_back({name, kit->conversions});
   }
   return paths;
 }

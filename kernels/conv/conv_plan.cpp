@@ -146,8 +146,7 @@ std::unique_ptr<ConvPlan> ConvPlan::build(const ConvProblem& problem, const std:
   // gradInput and gradWeight in one step where the entry chosen for gradInput has one with the entry
   // chosen for gradWeight.
   const ConvImpl* input = chosen[0];
-  const bool joint =
-      input != nullptr && chosen[1] != nullptr && input->joint_weight == chosen[1] && input->supports_joint(p, cpu);
+  const bool joint = input != nullptr && chosen[1] != nullptr && input->joint_weight == chosen[1];
   const std::vector<int> threads = plan->threads_within_budget(chosen, joint);
   plan->plan_steps(chosen, joint, [&](size_t step) { return step < threads.size() ? threads[step] : p.max_threads; });
   if (plan->ledger_.overflowed()) {

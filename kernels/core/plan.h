@@ -121,11 +121,11 @@ struct ConvImpl {
   // said yes.
   std::unique_ptr<ConvStep> (*plan)(const ConvProblem& problem, PlanBuilder& builder);
   // Optional, on a forward or backward-data entry: one step that computes gradInput and gradWeight together (the
-  // inputs read once for both), planned where `joint_weight` is the entry chosen for gradWeight and
-  // supports_joint() accepts the problem; it may take gradBias too (PlanBuilder::joint_bias_*). Its
-  // results are those of the separate steps, bit for bit.
+  // inputs read once for both), planned where `joint_weight` is the entry chosen for gradWeight (both
+  // entries' supports() having accepted the problem, the joint step needs no check of its own); it
+  // books from the gradInput entry's decision and may take gradBias too (PlanBuilder::joint_bias_*).
+  // Its results are those of the separate steps, bit for bit.
   const ConvImpl* joint_weight = nullptr;
-  Support (*supports_joint)(const ConvProblem& problem, const CpuFeatures& cpu) = nullptr;
   std::unique_ptr<ConvStep> (*plan_joint)(const ConvProblem& problem, PlanBuilder& builder) = nullptr;
   // Whether its products take zeros for the padding (staged or unrolled sources), so that an Inf or
   // NaN meeting the padding gives NaN where the gradient has no term: the plan then follows its

@@ -554,10 +554,6 @@ std::unique_ptr<ConvStep> plan_input(const ConvProblem& p, PlanBuilder& builder)
 std::unique_ptr<ConvStep> plan_weight(const ConvProblem& p, PlanBuilder& builder) {
   return std::make_unique<SmallGroupWeight>(p, builder);
 }
-Support supports_joint(const ConvProblem& p, const CpuFeatures& cpu) {
-  const Support input = supports_input(p, cpu);
-  return input ? supports_weight(p, cpu) : input;
-}
 std::unique_ptr<ConvStep> plan_joint(const ConvProblem& p, PlanBuilder& builder) {
   return std::make_unique<SmallGroupJoint>(p, builder, input_decision(p, builder));
 }
@@ -569,7 +565,7 @@ extern const ConvImpl kSmallGroupBackwardWeight = {"small_group", "small_group",
 extern const ConvImpl kSmallGroupBackwardData = [] {
   ConvImpl impl{"small_group", "small_group", ConvPass::kBackwardData, supports_input, plan_input};
   impl.joint_weight = &kSmallGroupBackwardWeight;
-  impl.supports_joint = supports_joint, impl.plan_joint = plan_joint;
+  impl.plan_joint = plan_joint;
   return impl;
 }();
 extern const ConvImpl kSmallGroupForward = for_pass(kSmallGroupBackwardData, ConvPass::kForward);

@@ -95,7 +95,7 @@ void sgemm(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, i
 void sgemm(const GemmBlocking& blocking, float* scratch, int64_t m, int64_t n, int64_t k, const PackedLeft& a,
            const PanelWriter& b, bool accumulate, float* c, int64_t ldc, const NarrowedRows& narrowed = {});
 // Whether the micro-kernel of `blocking` reads FLOAT16/BF16 operands and narrows results in its vector
-// registers (microkernel.h: vector_conversions, and the CPU's F16C for the AVX kernels). Every
+// registers (microkernel.h: vector_conversions; the AVX kits run only where the CPU has F16C, detected_isa). Every
 // micro-kernel does both, with the same bits; where this is false it goes lane by lane, and plans
 // convert whole rows once instead of taking sgemm's NarrowedRows, sgemm_rows with NarrowedRows,
 // sgemm_rows_16bit or sgemm_a_rows_bf16.
