@@ -1,6 +1,6 @@
-/* Convolution backward operators: aclnnConvolutionBackward and aclnnConvTbcBackward.
- * Both are two-stage: ...GetWorkspaceSize validates and plans into an executor and reports the
- * workspace bytes; the second call runs the executor on a stream (asynchronously). */
+/* Convolution backward operators: aclnnConvolutionBackward, aclnnConvTbcBackward and
+ * aclnnDeformableConv2dBackward. All are two-stage: ...GetWorkspaceSize validates and plans into an
+ * executor and reports the workspace bytes; the second call runs the executor on a stream (asynchronously). */
 #ifndef ACLNN_CONVBWD_ACLNNOP_ACLNN_CONVOLUTION_BACKWARD_H_
 #define ACLNN_CONVBWD_ACLNNOP_ACLNN_CONVOLUTION_BACKWARD_H_
 
@@ -20,6 +20,16 @@ ACLNN_API aclnnStatus aclnnConvolutionBackwardGetWorkspaceSize(
     aclTensor* gradInput, aclTensor* gradWeight, aclTensor* gradBias, uint64_t* workspaceSize,
     aclOpExecutor** executor);
 
+/* Gradients of aclnnDeformableConv2d (aclnnop/aclnn_deformable_conv2d.h): gradInput, gradWeight (from
+ * offsetOut, the forward's deformOut), gradOffset (the dx, dy and mask blocks of offset) and gradBias,
+ * all four written. */
+ACLNN_API aclnnStatus aclnnDeformableConv2dBackwardGetWorkspaceSize(
+    const aclTensor* input, const aclTensor* gradOutput, const aclTensor* offsetOut, const aclTensor* weight,
+    const aclTensor* offset, const aclIntArray* kernelSize, const aclIntArray* stride, const aclIntArray* padding,
+    const aclIntArray* dilation, int64_t groups, int64_t deformableGroups, bool modulated, aclTensor* gradInput,
+    aclTensor* gradWeight, aclTensor* gradOffset, aclTensor* gradBias, uint64_t* workspaceSize,
+    aclOpExecutor** executor);
+
 ACLNN_API aclnnStatus aclnnConvolutionBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
                                                const aclrtStream stream);
 
@@ -33,6 +43,9 @@ ACLNN_API aclnnStatus aclnnConvTbcBackwardGetWorkspaceSize(const aclTensor* self
 
 ACLNN_API aclnnStatus aclnnConvTbcBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
                                            const aclrtStream stream);
+
+ACLNN_API aclnnStatus aclnnDeformableConv2dBackward(void* workspace, uint64_t workspaceSize, aclOpExecutor* executor,
+                                                    const aclrtStream stream);
 
 #ifdef __cplusplus
 }

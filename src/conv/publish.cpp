@@ -13,19 +13,6 @@
 namespace aclnn_cpu {
 namespace {
 
-// A convolution's plan as the device backend runs it.
-class HostConvPlan final : public OperatorPlan {
- public:
-  explicit HostConvPlan(std::unique_ptr<ConvPlan> plan) : plan_(std::move(plan)) {}
-  uint64_t workspace_bytes() const override { return plan_->workspace_bytes(); }
-  std::string describe() const override { return format("%s,threads=%d", plan_->describe().c_str(), plan_->threads()); }
-  std::vector<std::string> choices() const override { return plan_->choices(); }
-  int execute(void* workspace) const override { return plan_->execute(workspace); }
-
- private:
-  std::unique_ptr<ConvPlan> plan_;
-};
-
 // A convolution call, planned for the host from the convolution's lists.
 class ConvolutionCall final : public OperatorProblem {
  public:
@@ -36,7 +23,7 @@ class ConvolutionCall final : public OperatorProblem {
     planned.forced_choices = forced_choices();
     std::unique_ptr<ConvPlan> plan = ConvPlan::build(planned, implementation_filter(), api);
     if (plan == nullptr) return nullptr;
-    return std::make_unique<HostConvPlan>(std::move(plan));
+    return std::make_unique<HostPlan<ConvPlan>>(std::move(plan));
   }
 
  private:

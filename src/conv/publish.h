@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -30,6 +31,21 @@ aclnnStatus publish(const OperatorProblem& problem, const std::vector<UsedTensor
 // ... a convolution's, planned from the convolution's lists (kernels/conv/conv_plan.h).
 aclnnStatus publish(const ConvProblem& problem, const std::vector<UsedTensor>& used, const char* api,
                     const char* run_api, std::string call, uint64_t* workspace_size, aclOpExecutor** executor);
+
+// An operator's plan for the host (ConvPlan, DeformPlan: workspace_bytes, describe, choices, threads,
+// execute) as the device backend runs it.
+template <class Plan>
+class HostPlan final : public OperatorPlan {
+ public:
+  explicit HostPlan(std::unique_ptr<Plan> plan) : plan_(std::move(plan)) {}
+  uint64_t workspace_bytes() const override { return plan_->workspace_bytes(); }
+  std::string describe() const override { return plan_->describe() + ",threads=" + std::to_string(plan_->threads()); }
+  std::vector<std::string> choices() const override { return plan_->choices(); }
+  int execute(void* workspace) const override { return plan_->execute(workspace); }
+
+ private:
+  std::unique_ptr<Plan> plan_;
+};
 
 // Runs `body` (returning a status); no exception crosses the C ABI.
 template <typename Body>
