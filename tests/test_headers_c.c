@@ -4,6 +4,7 @@
 #include "aclnn/opdev/op_errno.h"
 #include "aclnnop/aclnn_convolution.h"
 #include "aclnnop/aclnn_convolution_backward.h"
+#include "aclnnop/aclnn_deformable_conv2d.h"
 
 int c_header_probe(void);
 
@@ -16,6 +17,10 @@ int c_header_probe(void) {
   aclnnStatus status =
       aclnnConvTbcBackwardGetWorkspaceSize(NULL, NULL, NULL, NULL, 0, 0, NULL, NULL, NULL, &workspace, &executor);
   status += aclnnConvTbcGetWorkspaceSize(NULL, NULL, NULL, 0, NULL, 0, &workspace, &executor);
+  status += aclnnDeformableConv2dGetWorkspaceSize(NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 1, 1, true, NULL,
+                                                  NULL, &workspace, &executor);
+  status += aclnnDeformableConv2dBackwardGetWorkspaceSize(NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 1, 1,
+                                                          true, NULL, NULL, NULL, NULL, &workspace, &executor);
   (void)tensor;
   (void)stream;
   return status + ACLNN_ERR_PARAM_INVALID + (int)ACL_FORMAT_NCL + (int)ACL_BF16;
