@@ -1,13 +1,14 @@
 // The deformable convolution's ordered lists, one per pass: the first entry whose supports() accepts
 // the problem computes it (ACLNN_CONVBWD_KERNELS may name entries to ask first); the double-precision
 // reference is last and supports everything.
+#include "kernels/deform/deform_entries.h"
 #include "kernels/deform/deform_plan.h"
 #include "kernels/ref/deform_ref.h"
 
 namespace aclnn_cpu {
 
 const std::vector<const DeformImpl*>& deformable_implementations(DeformPass pass) {
-  static const std::vector<const DeformImpl*> kForward = {&kDeformRefForward};
+  static const std::vector<const DeformImpl*> kForward = {&kDeformGemmForward, &kDeformRefForward};
   static const std::vector<const DeformImpl*> kBackwardData = {&kDeformRefBackwardData};
   static const std::vector<const DeformImpl*> kBackwardWeight = {&kDeformRefBackwardWeight};
   static const std::vector<const DeformImpl*> kBias = {&kDeformRefBias};
