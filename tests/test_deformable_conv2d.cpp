@@ -6,6 +6,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -37,8 +40,10 @@ DeformSpec spec_of(const GoldenCase& c) {
 }
 
 DeformInputs inputs_of(const GoldenCase& c) {
-  return {c.fields.at("x"),    c.fields.at("weight"),      c.fields.at("offset"),
-          c.fields.at("bias"), c.fields.at("grad_output"), c.fields.at("deform_out")};
+  DeformInputs in;
+  in.x = c.fields.at("x"), in.weight = c.fields.at("weight"), in.offset = c.fields.at("offset");
+  in.bias = c.fields.at("bias"), in.grad_output = c.fields.at("grad_output"), in.offset_out = c.fields.at("deform_out");
+  return in;
 }
 
 std::vector<GoldenCase> golden_cases() {
@@ -72,6 +77,42 @@ void expect_near_truth(const std::vector<double>& got, const std::vector<double>
 
 const char* dtype_text(aclDataType dtype) {
   return dtype == ACL_FLOAT16 ? "FLOAT16" : dtype == ACL_BF16 ? "BF16" : "FLOAT";
+}
+
+// `values` rounded to `dtype` (as a tensor of it holds them).
+std::vector<double> rounded(const std::vector<double>& values, aclDataType dtype) {
+  DeviceTensor t({static_cast<int64_t>(values.size())}, dtype, ACL_FORMAT_ND);
+  t.fill(values);
+  return t.read();
+}
+
+// gradWeight[o, ci, kh, kw] = sum over n, oh, ow of gradOutput[n, o, oh, ow] * columns[n, group(o)*Cg + ci,
+// oh*KH + kh, ow*KW + kw], in double.
+std::vector<double> weight_gradient(const DeformSpec& s, const std::vector<double>& grad_output,
+                                    const std::vector<double>& columns) {
+  const int64_t cg = s.in_channels / s.groups, og = s.out_channels / s.groups, oh_n = s.out_h(), ow_n = s.out_w();
+  std::vector<double> result;
+  for (int64_t o = 0; o < s.out_channels; ++o) {
+    for (int64_t ci = 0; ci < cg; ++ci) {
+      for (int64_t kh = 0; kh < s.kh; ++kh) {
+        for (int64_t kw = 0; kw < s.kw; ++kw) {
+          double sum = 0;
+          for (int64_t n = 0; n < s.batch; ++n) {
+            for (int64_t oh = 0; oh < oh_n; ++oh) {
+              for (int64_t ow = 0; ow < ow_n; ++ow) {
+                const int64_t c = o / og * cg + ci;
+                sum += grad_output[static_cast<size_t>(((n * s.out_channels + o) * oh_n + oh) * ow_n + ow)] *
+                       columns[static_cast<size_t>(
+                           ((n * s.in_channels + c) * oh_n * s.kh + oh * s.kh + kh) * ow_n * s.kw + ow * s.kw + kw)];
+              }
+            }
+          }
+          result.push_back(sum);
+        }
+      }
+    }
+  }
+  return result;
 }
 
 struct Variant {
@@ -120,9 +161,12 @@ TEST(DeformableConv2d, BackwardMatchesTorchvision) {
       const DeformResult r = run_deformable_backward(spec_of(c), v.dtype, v.layout, inputs_of(c));
       ASSERT_EQ(r.status, 0) << r.error;
       expect_near_truth(r.grad_input, c.fields.at("grad_input"), v.dtype, "gradInput");
-      // gradWeight comes from offsetOut, which holds deformOut rounded to the dtype: for 16-bit types
-      // the truth is then the rounded columns' correlation, one rounding of each column away.
-      if (v.dtype == ACL_FLOAT) expect_near_truth(r.grad_weight, c.fields.at("grad_weight"), v.dtype, "gradWeight");
+      // gradWeight comes from offsetOut, which holds deformOut rounded to the dtype: the truth is the
+      // correlation of gradOutput with the rounded columns.
+      expect_near_truth(
+          r.grad_weight,
+          weight_gradient(spec_of(c), c.fields.at("grad_output"), rounded(c.fields.at("deform_out"), v.dtype)), v.dtype,
+          "gradWeight");
       expect_near_truth(r.grad_offset, c.fields.at("grad_offset"), v.dtype, "gradOffset");
       expect_near_truth(r.grad_bias, c.fields.at("grad_bias"), v.dtype, "gradBias");
     }
@@ -196,6 +240,142 @@ TEST(DeformableConv2d, GradOffsetIsTheFiniteDifference) {
     const double difference = (loss(up) - loss(down)) / (2 * step);
     EXPECT_NEAR(backward.grad_offset[j], difference, 1e-4 * (1 + std::abs(difference))) << "offset element " << j;
   }
+}
+
+// Runs `body` with ACLNN_CONVBWD_KERNELS set to `kernels` (read at phase 1).
+template <typename Body>
+auto with_kernels(const char* kernels, Body body) {
+  setenv("ACLNN_CONVBWD_KERNELS", kernels, 1);
+  auto result = body();
+  unsetenv("ACLNN_CONVBWD_KERNELS");
+  return result;
+}
+
+// Deterministic values that are not dyadic (so that float rounding happens), in [-scale, scale].
+std::vector<double> irregular(int64_t count, int seed, double scale) {
+  std::vector<double> values(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i)
+    values[static_cast<size_t>(i)] = scale * std::sin(0.7 * static_cast<double>(i) + seed);
+  return values;
+}
+
+DeformInputs irregular_inputs(const DeformSpec& s) {
+  DeformInputs in;
+  in.x = irregular(s.batch * s.in_channels * s.in_h * s.in_w, 1, 1.0);
+  in.weight = irregular(s.out_channels * (s.in_channels / s.groups) * s.kh * s.kw, 2, 1.0);
+  const int64_t block = s.deformable_groups * s.kh * s.kw * s.out_h() * s.out_w();
+  for (int64_t n = 0; n < s.batch; ++n) {
+    const std::vector<double> shifts = irregular(2 * block, 3 + static_cast<int>(n), 2.5),
+                              masks = irregular(block, 5 + static_cast<int>(n), 1.0);
+    in.offset.insert(in.offset.end(), shifts.begin(), shifts.end());
+    for (double m : masks) in.offset.push_back(std::abs(m));
+  }
+  in.bias = irregular(s.out_channels, 6, 1.0);
+  in.grad_output = irregular(s.batch * s.out_channels * s.out_h() * s.out_w(), 7, 1.0);
+  return in;
+}
+
+// Larger layers than the goldens' (several GEMM blocks of positions, deformOut rows past one store's
+// chunk, negative padding, groups and deformable groups apart): every forward entry against the
+// reference (float roundings: the tolerance of expect_near_truth), the same bits at 1 and 3 threads.
+TEST(DeformableConv2d, ForwardEntriesMatchTheReferenceOnLargerLayers) {
+  DeformSpec wide;
+  wide.batch = 2, wide.in_channels = 4, wide.out_channels = 6, wide.in_h = 5, wide.in_w = 700, wide.kh = wide.kw = 3;
+  for (int64_t& p : wide.padding) p = 1;
+  wide.groups = 2, wide.deformable_groups = 2;
+  DeformSpec cropped;  // negative padding: CANN's forward takes it
+  cropped.in_channels = 3, cropped.out_channels = 2, cropped.in_h = 9, cropped.in_w = 11, cropped.kh = 2,
+  cropped.kw = 3;
+  cropped.padding[0] = -1, cropped.padding[1] = 2, cropped.padding[2] = 0, cropped.padding[3] = -2;
+  cropped.stride[1] = 2, cropped.dilation[0] = 2, cropped.deformable_groups = 3;
+  for (const DeformSpec& s : {wide, cropped}) {
+    const DeformInputs in = irregular_inputs(s);
+    const DeformResult truth =
+        with_kernels("ref", [&] { return run_deformable_forward(s, ACL_FLOAT, Layout::kContiguous, in); });
+    ASSERT_EQ(truth.status, 0) << truth.error;
+    std::vector<DeformResult> runs;
+#ifdef _OPENMP
+    const int threads = omp_get_max_threads();
+    for (int t : {1, 3}) {
+      omp_set_num_threads(t);
+      runs.push_back(run_deformable_forward(s, ACL_FLOAT, Layout::kStrided, in));
+    }
+    omp_set_num_threads(threads);
+#else
+    runs.push_back(run_deformable_forward(s, ACL_FLOAT, Layout::kStrided, in));
+#endif
+    ASSERT_EQ(runs[0].status, 0) << runs[0].error;
+    expect_near_truth(runs[0].out, truth.out, ACL_FLOAT, "out");
+    expect_near_truth(runs[0].deform_out, truth.deform_out, ACL_FLOAT, "deformOut");
+    for (const DeformResult& r : runs) {
+      EXPECT_EQ(r.out, runs[0].out);
+      EXPECT_EQ(r.deform_out, runs[0].deform_out);
+    }
+  }
+}
+
+// Shifts that are NaN, infinite or far outside: the point reads nothing (every neighbour outside), in
+// every entry alike.
+TEST(DeformableConv2d, NonFiniteAndHugeShiftsReadNothing) {
+  const GoldenCase c = golden_cases().at(0);
+  const DeformSpec s = spec_of(c);
+  DeformInputs in = inputs_of(c);
+  const double specials[] = {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(),
+                             -std::numeric_limits<double>::infinity(), 1e10, -1e10};
+  const size_t shifts = in.offset.size() / 3 * 2;
+  for (size_t i = 0; i < shifts; i += 5) in.offset[i] = specials[i / 5 % 5];
+  const DeformResult truth =
+      with_kernels("ref", [&] { return run_deformable_forward(s, ACL_FLOAT, Layout::kContiguous, in); });
+  const DeformResult fast = run_deformable_forward(s, ACL_FLOAT, Layout::kContiguous, in);
+  ASSERT_EQ(truth.status, 0) << truth.error;
+  ASSERT_EQ(fast.status, 0) << fast.error;
+  for (double v : truth.out) EXPECT_TRUE(std::isfinite(v));
+  expect_near_truth(fast.out, truth.out, ACL_FLOAT, "out");
+  expect_near_truth(fast.deform_out, truth.deform_out, ACL_FLOAT, "deformOut");
+  const DeformResult backward = run_deformable_backward(s, ACL_FLOAT, Layout::kContiguous, in);
+  ASSERT_EQ(backward.status, 0) << backward.error;
+  for (double v : backward.grad_offset) EXPECT_TRUE(std::isfinite(v));
+}
+
+// Sums over nothing are the true results: out = bias without input channels; a batch of none gives
+// gradWeight and gradBias zero.
+TEST(DeformableConv2d, EmptyInputsGiveTheTrueResults) {
+  DeformSpec s;
+  s.in_channels = 0, s.out_channels = 3, s.in_h = 4, s.in_w = 5, s.kh = s.kw = 3;
+  for (int64_t& p : s.padding) p = 1;
+  DeformInputs in;
+  in.offset = irregular(3 * 9 * s.out_h() * s.out_w(), 1, 1.0);
+  in.bias = {0.5, -1.25, 2.0};
+  for (const char* kernels : {"gemm", "ref"}) {
+    const DeformResult r =
+        with_kernels(kernels, [&] { return run_deformable_forward(s, ACL_FLOAT, Layout::kContiguous, in); });
+    ASSERT_EQ(r.status, 0) << r.error;
+    for (size_t i = 0; i < r.out.size(); ++i) EXPECT_EQ(r.out[i], in.bias[i / 20]) << kernels << " " << i;
+  }
+  DeformSpec none;
+  none.batch = 0, none.in_channels = 2, none.out_channels = 2, none.in_h = 3, none.in_w = 3, none.kh = none.kw = 1;
+  DeformInputs nothing;
+  nothing.weight = {1, 2, 3, 4};
+  const DeformResult r = run_deformable_backward(none, ACL_FLOAT, Layout::kContiguous, nothing);
+  ASSERT_EQ(r.status, 0) << r.error;
+  EXPECT_EQ(r.grad_weight, std::vector<double>(4, 0.0));
+  EXPECT_EQ(r.grad_bias, std::vector<double>(2, 0.0));
+}
+
+// Outputs whose views overlap themselves are written in view order, last write wins (docs/runtime.md).
+TEST(DeformableConv2d, SelfOverlappingOutputsAreWrittenInViewOrder) {
+  const GoldenCase c = golden_cases().at(1);
+  const DeformSpec s = spec_of(c);
+  DeformInputs in = inputs_of(c);
+  const DeformResult plain_forward = run_deformable_forward(s, ACL_FLOAT, Layout::kContiguous, in, false);
+  const DeformResult plain_backward = run_deformable_backward(s, ACL_FLOAT, Layout::kContiguous, in);
+  in.result_strides = {5, 1, 1, 1};  // every dim stride 1 or so: many elements share storage
+  const DeformResult forward = run_deformable_forward(s, ACL_FLOAT, Layout::kContiguous, in, false);
+  const DeformResult backward = run_deformable_backward(s, ACL_FLOAT, Layout::kContiguous, in);
+  ASSERT_EQ(forward.status, 0) << forward.error;
+  ASSERT_EQ(backward.status, 0) << backward.error;
+  EXPECT_EQ(forward.out, last_writes(plain_forward.out, forward.result_offsets));
+  EXPECT_EQ(backward.grad_offset, last_writes(plain_backward.grad_offset, backward.result_offsets));
 }
 
 TEST(DeformableConv2d, SameBitsForAnyThreadCount) {

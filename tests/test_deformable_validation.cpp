@@ -40,7 +40,8 @@ struct Call {
   Shape grad_output{{1, 4, 2, 4}}, grad_input{{1, 6, 2, 4}}, grad_weight{{4, 3, 5, 5}}, grad_offset{{1, 75, 2, 4}},
       grad_bias{{4}, ACL_FLOAT, ACL_FORMAT_ND};
   std::vector<int64_t> kernel{5, 5}, stride{1, 1, 1, 1}, padding{2, 2, 2, 2}, dilation{1, 1, 1, 1};
-  bool null_kernel = false;
+  bool null_kernel = false, null_stride = false, null_padding = false, null_dilation = false;
+  bool null_workspace_size = false;
   int64_t groups = 2, deformable_groups = 1;
   bool modulated = true;
 };
@@ -59,13 +60,14 @@ Outcome plan_forward(const Call& c) {
   aclTensor *x = c.x.make(), *w = c.weight.make(), *o = c.offset.make(), *b = c.bias.make(), *y = c.out.make(),
             *cols = c.columns.make();
   aclIntArray* k = c.null_kernel ? nullptr : aclCreateIntArray(c.kernel.data(), c.kernel.size());
-  aclIntArray *s = aclCreateIntArray(c.stride.data(), c.stride.size()),
-              *p = aclCreateIntArray(c.padding.data(), c.padding.size()),
-              *d = aclCreateIntArray(c.dilation.data(), c.dilation.size());
+  aclIntArray* s = c.null_stride ? nullptr : aclCreateIntArray(c.stride.data(), c.stride.size());
+  aclIntArray* p = c.null_padding ? nullptr : aclCreateIntArray(c.padding.data(), c.padding.size());
+  aclIntArray* d = c.null_dilation ? nullptr : aclCreateIntArray(c.dilation.data(), c.dilation.size());
   uint64_t size = 0;
   aclOpExecutor* executor = nullptr;
-  const aclnnStatus status = aclnnDeformableConv2dGetWorkspaceSize(
-      x, w, o, b, k, s, p, d, c.groups, c.deformable_groups, c.modulated, y, cols, &size, &executor);
+  const aclnnStatus status =
+      aclnnDeformableConv2dGetWorkspaceSize(x, w, o, b, k, s, p, d, c.groups, c.deformable_groups, c.modulated, y, cols,
+                                            c.null_workspace_size ? nullptr : &size, &executor);
   const Outcome outcome{status, recent_error()};
   for (aclTensor* t : {x, w, o, b, y, cols}) aclDestroyTensor(t);
   for (aclIntArray* a : {k, s, p, d}) aclDestroyIntArray(a);
@@ -78,13 +80,14 @@ Outcome plan_backward(const Call& c) {
             *o = c.offset.make(), *dx = c.grad_input.make(), *dw = c.grad_weight.make(), *doff = c.grad_offset.make(),
             *db = c.grad_bias.make();
   aclIntArray* k = c.null_kernel ? nullptr : aclCreateIntArray(c.kernel.data(), c.kernel.size());
-  aclIntArray *s = aclCreateIntArray(c.stride.data(), c.stride.size()),
-              *p = aclCreateIntArray(c.padding.data(), c.padding.size()),
-              *d = aclCreateIntArray(c.dilation.data(), c.dilation.size());
+  aclIntArray* s = c.null_stride ? nullptr : aclCreateIntArray(c.stride.data(), c.stride.size());
+  aclIntArray* p = c.null_padding ? nullptr : aclCreateIntArray(c.padding.data(), c.padding.size());
+  aclIntArray* d = c.null_dilation ? nullptr : aclCreateIntArray(c.dilation.data(), c.dilation.size());
   uint64_t size = 0;
   aclOpExecutor* executor = nullptr;
   const aclnnStatus status = aclnnDeformableConv2dBackwardGetWorkspaceSize(
-      x, dy, cols, w, o, k, s, p, d, c.groups, c.deformable_groups, c.modulated, dx, dw, doff, db, &size, &executor);
+      x, dy, cols, w, o, k, s, p, d, c.groups, c.deformable_groups, c.modulated, dx, dw, doff, db,
+      c.null_workspace_size ? nullptr : &size, &executor);
   const Outcome outcome{status, recent_error()};
   for (aclTensor* t : {x, dy, cols, w, o, dx, dw, doff, db}) aclDestroyTensor(t);
   for (aclIntArray* a : {k, s, p, d}) aclDestroyIntArray(a);
@@ -203,6 +206,38 @@ std::vector<Case> shared_cases() {
       {"dtype not a float type", [](Call& c) { c.x.dtype = ACL_INT32; }, kInvalid, "dtype"},
       {"weight dtype differs", [](Call& c) { c.weight.dtype = ACL_FLOAT16; }, kInvalid, "weight dtype"},
       {"offset dtype differs", [](Call& c) { c.offset.dtype = ACL_BF16; }, kInvalid, "offset dtype"},
+      {"stride null", [](Call& c) { c.null_stride = true; }, kNull, "stride is nullptr"},
+      {"padding null", [](Call& c) { c.null_padding = true; }, kNull, "padding is nullptr"},
+      {"dilation null", [](Call& c) { c.null_dilation = true; }, kNull, "dilation is nullptr"},
+      {"workspaceSize null", [](Call& c) { c.null_workspace_size = true; }, kNull, "workspaceSize is nullptr"},
+      {"two faults: the dtype is checked before the attributes",
+       [](Call& c) {
+         c.weight.dtype = ACL_FLOAT16;
+         c.groups = 0;
+       },
+       kInvalid, "weight dtype"},
+      {"a huge deformableGroups with no input channels",
+       [](Call& c) {
+         c.x.dims = c.grad_input.dims = {1, 0, 2, 4};
+         c.weight.dims = c.grad_weight.dims = {4, 0, 5, 5};
+         c.groups = 1;
+         c.deformable_groups = INT64_MAX / 2;
+         c.columns.dims = {1, 0, 10, 20};
+       },
+       kInvalid, "offset shape"},
+      {"a stride past 2^31 - 1 (ours)",
+       [](Call& c) {  // (one output column: the shapes agree)
+         c.stride = {1, 1, 1, int64_t{1} << 40};
+         c.out.dims = c.grad_output.dims = {1, 4, 2, 1};
+         c.offset.dims = c.grad_offset.dims = {1, 75, 2, 1};
+         c.columns.dims = {1, 6, 10, 5};
+       },
+       kInvalid, "stride [1, 1, 1, 1099511627776]: value"},
+      {"H * W past 2^31 - 1",
+       [](Call& c) {
+         c.x.dims = c.grad_input.dims = {1, 6, 65536, 65536};
+       },
+       kInvalid, "2147483647"},
   };
 }
 
@@ -236,6 +271,16 @@ TEST(DeformableConv2dValidation, EveryForwardRow) {
          c.offset.dims = {75, 2, 4};
        },
        kInvalid, "offset shape"},
+      {"bias rank",
+       [](Call& c) {
+         c.bias.dims = {1, 4};
+       },
+       kInvalid, "biasOptional shape"},
+      {"deformOut rank",
+       [](Call& c) {
+         c.columns.dims = {6, 10, 20};
+       },
+       kInvalid, "deformOutOptional shape"},
   };
   cases.insert(cases.end(), own.begin(), own.end());
   expect_cases(cases, plan_forward, "aclnnDeformableConv2dGetWorkspaceSize");
@@ -244,7 +289,7 @@ TEST(DeformableConv2dValidation, EveryForwardRow) {
   optional.bias.null = optional.columns.null = true;
   EXPECT_EQ(plan_forward(optional).status, 0);
   Call negative;
-  negative.padding = {1, 3, 2, 2};
+  negative.padding = {-1, 5, 2, 2};
   EXPECT_EQ(plan_forward(negative).status, 0) << plan_forward(negative).message;
 }
 
@@ -252,7 +297,12 @@ TEST(DeformableConv2dValidation, EveryBackwardRow) {
   std::vector<Case> cases = shared_cases();
   const std::vector<Case> own = {
       {"gradOutput null", [](Call& c) { c.grad_output.null = true; }, kNull, "gradOutput is nullptr"},
+      {"input null", [](Call& c) { c.x.null = true; }, kNull, "input is nullptr"},
+      {"weight null", [](Call& c) { c.weight.null = true; }, kNull, "weight is nullptr"},
+      {"offset null", [](Call& c) { c.offset.null = true; }, kNull, "offset is nullptr"},
       {"offsetOut null", [](Call& c) { c.columns.null = true; }, kNull, "offsetOut is nullptr"},
+      {"gradInput null", [](Call& c) { c.grad_input.null = true; }, kNull, "gradInput is nullptr"},
+      {"gradWeight null", [](Call& c) { c.grad_weight.null = true; }, kNull, "gradWeight is nullptr"},
       {"gradOffset null", [](Call& c) { c.grad_offset.null = true; }, kNull, "gradOffset is nullptr"},
       {"gradBias null", [](Call& c) { c.grad_bias.null = true; }, kNull, "gradBias is nullptr"},
       {"input format ND", [](Call& c) { c.x.format = ACL_FORMAT_ND; }, kInvalid, "input format"},

@@ -1,21 +1,22 @@
 // "gemm": the deformable forward as the field computes it, a bilinear-sampled, mask-weighted im2col
-// (the columns, deformOut's values) feeding our float GEMM, one sample at a time:
-//   1. x's planes of the sample as floats, each followed by a zero (the slot every neighbour outside
-//      the image reads);
-//   2. the sampling table of the sample: for each deformable group d, kernel point k and output position
-//      p, its four neighbours' slots and their weights (the bilinear weight times the mask, formed in
-//      double and rounded once to float);
-//   3. the columns: cols[c*K + k][p] = ((w0*x0 + w1*x1) + w2*x2) + w3*x3 in float, in that order (this
-//      file is compiled without contraction, so every CPU gives the same bits), then stored into
+// (the columns, deformOut's values) feeding our float GEMM. Per sample, x's planes are first read as
+// floats, each followed by a zero (the slot every neighbour outside the image reads); then each task
+// takes a block of kBlock output positions and, in its thread's scratch:
+//   1. the block's sampling table: for each deformable group d, kernel point k and position p, its four
+//      neighbours' slots and their weights (the bilinear weight times the mask, formed in double and
+//      rounded once to float);
+//   2. the block's columns: cols[c*K + k][j] = ((w0*x0 + w1*x1) + w2*x2) + w3*x3 in float, in that order
+//      (this file is compiled without contraction, so every CPU gives the same bits), stored into
 //      deformOut where asked;
-//   4. per group and block of columns, out[g*OCg + o][p] = sum_r W[g*OCg + o][r] * cols[g*Cg*K + r][p]:
-//      sgemm, M = OCg, N = the block's positions, K = Cg*K (row-major W, row-major columns);
-//   5. bias added in float, each result rounded once into out.
-// Each step's tasks are fixed by the problem, and every element is one task's: the same bits for any
-// thread count.
+//   3. per group, out[g*OCg + o][j] = sum_r W[g*OCg + o][r] * cols[g*Cg*K + r][j]: sgemm, M = OCg,
+//      N = the block's positions, K = Cg*K (row-major W, row-major columns);
+//   4. the bias added in float, each result rounded once into out.
+// The blocks are fixed by the problem and every element is one task's: the same bits for any thread
+// count. The scratch is per thread and per block, so the workspace does not grow with the image.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <string>
 
@@ -34,9 +35,9 @@ struct Neighbours {
   int32_t slot[4];
   float weight[4];
 };
-static_assert(sizeof(Neighbours) == 32, "a table entry is 8 floats");
+static_assert(sizeof(Neighbours) == 8 * sizeof(float), "a table entry is 8 floats");
 
-constexpr int64_t kColumnBlock = 512;
+constexpr int64_t kBlock = 256;  // output positions per task (a multiple of every kit's NR)
 
 // The product of sizes, or UINT64_MAX where it does not fit (the ledger then reports the workspace too large).
 uint64_t product(std::initializer_list<int64_t> sizes) {
@@ -45,7 +46,7 @@ uint64_t product(std::initializer_list<int64_t> sizes) {
     if (__builtin_mul_overflow(total, static_cast<uint64_t>(std::max<int64_t>(size, 0)), &total)) return UINT64_MAX;
   }
   return total;
-}  // positions per GEMM task (a multiple of every kit's NR)
+}
 
 class ColumnsForward final : public DeformStep {
  public:
@@ -54,17 +55,18 @@ class ColumnsForward final : public DeformStep {
     const DeformGeometry& g = p.geometry;
     positions_ = g.out_size[0] * g.out_size[1];
     slots_ = g.in_size[0] * g.in_size[1] + 1;
-    const int64_t depth = g.in_per_group() * g.kernel_points();
-    blocking_ = plan_gemm_blocking(g.out_per_group(), std::min(positions_, kColumnBlock), depth, b.cpu());
+    blocking_ = plan_gemm_blocking(g.out_per_group(), std::min(positions_, kBlock),
+                                   g.in_per_group() * g.kernel_points(), b.cpu());
+    const auto copies = static_cast<uint64_t>(threads_);
     planes_ = b.book_scratch("deform.planes", product({g.in_channels, slots_}), sizeof(float));
-    table_ = b.book_scratch("deform.table", product({g.deformable_groups, g.kernel_points(), positions_, 8}),
-                            sizeof(float));
-    columns_ = b.book_scratch("deform.columns", product({g.in_channels, g.kernel_points(), positions_}), sizeof(float));
-    result_ = b.book_scratch("deform.result", product({g.out_channels, positions_}), sizeof(float));
     if (!float_in_place(p.weight, MathMode::kFull))
       weights_ = b.book_scratch("deform.weights", product({p.weight.numel()}), sizeof(float));
-    scratch_ = b.book_scratch("deform.gemm", product({blocking_.scratch_floats()}), sizeof(float),
-                              static_cast<uint64_t>(threads_));
+    table_ = b.book_scratch("deform.table", product({g.deformable_groups, g.kernel_points(), kBlock, 8}), sizeof(float),
+                            copies);
+    columns_ =
+        b.book_scratch("deform.columns", product({g.in_channels, g.kernel_points(), kBlock}), sizeof(float), copies);
+    result_ = b.book_scratch("deform.result", product({g.out_channels, kBlock}), sizeof(float), copies);
+    scratch_ = b.book_scratch("deform.gemm", product({blocking_.scratch_floats()}), sizeof(float), copies);
   }
 
   int run(const Workspace& w) const override {
@@ -74,10 +76,7 @@ class ColumnsForward final : public DeformStep {
       pack_dense(p_.weight, MathMode::kFull, w.at<float>(weights_), threads_, conversions_);
       weights = w.at<float>(weights_);
     }
-    float *planes = w.at<float>(planes_), *columns = w.at<float>(columns_), *result = w.at<float>(result_);
-    auto* table = reinterpret_cast<Neighbours*>(w.at<float>(table_));
-    const int64_t points = g.kernel_points(), depth = g.in_per_group() * points;
-    const int64_t blocks = (positions_ + kColumnBlock - 1) / kColumnBlock;
+    float* planes = w.at<float>(planes_);
     for (int64_t n = 0; n < g.batch; ++n) {
       int status = run_tasks(g.in_channels, threads_, "deformable forward", [&](int64_t c) {
         float* plane = planes + c * slots_;
@@ -85,38 +84,19 @@ class ColumnsForward final : public DeformStep {
         plane[slots_ - 1] = 0.0f;
       });
       if (status == 0) {
-        status = run_tasks(g.deformable_groups * points, threads_, "deformable forward",
-                           [&](int64_t t) { fill_table(n, t / points, t % points, table + t * positions_); });
-      }
-      if (status == 0) {
-        status = run_tasks(g.in_channels, threads_, "deformable forward", [&](int64_t c) {
-          const Neighbours* rows = table + c / g.in_per_deformable_group() * points * positions_;
-          sample_channel(planes + c * slots_, rows, columns + c * points * positions_);
-          if (p_.want_columns) store_columns(columns + c * points * positions_, n, c);
-        });
-      }
-      if (status == 0) {
-        status = run_tasks(g.groups * blocks, threads_, "deformable forward", [&](int64_t t) {
-          if (depth == 0) {  // (no input channels: sums over nothing)
-            std::fill(result, result + g.out_channels * positions_, 0.0f);
-            return;
-          }
-          const int64_t group = t / blocks, first = t % blocks * kColumnBlock;
-          const int64_t count = std::min(kColumnBlock, positions_ - first);
-          // out rows of the group (OCg x count) = W_g (OCg x Cg*K) * columns_g (Cg*K x count)
-          sgemm(blocking_, w.at<float>(scratch_, thread_index()), g.out_per_group(), count, depth,
-                MatrixRef{weights + group * g.out_per_group() * depth, depth, false},
-                MatrixRef{columns + group * depth * positions_ + first, positions_, false}, false,
-                result + group * g.out_per_group() * positions_ + first, positions_);
-        });
-      }
-      if (status == 0) {
-        status = run_tasks(g.out_channels, threads_, "deformable forward", [&](int64_t o) {
+        status = run_tasks(blocks(), threads_, "deformable forward", [&](int64_t block) {
+          const int64_t first = block * kBlock, count = std::min(kBlock, positions_ - first);
+          const int thread = thread_index();
+          auto* table = reinterpret_cast<Neighbours*>(w.at<float>(table_, thread));
+          float *columns = w.at<float>(columns_, thread), *result = w.at<float>(result_, thread);
+          fill_table(n, first, count, table);
+          sample_columns(planes, table, count, columns);
+          if (p_.want_columns) store_columns(columns, n, first, count);
+          multiply(weights, columns, count, w.at<float>(scratch_, thread), result);
           if (p_.has_bias) {
-            store_rows_with_bias(result + o * positions_, positions_, 1, p_.output, p_.bias, n, o, 0, positions_,
-                                 conversions_);
+            store_rows_with_bias(result, kBlock, g.out_channels, p_.output, p_.bias, n, 0, first, count, conversions_);
           } else {
-            store_rows_floats(result + o * positions_, positions_, 1, p_.output, n, o, 0, positions_, conversions_);
+            store_rows_floats(result, kBlock, g.out_channels, p_.output, n, 0, first, count, conversions_);
           }
         });
       }
@@ -124,66 +104,104 @@ class ColumnsForward final : public DeformStep {
     }
     return 0;
   }
-  int64_t tasks() const override {
-    const int64_t blocks = (positions_ + kColumnBlock - 1) / kColumnBlock;
-    return p_.geometry.groups * blocks;
-  }
+  int64_t tasks() const override { return blocks(); }
   std::string detail() const override { return isa_detail(blocking_); }
 
  private:
-  // The sampling table of deformable group d, kernel point k, for sample n: one entry per position.
-  void fill_table(int64_t n, int64_t d, int64_t k, Neighbours* entries) const {
+  int64_t blocks() const { return (positions_ + kBlock - 1) / kBlock; }
+
+  // The table of the block's `count` positions from `first`: entry (d*K + k)*kBlock + j for position
+  // first + j.
+  void fill_table(int64_t n, int64_t first, int64_t count, Neighbours* table) const {
     const DeformGeometry& g = p_.geometry;
-    const int64_t kh = k / g.kernel[1], kw = k % g.kernel[1], height = g.in_size[0], width = g.in_size[1];
+    const int64_t height = g.in_size[0], width = g.in_size[1];
     const View5& offset = p_.offset;
-    for (int64_t oh = 0; oh < g.out_size[0]; ++oh) {
-      for (int64_t ow = 0; ow < g.out_size[1]; ++ow) {
-        const auto value = [&](int block) {
-          return load_element(offset.data, offset.dtype, offset.element(n, g.offset_channel(block, d, k), 0, oh, ow));
-        };
-        const double h = static_cast<double>(oh * g.stride[0] - g.pad[0] + kh * g.dilation[0]) + value(1);
-        const double x = static_cast<double>(ow * g.stride[1] - g.pad[1] + kw * g.dilation[1]) + value(0);
-        const double mask = value(2), top = std::floor(h), left = std::floor(x);
-        const double down = h - top, right = x - left;
-        Neighbours& e = entries[oh * g.out_size[1] + ow];
-        for (int i = 0; i < 4; ++i) {
-          const double row = top + i / 2, column = left + i % 2;
-          const bool inside = row >= 0 && row < static_cast<double>(height) && column >= 0 &&
-                              column < static_cast<double>(width);
-          const double weight = (i / 2 ? down : 1 - down) * (i % 2 ? right : 1 - right);
-          e.slot[i] = inside ? static_cast<int32_t>(static_cast<int64_t>(row) * width + static_cast<int64_t>(column))
-                             : static_cast<int32_t>(height * width);
-          e.weight[i] = inside ? static_cast<float>(mask * weight) : 0.0f;
-        }
-      }
-    }
-  }
-  // Channel c's K rows of columns from its float plane and its deformable group's table rows.
-  void sample_channel(const float* plane, const Neighbours* rows, float* out) const {
-    const int64_t count = p_.geometry.kernel_points() * positions_;
-    for (int64_t i = 0; i < count; ++i) {
-      const Neighbours& e = rows[i];
-      const float pair = e.weight[0] * plane[e.slot[0]] + e.weight[1] * plane[e.slot[1]];
-      out[i] = (pair + e.weight[2] * plane[e.slot[2]]) + e.weight[3] * plane[e.slot[3]];
-    }
-  }
-  // Channel c's columns into deformOut[n, c, oh*KH + kh, ow*KW + kw], a row of deformOut at a time.
-  void store_columns(const float* rows, int64_t n, int64_t c) const {
-    const DeformGeometry& g = p_.geometry;
-    const int64_t row_length = g.out_size[1] * g.kernel[1];
-    constexpr int64_t kRow = 2048;
-    float row[kRow];
-    for (int64_t oh = 0; oh < g.out_size[0]; ++oh) {
-      for (int64_t kh = 0; kh < g.kernel[0]; ++kh) {
-        for (int64_t first = 0; first < row_length; first += kRow) {
-          const int64_t count = std::min(kRow, row_length - first);
-          for (int64_t j = 0; j < count; ++j) {
-            const int64_t ow = (first + j) / g.kernel[1], kw = (first + j) % g.kernel[1];
-            row[j] = rows[(kh * g.kernel[1] + kw) * positions_ + oh * g.out_size[1] + ow];
+    for (int64_t d = 0; d < g.deformable_groups; ++d) {
+      for (int64_t k = 0; k < g.kernel_points(); ++k) {
+        const int64_t kh = k / g.kernel[1], kw = k % g.kernel[1];
+        Neighbours* entries = table + (d * g.kernel_points() + k) * kBlock;
+        for (int64_t j = 0; j < count; ++j) {
+          const int64_t oh = (first + j) / g.out_size[1], ow = (first + j) % g.out_size[1];
+          const auto value = [&](int block) {
+            return load_element(offset.data, offset.dtype, offset.element(n, g.offset_channel(block, d, k), 0, oh, ow));
+          };
+          const double h = static_cast<double>(oh * g.stride[0] - g.pad[0] + kh * g.dilation[0]) + value(1);
+          const double x = static_cast<double>(ow * g.stride[1] - g.pad[1] + kw * g.dilation[1]) + value(0);
+          const double mask = value(2), top = std::floor(h), left = std::floor(x);
+          const double down = h - top, right = x - left;
+          for (int i = 0; i < 4; ++i) {
+            const double row = top + i / 2, column = left + i % 2;
+            const bool inside =
+                row >= 0 && row < static_cast<double>(height) && column >= 0 && column < static_cast<double>(width);
+            const double weight = (i / 2 ? down : 1 - down) * (i % 2 ? right : 1 - right);
+            entries[j].slot[i] =
+                inside ? static_cast<int32_t>(static_cast<int64_t>(row) * width + static_cast<int64_t>(column))
+                       : static_cast<int32_t>(height * width);
+            entries[j].weight[i] = inside ? static_cast<float>(mask * weight) : 0.0f;
           }
-          store_plane_floats(row, p_.columns, n, c, (oh * g.kernel[0] + kh) * row_length + first, count, conversions_);
         }
       }
+    }
+  }
+  // Every channel's K rows of the block's columns (row c*K + k, kBlock apart) from its float plane and
+  // its deformable group's table rows.
+  void sample_columns(const float* planes, const Neighbours* table, int64_t count, float* columns) const {
+    const DeformGeometry& g = p_.geometry;
+    const int64_t points = g.kernel_points();
+    for (int64_t c = 0; c < g.in_channels; ++c) {
+      const float* plane = planes + c * slots_;
+      for (int64_t k = 0; k < points; ++k) {
+        const Neighbours* entries = table + (c / g.in_per_deformable_group() * points + k) * kBlock;
+        float* out = columns + (c * points + k) * kBlock;
+        for (int64_t j = 0; j < count; ++j) {
+          const Neighbours& e = entries[j];
+          const float pair = e.weight[0] * plane[e.slot[0]] + e.weight[1] * plane[e.slot[1]];
+          out[j] = (pair + e.weight[2] * plane[e.slot[2]]) + e.weight[3] * plane[e.slot[3]];
+        }
+      }
+    }
+  }
+  // The block's columns into deformOut[n, c, oh*KH + kh, ow*KW + kw]: per channel, kernel row and output
+  // row the block covers, one run of (ow, kw) along a deformOut row.
+  void store_columns(const float* columns, int64_t n, int64_t first, int64_t count) const {
+    const DeformGeometry& g = p_.geometry;
+    const int64_t width = g.out_size[1], kw_n = g.kernel[1], points = g.kernel_points();
+    constexpr int64_t kRun = 1024;
+    float run[kRun];
+    for (int64_t c = 0; c < g.in_channels; ++c) {
+      for (int64_t kh = 0; kh < g.kernel[0]; ++kh) {
+        for (int64_t j0 = 0; j0 < count;) {  // the block's positions, a piece of one output row at a time
+          const int64_t oh = (first + j0) / width, ow0 = (first + j0) % width;
+          const int64_t row_end = std::min(count, j0 + (width - ow0));
+          for (int64_t j = j0; j < row_end;) {  // runs of at most kRun floats
+            const int64_t positions = std::min(row_end - j, kRun / kw_n);
+            for (int64_t q = 0; q < positions; ++q) {
+              for (int64_t kw = 0; kw < kw_n; ++kw)
+                run[q * kw_n + kw] = columns[(c * points + kh * kw_n + kw) * kBlock + j + q];
+            }
+            const int64_t ow = (first + j) % width;
+            store_plane_floats(run, p_.columns, n, c, (oh * g.kernel[0] + kh) * width * kw_n + ow * kw_n,
+                               positions * kw_n, conversions_);
+            j += positions;
+          }
+          j0 = row_end;
+        }
+      }
+    }
+  }
+  // result[o][j] (kBlock apart) for every output channel, group by group.
+  void multiply(const float* weights, const float* columns, int64_t count, float* scratch, float* result) const {
+    const DeformGeometry& g = p_.geometry;
+    const int64_t depth = g.in_per_group() * g.kernel_points(), rows = g.out_per_group();
+    for (int64_t group = 0; group < g.groups; ++group) {
+      float* out = result + group * rows * kBlock;
+      if (depth == 0) {  // (no input channels: sums over nothing)
+        for (int64_t o = 0; o < rows; ++o) std::fill(out + o * kBlock, out + o * kBlock + count, 0.0f);
+        continue;
+      }
+      // out (OCg x count) = W_g (OCg x Cg*K) * columns_g (Cg*K x count)
+      sgemm(blocking_, scratch, rows, count, depth, MatrixRef{weights + group * rows * depth, depth, false},
+            MatrixRef{columns + group * depth * kBlock, kBlock, false}, false, out, kBlock);
     }
   }
 
@@ -192,21 +210,21 @@ class ColumnsForward final : public DeformStep {
   const Conversions16* conversions_;
   GemmBlocking blocking_;
   int64_t positions_ = 0, slots_ = 0;
-  WorkspaceLedger::Handle planes_ = -1, table_ = -1, columns_ = -1, result_ = -1, weights_ = -1, scratch_ = -1;
+  WorkspaceLedger::Handle planes_ = -1, weights_ = -1, table_ = -1, columns_ = -1, result_ = -1, scratch_ = -1;
 };
 
 Support supports(const DeformProblem& p, const CpuFeatures&) {
   const DeformGeometry& g = p.geometry;
   if (may_overlap(p.output) || (p.want_columns && may_overlap(p.columns))) return refuse("an output overlaps itself");
   if (g.in_size[0] * g.in_size[1] >= INT32_MAX) return refuse("input planes past 2^31 - 1 slots");
+  if (g.kernel[1] > 1024) return refuse("a kernel row past 1024 points");
   return kSupported;
 }
 
 }  // namespace
 
-extern const DeformImpl kDeformGemmForward = {"gemm", "gemm", DeformPass::kForward, supports,
-                                              [](const DeformProblem& p, DeformPlanBuilder& b) {
-                                                return std::unique_ptr<DeformStep>(new ColumnsForward(p, b));
-                                              }};
+extern const DeformImpl kDeformGemmForward = {
+    "gemm", "gemm", DeformPass::kForward, supports,
+    [](const DeformProblem& p, DeformPlanBuilder& b) { return std::unique_ptr<DeformStep>(new ColumnsForward(p, b)); }};
 
 }  // namespace aclnn_cpu

@@ -3,10 +3,10 @@
 // task in a fixed order and rounded once into its dtype: bit-identical for any thread count. Last in
 // every deformable list and the oracle of its other entries; clarity over speed.
 //
-// The sampling point h = (oh*s - p + k*d) + dy is formed in double, exactly (an integer below 2^31 and a
-// float), so floor(h) and the fractions are exact too. The forward counts each neighbour outside the
-// image as zero; the backward, as CANN's and torchvision's do, takes a point only where -1 < h < inH and
-// -1 < w < inW (the same values, but for an Inf or NaN neighbour the forward multiplies by a zero weight).
+// The sampling point h = (oh*s - p + k*d) + dy is formed in double (exactly for an integer and a shift
+// of magnitudes within 2^29 of each other), then floor(h) and the fractions from it. The forward counts each neighbour
+// outside the image as zero; the backward, as CANN's and torchvision's do, takes a point only where -1 < h < inH and -1
+// < w < inW (the same values, but for an Inf or NaN neighbour the forward multiplies by a zero weight).
 #include "kernels/ref/deform_ref.h"
 
 #include <cmath>
@@ -133,7 +133,7 @@ double column_gradient(const DeformProblem& p, int64_t n, int64_t c, int64_t kh,
 }
 
 // --- backward data: gradInput per (n, c) plane (scattered into a double plane), then gradOffset per
-// (n, deformable group) -------------------------------------------------------------------------
+// (n, block, deformable group) ------------------------------------------------------------------
 class RefBackwardData final : public DeformStep {
  public:
   RefBackwardData(const DeformProblem& p, DeformPlanBuilder& b)
@@ -168,34 +168,15 @@ class RefBackwardData final : public DeformStep {
       }
     });
     if (status != 0) return status;
-    return run_tasks(g.batch * g.deformable_groups, threads_, "reference", [&](int64_t t) {
-      const int64_t n = t / g.deformable_groups, d = t % g.deformable_groups;
-      for (int64_t kh = 0; kh < g.kernel[0]; ++kh) {
-        for (int64_t kw = 0; kw < g.kernel[1]; ++kw) {
-          const int64_t k = kh * g.kernel[1] + kw;
-          for (int64_t oh = 0; oh < g.out_size[0]; ++oh) {
-            for (int64_t ow = 0; ow < g.out_size[1]; ++ow) {
-              const SamplePoint s(p_, n, d, kh, kw, oh, ow);
-              double dx = 0, dy = 0, dm = 0;
-              if (s.inside(g)) {
-                for (int64_t c = d * g.in_per_deformable_group(); c < (d + 1) * g.in_per_deformable_group(); ++c) {
-                  const double gradient = column_gradient(p_, n, c, kh, kw, oh, ow);
-                  double v[4] = {0, 0, 0, 0};
-                  for (int i = 0; i < 4; ++i) {
-                    if (s.in_image(g, i)) v[i] = at(p_.input, n, c, s.row(i), s.column(i));
-                  }
-                  // d(weight_i)/dh and d(weight_i)/dw, for the neighbours (h0,w0), (h0,w1), (h1,w0), (h1,w1)
-                  dy += gradient * s.mask * ((v[2] - v[0]) * (1 - s.lw) + (v[3] - v[1]) * s.lw);
-                  dx += gradient * s.mask * ((v[1] - v[0]) * (1 - s.lh) + (v[3] - v[2]) * s.lh);
-                  double sample = 0;
-                  for (int i = 0; i < 4; ++i) sample += s.weight(i) * v[i];
-                  dm += gradient * sample;
-                }
-              }
-              put(p_.grad_offset, n, g.offset_channel(0, d, k), oh, ow, dx);
-              put(p_.grad_offset, n, g.offset_channel(1, d, k), oh, ow, dy);
-              put(p_.grad_offset, n, g.offset_channel(2, d, k), oh, ow, dm);
-            }
+    // gradOffset per (n, block, d): its channels in view order, so that one thread (an output that
+    // overlaps itself) writes in view order; each task forms its block's value of every sampling point.
+    return run_tasks(g.batch * 3 * g.deformable_groups, threads_, "reference", [&](int64_t t) {
+      const int64_t n = t / (3 * g.deformable_groups), d = t % g.deformable_groups;
+      const int block = static_cast<int>(t / g.deformable_groups % 3);
+      for (int64_t k = 0; k < g.kernel_points(); ++k) {
+        for (int64_t oh = 0; oh < g.out_size[0]; ++oh) {
+          for (int64_t ow = 0; ow < g.out_size[1]; ++ow) {
+            put(p_.grad_offset, n, g.offset_channel(block, d, k), oh, ow, offset_gradient(n, d, k, block, oh, ow));
           }
         }
       }
@@ -204,6 +185,32 @@ class RefBackwardData final : public DeformStep {
   int64_t tasks() const override { return p_.geometry.batch * p_.geometry.in_channels; }
 
  private:
+  // The gradient of offset block `block` (0 dx, 1 dy, 2 the mask) of deformable group d, kernel point k
+  // at (oh, ow): a sum over the group's channels.
+  double offset_gradient(int64_t n, int64_t d, int64_t k, int block, int64_t oh, int64_t ow) const {
+    const DeformGeometry& g = p_.geometry;
+    const int64_t kh = k / g.kernel[1], kw = k % g.kernel[1];
+    const SamplePoint s(p_, n, d, kh, kw, oh, ow);
+    if (!s.inside(g)) return 0;
+    double sum = 0;
+    for (int64_t c = d * g.in_per_deformable_group(); c < (d + 1) * g.in_per_deformable_group(); ++c) {
+      const double gradient = column_gradient(p_, n, c, kh, kw, oh, ow);
+      double v[4] = {0, 0, 0, 0};
+      for (int i = 0; i < 4; ++i) {
+        if (s.in_image(g, i)) v[i] = at(p_.input, n, c, s.row(i), s.column(i));
+      }
+      // d(weight_i)/dw and d(weight_i)/dh, for the neighbours (h0,w0), (h0,w1), (h1,w0), (h1,w1)
+      if (block == 0) sum += gradient * s.mask * ((v[1] - v[0]) * (1 - s.lh) + (v[3] - v[2]) * s.lh);
+      if (block == 1) sum += gradient * s.mask * ((v[2] - v[0]) * (1 - s.lw) + (v[3] - v[1]) * s.lw);
+      if (block == 2) {
+        double sample = 0;
+        for (int i = 0; i < 4; ++i) sample += s.weight(i) * v[i];
+        sum += gradient * sample;
+      }
+    }
+    return sum;
+  }
+
   DeformProblem p_;
   int threads_;
   WorkspaceLedger::Handle plane_ = -1;

@@ -1,6 +1,7 @@
 // The checks aclnnDeformableConv2d and its backward share (CANN's CheckAttrs and parts of
 // CheckShape), and the problems both describe.
 #include <string>
+#include <utility>
 
 #include "aclnn/opdev/op_errno.h"
 #include "common/log.h"
@@ -121,24 +122,25 @@ Check check_shape_is(const char* api, const char* name, const aclTensor& tensor,
 }
 
 Check check_deform_limits(const char* api, const DeformShapes& s, const DeformAttributes& a,
-                          std::initializer_list<const aclTensor*> tensors) {
+                          std::initializer_list<NamedTensor> tensors) {
   const std::vector<int64_t>& k = a.kernel_size->values;
   if (Wide{k[0]} * k[1] * (s.in_channels / a.groups) > 65535) {
     return invalid(api, format("KH * KW * inC / groups = %lld * %lld * %lld / %lld must be <= 65535", ll(k[0]),
                                ll(k[1]), ll(s.in_channels), ll(a.groups)));
   }
   // Ours: the kernels index with int64 products of these.
-  std::vector<std::vector<int64_t>> lists = {
-      a.stride->values, a.padding->values, a.dilation->values, {a.groups, a.deformable_groups}};
-  for (const aclTensor* tensor : tensors) {
-    if (tensor != nullptr) lists.push_back(tensor->view_shape);
-  }
-  for (const std::vector<int64_t>& list : lists) {
-    for (int64_t v : list) {
+  std::vector<std::pair<std::string, std::vector<int64_t>>> lists = {
+      {"stride", a.stride->values},
+      {"padding", a.padding->values},
+      {"dilation", a.dilation->values},
+      {"groups and deformableGroups", {a.groups, a.deformable_groups}}};
+  for (const NamedTensor& t : tensors) lists.push_back({std::string(t.name) + " shape", t.tensor->view_shape});
+  for (const auto& list : lists) {
+    for (int64_t v : list.second) {
       if (v > INT32_MAX || v < -INT32_MAX) {
-        return invalid(api, format("value %lld in %s is outside +-(2^31 - 1), the bound on the sizes and "
+        return invalid(api, format("%s %s: value %lld is outside +-(2^31 - 1), the bound on the sizes and "
                                    "parameters of a problem to compute",
-                                   ll(v), to_string(list).c_str()));
+                                   list.first.c_str(), to_string(list.second).c_str(), ll(v)));
       }
     }
   }

@@ -78,8 +78,12 @@ Check check_deform_divisible(const char* api, const char* input_name, const Defo
 Check check_shape_is(const char* api, const char* name, const aclTensor& tensor, const std::vector<Wide>& expected);
 // KH*KW*inC/groups <= 65535 (CANN's last shape check), then ours: every size and parameter within
 // 2^31 - 1 (the kernels index with them).
+struct NamedTensor {
+  const char* name;
+  const aclTensor* tensor;
+};
 Check check_deform_limits(const char* api, const DeformShapes& s, const DeformAttributes& a,
-                          std::initializer_list<const aclTensor*> tensors);
+                          std::initializer_list<NamedTensor> tensors);
 
 Check validate_deformable_conv2d(const DeformableConv2dArgs& args);
 Check validate_deformable_conv2d_backward(const DeformableConv2dBackwardArgs& args);

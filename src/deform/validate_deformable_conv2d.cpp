@@ -127,7 +127,8 @@ Check validate_deformable_conv2d(const DeformableConv2dArgs& a) {
         return check_shape_is(kApi, "weight", *a.weight, {s.out_channels, s.in_channels / a.groups, k[0], k[1]});
       },
       [&] {
-        return check_shape_is(kApi, "offset", *a.offset, {s.batch, 3 * a.deformable_groups * points, s.out_h, s.out_w});
+        return check_shape_is(kApi, "offset", *a.offset,
+                              {s.batch, Wide{3} * a.deformable_groups * points, s.out_h, s.out_w});
       },
       [&] { return a.bias == nullptr ? Check{} : check_shape_is(kApi, "biasOptional", *a.bias, {s.out_channels}); },
       [&] {
@@ -139,7 +140,8 @@ Check validate_deformable_conv2d(const DeformableConv2dArgs& a) {
                                                         {s.batch, s.in_channels, s.out_h * k[0], s.out_w * k[1]});
       },
       [&] {
-        return check_deform_limits(kApi, s, attributes, {a.x, a.weight, a.offset, a.out});
+        return check_deform_limits(kApi, s, attributes,
+                                   {{"x", a.x}, {"weight", a.weight}, {"offset", a.offset}, {"out", a.out}});
       });
   if (check.failed()) return check;
   return check_inside_storage(kApi, used_tensors(a));
@@ -211,7 +213,8 @@ Check validate_deformable_conv2d_backward(const DeformableConv2dBackwardArgs& a)
         return check_shape_is(kApi, "weight", *a.weight, {s.out_channels, s.in_channels / a.groups, k[0], k[1]});
       },
       [&] {
-        return check_shape_is(kApi, "offset", *a.offset, {s.batch, 3 * a.deformable_groups * points, s.out_h, s.out_w});
+        return check_shape_is(kApi, "offset", *a.offset,
+                              {s.batch, Wide{3} * a.deformable_groups * points, s.out_h, s.out_w});
       },
       [&] {
         return check_shape_is(kApi, "gradOutput", *a.grad_output, {s.batch, s.out_channels, s.out_h, s.out_w});
@@ -225,7 +228,9 @@ Check validate_deformable_conv2d_backward(const DeformableConv2dBackwardArgs& a)
       [&] { return check_shape_is(kApi, "gradOffset", *a.grad_offset, shape_of(*a.offset)); },
       [&] { return check_shape_is(kApi, "gradBias", *a.grad_bias, {s.out_channels}); },
       [&] {
-        return check_deform_limits(kApi, s, attributes, {a.input, a.weight, a.offset, a.grad_output});
+        return check_deform_limits(
+            kApi, s, attributes,
+            {{"input", a.input}, {"weight", a.weight}, {"offset", a.offset}, {"gradOutput", a.grad_output}});
       });
   if (check.failed()) return check;
   return check_inside_storage(kApi, used_tensors(a));

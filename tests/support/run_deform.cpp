@@ -19,6 +19,15 @@ std::unique_ptr<DeviceTensor> tensor(const std::vector<int64_t>& shape, aclDataT
   return t;
 }
 
+// The result the caller may give explicit strides (DeformInputs::result_strides), poisoned.
+std::unique_ptr<DeviceTensor> result_tensor(const std::vector<int64_t>& shape, aclDataType dtype, Layout layout,
+                                            const DeformInputs& in) {
+  if (in.result_strides.empty()) return tensor(shape, dtype, layout, nullptr);
+  auto t = std::make_unique<DeviceTensor>(shape, dtype, ACL_FORMAT_NCHW, in.result_strides);
+  t->poison();
+  return t;
+}
+
 struct Arrays {
   aclIntArray *kernel, *stride, *padding, *dilation;
   explicit Arrays(const DeformSpec& s) {
@@ -57,7 +66,8 @@ DeformResult run_deformable_forward(const DeformSpec& s, aclDataType dtype, Layo
                                     bool want_deform_out) {
   auto x = tensor(s.x_shape(), dtype, layout, &in.x), w = tensor(s.weight_shape(), dtype, layout, &in.weight),
        offset = tensor(s.offset_shape(), dtype, layout, &in.offset),
-       out = tensor(s.out_shape(), dtype, layout, nullptr), columns = tensor(s.columns_shape(), dtype, layout, nullptr);
+       out = result_tensor(s.out_shape(), dtype, layout, in),
+       columns = tensor(s.columns_shape(), dtype, layout, nullptr);
   std::unique_ptr<DeviceTensor> bias;
   if (!in.bias.empty()) bias = tensor({s.out_channels}, dtype, Layout::kContiguous, &in.bias);
   const Arrays arrays(s);
@@ -73,6 +83,7 @@ DeformResult run_deformable_forward(const DeformSpec& s, aclDataType dtype, Layo
     return result;
   }
   result.out = out->read();
+  result.result_offsets = out->element_offsets();
   if (want_deform_out) result.deform_out = columns->read();
   return result;
 }
@@ -84,7 +95,7 @@ DeformResult run_deformable_backward(const DeformSpec& s, aclDataType dtype, Lay
        offset_out = tensor(s.columns_shape(), dtype, layout, &in.offset_out),
        grad_input = tensor(s.x_shape(), dtype, layout, nullptr),
        grad_weight = tensor(s.weight_shape(), dtype, layout, nullptr),
-       grad_offset = tensor(s.offset_shape(), dtype, layout, nullptr),
+       grad_offset = result_tensor(s.offset_shape(), dtype, layout, in),
        grad_bias = tensor({s.out_channels}, dtype, Layout::kContiguous, nullptr);
   const Arrays arrays(s);
   DeformResult result;
@@ -101,6 +112,7 @@ DeformResult run_deformable_backward(const DeformSpec& s, aclDataType dtype, Lay
   result.grad_input = grad_input->read();
   result.grad_weight = grad_weight->read();
   result.grad_offset = grad_offset->read();
+  result.result_offsets = grad_offset->element_offsets();
   result.grad_bias = grad_bias->read();
   return result;
 }

@@ -31,6 +31,9 @@ struct DeformSpec {
 struct DeformInputs {
   std::vector<double> x, weight, offset, bias;
   std::vector<double> grad_output, offset_out;  // the backward's
+  // Explicit strides for out (forward) or gradOffset (backward), which may make the view overlap itself
+  // (empty: the layout's).
+  std::vector<int64_t> result_strides;
 };
 
 struct DeformResult {
@@ -39,6 +42,7 @@ struct DeformResult {
   std::string error;
   std::vector<double> out, deform_out;                                  // the forward's
   std::vector<double> grad_input, grad_weight, grad_offset, grad_bias;  // the backward's
+  std::vector<int64_t> result_offsets;  // out's or gradOffset's storage elements (for last_writes)
 };
 
 DeformResult run_deformable_forward(const DeformSpec& spec, aclDataType dtype, Layout layout, const DeformInputs& in,
