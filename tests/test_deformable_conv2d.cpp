@@ -314,6 +314,48 @@ TEST(DeformableConv2d, ForwardEntriesMatchTheReferenceOnLargerLayers) {
   }
 }
 
+// The backward's entries against the reference on the same larger layers (several chunks' worth of
+// positions in the wide one), at 1 and 3 threads with the same bits.
+TEST(DeformableConv2d, BackwardEntriesMatchTheReferenceOnLargerLayers) {
+  DeformSpec wide;
+  wide.batch = 2, wide.in_channels = 4, wide.out_channels = 6, wide.in_h = 5, wide.in_w = 700, wide.kh = wide.kw = 3;
+  for (int64_t& p : wide.padding) p = 1;
+  wide.groups = 2, wide.deformable_groups = 2;
+  DeformSpec strided;
+  strided.in_channels = 3, strided.out_channels = 2, strided.in_h = 9, strided.in_w = 11, strided.kh = 2;
+  strided.kw = 3, strided.padding[0] = 1, strided.padding[3] = 2, strided.stride[1] = 2, strided.dilation[0] = 2;
+  strided.deformable_groups = 3;
+  for (const DeformSpec& s : {wide, strided}) {
+    DeformInputs in = irregular_inputs(s);
+    in.offset_out = irregular(s.batch * s.in_channels * s.out_h() * s.kh * s.out_w() * s.kw, 8, 1.0);
+    const DeformResult truth =
+        with_kernels("ref", [&] { return run_deformable_backward(s, ACL_FLOAT, Layout::kContiguous, in); });
+    ASSERT_EQ(truth.status, 0) << truth.error;
+    std::vector<DeformResult> runs;
+#ifdef _OPENMP
+    const int threads = omp_get_max_threads();
+    for (int t : {1, 3}) {
+      omp_set_num_threads(t);
+      runs.push_back(run_deformable_backward(s, ACL_FLOAT, Layout::kStrided, in));
+    }
+    omp_set_num_threads(threads);
+#else
+    runs.push_back(run_deformable_backward(s, ACL_FLOAT, Layout::kStrided, in));
+#endif
+    ASSERT_EQ(runs[0].status, 0) << runs[0].error;
+    expect_near_truth(runs[0].grad_input, truth.grad_input, ACL_FLOAT, "gradInput");
+    expect_near_truth(runs[0].grad_weight, truth.grad_weight, ACL_FLOAT, "gradWeight");
+    expect_near_truth(runs[0].grad_offset, truth.grad_offset, ACL_FLOAT, "gradOffset");
+    expect_near_truth(runs[0].grad_bias, truth.grad_bias, ACL_FLOAT, "gradBias");
+    for (const DeformResult& r : runs) {
+      EXPECT_EQ(r.grad_input, runs[0].grad_input);
+      EXPECT_EQ(r.grad_weight, runs[0].grad_weight);
+      EXPECT_EQ(r.grad_offset, runs[0].grad_offset);
+      EXPECT_EQ(r.grad_bias, runs[0].grad_bias);
+    }
+  }
+}
+
 // Shifts that are NaN, infinite or far outside: the point reads nothing (every neighbour outside), in
 // every entry alike.
 TEST(DeformableConv2d, NonFiniteAndHugeShiftsReadNothing) {

@@ -14,39 +14,20 @@
 // The blocks are fixed by the problem and every element is one task's: the same bits for any thread
 // count. The scratch is per thread and per block, so the workspace does not grow with the image.
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
-#include <initializer_list>
 #include <memory>
 #include <string>
 
-#include "common/dtype.h"
 #include "kernels/common/pack.h"
 #include "kernels/common/tasks.h"
 #include "kernels/deform/deform_entries.h"
+#include "kernels/deform/sampling.h"
 #include "kernels/matmul/sgemm.h"
 
 namespace aclnn_cpu {
 namespace {
 
-// A sampling point's four neighbours: their slots in the sample's float planes (plane-relative; the
-// zero slot H*W for one outside the image) and weights (bilinear weight times the mask).
-struct Neighbours {
-  int32_t slot[4];
-  float weight[4];
-};
-static_assert(sizeof(Neighbours) == 8 * sizeof(float), "a table entry is 8 floats");
-
 constexpr int64_t kBlock = 256;  // output positions per task (a multiple of every kit's NR)
-
-// The product of sizes, or UINT64_MAX where it does not fit (the ledger then reports the workspace too large).
-uint64_t product(std::initializer_list<int64_t> sizes) {
-  uint64_t total = 1;
-  for (int64_t size : sizes) {
-    if (__builtin_mul_overflow(total, static_cast<uint64_t>(std::max<int64_t>(size, 0)), &total)) return UINT64_MAX;
-  }
-  return total;
-}
 
 class ColumnsForward final : public DeformStep {
  public:
@@ -58,15 +39,15 @@ class ColumnsForward final : public DeformStep {
     blocking_ = plan_gemm_blocking(g.out_per_group(), std::min(positions_, kBlock),
                                    g.in_per_group() * g.kernel_points(), b.cpu());
     const auto copies = static_cast<uint64_t>(threads_);
-    planes_ = b.book_scratch("deform.planes", product({g.in_channels, slots_}), sizeof(float));
+    planes_ = b.book_scratch("deform.planes", size_product({g.in_channels, slots_}), sizeof(float));
     if (!float_in_place(p.weight, MathMode::kFull))
-      weights_ = b.book_scratch("deform.weights", product({p.weight.numel()}), sizeof(float));
-    table_ = b.book_scratch("deform.table", product({g.deformable_groups, g.kernel_points(), kBlock, 8}), sizeof(float),
-                            copies);
-    columns_ =
-        b.book_scratch("deform.columns", product({g.in_channels, g.kernel_points(), kBlock}), sizeof(float), copies);
-    result_ = b.book_scratch("deform.result", product({g.out_channels, kBlock}), sizeof(float), copies);
-    scratch_ = b.book_scratch("deform.gemm", product({blocking_.scratch_floats()}), sizeof(float), copies);
+      weights_ = b.book_scratch("deform.weights", size_product({p.weight.numel()}), sizeof(float));
+    table_ = b.book_scratch("deform.table", size_product({g.deformable_groups, g.kernel_points(), kBlock, 8}),
+                            sizeof(float), copies);
+    columns_ = b.book_scratch("deform.columns", size_product({g.in_channels, g.kernel_points(), kBlock}), sizeof(float),
+                              copies);
+    result_ = b.book_scratch("deform.result", size_product({g.out_channels, kBlock}), sizeof(float), copies);
+    scratch_ = b.book_scratch("deform.gemm", size_product({blocking_.scratch_floats()}), sizeof(float), copies);
   }
 
   int run(const Workspace& w) const override {
@@ -114,31 +95,12 @@ class ColumnsForward final : public DeformStep {
   // first + j.
   void fill_table(int64_t n, int64_t first, int64_t count, Neighbours* table) const {
     const DeformGeometry& g = p_.geometry;
-    const int64_t height = g.in_size[0], width = g.in_size[1];
-    const View5& offset = p_.offset;
     for (int64_t d = 0; d < g.deformable_groups; ++d) {
       for (int64_t k = 0; k < g.kernel_points(); ++k) {
-        const int64_t kh = k / g.kernel[1], kw = k % g.kernel[1];
         Neighbours* entries = table + (d * g.kernel_points() + k) * kBlock;
         for (int64_t j = 0; j < count; ++j) {
           const int64_t oh = (first + j) / g.out_size[1], ow = (first + j) % g.out_size[1];
-          const auto value = [&](int block) {
-            return load_element(offset.data, offset.dtype, offset.element(n, g.offset_channel(block, d, k), 0, oh, ow));
-          };
-          const double h = static_cast<double>(oh * g.stride[0] - g.pad[0] + kh * g.dilation[0]) + value(1);
-          const double x = static_cast<double>(ow * g.stride[1] - g.pad[1] + kw * g.dilation[1]) + value(0);
-          const double mask = value(2), top = std::floor(h), left = std::floor(x);
-          const double down = h - top, right = x - left;
-          for (int i = 0; i < 4; ++i) {
-            const double row = top + i / 2, column = left + i % 2;
-            const bool inside =
-                row >= 0 && row < static_cast<double>(height) && column >= 0 && column < static_cast<double>(width);
-            const double weight = (i / 2 ? down : 1 - down) * (i % 2 ? right : 1 - right);
-            entries[j].slot[i] =
-                inside ? static_cast<int32_t>(static_cast<int64_t>(row) * width + static_cast<int64_t>(column))
-                       : static_cast<int32_t>(height * width);
-            entries[j].weight[i] = inside ? static_cast<float>(mask * weight) : 0.0f;
-          }
+          entries[j] = Neighbours(SamplingPoint(p_, n, d, k, oh, ow), g);
         }
       }
     }

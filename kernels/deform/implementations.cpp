@@ -9,9 +9,9 @@ namespace aclnn_cpu {
 
 const std::vector<const DeformImpl*>& deformable_implementations(DeformPass pass) {
   static const std::vector<const DeformImpl*> kForward = {&kDeformGemmForward, &kDeformRefForward};
-  static const std::vector<const DeformImpl*> kBackwardData = {&kDeformRefBackwardData};
-  static const std::vector<const DeformImpl*> kBackwardWeight = {&kDeformRefBackwardWeight};
-  static const std::vector<const DeformImpl*> kBias = {&kDeformRefBias};
+  static const std::vector<const DeformImpl*> kBackwardData = {&kDeformGemmBackwardData, &kDeformRefBackwardData};
+  static const std::vector<const DeformImpl*> kBackwardWeight = {&kDeformGemmBackwardWeight, &kDeformRefBackwardWeight};
+  static const std::vector<const DeformImpl*> kBias = {&kDeformLanesBias, &kDeformRefBias};
   switch (pass) {
     case DeformPass::kForward: return kForward;
     case DeformPass::kBackwardData: return kBackwardData;

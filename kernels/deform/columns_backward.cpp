@@ -1,0 +1,351 @@
+// The deformable backward as the field computes it, around the columns (deformOut's layout: row
+// c*K + k, one column per output position) and our float GEMM:
+//   "gemm" (backward_data): per sample and chunk of positions, the columns' gradient
+//     gcols[g*Cg*K + r][j] = sum_o W[g*OCg + o][r] * gradOutput[n, g*OCg + o, j]   (sgemm, M = Cg*K, N = a
+//     block of positions, K = OCg: W_g transposed, gradOutput rows), then
+//     gradInput: each channel's plane gathers gcols * (bilinear weight * mask) from its points in a fixed
+//       order (k, position, neighbour), summed in double, no atomics: the same bits for any thread count;
+//     gradOffset: per deformable group, kernel point and position, the sum over the group's channels of
+//       gcols times the derivatives of the bilinear value (dx, dy) and the bilinear value (the mask's),
+//       in double.
+//     Points outside -1 < h < inH, -1 < w < inW take no part (CANN's backward rule).
+//   "gemm" (backward_weight): gradWeight[g*OCg + o][r] = sum over samples and positions of
+//     gradOutput[n, g*OCg + o, j] * offsetOut's column r at j (sgemm, M = OCg, N = a block of rows r,
+//     K = a block of positions, accumulated over the blocks in order).
+//   "lanes" (bias): the convolution's gradBias reduction (kernels/common/pack.h: reduce_bias).
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "kernels/common/element_type.h"
+#include "kernels/common/pack.h"
+#include "kernels/common/tasks.h"
+#include "kernels/deform/deform_entries.h"
+#include "kernels/deform/sampling.h"
+#include "kernels/matmul/sgemm.h"
+
+namespace aclnn_cpu {
+namespace {
+
+constexpr int64_t kBlock = 256;                    // positions per GEMM task (a multiple of every kit's NR)
+// Positions per chunk: the columns' gradient is formed and scattered a chunk at a time (kChunk*Cin*K floats).
+constexpr int64_t kChunk = 8 * kBlock;
+constexpr int64_t kRowBlock = 144;                 // gradWeight columns (r) per task
+
+// A point of the backward's table: its neighbours (all the zero slot, weight 0, outside the backward's
+// rule) and, for gradOffset, its fractions and mask.
+struct BackwardPoint {
+  Neighbours neighbours;
+  float down, right, mask;
+  int32_t inside;
+};
+
+// Reads gradOutput rows [o0, o0 + rows) of sample n at positions [first, first + count) as floats, kBlock apart.
+void read_rows(const View5& view, int64_t n, int64_t o0, int64_t rows, int64_t first, int64_t count, float* out,
+               const Conversions16* conversions) {
+  for (int64_t o = 0; o < rows; ++o)
+    read_plane_floats(view, MathMode::kFull, n, o0 + o, first, count, out + o * kBlock, conversions);
+}
+
+class GemmBackwardData final : public DeformStep {
+ public:
+  GemmBackwardData(const DeformProblem& p, DeformPlanBuilder& b)
+      : p_(p), threads_(b.threads()), conversions_(b.cpu().conversions) {
+    const DeformGeometry& g = p.geometry;
+    positions_ = g.out_size[0] * g.out_size[1];
+    slots_ = g.in_size[0] * g.in_size[1] + 1;
+    depth_ = g.in_per_group() * g.kernel_points();
+    const int64_t rows = g.in_channels * g.kernel_points();
+    chunk_ = std::min(kChunk, (positions_ + kBlock - 1) / kBlock * kBlock);
+    blocking_ = plan_gemm_blocking(depth_, kBlock, g.out_per_group(), b.cpu());
+    const auto copies = static_cast<uint64_t>(threads_);
+    planes_ = b.book_scratch("deform.planes", size_product({g.in_channels, slots_}), sizeof(float));
+    sums_ = b.book_scratch("deform.input_sums", size_product({g.in_channels, slots_}), sizeof(double));
+    if (!float_in_place(p.weight, MathMode::kFull))
+      weights_ = b.book_scratch("deform.weights", size_product({p.weight.numel()}), sizeof(float));
+    table_ = b.book_scratch("deform.table", size_product({g.deformable_groups, g.kernel_points(), chunk_}),
+                            sizeof(BackwardPoint));
+    gcols_ = b.book_scratch("deform.column_gradient", size_product({rows, chunk_}), sizeof(float));
+    dy_ = b.book_scratch("deform.grad_output", size_product({g.out_per_group(), kBlock}), sizeof(float), copies);
+    scratch_ = b.book_scratch("deform.gemm", size_product({blocking_.scratch_floats()}), sizeof(float), copies);
+    offset_sums_ = b.book_scratch("deform.offset_sums", size_product({4, kBlock}), sizeof(double), copies);
+  }
+
+  int run(const Workspace& w) const override {
+    const DeformGeometry& g = p_.geometry;
+    const float* weights = dense_float_data(p_.weight);
+    if (weights_ >= 0) {
+      pack_dense(p_.weight, MathMode::kFull, w.at<float>(weights_), threads_, conversions_);
+      weights = w.at<float>(weights_);
+    }
+    float *planes = w.at<float>(planes_), *gcols = w.at<float>(gcols_);
+    double* sums = w.at<double>(sums_);
+    auto* table = reinterpret_cast<BackwardPoint*>(w.at<float>(table_));
+    const int64_t points = g.kernel_points(), chunk_blocks = chunk_ / kBlock;
+    for (int64_t n = 0; n < g.batch; ++n) {
+      int status = run_tasks(g.in_channels, threads_, "deformable backward", [&](int64_t c) {
+        pack_plane(p_.input, MathMode::kFull, n, c, planes + c * slots_, conversions_);
+        planes[c * slots_ + slots_ - 1] = 0.0f;
+        std::fill(sums + c * slots_, sums + (c + 1) * slots_, 0.0);
+      });
+      for (int64_t first = 0; status == 0 && first < positions_; first += chunk_) {
+        const int64_t count = std::min(chunk_, positions_ - first);
+        status = run_tasks(g.deformable_groups * points, threads_, "deformable backward",
+                           [&](int64_t t) { fill_table(n, t / points, t % points, first, count, table + t * chunk_); });
+        if (status == 0) {
+          status = run_tasks(g.groups * chunk_blocks, threads_, "deformable backward", [&](int64_t t) {
+            column_gradient(weights, n, t / chunk_blocks, first, t % chunk_blocks * kBlock, count, w, gcols);
+          });
+        }
+        if (status == 0) {
+          status = run_tasks(g.in_channels, threads_, "deformable backward",
+                             [&](int64_t c) { scatter(c, table, gcols, count, sums + c * slots_); });
+        }
+        if (status == 0) {
+          status = run_tasks(g.deformable_groups * points * chunk_blocks, threads_, "deformable backward",
+                             [&](int64_t t) {
+                               const int64_t block = t % chunk_blocks, dk = t / chunk_blocks;
+                               offset_gradient(n, dk / points, dk % points, first, block * kBlock, count, table,
+                                               planes, gcols, w.at<double>(offset_sums_, thread_index()));
+                             });
+        }
+      }
+      if (status == 0) {
+        status = run_tasks(g.in_channels, threads_, "deformable backward", [&](int64_t c) {
+          store_doubles(sums + c * slots_, slots_ - 1, p_.grad_input, n, c, 0);
+        });
+      }
+      if (status != 0) return status;
+    }
+    return 0;
+  }
+  int64_t tasks() const override { return p_.geometry.groups * (chunk_ / kBlock); }
+  std::string detail() const override { return isa_detail(blocking_); }
+
+ private:
+  // The table of deformable group d, kernel point k, for the chunk's positions [first, first + count).
+  void fill_table(int64_t n, int64_t d, int64_t k, int64_t first, int64_t count, BackwardPoint* entries) const {
+    const DeformGeometry& g = p_.geometry;
+    for (int64_t j = 0; j < count; ++j) {
+      const SamplingPoint s(p_, n, d, k, (first + j) / g.out_size[1], (first + j) % g.out_size[1]);
+      BackwardPoint& e = entries[j];
+      e.inside = s.inside(g) ? 1 : 0;
+      if (e.inside) {
+        e.neighbours = Neighbours(s, g);
+        e.down = static_cast<float>(s.down), e.right = static_cast<float>(s.right), e.mask = static_cast<float>(s.mask);
+      } else {
+        for (int i = 0; i < 4; ++i) {
+          e.neighbours.slot[i] = static_cast<int32_t>(slots_ - 1);
+          e.neighbours.weight[i] = 0.0f;
+        }
+        e.down = e.right = e.mask = 0.0f;
+      }
+    }
+  }
+  // The columns' gradient of group `group` at the chunk's block [first + offset, + kBlock).
+  void column_gradient(const float* weights, int64_t n, int64_t group, int64_t first, int64_t offset, int64_t count,
+                       const Workspace& w, float* gcols) const {
+    const DeformGeometry& g = p_.geometry;
+    const int64_t columns = std::min(kBlock, count - offset);
+    if (columns <= 0) return;
+    float* out = gcols + group * depth_ * chunk_ + offset;
+    const int64_t outputs = g.out_per_group();
+    if (outputs == 0) {  // (no output channels: sums over nothing)
+      for (int64_t r = 0; r < depth_; ++r) std::fill(out + r * chunk_, out + r * chunk_ + columns, 0.0f);
+      return;
+    }
+    const int thread = thread_index();
+    float* dy = w.at<float>(dy_, thread);
+    read_rows(p_.grad_output, n, group * outputs, outputs, first + offset, columns, dy, conversions_);
+    // gcols_g (Cg*K x columns) = W_g^T (Cg*K x OCg) * gradOutput_g (OCg x columns)
+    sgemm(blocking_, w.at<float>(scratch_, thread), depth_, columns, outputs,
+          MatrixRef{weights + group * outputs * depth_, depth_, true}, MatrixRef{dy, kBlock, false}, false, out,
+          chunk_);
+  }
+  // Channel c's plane of sums (its zero slot taking the points outside) from its rows of the chunk's
+  // columns' gradient: in order k, position, neighbour.
+  void scatter(int64_t c, const BackwardPoint* table, const float* gcols, int64_t count, double* sums) const {
+    const DeformGeometry& g = p_.geometry;
+    const int64_t points = g.kernel_points(), d = c / g.in_per_deformable_group();
+    for (int64_t k = 0; k < points; ++k) {
+      const BackwardPoint* entries = table + (d * points + k) * chunk_;
+      const float* gradient = gcols + (c * points + k) * chunk_;
+      for (int64_t j = 0; j < count; ++j) {
+        const Neighbours& e = entries[j].neighbours;
+        const double value = gradient[j];
+        for (int i = 0; i < 4; ++i) sums[e.slot[i]] += value * static_cast<double>(e.weight[i]);
+      }
+    }
+  }
+  // gradOffset of deformable group d, kernel point k at the chunk's block [first + offset, + kBlock):
+  // each position's dx, dy and mask gradients summed over the group's channels in order, in double.
+  void offset_gradient(int64_t n, int64_t d, int64_t k, int64_t first, int64_t offset, int64_t count,
+                       const BackwardPoint* table, const float* planes, const float* gcols, double* acc) const {
+    const DeformGeometry& g = p_.geometry;
+    const int64_t columns = std::min(kBlock, count - offset), points = g.kernel_points();
+    if (columns <= 0) return;
+    const BackwardPoint* entries = table + (d * points + k) * chunk_ + offset;
+    double *dx = acc, *dy = acc + kBlock, *dm = acc + 2 * kBlock;
+    std::fill(acc, acc + 3 * kBlock, 0.0);
+    for (int64_t c = d * g.in_per_deformable_group(); c < (d + 1) * g.in_per_deformable_group(); ++c) {
+      const float* plane = planes + c * slots_;
+      const float* gradient = gcols + (c * points + k) * chunk_ + offset;
+      for (int64_t j = 0; j < columns; ++j) {
+        const BackwardPoint& e = entries[j];
+        if (!e.inside) continue;
+        double v[4];
+        for (int i = 0; i < 4; ++i) v[i] = plane[e.neighbours.slot[i]];
+        const double down = e.down, right = e.right, carried = static_cast<double>(gradient[j]) * e.mask;
+        dx[j] += carried * ((v[1] - v[0]) * (1 - down) + (v[3] - v[2]) * down);
+        dy[j] += carried * ((v[2] - v[0]) * (1 - right) + (v[3] - v[1]) * right);
+        const double sample = ((1 - down) * (1 - right) * v[0] + (1 - down) * right * v[1]) +
+                              (down * (1 - right) * v[2] + down * right * v[3]);
+        dm[j] += static_cast<double>(gradient[j]) * sample;
+      }
+    }
+    for (int block = 0; block < 3; ++block)
+      store_doubles(acc + block * kBlock, columns, p_.grad_offset, n, g.offset_channel(block, d, k), first + offset);
+  }
+  // values[i] into positions first + i of plane (n, c) of `out`, through float (kBlock at a time).
+  void store_doubles(const double* values, int64_t count, const View5& out, int64_t n, int64_t c,
+                     int64_t first) const {
+    float run[kBlock];
+    for (int64_t i0 = 0; i0 < count; i0 += kBlock) {
+      const int64_t run_count = std::min(kBlock, count - i0);
+      for (int64_t i = 0; i < run_count; ++i) run[i] = static_cast<float>(values[i0 + i]);
+      store_plane_floats(run, out, n, c, first + i0, run_count, conversions_);
+    }
+  }
+
+  DeformProblem p_;
+  int threads_;
+  const Conversions16* conversions_;
+  GemmBlocking blocking_;
+  int64_t positions_ = 0, slots_ = 0, depth_ = 0, chunk_ = kBlock;
+  WorkspaceLedger::Handle planes_ = -1, sums_ = -1, weights_ = -1, table_ = -1, gcols_ = -1, dy_ = -1, scratch_ = -1,
+                          offset_sums_ = -1;
+};
+
+class GemmBackwardWeight final : public DeformStep {
+ public:
+  GemmBackwardWeight(const DeformProblem& p, DeformPlanBuilder& b)
+      : p_(p), threads_(b.threads()), conversions_(b.cpu().conversions) {
+    const DeformGeometry& g = p.geometry;
+    positions_ = g.out_size[0] * g.out_size[1];
+    depth_ = g.in_per_group() * g.kernel_points();
+    row_blocks_ = (depth_ + kRowBlock - 1) / kRowBlock;
+    blocking_ = plan_gemm_blocking(g.out_per_group(), std::min(depth_, kRowBlock), kBlock, b.cpu());
+    const auto copies = static_cast<uint64_t>(threads_);
+    dy_ = b.book_scratch("deform.grad_output", size_product({g.out_per_group(), kBlock}), sizeof(float), copies);
+    columns_ = b.book_scratch("deform.columns", size_product({kRowBlock, kBlock}), sizeof(float), copies);
+    result_ = b.book_scratch("deform.weight_sums", size_product({g.out_per_group(), kRowBlock}), sizeof(float), copies);
+    scratch_ = b.book_scratch("deform.gemm", size_product({blocking_.scratch_floats()}), sizeof(float), copies);
+  }
+
+  int run(const Workspace& w) const override {
+    const DeformGeometry& g = p_.geometry;
+    return run_tasks(g.groups * row_blocks_, threads_, "deformable backward", [&](int64_t t) {
+      const int64_t group = t / row_blocks_, r0 = t % row_blocks_ * kRowBlock, rows = std::min(kRowBlock, depth_ - r0);
+      const int64_t outputs = g.out_per_group();
+      const int thread = thread_index();
+      float *dy = w.at<float>(dy_, thread), *columns = w.at<float>(columns_, thread),
+            *result = w.at<float>(result_, thread);
+      std::fill(result, result + outputs * kRowBlock, 0.0f);
+      for (int64_t n = 0; n < g.batch; ++n) {
+        for (int64_t first = 0; first < positions_; first += kBlock) {
+          const int64_t count = std::min(kBlock, positions_ - first);
+          read_rows(p_.grad_output, n, group * outputs, outputs, first, count, dy, conversions_);
+          gather_columns(n, group, r0, rows, first, count, columns);
+          // result (OCg x rows) += gradOutput_g (OCg x count) * columns^T (count x rows)
+          sgemm(blocking_, w.at<float>(scratch_, thread), outputs, rows, count, MatrixRef{dy, kBlock, false},
+                MatrixRef{columns, kBlock, true}, true, result, kRowBlock);
+        }
+      }
+      const int64_t points = g.kernel_points();
+      for (int64_t o = 0; o < outputs; ++o) {
+        for (int64_t r = r0; r < r0 + rows; ++r) {
+          const int64_t k = r % points;
+          store_element(p_.grad_weight.data, p_.grad_weight.dtype,
+                        p_.grad_weight.element(group * outputs + o, r / points, 0, k / g.kernel[1], k % g.kernel[1]),
+                        static_cast<double>(result[o * kRowBlock + (r - r0)]));
+        }
+      }
+    });
+  }
+  int64_t tasks() const override { return p_.geometry.groups * row_blocks_; }
+  std::string detail() const override { return isa_detail(blocking_); }
+
+ private:
+  // Columns r0 .. r0 + rows of group `group` (r = ci*K + k) at positions [first, first + count) from
+  // offsetOut[n, group*Cg + ci, oh*KH + kh, ow*KW + kw], kBlock apart.
+  void gather_columns(int64_t n, int64_t group, int64_t r0, int64_t rows, int64_t first, int64_t count,
+                      float* columns) const {
+    const DeformGeometry& g = p_.geometry;
+    const View5& v = p_.columns;
+    const int64_t points = g.kernel_points();
+    for (int64_t r = r0; r < r0 + rows; ++r) {
+      const int64_t c = group * g.in_per_group() + r / points, kh = r % points / g.kernel[1], kw = r % g.kernel[1];
+      float* out = columns + (r - r0) * kBlock;
+      with_element_type(v, [&](const auto* base) {
+        for (int64_t j = 0; j < count; ++j) {
+          const int64_t oh = (first + j) / g.out_size[1], ow = (first + j) % g.out_size[1];
+          out[j] = static_cast<float>(base[v.element(n, c, 0, oh * g.kernel[0] + kh, ow * g.kernel[1] + kw)]);
+        }
+      });
+    }
+  }
+  DeformProblem p_;
+  int threads_;
+  const Conversions16* conversions_;
+  GemmBlocking blocking_;
+  int64_t positions_ = 0, depth_ = 0, row_blocks_ = 0;
+  WorkspaceLedger::Handle dy_ = -1, columns_ = -1, result_ = -1, scratch_ = -1;
+};
+
+class LanesBias final : public DeformStep {
+ public:
+  LanesBias(const DeformProblem& p, DeformPlanBuilder& b)
+      : p_(p), threads_(b.threads()), conversions_(b.cpu().conversions) {}
+  int run(const Workspace&) const override {
+    reduce_bias(p_.grad_output, p_.grad_bias, threads_, conversions_);
+    return 0;
+  }
+  int64_t tasks() const override { return p_.geometry.out_channels; }
+
+ private:
+  DeformProblem p_;
+  int threads_;
+  const Conversions16* conversions_;
+};
+
+Support supports_data(const DeformProblem& p, const CpuFeatures&) {
+  if (may_overlap(p.grad_input) || may_overlap(p.grad_offset)) return refuse("an output overlaps itself");
+  if (p.geometry.in_size[0] * p.geometry.in_size[1] >= INT32_MAX) return refuse("input planes past 2^31 - 1 slots");
+  return kSupported;
+}
+Support supports_weight(const DeformProblem& p, const CpuFeatures&) {
+  return may_overlap(p.grad_weight) ? refuse("an output overlaps itself") : kSupported;
+}
+Support supports_bias(const DeformProblem& p, const CpuFeatures&) {
+  if (p.grad_output.numel() == 0) return refuse("a sum over nothing");
+  return may_overlap(p.grad_bias) ? refuse("an output overlaps itself") : kSupported;
+}
+
+}  // namespace
+
+extern const DeformImpl kDeformGemmBackwardData = {"gemm", "gemm", DeformPass::kBackwardData, supports_data,
+                                                   [](const DeformProblem& p, DeformPlanBuilder& b) {
+                                                     return std::unique_ptr<DeformStep>(new GemmBackwardData(p, b));
+                                                   }};
+extern const DeformImpl kDeformGemmBackwardWeight = {"gemm", "gemm", DeformPass::kBackwardWeight, supports_weight,
+                                                     [](const DeformProblem& p, DeformPlanBuilder& b) {
+                                                       return std::unique_ptr<DeformStep>(
+                                                           new GemmBackwardWeight(p, b));
+                                                     }};
+extern const DeformImpl kDeformLanesBias = {"lanes", "lanes", DeformPass::kBias, supports_bias,
+                                            [](const DeformProblem& p, DeformPlanBuilder& b) {
+                                              return std::unique_ptr<DeformStep>(new LanesBias(p, b));
+                                            }};
+
+}  // namespace aclnn_cpu
