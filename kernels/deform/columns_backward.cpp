@@ -28,10 +28,10 @@
 namespace aclnn_cpu {
 namespace {
 
-constexpr int64_t kBlock = 256;                    // positions per GEMM task (a multiple of every kit's NR)
+constexpr int64_t kBlock = 256;  // positions per GEMM task (a multiple of every kit's NR)
 // Positions per chunk: the columns' gradient is formed and scattered a chunk at a time (kChunk*Cin*K floats).
 constexpr int64_t kChunk = 8 * kBlock;
-constexpr int64_t kRowBlock = 144;                 // gradWeight columns (r) per task
+constexpr int64_t kRowBlock = 144;  // gradWeight columns (r) per task
 
 // A point of the backward's table: its neighbours (all the zero slot, weight 0, outside the backward's
 // rule) and, for gradOffset, its fractions and mask.
@@ -103,18 +103,17 @@ class GemmBackwardData final : public DeformStep {
                              [&](int64_t c) { scatter(c, table, gcols, count, sums + c * slots_); });
         }
         if (status == 0) {
-          status = run_tasks(g.deformable_groups * points * chunk_blocks, threads_, "deformable backward",
-                             [&](int64_t t) {
-                               const int64_t block = t % chunk_blocks, dk = t / chunk_blocks;
-                               offset_gradient(n, dk / points, dk % points, first, block * kBlock, count, table,
-                                               planes, gcols, w.at<double>(offset_sums_, thread_index()));
-                             });
+          status =
+              run_tasks(g.deformable_groups * points * chunk_blocks, threads_, "deformable backward", [&](int64_t t) {
+                const int64_t block = t % chunk_blocks, dk = t / chunk_blocks;
+                offset_gradient(n, dk / points, dk % points, first, block * kBlock, count, table, planes, gcols,
+                                w.at<double>(offset_sums_, thread_index()));
+              });
         }
       }
       if (status == 0) {
-        status = run_tasks(g.in_channels, threads_, "deformable backward", [&](int64_t c) {
-          store_doubles(sums + c * slots_, slots_ - 1, p_.grad_input, n, c, 0);
-        });
+        status = run_tasks(g.in_channels, threads_, "deformable backward",
+                           [&](int64_t c) { store_doubles(sums + c * slots_, slots_ - 1, p_.grad_input, n, c, 0); });
       }
       if (status != 0) return status;
     }
@@ -208,8 +207,7 @@ class GemmBackwardData final : public DeformStep {
       store_doubles(acc + block * kBlock, columns, p_.grad_offset, n, g.offset_channel(block, d, k), first + offset);
   }
   // values[i] into positions first + i of plane (n, c) of `out`, through float (kBlock at a time).
-  void store_doubles(const double* values, int64_t count, const View5& out, int64_t n, int64_t c,
-                     int64_t first) const {
+  void store_doubles(const double* values, int64_t count, const View5& out, int64_t n, int64_t c, int64_t first) const {
     float run[kBlock];
     for (int64_t i0 = 0; i0 < count; i0 += kBlock) {
       const int64_t run_count = std::min(kBlock, count - i0);
@@ -340,12 +338,10 @@ extern const DeformImpl kDeformGemmBackwardData = {"gemm", "gemm", DeformPass::k
                                                    }};
 extern const DeformImpl kDeformGemmBackwardWeight = {"gemm", "gemm", DeformPass::kBackwardWeight, supports_weight,
                                                      [](const DeformProblem& p, DeformPlanBuilder& b) {
-                                                       return std::unique_ptr<DeformStep>(
-                                                           new GemmBackwardWeight(p, b));
+                                                       return std::unique_ptr<DeformStep>(new GemmBackwardWeight(p, b));
                                                      }};
-extern const DeformImpl kDeformLanesBias = {"lanes", "lanes", DeformPass::kBias, supports_bias,
-                                            [](const DeformProblem& p, DeformPlanBuilder& b) {
-                                              return std::unique_ptr<DeformStep>(new LanesBias(p, b));
-                                            }};
+extern const DeformImpl kDeformLanesBias = {
+    "lanes", "lanes", DeformPass::kBias, supports_bias,
+    [](const DeformProblem& p, DeformPlanBuilder& b) { return std::unique_ptr<DeformStep>(new LanesBias(p, b)); }};
 
 }  // namespace aclnn_cpu
