@@ -29,16 +29,18 @@ namespace aclnn_cpu {
 namespace {
 
 constexpr int64_t kBlock = 256;  // positions per GEMM task (a multiple of every kit's NR)
-// Positions per chunk: the columns' gradient is formed and scattered a chunk at a time (kChunk*Cin*K floats).
+// Positions per chunk, at most: the columns' gradient is formed and scattered a chunk at a time (a chunk's
+// gradient and table within kChunkBytes, down to one block).
 constexpr int64_t kChunk = 8 * kBlock;
+constexpr int64_t kChunkBytes = int64_t{64} << 20;
 constexpr int64_t kRowBlock = 144;  // gradWeight columns (r) per task
 
 // A point of the backward's table: its neighbours (all the zero slot, weight 0, outside the backward's
 // rule) and, for gradOffset, its fractions and mask.
 struct BackwardPoint {
   Neighbours neighbours;
-  float down, right, mask;
-  int32_t inside;
+  double down, right, mask;
+  int64_t inside;
 };
 
 // Reads gradOutput rows [o0, o0 + rows) of sample n at positions [first, first + count) as floats, kBlock apart.
@@ -57,7 +59,10 @@ class GemmBackwardData final : public DeformStep {
     slots_ = g.in_size[0] * g.in_size[1] + 1;
     depth_ = g.in_per_group() * g.kernel_points();
     const int64_t rows = g.in_channels * g.kernel_points();
-    chunk_ = std::min(kChunk, (positions_ + kBlock - 1) / kBlock * kBlock);
+    const int64_t bytes_per_position =
+        std::max<int64_t>(1, rows * 4 + g.deformable_groups * g.kernel_points() * int64_t{sizeof(BackwardPoint)});
+    const int64_t budget_blocks = std::max<int64_t>(1, kChunkBytes / bytes_per_position / kBlock);
+    chunk_ = std::min({kChunk, budget_blocks * kBlock, (positions_ + kBlock - 1) / kBlock * kBlock});
     blocking_ = plan_gemm_blocking(depth_, kBlock, g.out_per_group(), b.cpu());
     const auto copies = static_cast<uint64_t>(threads_);
     planes_ = b.book_scratch("deform.planes", size_product({g.in_channels, slots_}), sizeof(float));
@@ -91,8 +96,13 @@ class GemmBackwardData final : public DeformStep {
       });
       for (int64_t first = 0; status == 0 && first < positions_; first += chunk_) {
         const int64_t count = std::min(chunk_, positions_ - first);
-        status = run_tasks(g.deformable_groups * points, threads_, "deformable backward",
-                           [&](int64_t t) { fill_table(n, t / points, t % points, first, count, table + t * chunk_); });
+        // (the table per deformable group, kernel point and block: entry (d*K + k)*chunk_ + j)
+        status =
+            run_tasks(g.deformable_groups * points * chunk_blocks, threads_, "deformable backward", [&](int64_t t) {
+              const int64_t dk = t / chunk_blocks, offset = t % chunk_blocks * kBlock;
+              const int64_t columns = std::min(kBlock, count - offset);
+              fill_table(n, dk / points, dk % points, first + offset, columns, table + dk * chunk_ + offset);
+            });
         if (status == 0) {
           status = run_tasks(g.groups * chunk_blocks, threads_, "deformable backward", [&](int64_t t) {
             column_gradient(weights, n, t / chunk_blocks, first, t % chunk_blocks * kBlock, count, w, gcols);
@@ -132,13 +142,13 @@ class GemmBackwardData final : public DeformStep {
       e.inside = s.inside(g) ? 1 : 0;
       if (e.inside) {
         e.neighbours = Neighbours(s, g);
-        e.down = static_cast<float>(s.down), e.right = static_cast<float>(s.right), e.mask = static_cast<float>(s.mask);
+        e.down = s.down, e.right = s.right, e.mask = s.mask;
       } else {
         for (int i = 0; i < 4; ++i) {
           e.neighbours.slot[i] = static_cast<int32_t>(slots_ - 1);
           e.neighbours.weight[i] = 0.0f;
         }
-        e.down = e.right = e.mask = 0.0f;
+        e.down = e.right = e.mask = 0.0;
       }
     }
   }
@@ -147,7 +157,7 @@ class GemmBackwardData final : public DeformStep {
                        const Workspace& w, float* gcols) const {
     const DeformGeometry& g = p_.geometry;
     const int64_t columns = std::min(kBlock, count - offset);
-    if (columns <= 0) return;
+    if (columns <= 0 || depth_ == 0) return;
     float* out = gcols + group * depth_ * chunk_ + offset;
     const int64_t outputs = g.out_per_group();
     if (outputs == 0) {  // (no output channels: sums over nothing)

@@ -138,9 +138,9 @@ int main(int argc, char** argv) {
                                       aclnnDeformableConv2dBackward, stream));
       best[2] = std::min(best[2], timed(
                                       [&](uint64_t* size, aclOpExecutor** e) {
-                                        return aclnnConvolutionGetWorkspaceSize(
-                                            x.tensor, weight.tensor, bias.tensor, ones2_a, ones2_a, ones2_a, false,
-                                            zeros2_a, 1, out.tensor, 0, size, e);
+                                        return aclnnConvolutionGetWorkspaceSize(x.tensor, weight.tensor, bias.tensor,
+                                                                                ones2_a, ones2_a, ones2_a, false,
+                                                                                zeros2_a, 1, out.tensor, 0, size, e);
                                       },
                                       aclnnConvolution, stream));
       best[3] = std::min(best[3], timed(
