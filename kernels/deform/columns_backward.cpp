@@ -73,7 +73,9 @@ class GemmBackwardData final : public DeformStep {
                             sizeof(BackwardPoint));
     gcols_ = b.book_scratch("deform.column_gradient", size_product({rows, chunk_}), sizeof(float));
     dy_ = b.book_scratch("deform.grad_output", size_product({g.out_per_group(), kBlock}), sizeof(float), copies);
-    scratch_ = b.book_scratch("deform.gemm", size_product({blocking_.scratch_floats()}), sizeof(float), copies);
+    scratch_ = b.book_scratch("deform.gemm", size_product({blocking_.scratch_floats(true)}), sizeof(float), copies);
+    packed_floats_ = packed_left_floats(blocking_, depth_, g.out_per_group());
+    packed_ = b.book_scratch("deform.packed_weights", size_product({g.groups, packed_floats_}), sizeof(float));
     offset_sums_ = b.book_scratch("deform.offset_sums", size_product({4, kBlock}), sizeof(double), copies);
   }
 
@@ -84,12 +86,21 @@ class GemmBackwardData final : public DeformStep {
       pack_dense(p_.weight, MathMode::kFull, w.at<float>(weights_), threads_, conversions_);
       weights = w.at<float>(weights_);
     }
+    // W_g^T (Cg*K x OCg) packed once for every block's product
+    const int64_t outputs = g.out_per_group();
+    float* packed = w.at<float>(packed_);
+    int status =
+        run_tasks(depth_ > 0 && outputs > 0 ? g.groups : 0, threads_, "deformable backward", [&](int64_t group) {
+          pack_left(blocking_, depth_, outputs, MatrixRef{weights + group * outputs * depth_, depth_, true},
+                    packed + group * packed_floats_, outputs, 0);
+        });
+    if (status != 0) return status;
     float *planes = w.at<float>(planes_), *gcols = w.at<float>(gcols_);
     double* sums = w.at<double>(sums_);
     auto* table = reinterpret_cast<BackwardPoint*>(w.at<float>(table_));
     const int64_t points = g.kernel_points(), chunk_blocks = chunk_ / kBlock;
     for (int64_t n = 0; n < g.batch; ++n) {
-      int status = run_tasks(g.in_channels, threads_, "deformable backward", [&](int64_t c) {
+      status = run_tasks(g.in_channels, threads_, "deformable backward", [&](int64_t c) {
         pack_plane(p_.input, MathMode::kFull, n, c, planes + c * slots_, conversions_);
         planes[c * slots_ + slots_ - 1] = 0.0f;
         std::fill(sums + c * slots_, sums + (c + 1) * slots_, 0.0);
@@ -105,7 +116,7 @@ class GemmBackwardData final : public DeformStep {
             });
         if (status == 0) {
           status = run_tasks(g.groups * chunk_blocks, threads_, "deformable backward", [&](int64_t t) {
-            column_gradient(weights, n, t / chunk_blocks, first, t % chunk_blocks * kBlock, count, w, gcols);
+            column_gradient(packed, n, t / chunk_blocks, first, t % chunk_blocks * kBlock, count, w, gcols);
           });
         }
         if (status == 0) {
@@ -153,7 +164,7 @@ class GemmBackwardData final : public DeformStep {
     }
   }
   // The columns' gradient of group `group` at the chunk's block [first + offset, + kBlock).
-  void column_gradient(const float* weights, int64_t n, int64_t group, int64_t first, int64_t offset, int64_t count,
+  void column_gradient(const float* packed, int64_t n, int64_t group, int64_t first, int64_t offset, int64_t count,
                        const Workspace& w, float* gcols) const {
     const DeformGeometry& g = p_.geometry;
     const int64_t columns = std::min(kBlock, count - offset);
@@ -167,10 +178,9 @@ class GemmBackwardData final : public DeformStep {
     const int thread = thread_index();
     float* dy = w.at<float>(dy_, thread);
     read_rows(p_.grad_output, n, group * outputs, outputs, first + offset, columns, dy, conversions_);
-    // gcols_g (Cg*K x columns) = W_g^T (Cg*K x OCg) * gradOutput_g (OCg x columns)
+    // gcols_g (Cg*K x columns) = W_g^T (Cg*K x OCg, packed) * gradOutput_g (OCg x columns)
     sgemm(blocking_, w.at<float>(scratch_, thread), depth_, columns, outputs,
-          MatrixRef{weights + group * outputs * depth_, depth_, true}, MatrixRef{dy, kBlock, false}, false, out,
-          chunk_);
+          PackedLeft{packed + group * packed_floats_, outputs, 0}, MatrixRef{dy, kBlock, false}, false, out, chunk_);
   }
   // Channel c's plane of sums (its zero slot taking the points outside) from its rows of the chunk's
   // columns' gradient: in order k, position, neighbour.
@@ -230,9 +240,9 @@ class GemmBackwardData final : public DeformStep {
   int threads_;
   const Conversions16* conversions_;
   GemmBlocking blocking_;
-  int64_t positions_ = 0, slots_ = 0, depth_ = 0, chunk_ = kBlock;
+  int64_t positions_ = 0, slots_ = 0, depth_ = 0, chunk_ = kBlock, packed_floats_ = 0;
   WorkspaceLedger::Handle planes_ = -1, sums_ = -1, weights_ = -1, table_ = -1, gcols_ = -1, dy_ = -1, scratch_ = -1,
-                          offset_sums_ = -1;
+                          offset_sums_ = -1, packed_ = -1;
 };
 
 class GemmBackwardWeight final : public DeformStep {

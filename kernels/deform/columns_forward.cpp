@@ -47,7 +47,9 @@ class ColumnsForward final : public DeformStep {
     columns_ = b.book_scratch("deform.columns", size_product({g.in_channels, g.kernel_points(), kBlock}), sizeof(float),
                               copies);
     result_ = b.book_scratch("deform.result", size_product({g.out_channels, kBlock}), sizeof(float), copies);
-    scratch_ = b.book_scratch("deform.gemm", size_product({blocking_.scratch_floats()}), sizeof(float), copies);
+    packed_floats_ = packed_left_floats(blocking_, g.out_per_group(), g.in_per_group() * g.kernel_points());
+    packed_ = b.book_scratch("deform.packed_weights", size_product({g.groups, packed_floats_}), sizeof(float));
+    scratch_ = b.book_scratch("deform.gemm", size_product({blocking_.scratch_floats(true)}), sizeof(float), copies);
   }
 
   int run(const Workspace& w) const override {
@@ -57,9 +59,17 @@ class ColumnsForward final : public DeformStep {
       pack_dense(p_.weight, MathMode::kFull, w.at<float>(weights_), threads_, conversions_);
       weights = w.at<float>(weights_);
     }
+    // W_g packed once for every block's product (the micro-kernel's slivers)
+    const int64_t depth = g.in_per_group() * g.kernel_points(), rows = g.out_per_group();
+    float* packed = w.at<float>(packed_);
+    int status = run_tasks(depth > 0 ? g.groups : 0, threads_, "deformable forward", [&](int64_t group) {
+      pack_left(blocking_, rows, depth, MatrixRef{weights + group * rows * depth, depth, false},
+                packed + group * packed_floats_, depth, 0);
+    });
+    if (status != 0) return status;
     float* planes = w.at<float>(planes_);
     for (int64_t n = 0; n < g.batch; ++n) {
-      int status = run_tasks(g.in_channels, threads_, "deformable forward", [&](int64_t c) {
+      status = run_tasks(g.in_channels, threads_, "deformable forward", [&](int64_t c) {
         float* plane = planes + c * slots_;
         pack_plane(p_.input, MathMode::kFull, n, c, plane, conversions_);
         plane[slots_ - 1] = 0.0f;
@@ -73,7 +83,7 @@ class ColumnsForward final : public DeformStep {
           fill_table(n, first, count, table);
           sample_columns(planes, table, count, columns);
           if (p_.want_columns) store_columns(columns, n, first, count);
-          multiply(weights, columns, count, w.at<float>(scratch_, thread), result);
+          multiply(packed, columns, count, w.at<float>(scratch_, thread), result);
           if (p_.has_bias) {
             store_rows_with_bias(result, kBlock, g.out_channels, p_.output, p_.bias, n, 0, first, count, conversions_);
           } else {
@@ -152,7 +162,7 @@ class ColumnsForward final : public DeformStep {
     }
   }
   // result[o][j] (kBlock apart) for every output channel, group by group.
-  void multiply(const float* weights, const float* columns, int64_t count, float* scratch, float* result) const {
+  void multiply(const float* packed, const float* columns, int64_t count, float* scratch, float* result) const {
     const DeformGeometry& g = p_.geometry;
     const int64_t depth = g.in_per_group() * g.kernel_points(), rows = g.out_per_group();
     for (int64_t group = 0; group < g.groups; ++group) {
@@ -161,8 +171,8 @@ class ColumnsForward final : public DeformStep {
         for (int64_t o = 0; o < rows; ++o) std::fill(out + o * kBlock, out + o * kBlock + count, 0.0f);
         continue;
       }
-      // out (OCg x count) = W_g (OCg x Cg*K) * columns_g (Cg*K x count)
-      sgemm(blocking_, scratch, rows, count, depth, MatrixRef{weights + group * rows * depth, depth, false},
+      // out (OCg x count) = W_g (OCg x Cg*K, packed) * columns_g (Cg*K x count)
+      sgemm(blocking_, scratch, rows, count, depth, PackedLeft{packed + group * packed_floats_, depth, 0},
             MatrixRef{columns + group * depth * kBlock, kBlock, false}, false, out, kBlock);
     }
   }
@@ -171,8 +181,9 @@ class ColumnsForward final : public DeformStep {
   int threads_;
   const Conversions16* conversions_;
   GemmBlocking blocking_;
-  int64_t positions_ = 0, slots_ = 0;
-  WorkspaceLedger::Handle planes_ = -1, weights_ = -1, table_ = -1, columns_ = -1, result_ = -1, scratch_ = -1;
+  int64_t positions_ = 0, slots_ = 0, packed_floats_ = 0;
+  WorkspaceLedger::Handle planes_ = -1, weights_ = -1, table_ = -1, columns_ = -1, result_ = -1, scratch_ = -1,
+                          packed_ = -1;
 };
 
 Support supports(const DeformProblem& p, const CpuFeatures&) {
