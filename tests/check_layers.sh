@@ -15,9 +15,9 @@ allowed() {
     kernels/gemm | kernels/direct | kernels/winograd | kernels/ref | kernels/bias)
       echo "core common kits matmul ${1#kernels/}" ;;
     kernels/conv) echo "core common amx kits matmul gemm direct winograd ref bias conv" ;;
-    kernels/deform) echo "core common kits matmul ref conv deform" ;;
+    kernels/deform) echo "core common kits matmul ref deform" ;;
     src/conv) echo "core conv" ;;
-    src/deform) echo "core conv deform" ;;
+    src/deform) echo "core deform" ;;
     src/common | src/runtime | src/meta) echo "" ;;
     *) echo "?" ;;
   esac

@@ -243,6 +243,32 @@ TEST(DeformableConv2d, GradOffsetIsTheFiniteDifference) {
   }
 }
 
+// body() at 1 thread and at 3 (one run where OpenMP is off).
+template <typename Body>
+std::vector<DeformResult> at_1_and_3_threads(Body body) {
+  std::vector<DeformResult> runs;
+#ifdef _OPENMP
+  const int threads = omp_get_max_threads();
+  for (int t : {1, 3}) {
+    omp_set_num_threads(t);
+    runs.push_back(body());
+  }
+  omp_set_num_threads(threads);
+#else
+  runs.push_back(body());
+#endif
+  return runs;
+}
+
+void expect_same_bits(const DeformResult& a, const DeformResult& b) {
+  EXPECT_EQ(a.out, b.out);
+  EXPECT_EQ(a.deform_out, b.deform_out);
+  EXPECT_EQ(a.grad_input, b.grad_input);
+  EXPECT_EQ(a.grad_weight, b.grad_weight);
+  EXPECT_EQ(a.grad_offset, b.grad_offset);
+  EXPECT_EQ(a.grad_bias, b.grad_bias);
+}
+
 // Runs `body` with ACLNN_CONVBWD_KERNELS set to `kernels` (read at phase 1), then restores the setting.
 template <typename Body>
 auto with_kernels(const char* kernels, Body body) {
@@ -300,24 +326,12 @@ TEST(DeformableConv2d, ForwardEntriesMatchTheReferenceOnLargerLayers) {
     const DeformResult truth =
         with_kernels("ref", [&] { return run_deformable_forward(s, ACL_FLOAT, Layout::kContiguous, in); });
     ASSERT_EQ(truth.status, 0) << truth.error;
-    std::vector<DeformResult> runs;
-#ifdef _OPENMP
-    const int threads = omp_get_max_threads();
-    for (int t : {1, 3}) {
-      omp_set_num_threads(t);
-      runs.push_back(run_deformable_forward(s, ACL_FLOAT, Layout::kStrided, in));
-    }
-    omp_set_num_threads(threads);
-#else
-    runs.push_back(run_deformable_forward(s, ACL_FLOAT, Layout::kStrided, in));
-#endif
+    const std::vector<DeformResult> runs =
+        at_1_and_3_threads([&] { return run_deformable_forward(s, ACL_FLOAT, Layout::kStrided, in); });
     ASSERT_EQ(runs[0].status, 0) << runs[0].error;
     expect_near_truth(runs[0].out, truth.out, ACL_FLOAT, "out");
     expect_near_truth(runs[0].deform_out, truth.deform_out, ACL_FLOAT, "deformOut");
-    for (const DeformResult& r : runs) {
-      EXPECT_EQ(r.out, runs[0].out);
-      EXPECT_EQ(r.deform_out, runs[0].deform_out);
-    }
+    for (const DeformResult& r : runs) expect_same_bits(r, runs[0]);
   }
 }
 
@@ -338,17 +352,8 @@ TEST(DeformableConv2d, BackwardEntriesMatchTheReferenceOnLargerLayers) {
     const DeformResult truth =
         with_kernels("ref", [&] { return run_deformable_backward(s, ACL_FLOAT, Layout::kContiguous, in); });
     ASSERT_EQ(truth.status, 0) << truth.error;
-    std::vector<DeformResult> runs;
-#ifdef _OPENMP
-    const int threads = omp_get_max_threads();
-    for (int t : {1, 3}) {
-      omp_set_num_threads(t);
-      runs.push_back(run_deformable_backward(s, ACL_FLOAT, Layout::kStrided, in));
-    }
-    omp_set_num_threads(threads);
-#else
-    runs.push_back(run_deformable_backward(s, ACL_FLOAT, Layout::kStrided, in));
-#endif
+    const std::vector<DeformResult> runs =
+        at_1_and_3_threads([&] { return run_deformable_backward(s, ACL_FLOAT, Layout::kStrided, in); });
     ASSERT_EQ(runs[0].status, 0) << runs[0].error;
     expect_near_truth(runs[0].grad_input, truth.grad_input, ACL_FLOAT, "gradInput");
     // (gradWeight sums N*outH*outW products, the portable path's without fused multiply-adds)
@@ -356,12 +361,7 @@ TEST(DeformableConv2d, BackwardEntriesMatchTheReferenceOnLargerLayers) {
                       std::sqrt(static_cast<double>(s.batch * s.out_h() * s.out_w())) / 4);
     expect_near_truth(runs[0].grad_offset, truth.grad_offset, ACL_FLOAT, "gradOffset");
     expect_near_truth(runs[0].grad_bias, truth.grad_bias, ACL_FLOAT, "gradBias");
-    for (const DeformResult& r : runs) {
-      EXPECT_EQ(r.grad_input, runs[0].grad_input);
-      EXPECT_EQ(r.grad_weight, runs[0].grad_weight);
-      EXPECT_EQ(r.grad_offset, runs[0].grad_offset);
-      EXPECT_EQ(r.grad_bias, runs[0].grad_bias);
-    }
+    for (const DeformResult& r : runs) expect_same_bits(r, runs[0]);
   }
 }
 
@@ -429,30 +429,21 @@ TEST(DeformableConv2d, SelfOverlappingOutputsAreWrittenInViewOrder) {
   EXPECT_EQ(backward.grad_offset, last_writes(plain_backward.grad_offset, backward.result_offsets));
 }
 
-TEST(DeformableConv2d, SameBitsForAnyThreadCount) {
-#ifdef _OPENMP
+// The fast entries are the ones the tests above reach by default (the reference runs them again under
+// ACLNN_CONVBWD_KERNELS=ref): the verbose line names each result's entry.
+TEST(DeformableConv2d, FastEntriesAreChosenByDefault) {
+  if (std::getenv("ACLNN_CONVBWD_KERNELS") != nullptr) GTEST_SKIP() << "entries named by ACLNN_CONVBWD_KERNELS";
   const GoldenCase c = golden_cases().at(1);
-  const int threads = omp_get_max_threads();
-  std::vector<DeformResult> runs;
-  for (int t : {1, 3}) {
-    omp_set_num_threads(t);
-    runs.push_back(run_deformable_forward(spec_of(c), ACL_FLOAT, Layout::kContiguous, inputs_of(c)));
-    runs.push_back(run_deformable_backward(spec_of(c), ACL_FLOAT, Layout::kContiguous, inputs_of(c)));
-  }
-  omp_set_num_threads(threads);
-  for (size_t i = 0; i < 2; ++i) {
-    const DeformResult &a = runs[i], &b = runs[i + 2];
-    ASSERT_EQ(a.status, 0) << a.error;
-    EXPECT_EQ(a.out, b.out);
-    EXPECT_EQ(a.deform_out, b.deform_out);
-    EXPECT_EQ(a.grad_input, b.grad_input);
-    EXPECT_EQ(a.grad_weight, b.grad_weight);
-    EXPECT_EQ(a.grad_offset, b.grad_offset);
-    EXPECT_EQ(a.grad_bias, b.grad_bias);
-  }
-#else
-  GTEST_SKIP() << "built without OpenMP";
-#endif
+  setenv("ACLNN_CONVBWD_VERBOSE", "1", 1);
+  testing::internal::CaptureStdout();
+  const DeformResult forward = run_deformable_forward(spec_of(c), ACL_FLOAT, Layout::kContiguous, inputs_of(c));
+  const DeformResult backward = run_deformable_backward(spec_of(c), ACL_FLOAT, Layout::kContiguous, inputs_of(c));
+  const std::string lines = testing::internal::GetCapturedStdout();
+  unsetenv("ACLNN_CONVBWD_VERBOSE");
+  ASSERT_EQ(forward.status, 0) << forward.error;
+  ASSERT_EQ(backward.status, 0) << backward.error;
+  for (const char* chosen : {",out=gemm:", " gradWeight=gemm:", ",gradInput+gradOffset=gemm:", " gradBias=lanes:"})
+    EXPECT_NE(lines.find(chosen), std::string::npos) << chosen << " in " << lines;
 }
 
 }  // namespace

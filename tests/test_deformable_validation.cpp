@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -56,43 +57,53 @@ std::string recent_error() {
   return m == nullptr ? "" : m;
 }
 
+// The call's four int arrays (nullptr where the call leaves one out), destroyed with it.
+struct Arrays {
+  aclIntArray *kernel, *stride, *padding, *dilation;
+  explicit Arrays(const Call& c)
+      : kernel(make(c.kernel, c.null_kernel)),
+        stride(make(c.stride, c.null_stride)),
+        padding(make(c.padding, c.null_padding)),
+        dilation(make(c.dilation, c.null_dilation)) {}
+  ~Arrays() {
+    for (aclIntArray* a : {kernel, stride, padding, dilation}) aclDestroyIntArray(a);
+  }
+  static aclIntArray* make(const std::vector<int64_t>& values, bool null) {
+    return null ? nullptr : aclCreateIntArray(values.data(), values.size());
+  }
+};
+
+// Phase 1's outcome; the tensors and the executor released.
+Outcome outcome_of(aclnnStatus status, std::initializer_list<aclTensor*> tensors, aclOpExecutor* executor) {
+  const Outcome outcome{status, recent_error()};
+  for (aclTensor* t : tensors) aclDestroyTensor(t);
+  if (status == 0) aclDestroyAclOpExecutor(executor);
+  return outcome;
+}
+
 Outcome plan_forward(const Call& c) {
   aclTensor *x = c.x.make(), *w = c.weight.make(), *o = c.offset.make(), *b = c.bias.make(), *y = c.out.make(),
             *cols = c.columns.make();
-  aclIntArray* k = c.null_kernel ? nullptr : aclCreateIntArray(c.kernel.data(), c.kernel.size());
-  aclIntArray* s = c.null_stride ? nullptr : aclCreateIntArray(c.stride.data(), c.stride.size());
-  aclIntArray* p = c.null_padding ? nullptr : aclCreateIntArray(c.padding.data(), c.padding.size());
-  aclIntArray* d = c.null_dilation ? nullptr : aclCreateIntArray(c.dilation.data(), c.dilation.size());
+  const Arrays a(c);
   uint64_t size = 0;
   aclOpExecutor* executor = nullptr;
-  const aclnnStatus status =
-      aclnnDeformableConv2dGetWorkspaceSize(x, w, o, b, k, s, p, d, c.groups, c.deformable_groups, c.modulated, y, cols,
-                                            c.null_workspace_size ? nullptr : &size, &executor);
-  const Outcome outcome{status, recent_error()};
-  for (aclTensor* t : {x, w, o, b, y, cols}) aclDestroyTensor(t);
-  for (aclIntArray* a : {k, s, p, d}) aclDestroyIntArray(a);
-  if (status == 0) aclDestroyAclOpExecutor(executor);
-  return outcome;
+  const aclnnStatus status = aclnnDeformableConv2dGetWorkspaceSize(
+      x, w, o, b, a.kernel, a.stride, a.padding, a.dilation, c.groups, c.deformable_groups, c.modulated, y, cols,
+      c.null_workspace_size ? nullptr : &size, &executor);
+  return outcome_of(status, {x, w, o, b, y, cols}, executor);
 }
 
 Outcome plan_backward(const Call& c) {
   aclTensor *x = c.x.make(), *dy = c.grad_output.make(), *cols = c.columns.make(), *w = c.weight.make(),
             *o = c.offset.make(), *dx = c.grad_input.make(), *dw = c.grad_weight.make(), *doff = c.grad_offset.make(),
             *db = c.grad_bias.make();
-  aclIntArray* k = c.null_kernel ? nullptr : aclCreateIntArray(c.kernel.data(), c.kernel.size());
-  aclIntArray* s = c.null_stride ? nullptr : aclCreateIntArray(c.stride.data(), c.stride.size());
-  aclIntArray* p = c.null_padding ? nullptr : aclCreateIntArray(c.padding.data(), c.padding.size());
-  aclIntArray* d = c.null_dilation ? nullptr : aclCreateIntArray(c.dilation.data(), c.dilation.size());
+  const Arrays a(c);
   uint64_t size = 0;
   aclOpExecutor* executor = nullptr;
   const aclnnStatus status = aclnnDeformableConv2dBackwardGetWorkspaceSize(
-      x, dy, cols, w, o, k, s, p, d, c.groups, c.deformable_groups, c.modulated, dx, dw, doff, db,
-      c.null_workspace_size ? nullptr : &size, &executor);
-  const Outcome outcome{status, recent_error()};
-  for (aclTensor* t : {x, dy, cols, w, o, dx, dw, doff, db}) aclDestroyTensor(t);
-  for (aclIntArray* a : {k, s, p, d}) aclDestroyIntArray(a);
-  if (status == 0) aclDestroyAclOpExecutor(executor);
-  return outcome;
+      x, dy, cols, w, o, a.kernel, a.stride, a.padding, a.dilation, c.groups, c.deformable_groups, c.modulated, dx, dw,
+      doff, db, c.null_workspace_size ? nullptr : &size, &executor);
+  return outcome_of(status, {x, dy, cols, w, o, dx, dw, doff, db}, executor);
 }
 
 struct Case {

@@ -298,11 +298,6 @@ const ConvImpl* ConvPlan::chosen(ConvPass pass) const {
   return nullptr;
 }
 
-std::string implementation_filter() {
-  const char* value = std::getenv("ACLNN_CONVBWD_KERNELS");
-  return value == nullptr ? std::string() : std::string(value);
-}
-
 const std::vector<std::string>& named_choices() {
   static const std::vector<std::string> names = {
       // the GEMM gradWeight entries' (gemm_weight_split.h)

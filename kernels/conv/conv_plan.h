@@ -87,8 +87,6 @@ class ConvPlan {
   std::vector<std::string> choices_;
 };
 
-// The value of ACLNN_CONVBWD_KERNELS ("" when unset).
-std::string implementation_filter();
 // The value of ACLNN_CONVBWD_VARIANTS ("" when unset): ConvProblem::forced_choices. A name that is not
 // one of named_choices() (or its no_<choice>) is warned of.
 std::string forced_choices();

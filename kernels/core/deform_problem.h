@@ -16,7 +16,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <string>
 
 #include "kernels/core/conv_problem.h"
 #include "kernels/core/cpu_isa.h"
@@ -74,8 +73,7 @@ struct DeformProblem {
   // The backward: its input gradOutput (N, outC, 1, outH, outW) and its four results.
   View5 grad_output;
   View5 grad_input, grad_weight, grad_offset, grad_bias;
-  int max_threads = 1;         // threads phase 2 may use, fixed at phase 1
-  std::string forced_choices;  // ACLNN_CONVBWD_VARIANTS (take_choice)
+  int max_threads = 1;  // threads phase 2 may use, fixed at phase 1
 };
 
 // A planned piece of phase-2 work.
@@ -99,17 +97,11 @@ class DeformPlanBuilder {
   WorkspaceLedger::Handle book_scratch(const char* name, uint64_t count, uint64_t element_bytes, uint64_t copies = 1) {
     return ledger_.book_step(name, count, element_bytes, copies);
   }
-  template <class Decision>
-  const Decision* decided() const {
-    return dynamic_cast<const Decision*>(decision_);
-  }
-  void set_decision(const EntryDecision* decision) { decision_ = decision; }
 
  private:
   const CpuFeatures& cpu_;
   WorkspaceLedger& ledger_;
   int threads_;
-  const EntryDecision* decision_ = nullptr;
 };
 
 // An entry of one pass's list (entry_list.h's choose_from walks them).

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <utility>
@@ -38,6 +39,13 @@ inline Support refuse(const char* why_not) { return Support{why_not, nullptr}; }
 template <class Decision>
 Support supported_as(Decision decision) {
   return Support{nullptr, std::make_shared<const Decision>(std::move(decision))};
+}
+
+// The value of ACLNN_CONVBWD_KERNELS ("" when unset): the entry or family names every operator's lists ask
+// first (choose_from's `only`), read at phase 1.
+inline std::string implementation_filter() {
+  const char* value = std::getenv("ACLNN_CONVBWD_KERNELS");
+  return value == nullptr ? std::string() : std::string(value);
 }
 
 // Whether `name` is one of the comma-separated names in `list`.

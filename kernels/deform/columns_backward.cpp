@@ -21,8 +21,8 @@
 #include "kernels/common/element_type.h"
 #include "kernels/common/pack.h"
 #include "kernels/common/tasks.h"
+#include "kernels/deform/columns.h"
 #include "kernels/deform/deform_entries.h"
-#include "kernels/deform/sampling.h"
 #include "kernels/matmul/sgemm.h"
 
 namespace aclnn_cpu {
@@ -67,44 +67,25 @@ class GemmBackwardData final : public DeformStep {
     const auto copies = static_cast<uint64_t>(threads_);
     planes_ = b.book_scratch("deform.planes", size_product({g.in_channels, slots_}), sizeof(float));
     sums_ = b.book_scratch("deform.input_sums", size_product({g.in_channels, slots_}), sizeof(double));
-    if (!float_in_place(p.weight, MathMode::kFull))
-      weights_ = b.book_scratch("deform.weights", size_product({p.weight.numel()}), sizeof(float));
     table_ = b.book_scratch("deform.table", size_product({g.deformable_groups, g.kernel_points(), chunk_}),
                             sizeof(BackwardPoint));
     gcols_ = b.book_scratch("deform.column_gradient", size_product({rows, chunk_}), sizeof(float));
     dy_ = b.book_scratch("deform.grad_output", size_product({g.out_per_group(), kBlock}), sizeof(float), copies);
     scratch_ = b.book_scratch("deform.gemm", size_product({blocking_.scratch_floats(true)}), sizeof(float), copies);
-    packed_floats_ = packed_left_floats(blocking_, depth_, g.out_per_group());
-    packed_ = b.book_scratch("deform.packed_weights", size_product({g.groups, packed_floats_}), sizeof(float));
+    weights_ = PackedWeights(p, b, blocking_, true);
     offset_sums_ = b.book_scratch("deform.offset_sums", size_product({4, kBlock}), sizeof(double), copies);
   }
 
   int run(const Workspace& w) const override {
     const DeformGeometry& g = p_.geometry;
-    const float* weights = dense_float_data(p_.weight);
-    if (weights_ >= 0) {
-      pack_dense(p_.weight, MathMode::kFull, w.at<float>(weights_), threads_, conversions_);
-      weights = w.at<float>(weights_);
-    }
-    // W_g^T (Cg*K x OCg) packed once for every block's product
-    const int64_t outputs = g.out_per_group();
-    float* packed = w.at<float>(packed_);
-    int status =
-        run_tasks(depth_ > 0 && outputs > 0 ? g.groups : 0, threads_, "deformable backward", [&](int64_t group) {
-          pack_left(blocking_, depth_, outputs, MatrixRef{weights + group * outputs * depth_, depth_, true},
-                    packed + group * packed_floats_, outputs, 0);
-        });
-    if (status != 0) return status;
+    int status = weights_.pack(w, threads_, conversions_);
     float *planes = w.at<float>(planes_), *gcols = w.at<float>(gcols_);
     double* sums = w.at<double>(sums_);
     auto* table = reinterpret_cast<BackwardPoint*>(w.at<float>(table_));
     const int64_t points = g.kernel_points(), chunk_blocks = chunk_ / kBlock;
-    for (int64_t n = 0; n < g.batch; ++n) {
-      status = run_tasks(g.in_channels, threads_, "deformable backward", [&](int64_t c) {
-        pack_plane(p_.input, MathMode::kFull, n, c, planes + c * slots_, conversions_);
-        planes[c * slots_ + slots_ - 1] = 0.0f;
-        std::fill(sums + c * slots_, sums + (c + 1) * slots_, 0.0);
-      });
+    for (int64_t n = 0; status == 0 && n < g.batch; ++n) {
+      status = read_sample_planes(p_, n, slots_, planes, threads_, conversions_);
+      std::fill(sums, sums + g.in_channels * slots_, 0.0);
       for (int64_t first = 0; status == 0 && first < positions_; first += chunk_) {
         const int64_t count = std::min(chunk_, positions_ - first);
         // (the table per deformable group, kernel point and block: entry (d*K + k)*chunk_ + j)
@@ -116,7 +97,7 @@ class GemmBackwardData final : public DeformStep {
             });
         if (status == 0) {
           status = run_tasks(g.groups * chunk_blocks, threads_, "deformable backward", [&](int64_t t) {
-            column_gradient(packed, n, t / chunk_blocks, first, t % chunk_blocks * kBlock, count, w, gcols);
+            column_gradient(n, t / chunk_blocks, first, t % chunk_blocks * kBlock, count, w, gcols);
           });
         }
         if (status == 0) {
@@ -136,9 +117,8 @@ class GemmBackwardData final : public DeformStep {
         status = run_tasks(g.in_channels, threads_, "deformable backward",
                            [&](int64_t c) { store_doubles(sums + c * slots_, slots_ - 1, p_.grad_input, n, c, 0); });
       }
-      if (status != 0) return status;
     }
-    return 0;
+    return status;
   }
   int64_t tasks() const override { return p_.geometry.groups * (chunk_ / kBlock); }
   std::string detail() const override { return isa_detail(blocking_); }
@@ -164,8 +144,8 @@ class GemmBackwardData final : public DeformStep {
     }
   }
   // The columns' gradient of group `group` at the chunk's block [first + offset, + kBlock).
-  void column_gradient(const float* packed, int64_t n, int64_t group, int64_t first, int64_t offset, int64_t count,
-                       const Workspace& w, float* gcols) const {
+  void column_gradient(int64_t n, int64_t group, int64_t first, int64_t offset, int64_t count, const Workspace& w,
+                       float* gcols) const {
     const DeformGeometry& g = p_.geometry;
     const int64_t columns = std::min(kBlock, count - offset);
     if (columns <= 0 || depth_ == 0) return;
@@ -179,8 +159,8 @@ class GemmBackwardData final : public DeformStep {
     float* dy = w.at<float>(dy_, thread);
     read_rows(p_.grad_output, n, group * outputs, outputs, first + offset, columns, dy, conversions_);
     // gcols_g (Cg*K x columns) = W_g^T (Cg*K x OCg, packed) * gradOutput_g (OCg x columns)
-    sgemm(blocking_, w.at<float>(scratch_, thread), depth_, columns, outputs,
-          PackedLeft{packed + group * packed_floats_, outputs, 0}, MatrixRef{dy, kBlock, false}, false, out, chunk_);
+    sgemm(blocking_, w.at<float>(scratch_, thread), depth_, columns, outputs, weights_.group(w, group),
+          MatrixRef{dy, kBlock, false}, false, out, chunk_);
   }
   // Channel c's plane of sums (its zero slot taking the points outside) from its rows of the chunk's
   // columns' gradient: in order k, position, neighbour.
@@ -240,9 +220,10 @@ class GemmBackwardData final : public DeformStep {
   int threads_;
   const Conversions16* conversions_;
   GemmBlocking blocking_;
-  int64_t positions_ = 0, slots_ = 0, depth_ = 0, chunk_ = kBlock, packed_floats_ = 0;
-  WorkspaceLedger::Handle planes_ = -1, sums_ = -1, weights_ = -1, table_ = -1, gcols_ = -1, dy_ = -1, scratch_ = -1,
-                          offset_sums_ = -1, packed_ = -1;
+  int64_t positions_ = 0, slots_ = 0, depth_ = 0, chunk_ = kBlock;
+  PackedWeights weights_;
+  WorkspaceLedger::Handle planes_ = -1, sums_ = -1, table_ = -1, gcols_ = -1, dy_ = -1, scratch_ = -1,
+                          offset_sums_ = -1;
 };
 
 class GemmBackwardWeight final : public DeformStep {

@@ -20,8 +20,8 @@
 
 #include "kernels/common/pack.h"
 #include "kernels/common/tasks.h"
+#include "kernels/deform/columns.h"
 #include "kernels/deform/deform_entries.h"
-#include "kernels/deform/sampling.h"
 #include "kernels/matmul/sgemm.h"
 
 namespace aclnn_cpu {
@@ -40,60 +40,39 @@ class ColumnsForward final : public DeformStep {
                                    g.in_per_group() * g.kernel_points(), b.cpu());
     const auto copies = static_cast<uint64_t>(threads_);
     planes_ = b.book_scratch("deform.planes", size_product({g.in_channels, slots_}), sizeof(float));
-    if (!float_in_place(p.weight, MathMode::kFull))
-      weights_ = b.book_scratch("deform.weights", size_product({p.weight.numel()}), sizeof(float));
     table_ = b.book_scratch("deform.table", size_product({g.deformable_groups, g.kernel_points(), kBlock, 8}),
                             sizeof(float), copies);
     columns_ = b.book_scratch("deform.columns", size_product({g.in_channels, g.kernel_points(), kBlock}), sizeof(float),
                               copies);
     result_ = b.book_scratch("deform.result", size_product({g.out_channels, kBlock}), sizeof(float), copies);
-    packed_floats_ = packed_left_floats(blocking_, g.out_per_group(), g.in_per_group() * g.kernel_points());
-    packed_ = b.book_scratch("deform.packed_weights", size_product({g.groups, packed_floats_}), sizeof(float));
+    weights_ = PackedWeights(p, b, blocking_, false);
     scratch_ = b.book_scratch("deform.gemm", size_product({blocking_.scratch_floats(true)}), sizeof(float), copies);
   }
 
   int run(const Workspace& w) const override {
     const DeformGeometry& g = p_.geometry;
-    const float* weights = dense_float_data(p_.weight);
-    if (weights_ >= 0) {
-      pack_dense(p_.weight, MathMode::kFull, w.at<float>(weights_), threads_, conversions_);
-      weights = w.at<float>(weights_);
-    }
-    // W_g packed once for every block's product (the micro-kernel's slivers)
-    const int64_t depth = g.in_per_group() * g.kernel_points(), rows = g.out_per_group();
-    float* packed = w.at<float>(packed_);
-    int status = run_tasks(depth > 0 ? g.groups : 0, threads_, "deformable forward", [&](int64_t group) {
-      pack_left(blocking_, rows, depth, MatrixRef{weights + group * rows * depth, depth, false},
-                packed + group * packed_floats_, depth, 0);
-    });
-    if (status != 0) return status;
+    int status = weights_.pack(w, threads_, conversions_);
     float* planes = w.at<float>(planes_);
-    for (int64_t n = 0; n < g.batch; ++n) {
-      status = run_tasks(g.in_channels, threads_, "deformable forward", [&](int64_t c) {
-        float* plane = planes + c * slots_;
-        pack_plane(p_.input, MathMode::kFull, n, c, plane, conversions_);
-        plane[slots_ - 1] = 0.0f;
+    for (int64_t n = 0; status == 0 && n < g.batch; ++n) {
+      status = read_sample_planes(p_, n, slots_, planes, threads_, conversions_);
+      if (status != 0) break;
+      status = run_tasks(blocks(), threads_, "deformable forward", [&](int64_t block) {
+        const int64_t first = block * kBlock, count = std::min(kBlock, positions_ - first);
+        const int thread = thread_index();
+        auto* table = reinterpret_cast<Neighbours*>(w.at<float>(table_, thread));
+        float *columns = w.at<float>(columns_, thread), *result = w.at<float>(result_, thread);
+        fill_table(n, first, count, table);
+        sample_columns(planes, table, count, columns);
+        if (p_.want_columns) store_columns(columns, n, first, count);
+        multiply(w, columns, count, w.at<float>(scratch_, thread), result);
+        if (p_.has_bias) {
+          store_rows_with_bias(result, kBlock, g.out_channels, p_.output, p_.bias, n, 0, first, count, conversions_);
+        } else {
+          store_rows_floats(result, kBlock, g.out_channels, p_.output, n, 0, first, count, conversions_);
+        }
       });
-      if (status == 0) {
-        status = run_tasks(blocks(), threads_, "deformable forward", [&](int64_t block) {
-          const int64_t first = block * kBlock, count = std::min(kBlock, positions_ - first);
-          const int thread = thread_index();
-          auto* table = reinterpret_cast<Neighbours*>(w.at<float>(table_, thread));
-          float *columns = w.at<float>(columns_, thread), *result = w.at<float>(result_, thread);
-          fill_table(n, first, count, table);
-          sample_columns(planes, table, count, columns);
-          if (p_.want_columns) store_columns(columns, n, first, count);
-          multiply(packed, columns, count, w.at<float>(scratch_, thread), result);
-          if (p_.has_bias) {
-            store_rows_with_bias(result, kBlock, g.out_channels, p_.output, p_.bias, n, 0, first, count, conversions_);
-          } else {
-            store_rows_floats(result, kBlock, g.out_channels, p_.output, n, 0, first, count, conversions_);
-          }
-        });
-      }
-      if (status != 0) return status;
     }
-    return 0;
+    return status;
   }
   int64_t tasks() const override { return blocks(); }
   std::string detail() const override { return isa_detail(blocking_); }
@@ -162,7 +141,7 @@ class ColumnsForward final : public DeformStep {
     }
   }
   // result[o][j] (kBlock apart) for every output channel, group by group.
-  void multiply(const float* packed, const float* columns, int64_t count, float* scratch, float* result) const {
+  void multiply(const Workspace& w, const float* columns, int64_t count, float* scratch, float* result) const {
     const DeformGeometry& g = p_.geometry;
     const int64_t depth = g.in_per_group() * g.kernel_points(), rows = g.out_per_group();
     for (int64_t group = 0; group < g.groups; ++group) {
@@ -172,7 +151,7 @@ class ColumnsForward final : public DeformStep {
         continue;
       }
       // out (OCg x count) = W_g (OCg x Cg*K, packed) * columns_g (Cg*K x count)
-      sgemm(blocking_, scratch, rows, count, depth, PackedLeft{packed + group * packed_floats_, depth, 0},
+      sgemm(blocking_, scratch, rows, count, depth, weights_.group(w, group),
             MatrixRef{columns + group * depth * kBlock, kBlock, false}, false, out, kBlock);
     }
   }
@@ -181,9 +160,9 @@ class ColumnsForward final : public DeformStep {
   int threads_;
   const Conversions16* conversions_;
   GemmBlocking blocking_;
-  int64_t positions_ = 0, slots_ = 0, packed_floats_ = 0;
-  WorkspaceLedger::Handle planes_ = -1, weights_ = -1, table_ = -1, columns_ = -1, result_ = -1, scratch_ = -1,
-                          packed_ = -1;
+  int64_t positions_ = 0, slots_ = 0;
+  PackedWeights weights_;
+  WorkspaceLedger::Handle planes_ = -1, table_ = -1, columns_ = -1, result_ = -1, scratch_ = -1;
 };
 
 Support supports(const DeformProblem& p, const CpuFeatures&) {

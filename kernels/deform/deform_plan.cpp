@@ -46,16 +46,15 @@ std::unique_ptr<DeformPlan> DeformPlan::build(const DeformProblem& problem, cons
   for (DeformPass pass : kDeformPasses) {
     if ((pass == DeformPass::kForward) == p.backward) continue;  // the operator's own passes
     if (!writes_something(p, pass)) continue;
-    ListChoice<DeformImpl> choice = choose_from(deformable_implementations(pass), p, plan->cpu_, only);
-    const std::string decided = choice.decision != nullptr ? choice.decision->describe() : "";
-    plan->choices_.push_back(format("%s,%s,%s,%s,%s", result_name(pass), pass_name(pass), choice.entry->name,
-                                    choice.refusals.c_str(), decided.c_str()));
-    plan->steps_.push_back({choice.entry, std::move(choice.decision), nullptr});
+    // (its entries keep no decision: the choices line's last field stays empty)
+    const ListChoice<DeformImpl> choice = choose_from(deformable_implementations(pass), p, plan->cpu_, only);
+    plan->choices_.push_back(
+        format("%s,%s,%s,%s,", result_name(pass), pass_name(pass), choice.entry->name, choice.refusals.c_str()));
+    plan->steps_.push_back({choice.entry, nullptr});
   }
   DeformPlanBuilder builder(plan->cpu_, plan->ledger_, p.max_threads);
   for (Chosen& chosen : plan->steps_) {
     plan->ledger_.begin_step();
-    builder.set_decision(chosen.decision.get());
     chosen.step = chosen.impl->plan(p, builder);
   }
   if (plan->ledger_.overflowed()) {
@@ -83,13 +82,6 @@ std::string DeformPlan::describe() const {
     if (!detail.empty()) text += ":" + detail;
   }
   return text;
-}
-
-const DeformImpl* DeformPlan::chosen(DeformPass pass) const {
-  for (const Chosen& c : steps_) {
-    if (c.impl->pass == pass) return c.impl;
-  }
-  return nullptr;
 }
 
 }  // namespace aclnn_cpu

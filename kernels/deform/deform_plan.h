@@ -34,14 +34,12 @@ class DeformPlan {
   std::string describe() const;
   // One line per result, "<result>,<pass>,<chosen>,<refusals>,<decided>" (ConvPlan::choices' form).
   const std::vector<std::string>& choices() const { return choices_; }
-  const DeformImpl* chosen(DeformPass pass) const;
   int threads() const { return problem_.max_threads; }
 
  private:
   DeformPlan() = default;
   struct Chosen {
     const DeformImpl* impl;
-    std::shared_ptr<const EntryDecision> decision;
     std::unique_ptr<DeformStep> step;
   };
   DeformProblem problem_;

@@ -9,7 +9,7 @@
 #include "common/log.h"
 #include "conv/publish.h"
 #include "deform/deformable_conv2d.h"
-#include "kernels/conv/conv_plan.h"
+#include "kernels/core/entry_list.h"
 #include "kernels/deform/deform_plan.h"
 #include "meta/meta_objects.h"
 
@@ -23,7 +23,6 @@ class DeformableCall final : public OperatorProblem {
   std::unique_ptr<OperatorPlan> plan_on_host(int threads, const char* api) const override {
     DeformProblem planned = problem_;
     planned.max_threads = threads;
-    planned.forced_choices = forced_choices();
     std::unique_ptr<DeformPlan> plan = DeformPlan::build(planned, implementation_filter(), api);
     if (plan == nullptr) return nullptr;
     return std::make_unique<HostPlan<DeformPlan>>(std::move(plan));

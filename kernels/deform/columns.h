@@ -1,0 +1,130 @@
+// What the deformable convolution's "gemm" entries (columns_forward.cpp, columns_backward.cpp) share:
+// where they sample (a point's position from the offsets, and its four neighbours' slots and weights in a
+// sample's float planes, each plane followed by a zero slot, which every neighbour outside the image
+// reads: formed in double from the offsets, in the order written; the files that include this are compiled
+// without contraction, src/CMakeLists.txt, so every CPU gives the same bits), those planes, and the
+// weights packed once for their GEMMs.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <initializer_list>
+
+#include "common/dtype.h"
+#include "kernels/common/pack.h"
+#include "kernels/common/tasks.h"
+#include "kernels/core/deform_problem.h"
+#include "kernels/matmul/sgemm.h"
+
+namespace aclnn_cpu {
+
+// The product of sizes, or UINT64_MAX where it does not fit (the ledger then reports the workspace too large).
+inline uint64_t size_product(std::initializer_list<int64_t> sizes) {
+  uint64_t total = 1;
+  for (int64_t size : sizes) {
+    if (__builtin_mul_overflow(total, static_cast<uint64_t>(std::max<int64_t>(size, 0)), &total)) return UINT64_MAX;
+  }
+  return total;
+}
+
+// Sampling point (deformable group d, kernel point k, output position (oh, ow)) of sample n: its
+// position (h, w), the floor of each and the fractions, and its mask.
+struct SamplingPoint {
+  double h, w, mask, top, left, down, right;
+
+  SamplingPoint(const DeformProblem& p, int64_t n, int64_t d, int64_t k, int64_t oh, int64_t ow) {
+    const DeformGeometry& g = p.geometry;
+    const View5& offset = p.offset;
+    const auto value = [&](int block) {
+      return load_element(offset.data, offset.dtype, offset.element(n, g.offset_channel(block, d, k), 0, oh, ow));
+    };
+    const int64_t kh = k / g.kernel[1], kw = k % g.kernel[1];
+    h = static_cast<double>(oh * g.stride[0] - g.pad[0] + kh * g.dilation[0]) + value(1);
+    w = static_cast<double>(ow * g.stride[1] - g.pad[1] + kw * g.dilation[1]) + value(0);
+    mask = value(2);
+    top = std::floor(h), left = std::floor(w);
+    down = h - top, right = w - left;
+  }
+  // The backward's rule: a point counts only where -1 < h < inH and -1 < w < inW (NaN fails it).
+  bool inside(const DeformGeometry& g) const {
+    return h > -1 && h < static_cast<double>(g.in_size[0]) && w > -1 && w < static_cast<double>(g.in_size[1]);
+  }
+  // Neighbour i = 2*a + b is (top + a, left + b), with bilinear weight (a ? down : 1-down) * (b ? right : 1-right).
+  double bilinear(int i) const { return (i / 2 ? down : 1 - down) * (i % 2 ? right : 1 - right); }
+};
+
+// A sampling point's four neighbours: their slots in the sample's float planes (plane-relative; the
+// zero slot H*W for one outside the image) and weights (bilinear weight times the mask, rounded once).
+struct Neighbours {
+  int32_t slot[4];
+  float weight[4];
+
+  // Each neighbour outside the image reads the zero slot with weight 0.
+  Neighbours(const SamplingPoint& s, const DeformGeometry& g) {
+    const int64_t height = g.in_size[0], width = g.in_size[1];
+    for (int i = 0; i < 4; ++i) {
+      const double row = s.top + i / 2, column = s.left + i % 2;
+      const bool in_image =
+          row >= 0 && row < static_cast<double>(height) && column >= 0 && column < static_cast<double>(width);
+      slot[i] = in_image ? static_cast<int32_t>(static_cast<int64_t>(row) * width + static_cast<int64_t>(column))
+                         : static_cast<int32_t>(height * width);
+      weight[i] = in_image ? static_cast<float>(s.mask * s.bilinear(i)) : 0.0f;
+    }
+  }
+  Neighbours() = default;
+};
+static_assert(sizeof(Neighbours) == 8 * sizeof(float), "a table entry is 8 floats");
+
+// Sample n's input planes as floats, `slots` = H*W + 1 apart, each followed by its zero slot.
+inline int read_sample_planes(const DeformProblem& p, int64_t n, int64_t slots, float* planes, int threads,
+                              const Conversions16* conversions) {
+  return run_tasks(p.geometry.in_channels, threads, "deformable convolution", [&](int64_t c) {
+    pack_plane(p.input, MathMode::kFull, n, c, planes + c * slots, conversions);
+    planes[c * slots + slots - 1] = 0.0f;
+  });
+}
+
+// The weights of each group packed once per run for every block's product: W_g (OCg x Cg*K) or, transposed,
+// W_g^T (Cg*K x OCg), as the GEMM's PackedLeft; read through a dense float copy where they are not one.
+class PackedWeights {
+ public:
+  PackedWeights() = default;
+  PackedWeights(const DeformProblem& p, DeformPlanBuilder& b, const GemmBlocking& blocking, bool transposed)
+      : weight_(p.weight), groups_(p.geometry.groups), blocking_(blocking), transposed_(transposed) {
+    const DeformGeometry& g = p.geometry;
+    outputs_ = g.out_per_group(), depth_ = g.in_per_group() * g.kernel_points();
+    floats_ =
+        transposed ? packed_left_floats(blocking, depth_, outputs_) : packed_left_floats(blocking, outputs_, depth_);
+    if (!float_in_place(p.weight, MathMode::kFull))
+      dense_ = b.book_scratch("deform.weights", size_product({p.weight.numel()}), sizeof(float));
+    packed_ = b.book_scratch("deform.packed_weights", size_product({g.groups, floats_}), sizeof(float));
+  }
+  int pack(const Workspace& w, int threads, const Conversions16* conversions) const {
+    if (outputs_ == 0 || depth_ == 0) return 0;  // (no product to pack for)
+    const float* weights = dense_float_data(weight_);
+    if (dense_ >= 0) {
+      pack_dense(weight_, MathMode::kFull, w.at<float>(dense_), threads, conversions);
+      weights = w.at<float>(dense_);
+    }
+    float* packed = w.at<float>(packed_);
+    return run_tasks(groups_, threads, "deformable convolution", [&](int64_t group) {
+      const MatrixRef matrix{weights + group * outputs_ * depth_, depth_, transposed_};
+      pack_left(blocking_, transposed_ ? depth_ : outputs_, transposed_ ? outputs_ : depth_, matrix,
+                packed + group * floats_, transposed_ ? outputs_ : depth_, 0);
+    });
+  }
+  PackedLeft group(const Workspace& w, int64_t group) const {
+    return PackedLeft{w.at<float>(packed_) + group * floats_, transposed_ ? outputs_ : depth_, 0};
+  }
+
+ private:
+  View5 weight_;
+  int64_t groups_ = 0;
+  GemmBlocking blocking_;
+  bool transposed_ = false;
+  int64_t outputs_ = 0, depth_ = 0, floats_ = 0;
+  WorkspaceLedger::Handle dense_ = -1, packed_ = -1;
+};
+
+}  // namespace aclnn_cpu
