@@ -1,9 +1,8 @@
 // What the deformable convolution's "gemm" entries (columns_forward.cpp, columns_backward.cpp) share:
-// where they sample (a point's position from the offsets, and its four neighbours' slots and weights in a
-// sample's float planes, each plane followed by a zero slot, which every neighbour outside the image
-// reads: formed in double from the offsets, in the order written; the files that include this are compiled
-// without contraction, src/CMakeLists.txt, so every CPU gives the same bits), those planes, and the
-// weights packed once for their GEMMs.
+// where they sample (a point's position from the offsets, and its four neighbours' weights and place in
+// a sample's padded float planes: formed in double from the offsets, in the order written; the files that
+// include this are compiled without contraction, src/CMakeLists.txt, so every CPU gives the same bits),
+// those planes, and the weights packed once for their GEMMs.
 #pragma once
 
 #include <algorithm>
@@ -54,34 +53,57 @@ struct SamplingPoint {
   double bilinear(int i) const { return (i / 2 ? down : 1 - down) * (i % 2 ? right : 1 - right); }
 };
 
-// A sampling point's four neighbours: their slots in the sample's float planes (plane-relative; the
-// zero slot H*W for one outside the image) and weights (bilinear weight times the mask, rounded once).
+// A sample's input planes as floats, each padded with zeros: row r, column x of the image at slot
+// (r + 1) * pitch + x + 1 of its plane, with pitch = W + 2 and H + 3 rows (a zero row above the image,
+// two below, a zero column on each side). Every point whose neighbours may touch the image (top in
+// [-1, H-1], left in [-1, W-1]) then finds its four at base, base + 1, base + pitch and base + pitch + 1;
+// every other point reads the 2 x 2 zeros at zero_base() (below the image).
+struct PaddedPlanes {
+  int64_t height = 0, width = 0, pitch = 0, slots = 0;
+
+  PaddedPlanes() = default;
+  explicit PaddedPlanes(const DeformGeometry& g)
+      : height(g.in_size[0]), width(g.in_size[1]), pitch(g.in_size[1] + 2), slots((g.in_size[0] + 3) * pitch) {}
+  int64_t zero_base() const { return (height + 1) * pitch; }
+  // The slot of image row r, column x.
+  int64_t slot(int64_t r, int64_t x) const { return (r + 1) * pitch + x + 1; }
+};
+
+// A sampling point's four neighbours in the padded planes: the slot of the first (top, left), the others
+// 1, pitch and pitch + 1 past it, and their weights (the bilinear weight times the mask, rounded once;
+// 0 for a neighbour outside the image, which reads a zero).
 struct Neighbours {
-  int32_t slot[4];
+  int32_t base;
   float weight[4];
 
-  // Each neighbour outside the image reads the zero slot with weight 0.
-  Neighbours(const SamplingPoint& s, const DeformGeometry& g) {
-    const int64_t height = g.in_size[0], width = g.in_size[1];
+  Neighbours(const SamplingPoint& s, const DeformGeometry& g, const PaddedPlanes& planes) {
+    const auto height = static_cast<double>(g.in_size[0]), width = static_cast<double>(g.in_size[1]);
+    const bool near = s.top >= -1 && s.top < height && s.left >= -1 && s.left < width;  // (NaN fails it)
+    base = static_cast<int32_t>(near ? planes.slot(static_cast<int64_t>(s.top), static_cast<int64_t>(s.left))
+                                     : planes.zero_base());
     for (int i = 0; i < 4; ++i) {
       const double row = s.top + i / 2, column = s.left + i % 2;
-      const bool in_image =
-          row >= 0 && row < static_cast<double>(height) && column >= 0 && column < static_cast<double>(width);
-      slot[i] = in_image ? static_cast<int32_t>(static_cast<int64_t>(row) * width + static_cast<int64_t>(column))
-                         : static_cast<int32_t>(height * width);
+      const bool in_image = row >= 0 && row < height && column >= 0 && column < width;
       weight[i] = in_image ? static_cast<float>(s.mask * s.bilinear(i)) : 0.0f;
     }
   }
+  // A point that reads nothing: the zeros, with weight 0.
+  explicit Neighbours(const PaddedPlanes& planes) : base(static_cast<int32_t>(planes.zero_base())), weight{} {}
   Neighbours() = default;
 };
-static_assert(sizeof(Neighbours) == 8 * sizeof(float), "a table entry is 8 floats");
 
-// Sample n's input planes as floats, `slots` = H*W + 1 apart, each followed by its zero slot.
-inline int read_sample_planes(const DeformProblem& p, int64_t n, int64_t slots, float* planes, int threads,
+// Sample n's input planes as padded floats (PaddedPlanes), `planes.slots` apart.
+inline int read_sample_planes(const DeformProblem& p, int64_t n, const PaddedPlanes& planes, float* out, int threads,
                               const Conversions16* conversions) {
   return run_tasks(p.geometry.in_channels, threads, "deformable convolution", [&](int64_t c) {
-    pack_plane(p.input, MathMode::kFull, n, c, planes + c * slots, conversions);
-    planes[c * slots + slots - 1] = 0.0f;
+    float* plane = out + c * planes.slots;
+    std::fill(plane, plane + planes.pitch, 0.0f);
+    for (int64_t r = 0; r < planes.height; ++r) {
+      float* row = plane + planes.slot(r, 0);
+      row[-1] = 0.0f, row[planes.width] = 0.0f;
+      read_plane_floats(p.input, MathMode::kFull, n, c, r * planes.width, planes.width, row, conversions);
+    }
+    std::fill(plane + planes.zero_base(), plane + planes.slots, 0.0f);
   });
 }
 

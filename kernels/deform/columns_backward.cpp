@@ -5,9 +5,12 @@
 //     block of positions, K = OCg: W_g transposed, gradOutput rows), then
 //     gradInput: each channel's plane gathers gcols * (bilinear weight * mask) from its points in a fixed
 //       order (k, position, neighbour), summed in double, no atomics: the same bits for any thread count;
-//     gradOffset: per deformable group, kernel point and position, the sum over the group's channels of
-//       gcols times the derivatives of the bilinear value (dx, dy) and the bilinear value (the mask's),
-//       in double.
+//     gradOffset: per deformable group, kernel point and position, the sums over the group's channels of
+//       gcols times each of the four neighbours' values, S_i = sum_c gcols[c] * v_i[c] (in double: each
+//       product exact, summed in channel order), then dx = mask * ((1 - down)(S1 - S0) + down (S3 - S2)),
+//       dy = mask * ((1 - right)(S2 - S0) + right (S3 - S1)) and the mask's gradient, the bilinear
+//       weights times S0..S3 (the derivatives of the bilinear value are linear in the neighbours, so
+//       the channels' sum is taken once per point, not once per channel).
 //     Points outside -1 < h < inH, -1 < w < inW take no part (CANN's backward rule).
 //   "gemm" (backward_weight): gradWeight[g*OCg + o][r] = sum over samples and positions of
 //     gradOutput[n, g*OCg + o, j] * offsetOut's column r at j (sgemm, M = OCg, N = a block of rows r,
@@ -33,7 +36,8 @@ constexpr int64_t kBlock = 256;  // positions per GEMM task (a multiple of every
 // gradient and table within kChunkBytes, down to one block).
 constexpr int64_t kChunk = 8 * kBlock;
 constexpr int64_t kChunkBytes = int64_t{64} << 20;
-constexpr int64_t kRowBlock = 144;  // gradWeight columns (r) per task
+constexpr int64_t kRowBlock = 144;   // gradWeight columns (r) per task
+constexpr int kScatterChannels = 4;  // gradInput planes scattered side by side
 
 // A point of the backward's table: its neighbours (all the zero slot, weight 0, outside the backward's
 // rule) and, for gradOffset, its fractions and mask.
@@ -56,7 +60,7 @@ class GemmBackwardData final : public DeformStep {
       : p_(p), threads_(b.threads()), conversions_(b.cpu().conversions) {
     const DeformGeometry& g = p.geometry;
     positions_ = g.out_size[0] * g.out_size[1];
-    slots_ = g.in_size[0] * g.in_size[1] + 1;
+    planes_shape_ = PaddedPlanes(g);
     depth_ = g.in_per_group() * g.kernel_points();
     const int64_t rows = g.in_channels * g.kernel_points();
     const int64_t bytes_per_position =
@@ -65,15 +69,16 @@ class GemmBackwardData final : public DeformStep {
     chunk_ = std::min({kChunk, budget_blocks * kBlock, (positions_ + kBlock - 1) / kBlock * kBlock});
     blocking_ = plan_gemm_blocking(depth_, kBlock, g.out_per_group(), b.cpu());
     const auto copies = static_cast<uint64_t>(threads_);
-    planes_ = b.book_scratch("deform.planes", size_product({g.in_channels, slots_}), sizeof(float));
-    sums_ = b.book_scratch("deform.input_sums", size_product({g.in_channels, slots_}), sizeof(double));
+    planes_ = b.book_scratch("deform.planes", size_product({g.in_channels, planes_shape_.slots}), sizeof(float));
+    sums_ = b.book_scratch("deform.input_sums", size_product({g.in_channels, planes_shape_.slots}), sizeof(double));
     table_ = b.book_scratch("deform.table", size_product({g.deformable_groups, g.kernel_points(), chunk_}),
                             sizeof(BackwardPoint));
     gcols_ = b.book_scratch("deform.column_gradient", size_product({rows, chunk_}), sizeof(float));
     dy_ = b.book_scratch("deform.grad_output", size_product({g.out_per_group(), kBlock}), sizeof(float), copies);
     scratch_ = b.book_scratch("deform.gemm", size_product({blocking_.scratch_floats(true)}), sizeof(float), copies);
     weights_ = PackedWeights(p, b, blocking_, true);
-    offset_sums_ = b.book_scratch("deform.offset_sums", size_product({4, kBlock}), sizeof(double), copies);
+    // (S0..S3 of each position, then dx, dy and the mask's gradient)
+    offset_sums_ = b.book_scratch("deform.offset_sums", size_product({7, kBlock}), sizeof(double), copies);
   }
 
   int run(const Workspace& w) const override {
@@ -84,8 +89,8 @@ class GemmBackwardData final : public DeformStep {
     auto* table = reinterpret_cast<BackwardPoint*>(w.at<float>(table_));
     const int64_t points = g.kernel_points(), chunk_blocks = chunk_ / kBlock;
     for (int64_t n = 0; status == 0 && n < g.batch; ++n) {
-      status = read_sample_planes(p_, n, slots_, planes, threads_, conversions_);
-      std::fill(sums, sums + g.in_channels * slots_, 0.0);
+      status = read_sample_planes(p_, n, planes_shape_, planes, threads_, conversions_);
+      std::fill(sums, sums + g.in_channels * planes_shape_.slots, 0.0);
       for (int64_t first = 0; status == 0 && first < positions_; first += chunk_) {
         const int64_t count = std::min(chunk_, positions_ - first);
         // (the table per deformable group, kernel point and block: entry (d*K + k)*chunk_ + j)
@@ -101,8 +106,14 @@ class GemmBackwardData final : public DeformStep {
           });
         }
         if (status == 0) {
-          status = run_tasks(g.in_channels, threads_, "deformable backward",
-                             [&](int64_t c) { scatter(c, table, gcols, count, sums + c * slots_); });
+          // (channels kScatterChannels at a time, the last few one by one)
+          const int64_t quads = g.in_channels / kScatterChannels, rest = g.in_channels % kScatterChannels;
+          status = run_tasks(quads + rest, threads_, "deformable backward", [&](int64_t t) {
+            const int64_t c = t < quads ? t * kScatterChannels : quads * kScatterChannels + (t - quads);
+            double* planes_sums = sums + c * planes_shape_.slots;
+            if (t < quads) return scatter<kScatterChannels>(c, table, gcols, count, planes_sums);
+            scatter<1>(c, table, gcols, count, planes_sums);
+          });
         }
         if (status == 0) {
           status =
@@ -114,8 +125,12 @@ class GemmBackwardData final : public DeformStep {
         }
       }
       if (status == 0) {
-        status = run_tasks(g.in_channels, threads_, "deformable backward",
-                           [&](int64_t c) { store_doubles(sums + c * slots_, slots_ - 1, p_.grad_input, n, c, 0); });
+        status = run_tasks(g.in_channels, threads_, "deformable backward", [&](int64_t c) {
+          for (int64_t r = 0; r < planes_shape_.height; ++r) {
+            store_doubles(sums + c * planes_shape_.slots + planes_shape_.slot(r, 0), planes_shape_.width, p_.grad_input,
+                          n, c, r * planes_shape_.width);
+          }
+        });
       }
     }
     return status;
@@ -132,13 +147,10 @@ class GemmBackwardData final : public DeformStep {
       BackwardPoint& e = entries[j];
       e.inside = s.inside(g) ? 1 : 0;
       if (e.inside) {
-        e.neighbours = Neighbours(s, g);
+        e.neighbours = Neighbours(s, g, planes_shape_);
         e.down = s.down, e.right = s.right, e.mask = s.mask;
       } else {
-        for (int i = 0; i < 4; ++i) {
-          e.neighbours.slot[i] = static_cast<int32_t>(slots_ - 1);
-          e.neighbours.weight[i] = 0.0f;
-        }
+        e.neighbours = Neighbours(planes_shape_);
         e.down = e.right = e.mask = 0.0;
       }
     }
@@ -162,49 +174,69 @@ class GemmBackwardData final : public DeformStep {
     sgemm(blocking_, w.at<float>(scratch_, thread), depth_, columns, outputs, weights_.group(w, group),
           MatrixRef{dy, kBlock, false}, false, out, chunk_);
   }
-  // Channel c's plane of sums (its zero slot taking the points outside) from its rows of the chunk's
-  // columns' gradient: in order k, position, neighbour.
-  void scatter(int64_t c, const BackwardPoint* table, const float* gcols, int64_t count, double* sums) const {
+  // Channels [c0, c0 + Channels)' padded planes of sums (their padding taking what falls outside the
+  // image, with weight 0) from their rows of the chunk's columns' gradient: each plane in order k,
+  // position, neighbour. The channels go side by side, so that one plane's additions, which chain through
+  // memory where neighbouring points share a slot, wait while the others' run.
+  template <int Channels>
+  void scatter(int64_t c0, const BackwardPoint* table, const float* gcols, int64_t count, double* sums) const {
     const DeformGeometry& g = p_.geometry;
-    const int64_t points = g.kernel_points(), d = c / g.in_per_deformable_group();
+    const int64_t points = g.kernel_points(), pitch = planes_shape_.pitch;
     for (int64_t k = 0; k < points; ++k) {
-      const BackwardPoint* entries = table + (d * points + k) * chunk_;
-      const float* gradient = gcols + (c * points + k) * chunk_;
+      const BackwardPoint* entries[Channels];
+      const float* gradient[Channels];
+      for (int q = 0; q < Channels; ++q) {
+        entries[q] = table + ((c0 + q) / g.in_per_deformable_group() * points + k) * chunk_;
+        gradient[q] = gcols + ((c0 + q) * points + k) * chunk_;
+      }
       for (int64_t j = 0; j < count; ++j) {
-        const Neighbours& e = entries[j].neighbours;
-        const double value = gradient[j];
-        for (int i = 0; i < 4; ++i) sums[e.slot[i]] += value * static_cast<double>(e.weight[i]);
+        for (int q = 0; q < Channels; ++q) {
+          const Neighbours& e = entries[q][j].neighbours;
+          const double value = gradient[q][j];
+          double *upper = sums + q * planes_shape_.slots + e.base, *lower = upper + pitch;
+          upper[0] += value * static_cast<double>(e.weight[0]);
+          upper[1] += value * static_cast<double>(e.weight[1]);
+          lower[0] += value * static_cast<double>(e.weight[2]);
+          lower[1] += value * static_cast<double>(e.weight[3]);
+        }
       }
     }
   }
   // gradOffset of deformable group d, kernel point k at the chunk's block [first + offset, + kBlock):
-  // each position's dx, dy and mask gradients summed over the group's channels in order, in double.
+  // each position's neighbour sums S0..S3 over the group's channels in order (4 doubles a position), then
+  // its dx, dy and mask gradients from them (0 for a point outside the backward's rule).
   void offset_gradient(int64_t n, int64_t d, int64_t k, int64_t first, int64_t offset, int64_t count,
                        const BackwardPoint* table, const float* planes, const float* gcols, double* acc) const {
     const DeformGeometry& g = p_.geometry;
-    const int64_t columns = std::min(kBlock, count - offset), points = g.kernel_points();
+    const int64_t columns = std::min(kBlock, count - offset), points = g.kernel_points(), pitch = planes_shape_.pitch;
     if (columns <= 0) return;
     const BackwardPoint* entries = table + (d * points + k) * chunk_ + offset;
-    double *dx = acc, *dy = acc + kBlock, *dm = acc + 2 * kBlock;
-    std::fill(acc, acc + 3 * kBlock, 0.0);
+    double* sums = acc;  // S_i of position j at sums[4*j + i]
+    std::fill(sums, sums + 4 * kBlock, 0.0);
     for (int64_t c = d * g.in_per_deformable_group(); c < (d + 1) * g.in_per_deformable_group(); ++c) {
-      const float* plane = planes + c * slots_;
+      const float* plane = planes + c * planes_shape_.slots;
       const float* gradient = gcols + (c * points + k) * chunk_ + offset;
       for (int64_t j = 0; j < columns; ++j) {
-        const BackwardPoint& e = entries[j];
-        if (!e.inside) continue;
-        double v[4];
-        for (int i = 0; i < 4; ++i) v[i] = plane[e.neighbours.slot[i]];
-        const double down = e.down, right = e.right, carried = static_cast<double>(gradient[j]) * e.mask;
-        dx[j] += carried * ((v[1] - v[0]) * (1 - down) + (v[3] - v[2]) * down);
-        dy[j] += carried * ((v[2] - v[0]) * (1 - right) + (v[3] - v[1]) * right);
-        const double sample = ((1 - down) * (1 - right) * v[0] + (1 - down) * right * v[1]) +
-                              (down * (1 - right) * v[2] + down * right * v[3]);
-        dm[j] += static_cast<double>(gradient[j]) * sample;
+        const float *upper = plane + entries[j].neighbours.base, *lower = upper + pitch;
+        const double carried = gradient[j];
+        double* s = sums + 4 * j;
+        s[0] += carried * static_cast<double>(upper[0]);
+        s[1] += carried * static_cast<double>(upper[1]);
+        s[2] += carried * static_cast<double>(lower[0]);
+        s[3] += carried * static_cast<double>(lower[1]);
       }
     }
+    double *dx = acc + 4 * kBlock, *dy = dx + kBlock, *dm = dy + kBlock;
+    for (int64_t j = 0; j < columns; ++j) {
+      const BackwardPoint& e = entries[j];
+      const double* s = sums + 4 * j;
+      const double down = e.down, right = e.right, up = 1 - down, left = 1 - right;
+      dx[j] = e.inside ? e.mask * (up * (s[1] - s[0]) + down * (s[3] - s[2])) : 0.0;
+      dy[j] = e.inside ? e.mask * (left * (s[2] - s[0]) + right * (s[3] - s[1])) : 0.0;
+      dm[j] = e.inside ? (up * left * s[0] + up * right * s[1]) + (down * left * s[2] + down * right * s[3]) : 0.0;
+    }
     for (int block = 0; block < 3; ++block)
-      store_doubles(acc + block * kBlock, columns, p_.grad_offset, n, g.offset_channel(block, d, k), first + offset);
+      store_doubles(dx + block * kBlock, columns, p_.grad_offset, n, g.offset_channel(block, d, k), first + offset);
   }
   // values[i] into positions first + i of plane (n, c) of `out`, through float (kBlock at a time).
   void store_doubles(const double* values, int64_t count, const View5& out, int64_t n, int64_t c, int64_t first) const {
@@ -220,7 +252,8 @@ class GemmBackwardData final : public DeformStep {
   int threads_;
   const Conversions16* conversions_;
   GemmBlocking blocking_;
-  int64_t positions_ = 0, slots_ = 0, depth_ = 0, chunk_ = kBlock;
+  int64_t positions_ = 0, depth_ = 0, chunk_ = kBlock;
+  PaddedPlanes planes_shape_;
   PackedWeights weights_;
   WorkspaceLedger::Handle planes_ = -1, sums_ = -1, table_ = -1, gcols_ = -1, dy_ = -1, scratch_ = -1,
                           offset_sums_ = -1;
@@ -287,9 +320,13 @@ class GemmBackwardWeight final : public DeformStep {
       const int64_t c = group * g.in_per_group() + r / points, kh = r % points / g.kernel[1], kw = r % g.kernel[1];
       float* out = columns + (r - r0) * kBlock;
       with_element_type(v, [&](const auto* base) {
-        for (int64_t j = 0; j < count; ++j) {
-          const int64_t oh = (first + j) / g.out_size[1], ow = (first + j) % g.out_size[1];
-          out[j] = static_cast<float>(base[v.element(n, c, 0, oh * g.kernel[0] + kh, ow * g.kernel[1] + kw)]);
+        const int64_t step = g.kernel[1] * v.stride[4];
+        for (int64_t j0 = 0; j0 < count;) {  // a piece of one output row at a time
+          const int64_t oh = (first + j0) / g.out_size[1], ow0 = (first + j0) % g.out_size[1];
+          const int64_t run = std::min(count - j0, g.out_size[1] - ow0);
+          const auto* source = base + v.element(n, c, 0, oh * g.kernel[0] + kh, ow0 * g.kernel[1] + kw);
+          for (int64_t q = 0; q < run; ++q) out[j0 + q] = static_cast<float>(source[q * step]);
+          j0 += run;
         }
       });
     }
@@ -320,7 +357,8 @@ class LanesBias final : public DeformStep {
 
 Support supports_data(const DeformProblem& p, const CpuFeatures&) {
   if (may_overlap(p.grad_input) || may_overlap(p.grad_offset)) return refuse("an output overlaps itself");
-  if (p.geometry.in_size[0] * p.geometry.in_size[1] >= INT32_MAX) return refuse("input planes past 2^31 - 1 slots");
+  if (size_product({p.geometry.in_size[0] + 3, p.geometry.in_size[1] + 2}) >= INT32_MAX)
+    return refuse("input planes past 2^31 - 1 slots");
   return kSupported;
 }
 Support supports_weight(const DeformProblem& p, const CpuFeatures&) {

@@ -1,10 +1,10 @@
 // "gemm": the deformable forward as the field computes it, a bilinear-sampled, mask-weighted im2col
 // (the columns, deformOut's values) feeding our float GEMM. Per sample, x's planes are first read as
-// floats, each followed by a zero (the slot every neighbour outside the image reads); then each task
-// takes a block of kBlock output positions and, in its thread's scratch:
+// floats, padded with zeros (columns.h: PaddedPlanes); then each task takes a block of kBlock output
+// positions and, in its thread's scratch:
 //   1. the block's sampling table: for each deformable group d, kernel point k and position p, its four
-//      neighbours' slots and their weights (the bilinear weight times the mask, formed in double and
-//      rounded once to float);
+//      neighbours' place and their weights (the bilinear weight times the mask, formed in double and
+//      rounded once to float; 0 for a neighbour outside the image);
 //   2. the block's columns: cols[c*K + k][j] = ((w0*x0 + w1*x1) + w2*x2) + w3*x3 in float, in that order
 //      (this file is compiled without contraction, so every CPU gives the same bits), stored into
 //      deformOut where asked;
@@ -35,13 +35,13 @@ class ColumnsForward final : public DeformStep {
       : p_(p), threads_(b.threads()), conversions_(b.cpu().conversions) {
     const DeformGeometry& g = p.geometry;
     positions_ = g.out_size[0] * g.out_size[1];
-    slots_ = g.in_size[0] * g.in_size[1] + 1;
+    planes_shape_ = PaddedPlanes(g);
     blocking_ = plan_gemm_blocking(g.out_per_group(), std::min(positions_, kBlock),
                                    g.in_per_group() * g.kernel_points(), b.cpu());
     const auto copies = static_cast<uint64_t>(threads_);
-    planes_ = b.book_scratch("deform.planes", size_product({g.in_channels, slots_}), sizeof(float));
-    table_ = b.book_scratch("deform.table", size_product({g.deformable_groups, g.kernel_points(), kBlock, 8}),
-                            sizeof(float), copies);
+    planes_ = b.book_scratch("deform.planes", size_product({g.in_channels, planes_shape_.slots}), sizeof(float));
+    table_ = b.book_scratch("deform.table", size_product({g.deformable_groups, g.kernel_points(), kBlock}),
+                            sizeof(Neighbours), copies);
     columns_ = b.book_scratch("deform.columns", size_product({g.in_channels, g.kernel_points(), kBlock}), sizeof(float),
                               copies);
     result_ = b.book_scratch("deform.result", size_product({g.out_channels, kBlock}), sizeof(float), copies);
@@ -54,7 +54,7 @@ class ColumnsForward final : public DeformStep {
     int status = weights_.pack(w, threads_, conversions_);
     float* planes = w.at<float>(planes_);
     for (int64_t n = 0; status == 0 && n < g.batch; ++n) {
-      status = read_sample_planes(p_, n, slots_, planes, threads_, conversions_);
+      status = read_sample_planes(p_, n, planes_shape_, planes, threads_, conversions_);
       if (status != 0) break;
       status = run_tasks(blocks(), threads_, "deformable forward", [&](int64_t block) {
         const int64_t first = block * kBlock, count = std::min(kBlock, positions_ - first);
@@ -89,7 +89,7 @@ class ColumnsForward final : public DeformStep {
         Neighbours* entries = table + (d * g.kernel_points() + k) * kBlock;
         for (int64_t j = 0; j < count; ++j) {
           const int64_t oh = (first + j) / g.out_size[1], ow = (first + j) % g.out_size[1];
-          entries[j] = Neighbours(SamplingPoint(p_, n, d, k, oh, ow), g);
+          entries[j] = Neighbours(SamplingPoint(p_, n, d, k, oh, ow), g, planes_shape_);
         }
       }
     }
@@ -98,16 +98,17 @@ class ColumnsForward final : public DeformStep {
   // its deformable group's table rows.
   void sample_columns(const float* planes, const Neighbours* table, int64_t count, float* columns) const {
     const DeformGeometry& g = p_.geometry;
-    const int64_t points = g.kernel_points();
+    const int64_t points = g.kernel_points(), pitch = planes_shape_.pitch;
     for (int64_t c = 0; c < g.in_channels; ++c) {
-      const float* plane = planes + c * slots_;
+      const float* plane = planes + c * planes_shape_.slots;
       for (int64_t k = 0; k < points; ++k) {
         const Neighbours* entries = table + (c / g.in_per_deformable_group() * points + k) * kBlock;
         float* out = columns + (c * points + k) * kBlock;
         for (int64_t j = 0; j < count; ++j) {
           const Neighbours& e = entries[j];
-          const float pair = e.weight[0] * plane[e.slot[0]] + e.weight[1] * plane[e.slot[1]];
-          out[j] = (pair + e.weight[2] * plane[e.slot[2]]) + e.weight[3] * plane[e.slot[3]];
+          const float *upper = plane + e.base, *lower = upper + pitch;
+          const float pair = e.weight[0] * upper[0] + e.weight[1] * upper[1];
+          out[j] = (pair + e.weight[2] * lower[0]) + e.weight[3] * lower[1];
         }
       }
     }
@@ -160,7 +161,8 @@ class ColumnsForward final : public DeformStep {
   int threads_;
   const Conversions16* conversions_;
   GemmBlocking blocking_;
-  int64_t positions_ = 0, slots_ = 0;
+  int64_t positions_ = 0;
+  PaddedPlanes planes_shape_;
   PackedWeights weights_;
   WorkspaceLedger::Handle planes_ = -1, table_ = -1, columns_ = -1, result_ = -1, scratch_ = -1;
 };
@@ -168,7 +170,8 @@ class ColumnsForward final : public DeformStep {
 Support supports(const DeformProblem& p, const CpuFeatures&) {
   const DeformGeometry& g = p.geometry;
   if (may_overlap(p.output) || (p.want_columns && may_overlap(p.columns))) return refuse("an output overlaps itself");
-  if (g.in_size[0] * g.in_size[1] >= INT32_MAX) return refuse("input planes past 2^31 - 1 slots");
+  if (size_product({g.in_size[0] + 3, g.in_size[1] + 2}) >= INT32_MAX)
+    return refuse("input planes past 2^31 - 1 slots");
   if (g.kernel[1] > 1024) return refuse("a kernel row past 1024 points");
   return kSupported;
 }
