@@ -14,6 +14,7 @@
 #include "kernels/common/pack.h"
 #include "kernels/common/tasks.h"
 #include "kernels/core/deform_problem.h"
+#include "kernels/kits/kit.h"
 #include "kernels/matmul/sgemm.h"
 
 namespace aclnn_cpu {
@@ -89,7 +90,30 @@ struct Neighbours {
   }
   // A point that reads nothing: the zeros, with weight 0.
   explicit Neighbours(const PaddedPlanes& planes) : base(static_cast<int32_t>(planes.zero_base())), weight{} {}
-  Neighbours() = default;
+};
+
+// A table of sampling points' neighbours in 32-bit words, a row of `width` points per (deformable group,
+// kernel point): the points' base slots, then each of their four weights, stride() entries apart, as the
+// kits' sampling loops read them (kernels/kits/deform_kernels.h). The stride is padded past the width, so
+// that the five arrays of a row do not lie a multiple of 4 KiB apart (where the loads of one and the
+// stores of another would be taken as the same address).
+class NeighbourTable {
+ public:
+  NeighbourTable(void* words, int64_t width) : words_(static_cast<char*>(words)), stride_(width + kPad) {}
+  // The words of `rows` rows of `width` points.
+  static uint64_t words(int64_t rows, int64_t width) { return size_product({rows, 5, width + kPad}); }
+  int64_t stride() const { return stride_; }
+  int32_t* base(int64_t row) const { return reinterpret_cast<int32_t*>(words_ + row * 5 * stride_ * 4); }
+  float* weights(int64_t row) const { return reinterpret_cast<float*>(words_ + (row * 5 + 1) * stride_ * 4); }
+  void set(int64_t row, int64_t j, const Neighbours& n) const {
+    base(row)[j] = n.base;
+    for (int i = 0; i < 4; ++i) weights(row)[i * stride_ + j] = n.weight[i];
+  }
+
+ private:
+  static constexpr int64_t kPad = 16;  // (a cache line)
+  char* words_;
+  int64_t stride_;
 };
 
 // Sample n's input planes as padded floats (PaddedPlanes), `planes.slots` apart.

@@ -39,10 +39,9 @@ constexpr int64_t kChunkBytes = int64_t{64} << 20;
 constexpr int64_t kRowBlock = 144;   // gradWeight columns (r) per task
 constexpr int kScatterChannels = 4;  // gradInput planes scattered side by side
 
-// A point of the backward's table: its neighbours (all the zero slot, weight 0, outside the backward's
-// rule) and, for gradOffset, its fractions and mask.
-struct BackwardPoint {
-  Neighbours neighbours;
+// What gradOffset needs of a point besides its neighbours (which are the zeros, weight 0, outside the
+// backward's rule): its fractions and mask, and whether it counts.
+struct PointFractions {
   double down, right, mask;
   int64_t inside;
 };
@@ -57,22 +56,23 @@ void read_rows(const View5& view, int64_t n, int64_t o0, int64_t rows, int64_t f
 class GemmBackwardData final : public DeformStep {
  public:
   GemmBackwardData(const DeformProblem& p, DeformPlanBuilder& b)
-      : p_(p), threads_(b.threads()), conversions_(b.cpu().conversions) {
+      : p_(p), threads_(b.threads()), conversions_(b.cpu().conversions), kernels_(b.cpu().kit->deform) {
     const DeformGeometry& g = p.geometry;
     positions_ = g.out_size[0] * g.out_size[1];
     planes_shape_ = PaddedPlanes(g);
     depth_ = g.in_per_group() * g.kernel_points();
     const int64_t rows = g.in_channels * g.kernel_points();
-    const int64_t bytes_per_position =
-        std::max<int64_t>(1, rows * 4 + g.deformable_groups * g.kernel_points() * int64_t{sizeof(BackwardPoint)});
+    const int64_t bytes_per_position = std::max<int64_t>(
+        1, rows * 4 + g.deformable_groups * g.kernel_points() * (5 * 4 + int64_t{sizeof(PointFractions)}));
     const int64_t budget_blocks = std::max<int64_t>(1, kChunkBytes / bytes_per_position / kBlock);
     chunk_ = std::min({kChunk, budget_blocks * kBlock, (positions_ + kBlock - 1) / kBlock * kBlock});
     blocking_ = plan_gemm_blocking(depth_, kBlock, g.out_per_group(), b.cpu());
     const auto copies = static_cast<uint64_t>(threads_);
     planes_ = b.book_scratch("deform.planes", size_product({g.in_channels, planes_shape_.slots}), sizeof(float));
     sums_ = b.book_scratch("deform.input_sums", size_product({g.in_channels, planes_shape_.slots}), sizeof(double));
-    table_ = b.book_scratch("deform.table", size_product({g.deformable_groups, g.kernel_points(), chunk_}),
-                            sizeof(BackwardPoint));
+    table_ = b.book_scratch("deform.table", NeighbourTable::words(g.deformable_groups * g.kernel_points(), chunk_), 4);
+    fractions_ = b.book_scratch("deform.fractions", size_product({g.deformable_groups, g.kernel_points(), chunk_}),
+                                sizeof(PointFractions));
     gcols_ = b.book_scratch("deform.column_gradient", size_product({rows, chunk_}), sizeof(float));
     dy_ = b.book_scratch("deform.grad_output", size_product({g.out_per_group(), kBlock}), sizeof(float), copies);
     scratch_ = b.book_scratch("deform.gemm", size_product({blocking_.scratch_floats(true)}), sizeof(float), copies);
@@ -86,19 +86,21 @@ class GemmBackwardData final : public DeformStep {
     int status = weights_.pack(w, threads_, conversions_);
     float *planes = w.at<float>(planes_), *gcols = w.at<float>(gcols_);
     double* sums = w.at<double>(sums_);
-    auto* table = reinterpret_cast<BackwardPoint*>(w.at<float>(table_));
+    const NeighbourTable table(w.at<float>(table_), chunk_);
+    auto* fractions = reinterpret_cast<PointFractions*>(w.at<double>(fractions_));
     const int64_t points = g.kernel_points(), chunk_blocks = chunk_ / kBlock;
     for (int64_t n = 0; status == 0 && n < g.batch; ++n) {
       status = read_sample_planes(p_, n, planes_shape_, planes, threads_, conversions_);
       std::fill(sums, sums + g.in_channels * planes_shape_.slots, 0.0);
       for (int64_t first = 0; status == 0 && first < positions_; first += chunk_) {
         const int64_t count = std::min(chunk_, positions_ - first);
-        // (the table per deformable group, kernel point and block: entry (d*K + k)*chunk_ + j)
+        // (the table per deformable group, kernel point and block: row d*K + k, entry j)
         status =
             run_tasks(g.deformable_groups * points * chunk_blocks, threads_, "deformable backward", [&](int64_t t) {
               const int64_t dk = t / chunk_blocks, offset = t % chunk_blocks * kBlock;
               const int64_t columns = std::min(kBlock, count - offset);
-              fill_table(n, dk / points, dk % points, first + offset, columns, table + dk * chunk_ + offset);
+              fill_table(n, dk / points, dk % points, first + offset, columns, table, offset,
+                         fractions + dk * chunk_ + offset);
             });
         if (status == 0) {
           status = run_tasks(g.groups * chunk_blocks, threads_, "deformable backward", [&](int64_t t) {
@@ -106,21 +108,21 @@ class GemmBackwardData final : public DeformStep {
           });
         }
         if (status == 0) {
-          // (channels kScatterChannels at a time, the last few one by one)
-          const int64_t quads = g.in_channels / kScatterChannels, rest = g.in_channels % kScatterChannels;
-          status = run_tasks(quads + rest, threads_, "deformable backward", [&](int64_t t) {
-            const int64_t c = t < quads ? t * kScatterChannels : quads * kScatterChannels + (t - quads);
-            double* planes_sums = sums + c * planes_shape_.slots;
-            if (t < quads) return scatter<kScatterChannels>(c, table, gcols, count, planes_sums);
-            scatter<1>(c, table, gcols, count, planes_sums);
+          // (kScatterChannels channels at a time where they divide a deformable group's, else one by one)
+          const bool side_by_side = g.in_per_deformable_group() % kScatterChannels == 0;
+          const int64_t width = side_by_side ? kScatterChannels : 1;
+          status = run_tasks(g.in_channels / width, threads_, "deformable backward", [&](int64_t t) {
+            double* planes_sums = sums + t * width * planes_shape_.slots;
+            if (side_by_side) return scatter<kScatterChannels>(t * width, table, gcols, count, planes_sums);
+            scatter<1>(t, table, gcols, count, planes_sums);
           });
         }
         if (status == 0) {
           status =
               run_tasks(g.deformable_groups * points * chunk_blocks, threads_, "deformable backward", [&](int64_t t) {
                 const int64_t block = t % chunk_blocks, dk = t / chunk_blocks;
-                offset_gradient(n, dk / points, dk % points, first, block * kBlock, count, table, planes, gcols,
-                                w.at<double>(offset_sums_, thread_index()));
+                offset_gradient(n, dk / points, dk % points, first, block * kBlock, count, table, fractions, planes,
+                                gcols, w.at<double>(offset_sums_, thread_index()));
               });
         }
       }
@@ -139,20 +141,17 @@ class GemmBackwardData final : public DeformStep {
   std::string detail() const override { return isa_detail(blocking_); }
 
  private:
-  // The table of deformable group d, kernel point k, for the chunk's positions [first, first + count).
-  void fill_table(int64_t n, int64_t d, int64_t k, int64_t first, int64_t count, BackwardPoint* entries) const {
+  // Row d*K + k of the table from entry `entry` on, and the points' fractions, for the chunk's positions
+  // [first, first + count).
+  void fill_table(int64_t n, int64_t d, int64_t k, int64_t first, int64_t count, const NeighbourTable& table,
+                  int64_t entry, PointFractions* fractions) const {
     const DeformGeometry& g = p_.geometry;
     for (int64_t j = 0; j < count; ++j) {
       const SamplingPoint s(p_, n, d, k, (first + j) / g.out_size[1], (first + j) % g.out_size[1]);
-      BackwardPoint& e = entries[j];
-      e.inside = s.inside(g) ? 1 : 0;
-      if (e.inside) {
-        e.neighbours = Neighbours(s, g, planes_shape_);
-        e.down = s.down, e.right = s.right, e.mask = s.mask;
-      } else {
-        e.neighbours = Neighbours(planes_shape_);
-        e.down = e.right = e.mask = 0.0;
-      }
+      const bool inside = s.inside(g);
+      table.set(d * g.kernel_points() + k, entry + j,
+                inside ? Neighbours(s, g, planes_shape_) : Neighbours(planes_shape_));
+      fractions[j] = inside ? PointFractions{s.down, s.right, s.mask, 1} : PointFractions{0.0, 0.0, 0.0, 0};
     }
   }
   // The columns' gradient of group `group` at the chunk's block [first + offset, + kBlock).
@@ -176,28 +175,29 @@ class GemmBackwardData final : public DeformStep {
   }
   // Channels [c0, c0 + Channels)' padded planes of sums (their padding taking what falls outside the
   // image, with weight 0) from their rows of the chunk's columns' gradient: each plane in order k,
-  // position, neighbour. The channels go side by side, so that one plane's additions, which chain through
-  // memory where neighbouring points share a slot, wait while the others' run.
+  // position, neighbour. The channels (of one deformable group: the same points) go side by side, so that
+  // one plane's additions, which chain through memory where neighbouring points share a slot, wait while
+  // the others' run.
   template <int Channels>
-  void scatter(int64_t c0, const BackwardPoint* table, const float* gcols, int64_t count, double* sums) const {
+  void scatter(int64_t c0, const NeighbourTable& table, const float* gcols, int64_t count, double* sums) const {
     const DeformGeometry& g = p_.geometry;
-    const int64_t points = g.kernel_points(), pitch = planes_shape_.pitch;
+    const int64_t points = g.kernel_points(), pitch = planes_shape_.pitch, stride = table.stride();
     for (int64_t k = 0; k < points; ++k) {
-      const BackwardPoint* entries[Channels];
+      const int64_t row = c0 / g.in_per_deformable_group() * points + k;
+      const int32_t* base = table.base(row);
+      const float* weights = table.weights(row);
       const float* gradient[Channels];
-      for (int q = 0; q < Channels; ++q) {
-        entries[q] = table + ((c0 + q) / g.in_per_deformable_group() * points + k) * chunk_;
-        gradient[q] = gcols + ((c0 + q) * points + k) * chunk_;
-      }
+      for (int q = 0; q < Channels; ++q) gradient[q] = gcols + ((c0 + q) * points + k) * chunk_;
       for (int64_t j = 0; j < count; ++j) {
+        const double w0 = weights[j], w1 = weights[stride + j], w2 = weights[2 * stride + j],
+                     w3 = weights[3 * stride + j];
         for (int q = 0; q < Channels; ++q) {
-          const Neighbours& e = entries[q][j].neighbours;
           const double value = gradient[q][j];
-          double *upper = sums + q * planes_shape_.slots + e.base, *lower = upper + pitch;
-          upper[0] += value * static_cast<double>(e.weight[0]);
-          upper[1] += value * static_cast<double>(e.weight[1]);
-          lower[0] += value * static_cast<double>(e.weight[2]);
-          lower[1] += value * static_cast<double>(e.weight[3]);
+          double *upper = sums + q * planes_shape_.slots + base[j], *lower = upper + pitch;
+          upper[0] += value * w0;
+          upper[1] += value * w1;
+          lower[0] += value * w2;
+          lower[1] += value * w3;
         }
       }
     }
@@ -206,29 +206,22 @@ class GemmBackwardData final : public DeformStep {
   // each position's neighbour sums S0..S3 over the group's channels in order (4 doubles a position), then
   // its dx, dy and mask gradients from them (0 for a point outside the backward's rule).
   void offset_gradient(int64_t n, int64_t d, int64_t k, int64_t first, int64_t offset, int64_t count,
-                       const BackwardPoint* table, const float* planes, const float* gcols, double* acc) const {
+                       const NeighbourTable& table, const PointFractions* fractions, const float* planes,
+                       const float* gcols, double* acc) const {
     const DeformGeometry& g = p_.geometry;
-    const int64_t columns = std::min(kBlock, count - offset), points = g.kernel_points(), pitch = planes_shape_.pitch;
+    const int64_t columns = std::min(kBlock, count - offset), points = g.kernel_points();
     if (columns <= 0) return;
-    const BackwardPoint* entries = table + (d * points + k) * chunk_ + offset;
+    const int32_t* base = table.base(d * points + k) + offset;
+    const PointFractions* entries = fractions + (d * points + k) * chunk_ + offset;
     double* sums = acc;  // S_i of position j at sums[4*j + i]
     std::fill(sums, sums + 4 * kBlock, 0.0);
     for (int64_t c = d * g.in_per_deformable_group(); c < (d + 1) * g.in_per_deformable_group(); ++c) {
-      const float* plane = planes + c * planes_shape_.slots;
-      const float* gradient = gcols + (c * points + k) * chunk_ + offset;
-      for (int64_t j = 0; j < columns; ++j) {
-        const float *upper = plane + entries[j].neighbours.base, *lower = upper + pitch;
-        const double carried = gradient[j];
-        double* s = sums + 4 * j;
-        s[0] += carried * static_cast<double>(upper[0]);
-        s[1] += carried * static_cast<double>(upper[1]);
-        s[2] += carried * static_cast<double>(lower[0]);
-        s[3] += carried * static_cast<double>(lower[1]);
-      }
+      kernels_->neighbour_sums(planes + c * planes_shape_.slots, planes_shape_.pitch, base,
+                               gcols + (c * points + k) * chunk_ + offset, columns, sums);
     }
     double *dx = acc + 4 * kBlock, *dy = dx + kBlock, *dm = dy + kBlock;
     for (int64_t j = 0; j < columns; ++j) {
-      const BackwardPoint& e = entries[j];
+      const PointFractions& e = entries[j];
       const double* s = sums + 4 * j;
       const double down = e.down, right = e.right, up = 1 - down, left = 1 - right;
       dx[j] = e.inside ? e.mask * (up * (s[1] - s[0]) + down * (s[3] - s[2])) : 0.0;
@@ -252,10 +245,11 @@ class GemmBackwardData final : public DeformStep {
   int threads_;
   const Conversions16* conversions_;
   GemmBlocking blocking_;
+  const DeformKernels* kernels_;
   int64_t positions_ = 0, depth_ = 0, chunk_ = kBlock;
   PaddedPlanes planes_shape_;
   PackedWeights weights_;
-  WorkspaceLedger::Handle planes_ = -1, sums_ = -1, table_ = -1, gcols_ = -1, dy_ = -1, scratch_ = -1,
+  WorkspaceLedger::Handle planes_ = -1, sums_ = -1, table_ = -1, fractions_ = -1, gcols_ = -1, dy_ = -1, scratch_ = -1,
                           offset_sums_ = -1;
 };
 

@@ -6,7 +6,7 @@
 //      neighbours' place and their weights (the bilinear weight times the mask, formed in double and
 //      rounded once to float; 0 for a neighbour outside the image);
 //   2. the block's columns: cols[c*K + k][j] = ((w0*x0 + w1*x1) + w2*x2) + w3*x3 in float, in that order
-//      (this file is compiled without contraction, so every CPU gives the same bits), stored into
+//      (the kit's sampling loop, kernels/kits/deform_kernels.h: the same bits on every CPU), stored into
 //      deformOut where asked;
 //   3. per group, out[g*OCg + o][j] = sum_r W[g*OCg + o][r] * cols[g*Cg*K + r][j]: sgemm, M = OCg,
 //      N = the block's positions, K = Cg*K (row-major W, row-major columns);
@@ -32,7 +32,7 @@ constexpr int64_t kBlock = 256;  // output positions per task (a multiple of eve
 class ColumnsForward final : public DeformStep {
  public:
   ColumnsForward(const DeformProblem& p, DeformPlanBuilder& b)
-      : p_(p), threads_(b.threads()), conversions_(b.cpu().conversions) {
+      : p_(p), threads_(b.threads()), conversions_(b.cpu().conversions), kernels_(b.cpu().kit->deform) {
     const DeformGeometry& g = p.geometry;
     positions_ = g.out_size[0] * g.out_size[1];
     planes_shape_ = PaddedPlanes(g);
@@ -40,8 +40,8 @@ class ColumnsForward final : public DeformStep {
                                    g.in_per_group() * g.kernel_points(), b.cpu());
     const auto copies = static_cast<uint64_t>(threads_);
     planes_ = b.book_scratch("deform.planes", size_product({g.in_channels, planes_shape_.slots}), sizeof(float));
-    table_ = b.book_scratch("deform.table", size_product({g.deformable_groups, g.kernel_points(), kBlock}),
-                            sizeof(Neighbours), copies);
+    table_ = b.book_scratch("deform.table", NeighbourTable::words(g.deformable_groups * g.kernel_points(), kBlock), 4,
+                            copies);
     columns_ = b.book_scratch("deform.columns", size_product({g.in_channels, g.kernel_points(), kBlock}), sizeof(float),
                               copies);
     result_ = b.book_scratch("deform.result", size_product({g.out_channels, kBlock}), sizeof(float), copies);
@@ -59,7 +59,7 @@ class ColumnsForward final : public DeformStep {
       status = run_tasks(blocks(), threads_, "deformable forward", [&](int64_t block) {
         const int64_t first = block * kBlock, count = std::min(kBlock, positions_ - first);
         const int thread = thread_index();
-        auto* table = reinterpret_cast<Neighbours*>(w.at<float>(table_, thread));
+        const NeighbourTable table(w.at<float>(table_, thread), kBlock);
         float *columns = w.at<float>(columns_, thread), *result = w.at<float>(result_, thread);
         fill_table(n, first, count, table);
         sample_columns(planes, table, count, columns);
@@ -80,36 +80,29 @@ class ColumnsForward final : public DeformStep {
  private:
   int64_t blocks() const { return (positions_ + kBlock - 1) / kBlock; }
 
-  // The table of the block's `count` positions from `first`: entry (d*K + k)*kBlock + j for position
-  // first + j.
-  void fill_table(int64_t n, int64_t first, int64_t count, Neighbours* table) const {
+  // The table of the block's `count` positions from `first`: row d*K + k, entry j for position first + j.
+  void fill_table(int64_t n, int64_t first, int64_t count, const NeighbourTable& table) const {
     const DeformGeometry& g = p_.geometry;
     for (int64_t d = 0; d < g.deformable_groups; ++d) {
       for (int64_t k = 0; k < g.kernel_points(); ++k) {
-        Neighbours* entries = table + (d * g.kernel_points() + k) * kBlock;
         for (int64_t j = 0; j < count; ++j) {
           const int64_t oh = (first + j) / g.out_size[1], ow = (first + j) % g.out_size[1];
-          entries[j] = Neighbours(SamplingPoint(p_, n, d, k, oh, ow), g, planes_shape_);
+          table.set(d * g.kernel_points() + k, j, Neighbours(SamplingPoint(p_, n, d, k, oh, ow), g, planes_shape_));
         }
       }
     }
   }
   // Every channel's K rows of the block's columns (row c*K + k, kBlock apart) from its float plane and
   // its deformable group's table rows.
-  void sample_columns(const float* planes, const Neighbours* table, int64_t count, float* columns) const {
+  void sample_columns(const float* planes, const NeighbourTable& table, int64_t count, float* columns) const {
     const DeformGeometry& g = p_.geometry;
-    const int64_t points = g.kernel_points(), pitch = planes_shape_.pitch;
+    const int64_t points = g.kernel_points();
     for (int64_t c = 0; c < g.in_channels; ++c) {
       const float* plane = planes + c * planes_shape_.slots;
       for (int64_t k = 0; k < points; ++k) {
-        const Neighbours* entries = table + (c / g.in_per_deformable_group() * points + k) * kBlock;
-        float* out = columns + (c * points + k) * kBlock;
-        for (int64_t j = 0; j < count; ++j) {
-          const Neighbours& e = entries[j];
-          const float *upper = plane + e.base, *lower = upper + pitch;
-          const float pair = e.weight[0] * upper[0] + e.weight[1] * upper[1];
-          out[j] = (pair + e.weight[2] * lower[0]) + e.weight[3] * lower[1];
-        }
+        const int64_t row = c / g.in_per_deformable_group() * points + k;
+        kernels_->sample(plane, planes_shape_.pitch, table.base(row), table.weights(row), table.stride(), count,
+                         columns + (c * points + k) * kBlock);
       }
     }
   }
@@ -160,6 +153,7 @@ class ColumnsForward final : public DeformStep {
   DeformProblem p_;
   int threads_;
   const Conversions16* conversions_;
+  const DeformKernels* kernels_;
   GemmBlocking blocking_;
   int64_t positions_ = 0;
   PaddedPlanes planes_shape_;

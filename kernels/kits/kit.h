@@ -3,7 +3,8 @@
 // operations: the GEMM's micro-kernel tile (microkernel_tile.h), the direct family's row kernels
 // (row_kernels_impl.h, row_kernels_weight_input_impl.h), the Winograd transforms
 // (winograd_transforms_impl.h), the AMX tiles' order on the set's FMAs (kernels/amx/amx_fma_tiles.h),
-// and the 16-bit conversions' table (kernels/common/convert.h: its functions are intrinsics only).
+// the 16-bit conversions' table (kernels/common/convert.h: its functions are intrinsics only), and the
+// deformable convolution's sampling loops (deform_kernels.h: files of their own, without contraction).
 // Adding an instruction set is one ops type and one kit file (docs/architecture.md, "Checklist: adding
 // an instruction set"). Every kit gives the same bits (each template fixes its order of operations);
 // they differ only in speed.
@@ -14,6 +15,7 @@
 #include "kernels/amx/amx.h"
 #include "kernels/common/convert.h"
 #include "kernels/core/cpu_isa.h"
+#include "kernels/kits/deform_kernels.h"
 #include "kernels/kits/microkernel.h"
 #include "kernels/kits/row_kernels.h"
 #include "kernels/kits/winograd_transforms.h"
@@ -31,6 +33,8 @@ struct IsaKit {
   // FLOAT16/BF16 <-> float runs, row copies and gradBias lane sums on the set's registers
   // (CpuFeatures::conversions); null: the callers' portable paths (the generic kit).
   const Conversions16* conversions;
+  // The deformable convolution's sampling loops (deform_kernels.h).
+  const DeformKernels* deform;
 };
 
 extern const IsaKit kKitGeneric;  // kit_generic.cpp (the baseline: SSE2 on x86-64, NEON on aarch64)

@@ -164,6 +164,7 @@ extern constexpr IsaKit kKitAvx2 = {
     {Isa::kAvx2, forward_rows_avx2, weight_rows_avx2, weight_block_avx2, input_rows_avx2, 0, reads_in_place_avx2},
     transforms_of<avx2_ops>(),
     {amx_pair_rows_fma_avx2, amx_pair_a_rows_fma_avx2},
-    &kConversionsAvx2};
+    &kConversionsAvx2,
+    &kDeformKernelsAvx2};
 
 }  // namespace aclnn_cpu

@@ -160,7 +160,8 @@ constexpr IsaKit kit_avx512(const Conversions16* conversions) {
            kPairedRowWidth, reads_in_place_avx512},
           transforms_of<avx512_ops>(),
           {amx_pair_rows_fma_avx512, amx_pair_a_rows_fma_avx512},
-          conversions};
+          conversions,
+          &kDeformKernelsAvx2};
 }
 
 }  // namespace

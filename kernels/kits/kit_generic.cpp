@@ -213,7 +213,8 @@ extern constexpr IsaKit kKitGeneric = {Isa::kGeneric,
                                         input_rows_generic, 0, reads_in_place_generic},
                                        transforms_of<generic_ops>(),
                                        kFmaPairs,
-                                       nullptr};
+                                       nullptr,
+                                       &kDeformKernelsGeneric};
 
 float sum_lanes(float* lanes) {
   for (int width = kRowLanes / 2; width > 0; width /= 2) {

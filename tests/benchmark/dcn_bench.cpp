@@ -10,60 +10,27 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <functional>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include "acl/acl.h"
 #include "aclnnop/aclnn_convolution.h"
 #include "aclnnop/aclnn_convolution_backward.h"
 #include "aclnnop/aclnn_deformable_conv2d.h"
+#include "dcn_layers.h"
 
 namespace {
 
-struct Layer {
-  std::string name;
-  int64_t n, cin, cout, h, w, dg;
-};
+using dcn::Layer;
 
-std::vector<Layer> read_layers(const char* path, const std::string& filter) {
-  std::vector<Layer> layers;
-  std::ifstream in(path);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream fields(line);
-    Layer l;
-    if (fields >> l.name >> l.n >> l.cin >> l.cout >> l.h >> l.w >> l.dg) {
-      if (filter.empty() || l.name.find(filter) != std::string::npos) layers.push_back(l);
-    }
-  }
-  return layers;
-}
-
-// A FLOAT tensor in device memory, filled with small values (the offsets: shifts within +-2, masks in [0, 1]).
-struct Tensor {
-  void* data = nullptr;
-  aclTensor* tensor = nullptr;
-  Tensor(std::vector<int64_t> shape, int seed, double scale) {
-    int64_t count = 1;
-    for (int64_t s : shape) count *= s;
-    std::vector<float> host(static_cast<size_t>(count));
-    for (int64_t i = 0; i < count; ++i)
-      host[static_cast<size_t>(i)] = static_cast<float>(scale * (((i * 37 + seed * 11) % 97) / 48.0 - 1.0));
-    aclrtMalloc(&data, static_cast<size_t>(count) * 4, ACL_MEM_MALLOC_HUGE_FIRST);
-    aclrtMemcpy(data, static_cast<size_t>(count) * 4, host.data(), static_cast<size_t>(count) * 4,
-                ACL_MEMCPY_HOST_TO_DEVICE);
-    std::vector<int64_t> strides(shape.size(), 1);
-    for (size_t i = shape.size() - 1; i > 0; --i) strides[i - 1] = strides[i] * shape[i];
-    tensor = aclCreateTensor(shape.data(), shape.size(), ACL_FLOAT, strides.data(), 0,
-                             shape.size() == 1 ? ACL_FORMAT_ND : ACL_FORMAT_NCHW, shape.data(), shape.size(), data);
-  }
-  ~Tensor() {
-    aclDestroyTensor(tensor);
-    aclrtFree(data);
+// A FLOAT tensor filled with small values (the offsets: shifts within +-2, masks in [0, 1]).
+struct Tensor : dcn::Tensor {
+  Tensor(const std::vector<int64_t>& shape, int seed, double scale) : dcn::Tensor(shape, pattern(shape, seed, scale)) {}
+  static std::vector<float> pattern(const std::vector<int64_t>& shape, int seed, double scale) {
+    std::vector<float> host(static_cast<size_t>(dcn::count_of(shape)));
+    for (size_t i = 0; i < host.size(); ++i)
+      host[i] = static_cast<float>(scale * (static_cast<double>((i * 37 + seed * 11) % 97) / 48.0 - 1.0));
+    return host;
   }
 };
 
@@ -98,7 +65,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   const int rounds = argc > 2 ? std::atoi(argv[2]) : 3;
-  const std::vector<Layer> layers = read_layers(argv[1], argc > 3 ? argv[3] : "");
+  const std::vector<Layer> layers = dcn::read_layers(argv[1], argc > 3 ? argv[3] : "");
   aclInit(nullptr);
   aclrtSetDevice(0);
   aclrtStream stream = nullptr;
