@@ -19,6 +19,8 @@ import numpy as np
 import torch
 import torchvision.ops
 
+from numerics_bench import error  # (scripts/: max|g - truth| / max|truth|)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 SHAPES = os.path.join(HERE, "..", "tests", "benchmark", "dcn_shapes.txt")
 
@@ -46,11 +48,6 @@ def results(x, weight, offset, bias, grad_out, dg):
     g = shifts.grad.reshape(n, points, 2, h, w)
     grad_offset = torch.cat([g[:, :, 1], g[:, :, 0], mask.grad], dim=1)
     return y.detach(), x.grad, weight.grad, grad_offset, bias.grad
-
-
-def error(value, truth):
-    scale = truth.abs().max().item()
-    return (value.double() - truth).abs().max().item() / scale if scale > 0 else 0.0
 
 
 def main():

@@ -11,19 +11,15 @@
 // (the file's format) to regenerate the file.
 #include <gtest/gtest.h>
 
-#if defined(__x86_64__)
-#include <cpuid.h>
-#endif
-
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "support/hash_lines.h"
 #include "support/run_deform.h"
 
 namespace testing_support {
@@ -68,21 +64,9 @@ size_t count_of(const std::vector<int64_t>& shape) {
   return n;
 }
 
-// FNV-1a over the values' bytes (each result read back exactly, as double), as 16 hex digits.
+// The hash of the values' bytes (each result read back exactly, as double).
 std::string hash_of(const std::vector<double>& values) {
-  uint64_t h = 1469598103934665603ull;
-  for (double v : values) {
-    unsigned char bytes[sizeof(double)];
-    std::memcpy(bytes, &v, sizeof(v));
-    for (unsigned char b : bytes) h = (h ^ b) * 1099511628211ull;
-  }
-  char text[17];
-  std::snprintf(text, sizeof(text), "%016llx", static_cast<unsigned long long>(h));
-  return text;
-}
-
-const char* dtype_name(aclDataType dtype) {
-  return dtype == ACL_FLOAT ? "float" : dtype == ACL_FLOAT16 ? "float16" : "bf16";
+  return fnv1a_hex(reinterpret_cast<const unsigned char*>(values.data()), values.size() * sizeof(double));
 }
 
 // "layer dtype out deformOut gradInput gradWeight gradOffset gradBias": shifts and masks within +-1.9
@@ -105,41 +89,9 @@ std::string hashes(const DeformLayer& l, aclDataType dtype) {
          " " + hash_of(backward.grad_bias);
 }
 
-// The committed lines ("path layer dtype ..."), by "path layer dtype".
-std::map<std::string, std::string> committed() {
-  std::ifstream in(DEFORM_HASHES_FILE);
-  std::map<std::string, std::string> lines;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream words(line);
-    std::string path, layer, dtype;
-    words >> path >> layer >> dtype;
-    lines[path + " " + layer + " " + dtype] = line;
-  }
-  return lines;
-}
-
-// The instruction sets this build and CPU run (ACLNN_CONVBWD_ISA values), or the one ACLNN_CONVBWD_ISA names.
-std::vector<std::string> isas() {
-  if (const char* isa = std::getenv("ACLNN_CONVBWD_ISA")) return {isa};
-#if defined(__x86_64__)
-  std::vector<std::string> out = {"generic"};
-  __builtin_cpu_init();
-  unsigned a = 0, b = 0, c = 0, d = 0;  // (cpuid leaf 1 ECX: F16C, which the vector kits also need)
-  const bool f16c = __get_cpuid(1, &a, &b, &c, &d) != 0 && (c & bit_F16C) != 0;
-  const bool vectors = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && f16c;
-  if (vectors) out.push_back("avx2");
-  if (vectors && __builtin_cpu_supports("avx512f")) out.push_back("avx512");
-  return out;
-#else
-  return {""};  // the one path this build has
-#endif
-}
-
 TEST(DeformHashes, EveryInstructionSetGivesTheCommittedBits) {
   const bool print = std::getenv("SUITE_HASHES_PRINT") != nullptr;
-  const std::map<std::string, std::string> expected = committed();
+  const std::map<std::string, std::string> expected = committed_hash_lines(DEFORM_HASHES_FILE);
   const std::vector<DeformLayer> layers = scaled_down_layers();
   ASSERT_EQ(layers.size(), 5u) << DCN_SHAPES_FILE;
   if (!print) {  // fma and x86-generic lines, 3 dtypes each
@@ -147,11 +99,11 @@ TEST(DeformHashes, EveryInstructionSetGivesTheCommittedBits) {
   }
   const char* before = std::getenv("ACLNN_CONVBWD_ISA");
   const std::string saved = before != nullptr ? before : "";
-  for (const std::string& isa : isas()) {
+  for (const std::string& isa : runnable_isas()) {
     if (!isa.empty()) setenv("ACLNN_CONVBWD_ISA", isa.c_str(), 1);
     for (const DeformLayer& l : layers) {
       for (aclDataType dtype : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}) {
-        const std::string line = std::string(isa == "generic" ? "x86-generic " : "fma ") + hashes(l, dtype);
+        const std::string line = std::string(path_word(isa)) + " " + hashes(l, dtype);
         if (print) {
           std::printf("%s\n", line.c_str());
           continue;

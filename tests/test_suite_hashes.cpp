@@ -15,10 +15,6 @@
 // SUITE_HASHES_PRINT=1 prints every line (the file's format) to regenerate the file.
 #include <gtest/gtest.h>
 
-#if defined(__x86_64__)
-#include <cpuid.h>
-#endif
-
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -28,11 +24,13 @@
 #include <vector>
 
 #include "benchmark/bench_layers.h"
+#include "support/hash_lines.h"
 
 namespace {
 
 using bench::AclTensor;
 using bench::Layer;
+using testing_support::dtype_name;
 
 // The layer the check runs: batch 1 (TBC: 2), a quarter of the channels (per-group channels halved
 // while at least 16, else groups), a quarter of each spatial axis (at least 5 positions, 1-D a
@@ -52,19 +50,11 @@ Layer scaled_down(Layer l) {
   return l;
 }
 
-// FNV-1a over a buffer's bytes, as 16 hex digits.
+// The hash of a tensor's bytes.
 std::string hash_of(const AclTensor& t) {
   std::vector<unsigned char> bytes(t.bytes);
   aclrtMemcpy(bytes.data(), bytes.size(), t.data, t.bytes, ACL_MEMCPY_DEVICE_TO_HOST);
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char b : bytes) h = (h ^ b) * 1099511628211ull;
-  char text[17];
-  std::snprintf(text, sizeof(text), "%016llx", static_cast<unsigned long long>(h));
-  return text;
-}
-
-const char* dtype_name(aclDataType dtype) {
-  return dtype == ACL_FLOAT ? "float" : dtype == ACL_FLOAT16 ? "float16" : "bf16";
+  return testing_support::fnv1a_hex(bytes.data(), bytes.size());
 }
 
 // Phase 2 of a planned executor on a workspace of NaNs.
@@ -93,39 +83,7 @@ std::string hashes(const Layer& l, aclDataType dtype) {
   return l.name + " " + dtype_name(dtype) + " " + backward + " " + hash_of(t.gy);
 }
 
-// The committed lines ("path layer dtype gradInput gradWeight gradBias"), by "path layer dtype".
-std::map<std::string, std::string> committed() {
-  std::ifstream in(SUITE_HASHES_FILE);
-  std::map<std::string, std::string> lines;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream words(line);
-    std::string path, layer, dtype;
-    words >> path >> layer >> dtype;
-    lines[path + " " + layer + " " + dtype] = line;
-  }
-  return lines;
-}
-
-// The instruction sets this build and CPU run (ACLNN_CONVBWD_ISA values), or the one
-// ACLNN_CONVBWD_ISA names.
-std::vector<std::string> isas() {
-  if (const char* isa = std::getenv("ACLNN_CONVBWD_ISA")) return {isa};
-#if defined(__x86_64__)
-  std::vector<std::string> out = {"generic"};
-  __builtin_cpu_init();
-  // (the vector kits also need F16C, as the library's detection does)
-  unsigned a = 0, b = 0, c = 0, d = 0;  // (cpuid leaf 1 ECX: F16C)
-  const bool f16c = __get_cpuid(1, &a, &b, &c, &d) != 0 && (c & bit_F16C) != 0;
-  const bool vectors = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && f16c;
-  if (vectors) out.push_back("avx2");
-  if (vectors && __builtin_cpu_supports("avx512f")) out.push_back("avx512");
-  return out;
-#else
-  return {""};  // the one path this build has
-#endif
-}
+std::map<std::string, std::string> committed() { return testing_support::committed_hash_lines(SUITE_HASHES_FILE); }
 
 TEST(SuiteHashes, EveryInstructionSetGivesTheCommittedBits) {
   aclInit(nullptr);
@@ -142,13 +100,12 @@ TEST(SuiteHashes, EveryInstructionSetGivesTheCommittedBits) {
   // settings force, unless the hashes are only printed (scripts/amx_check.sh prints them on the tiles it asks for)
   setenv("ACLNN_CONVBWD_BF16_DOT", "0", 1);
   setenv("ACLNN_CONVBWD_AMX", "0", print ? 0 : 1);
-  for (const std::string& isa : isas()) {
+  for (const std::string& isa : testing_support::runnable_isas()) {
     if (!isa.empty()) setenv("ACLNN_CONVBWD_ISA", isa.c_str(), 1);
     for (const Layer& layer : layers) {
       const Layer l = full ? layer : scaled_down(layer);
       for (aclDataType dtype : {ACL_FLOAT, ACL_FLOAT16, ACL_BF16}) {
-        // x86-64's generic path multiplies and adds apart (no FMA): its own float bits.
-        const std::string line = std::string(isa == "generic" ? "x86-generic " : "fma ") + hashes(l, dtype);
+        const std::string line = std::string(testing_support::path_word(isa)) + " " + hashes(l, dtype);
         if (print) std::printf("%s\n", line.c_str());
         if (full || print) continue;
         const auto it = expected.find(line.substr(0, line.find(' ') + 1) + l.name + " " + dtype_name(dtype));
@@ -221,7 +178,7 @@ TEST(SuiteHashes, WinogradGivesTheCommittedBitsOnEveryPath) {
   const char* const kFused = "winograd_c64 float fma 8688bd0b6d23d78c";
   const char* const kGeneric = "winograd_c64 float x86-generic a9ffc15fba53c688";
   setenv("ACLNN_CONVBWD_KERNELS", "winograd", 1);
-  for (const std::string& isa : isas()) {
+  for (const std::string& isa : testing_support::runnable_isas()) {
     if (!isa.empty()) setenv("ACLNN_CONVBWD_ISA", isa.c_str(), 1);
     const bench::LayerTensors t(l, ACL_FLOAT);
     uint64_t size = 0;
@@ -231,7 +188,7 @@ TEST(SuiteHashes, WinogradGivesTheCommittedBitsOnEveryPath) {
       continue;
     }
     execute(l, true, size, executor);
-    const std::string line = l.name + " float " + (isa == "generic" ? "x86-generic " : "fma ") + hash_of(t.gy);
+    const std::string line = l.name + " float " + testing_support::path_word(isa) + " " + hash_of(t.gy);
     if (std::getenv("SUITE_HASHES_PRINT") != nullptr) std::printf("%s\n", line.c_str());
     EXPECT_EQ(line, isa == "generic" ? kGeneric : kFused) << "isa " << (isa.empty() ? "default" : isa);
   }

@@ -15,8 +15,8 @@ struct DeformKernels {
   void (*sample)(const float* plane, int64_t pitch, const int32_t* base, const float* weights, int64_t stride,
                  int64_t count, float* out);
   // sums[4*j + i] += double(gradient[j]) * double(x_i) for j < count and i < 4 (each product exact).
-  void (*neighbour_sums)(const float* plane, int64_t pitch, const int32_t* base, const float* gradient,
-                         int64_t count, double* sums);
+  void (*neighbour_sums)(const float* plane, int64_t pitch, const int32_t* base, const float* gradient, int64_t count,
+                         double* sums);
 };
 
 extern const DeformKernels kDeformKernelsGeneric;  // deform_kernels_generic.cpp: the loops as written

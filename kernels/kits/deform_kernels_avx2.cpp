@@ -43,8 +43,8 @@ void sample_avx2(const float* plane, int64_t pitch, const int32_t* base, const f
   }
 }
 
-void neighbour_sums_avx2(const float* plane, int64_t pitch, const int32_t* base, const float* gradient,
-                         int64_t count, double* sums) {
+void neighbour_sums_avx2(const float* plane, int64_t pitch, const int32_t* base, const float* gradient, int64_t count,
+                         double* sums) {
   for (int64_t j = 0; j < count; ++j) {
     const float* upper = plane + base[j];
     const __m128 top = _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(upper)));

@@ -68,7 +68,8 @@ int main(int argc, char** argv) {
     const dcn::Tensor bias({l.cout}, uniform(rng, l.cout, -0.1f, 0.1f));
     const dcn::Tensor grad_out({l.n, l.cout, l.h, l.w}, uniform(rng, l.n * l.cout * plane, -1.0f, 1.0f));
     const dcn::Tensor out({l.n, l.cout, l.h, l.w}, std::vector<float>(static_cast<size_t>(l.n * l.cout * plane)));
-    const dcn::Tensor columns({l.n, l.cin, 3 * l.h, 3 * l.w}, std::vector<float>(static_cast<size_t>(l.n * l.cin * 9 * plane)));
+    const dcn::Tensor columns({l.n, l.cin, 3 * l.h, 3 * l.w},
+                              std::vector<float>(static_cast<size_t>(l.n * l.cin * 9 * plane)));
     const dcn::Tensor grad_x({l.n, l.cin, l.h, l.w}, std::vector<float>(static_cast<size_t>(l.n * l.cin * plane)));
     const dcn::Tensor grad_w({l.cout, l.cin, 3, 3}, std::vector<float>(static_cast<size_t>(l.cout * l.cin * 9)));
     const dcn::Tensor grad_offset({l.n, 3 * points, l.h, l.w}, std::vector<float>(offset.size()));
@@ -86,8 +87,8 @@ int main(int argc, char** argv) {
                    [&](uint64_t* size, aclOpExecutor** executor) {
                      return aclnnDeformableConv2dBackwardGetWorkspaceSize(
                          x.tensor, grad_out.tensor, columns.tensor, weight.tensor, offsets.tensor, kernel_a, ones_a,
-                         ones_a, ones_a, 1, l.dg, true, grad_x.tensor, grad_w.tensor, grad_offset.tensor,
-                         grad_b.tensor, size, executor);
+                         ones_a, ones_a, 1, l.dg, true, grad_x.tensor, grad_w.tensor, grad_offset.tensor, grad_b.tensor,
+                         size, executor);
                    },
                    aclnnDeformableConv2dBackward, stream);
     aclDestroyIntArray(kernel_a);
@@ -95,7 +96,8 @@ int main(int argc, char** argv) {
     const std::string path = dir + "/" + l.name + ".f32";
     std::FILE* file = ok ? std::fopen(path.c_str(), "wb") : nullptr;
     ok = file != nullptr;
-    for (const dcn::Tensor* t : {&x, &weight, &offsets, &bias, &grad_out, &out, &grad_x, &grad_w, &grad_offset, &grad_b}) {
+    for (const dcn::Tensor* t :
+         {&x, &weight, &offsets, &bias, &grad_out, &out, &grad_x, &grad_w, &grad_offset, &grad_b}) {
       const std::vector<float> values = t->values();
       ok = ok && std::fwrite(values.data(), 4, values.size(), file) == values.size();
     }
