@@ -20,7 +20,7 @@
 #include "kernels/core/conv_problem.h"
 #include "kernels/core/cpu_isa.h"
 #include "kernels/core/entry_list.h"
-#include "kernels/core/workspace.h"
+#include "kernels/core/list_plan.h"
 
 namespace aclnn_cpu {
 
@@ -76,41 +76,13 @@ struct DeformProblem {
   int max_threads = 1;  // threads phase 2 may use, fixed at phase 1
 };
 
-// A planned piece of phase-2 work.
-class DeformStep {
- public:
-  virtual ~DeformStep() = default;
-  // Computes the step's results. Returns ACLNN_SUCCESS, or a status after report_error().
-  virtual int run(const Workspace& workspace) const = 0;
-  virtual int64_t tasks() const = 0;                 // parallel tasks it offers, for the verbose mode
-  virtual std::string detail() const { return ""; }  // more for the verbose mode, or ""
-};
-
-// What an entry's plan() may ask of the plan being built.
-class DeformPlanBuilder {
- public:
-  DeformPlanBuilder(const CpuFeatures& cpu, WorkspaceLedger& ledger, int threads)
-      : cpu_(cpu), ledger_(ledger), threads_(threads) {}
-  const CpuFeatures& cpu() const { return cpu_; }
-  int threads() const { return threads_; }
-  // The step's scratch: `copies` slices of `count` elements (one per thread, or one), valid while it runs.
-  WorkspaceLedger::Handle book_scratch(const char* name, uint64_t count, uint64_t element_bytes, uint64_t copies = 1) {
-    return ledger_.book_step(name, count, element_bytes, copies);
-  }
-
- private:
-  const CpuFeatures& cpu_;
-  WorkspaceLedger& ledger_;
-  int threads_;
-};
-
 // An entry of one pass's list (entry_list.h's choose_from walks them).
 struct DeformImpl {
   const char* name;
   const char* family;
   DeformPass pass;
   Support (*supports)(const DeformProblem& problem, const CpuFeatures& cpu);
-  std::unique_ptr<DeformStep> (*plan)(const DeformProblem& problem, DeformPlanBuilder& builder);
+  std::unique_ptr<OperatorStep> (*plan)(const DeformProblem& problem, StepBuilder& builder);
 };
 
 }  // namespace aclnn_cpu

@@ -136,7 +136,7 @@ inline int read_sample_planes(const DeformProblem& p, int64_t n, const PaddedPla
 class PackedWeights {
  public:
   PackedWeights() = default;
-  PackedWeights(const DeformProblem& p, DeformPlanBuilder& b, const GemmBlocking& blocking, bool transposed)
+  PackedWeights(const DeformProblem& p, StepBuilder& b, const GemmBlocking& blocking, bool transposed)
       : weight_(p.weight), groups_(p.geometry.groups), blocking_(blocking), transposed_(transposed) {
     const DeformGeometry& g = p.geometry;
     outputs_ = g.out_per_group(), depth_ = g.in_per_group() * g.kernel_points();

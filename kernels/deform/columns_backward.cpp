@@ -53,9 +53,9 @@ void read_rows(const View5& view, int64_t n, int64_t o0, int64_t rows, int64_t f
     read_plane_floats(view, MathMode::kFull, n, o0 + o, first, count, out + o * kBlock, conversions);
 }
 
-class GemmBackwardData final : public DeformStep {
+class GemmBackwardData final : public OperatorStep {
  public:
-  GemmBackwardData(const DeformProblem& p, DeformPlanBuilder& b)
+  GemmBackwardData(const DeformProblem& p, StepBuilder& b)
       : p_(p), threads_(b.threads()), conversions_(b.cpu().conversions), kernels_(b.cpu().kit->deform) {
     const DeformGeometry& g = p.geometry;
     positions_ = g.out_size[0] * g.out_size[1];
@@ -253,9 +253,9 @@ class GemmBackwardData final : public DeformStep {
                           offset_sums_ = -1;
 };
 
-class GemmBackwardWeight final : public DeformStep {
+class GemmBackwardWeight final : public OperatorStep {
  public:
-  GemmBackwardWeight(const DeformProblem& p, DeformPlanBuilder& b)
+  GemmBackwardWeight(const DeformProblem& p, StepBuilder& b)
       : p_(p), threads_(b.threads()), conversions_(b.cpu().conversions) {
     const DeformGeometry& g = p.geometry;
     positions_ = g.out_size[0] * g.out_size[1];
@@ -333,10 +333,9 @@ class GemmBackwardWeight final : public DeformStep {
   WorkspaceLedger::Handle dy_ = -1, columns_ = -1, result_ = -1, scratch_ = -1;
 };
 
-class LanesBias final : public DeformStep {
+class LanesBias final : public OperatorStep {
  public:
-  LanesBias(const DeformProblem& p, DeformPlanBuilder& b)
-      : p_(p), threads_(b.threads()), conversions_(b.cpu().conversions) {}
+  LanesBias(const DeformProblem& p, StepBuilder& b) : p_(p), threads_(b.threads()), conversions_(b.cpu().conversions) {}
   int run(const Workspace&) const override {
     reduce_bias(p_.grad_output, p_.grad_bias, threads_, conversions_);
     return 0;
@@ -365,16 +364,14 @@ Support supports_bias(const DeformProblem& p, const CpuFeatures&) {
 
 }  // namespace
 
-extern const DeformImpl kDeformGemmBackwardData = {"gemm", "gemm", DeformPass::kBackwardData, supports_data,
-                                                   [](const DeformProblem& p, DeformPlanBuilder& b) {
-                                                     return std::unique_ptr<DeformStep>(new GemmBackwardData(p, b));
-                                                   }};
-extern const DeformImpl kDeformGemmBackwardWeight = {"gemm", "gemm", DeformPass::kBackwardWeight, supports_weight,
-                                                     [](const DeformProblem& p, DeformPlanBuilder& b) {
-                                                       return std::unique_ptr<DeformStep>(new GemmBackwardWeight(p, b));
-                                                     }};
+extern const DeformImpl kDeformGemmBackwardData = {
+    "gemm", "gemm", DeformPass::kBackwardData, supports_data,
+    [](const DeformProblem& p, StepBuilder& b) { return std::unique_ptr<OperatorStep>(new GemmBackwardData(p, b)); }};
+extern const DeformImpl kDeformGemmBackwardWeight = {
+    "gemm", "gemm", DeformPass::kBackwardWeight, supports_weight,
+    [](const DeformProblem& p, StepBuilder& b) { return std::unique_ptr<OperatorStep>(new GemmBackwardWeight(p, b)); }};
 extern const DeformImpl kDeformLanesBias = {
     "lanes", "lanes", DeformPass::kBias, supports_bias,
-    [](const DeformProblem& p, DeformPlanBuilder& b) { return std::unique_ptr<DeformStep>(new LanesBias(p, b)); }};
+    [](const DeformProblem& p, StepBuilder& b) { return std::unique_ptr<OperatorStep>(new LanesBias(p, b)); }};
 
 }  // namespace aclnn_cpu

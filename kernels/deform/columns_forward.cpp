@@ -29,9 +29,9 @@ namespace {
 
 constexpr int64_t kBlock = 256;  // output positions per task (a multiple of every kit's NR)
 
-class ColumnsForward final : public DeformStep {
+class ColumnsForward final : public OperatorStep {
  public:
-  ColumnsForward(const DeformProblem& p, DeformPlanBuilder& b)
+  ColumnsForward(const DeformProblem& p, StepBuilder& b)
       : p_(p), threads_(b.threads()), conversions_(b.cpu().conversions), kernels_(b.cpu().kit->deform) {
     const DeformGeometry& g = p.geometry;
     positions_ = g.out_size[0] * g.out_size[1];
@@ -174,6 +174,6 @@ Support supports(const DeformProblem& p, const CpuFeatures&) {
 
 extern const DeformImpl kDeformGemmForward = {
     "gemm", "gemm", DeformPass::kForward, supports,
-    [](const DeformProblem& p, DeformPlanBuilder& b) { return std::unique_ptr<DeformStep>(new ColumnsForward(p, b)); }};
+    [](const DeformProblem& p, StepBuilder& b) { return std::unique_ptr<OperatorStep>(new ColumnsForward(p, b)); }};
 
 }  // namespace aclnn_cpu

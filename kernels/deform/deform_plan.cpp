@@ -1,8 +1,5 @@
 #include "kernels/deform/deform_plan.h"
 
-#include "aclnn/opdev/op_errno.h"
-#include "common/log.h"
-#include "kernels/core/entry_list.h"
 #include "kernels/kits/kit.h"
 
 namespace aclnn_cpu {
@@ -38,50 +35,14 @@ const char* result_name(DeformPass pass) {
   }
 }
 
-std::unique_ptr<DeformPlan> DeformPlan::build(const DeformProblem& problem, const std::string& only, const char* api) {
-  std::unique_ptr<DeformPlan> plan(new DeformPlan());
-  plan->problem_ = problem;
-  const DeformProblem& p = plan->problem_;
-  plan->cpu_ = cpu_features();  // (the settings read here, not at phase 2)
+std::unique_ptr<DeformPlan> plan_deformable(const DeformProblem& problem, const std::string& only, const char* api) {
+  std::vector<ListPass<DeformImpl>> passes;
   for (DeformPass pass : kDeformPasses) {
-    if ((pass == DeformPass::kForward) == p.backward) continue;  // the operator's own passes
-    if (!writes_something(p, pass)) continue;
-    // (its entries keep no decision: the choices line's last field stays empty)
-    const ListChoice<DeformImpl> choice = choose_from(deformable_implementations(pass), p, plan->cpu_, only);
-    plan->choices_.push_back(
-        format("%s,%s,%s,%s,", result_name(pass), pass_name(pass), choice.entry->name, choice.refusals.c_str()));
-    plan->steps_.push_back({choice.entry, nullptr});
+    if ((pass == DeformPass::kForward) == problem.backward) continue;  // the operator's own passes
+    if (!writes_something(problem, pass)) continue;
+    passes.push_back({result_name(pass), pass_name(pass), &deformable_implementations(pass)});
   }
-  DeformPlanBuilder builder(plan->cpu_, plan->ledger_, p.max_threads);
-  for (Chosen& chosen : plan->steps_) {
-    plan->ledger_.begin_step();
-    chosen.step = chosen.impl->plan(p, builder);
-  }
-  if (plan->ledger_.overflowed()) {
-    report_error(format("%s: the workspace this problem needs exceeds 2^64 bytes", api));
-    return nullptr;
-  }
-  return plan;
-}
-
-int DeformPlan::execute(void* buffer) const {
-  const Workspace workspace(ledger_, buffer);
-  for (const Chosen& chosen : steps_) {
-    const int status = chosen.step->run(workspace);
-    if (status != ACLNN_SUCCESS) return status;
-  }
-  return ACLNN_SUCCESS;
-}
-
-std::string DeformPlan::describe() const {
-  std::string text;
-  for (const Chosen& chosen : steps_) {
-    text += format("%s%s=%s:tasks=%lld", text.empty() ? "" : " ", result_name(chosen.impl->pass), chosen.impl->name,
-                   static_cast<long long>(chosen.step->tasks()));
-    const std::string detail = chosen.step->detail();
-    if (!detail.empty()) text += ":" + detail;
-  }
-  return text;
+  return DeformPlan::build(problem, cpu_features(), passes, only, api);
 }
 
 }  // namespace aclnn_cpu

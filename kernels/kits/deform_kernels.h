@@ -21,7 +21,7 @@ struct DeformKernels {
 
 extern const DeformKernels kDeformKernelsGeneric;  // deform_kernels_generic.cpp: the loops as written
 #ifdef ACLNN_HAVE_X86_KERNELS
-extern const DeformKernels kDeformKernelsAvx2;  // deform_kernels_avx2.cpp (-mavx2): gathers, double lanes
+extern const DeformKernels kDeformKernelsAvx2;  // deform_kernels_avx2.cpp (-mavx2): pair loads, double lanes
 #endif
 
 }  // namespace aclnn_cpu

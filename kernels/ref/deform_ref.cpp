@@ -77,7 +77,7 @@ int threads_for(const DeformProblem& p, std::initializer_list<const View5*> outp
 }
 
 // --- forward: out per (n, o) plane, then deformOut per (n, c) plane ------------------------------
-class RefForward final : public DeformStep {
+class RefForward final : public OperatorStep {
  public:
   explicit RefForward(const DeformProblem& p) : p_(p), threads_(threads_for(p, {&p.output, &p.columns})) {}
   int run(const Workspace&) const override {
@@ -134,9 +134,9 @@ double column_gradient(const DeformProblem& p, int64_t n, int64_t c, int64_t kh,
 
 // --- backward data: gradInput per (n, c) plane (scattered into a double plane), then gradOffset per
 // (n, block, deformable group) ------------------------------------------------------------------
-class RefBackwardData final : public DeformStep {
+class RefBackwardData final : public OperatorStep {
  public:
-  RefBackwardData(const DeformProblem& p, DeformPlanBuilder& b)
+  RefBackwardData(const DeformProblem& p, StepBuilder& b)
       : p_(p), threads_(threads_for(p, {&p.grad_input, &p.grad_offset})) {
     const DeformGeometry& g = p.geometry;
     plane_ = b.book_scratch("deform_ref.plane", static_cast<uint64_t>(g.in_size[0] * g.in_size[1]), sizeof(double),
@@ -217,7 +217,7 @@ class RefBackwardData final : public DeformStep {
 };
 
 // --- gradWeight per (o, ci, kh, kw), gradBias per o ---------------------------------------------
-class RefBackwardWeight final : public DeformStep {
+class RefBackwardWeight final : public OperatorStep {
  public:
   explicit RefBackwardWeight(const DeformProblem& p) : p_(p), threads_(threads_for(p, {&p.grad_weight})) {}
   int run(const Workspace&) const override {
@@ -249,7 +249,7 @@ class RefBackwardWeight final : public DeformStep {
   int threads_;
 };
 
-class RefBias final : public DeformStep {
+class RefBias final : public OperatorStep {
  public:
   explicit RefBias(const DeformProblem& p) : p_(p), threads_(threads_for(p, {&p.grad_bias})) {}
   int run(const Workspace&) const override {
@@ -277,16 +277,15 @@ Support supports_all(const DeformProblem&, const CpuFeatures&) { return kSupport
 
 extern const DeformImpl kDeformRefForward = {
     "ref", "ref", DeformPass::kForward, supports_all,
-    [](const DeformProblem& p, DeformPlanBuilder&) { return std::unique_ptr<DeformStep>(new RefForward(p)); }};
-extern const DeformImpl kDeformRefBackwardData = {"ref", "ref", DeformPass::kBackwardData, supports_all,
-                                                  [](const DeformProblem& p, DeformPlanBuilder& b) {
-                                                    return std::unique_ptr<DeformStep>(new RefBackwardData(p, b));
-                                                  }};
+    [](const DeformProblem& p, StepBuilder&) { return std::unique_ptr<OperatorStep>(new RefForward(p)); }};
+extern const DeformImpl kDeformRefBackwardData = {
+    "ref", "ref", DeformPass::kBackwardData, supports_all,
+    [](const DeformProblem& p, StepBuilder& b) { return std::unique_ptr<OperatorStep>(new RefBackwardData(p, b)); }};
 extern const DeformImpl kDeformRefBackwardWeight = {
     "ref", "ref", DeformPass::kBackwardWeight, supports_all,
-    [](const DeformProblem& p, DeformPlanBuilder&) { return std::unique_ptr<DeformStep>(new RefBackwardWeight(p)); }};
+    [](const DeformProblem& p, StepBuilder&) { return std::unique_ptr<OperatorStep>(new RefBackwardWeight(p)); }};
 extern const DeformImpl kDeformRefBias = {
     "ref", "ref", DeformPass::kBias, supports_all,
-    [](const DeformProblem& p, DeformPlanBuilder&) { return std::unique_ptr<DeformStep>(new RefBias(p)); }};
+    [](const DeformProblem& p, StepBuilder&) { return std::unique_ptr<OperatorStep>(new RefBias(p)); }};
 
 }  // namespace aclnn_cpu

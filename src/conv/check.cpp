@@ -137,4 +137,33 @@ Check check_inside_storage(const char* api, const std::vector<UsedTensor>& used)
   return Check{};
 }
 
+Check check_format_in(const char* api, const NamedTensor& t, std::initializer_list<int32_t> formats,
+                      const char* expected) {
+  if (t.tensor == nullptr) return Check{};
+  for (int32_t format : formats) {
+    if (t.tensor->format == format) return Check{};
+  }
+  return fail_check(ACLNN_ERR_PARAM_INVALID, api,
+                    format("%s format %s (%d) is not supported: expected %s", t.name, format_name(t.tensor->format),
+                           t.tensor->format, expected));
+}
+
+Check check_rank(const char* api, const NamedTensor& t, int64_t rank) {
+  if (t.tensor == nullptr || dims(*t.tensor) == rank) return Check{};
+  return fail_check(ACLNN_ERR_PARAM_INVALID, api,
+                    format("%s shape %s has %lld dims: expected %lld", t.name, to_string(t.tensor->view_shape).c_str(),
+                           static_cast<long long>(dims(*t.tensor)), static_cast<long long>(rank)));
+}
+
+Check check_shape_is(const char* api, const char* name, const aclTensor& tensor, const std::vector<Wide>& expected) {
+  bool same = tensor.view_shape.size() == expected.size();
+  for (size_t i = 0; same && i < expected.size(); ++i) same = Wide{tensor.view_shape[i]} == expected[i];
+  if (same) return Check{};
+  std::string want = "[";
+  for (size_t i = 0; i < expected.size(); ++i)
+    want += (i ? ", " : "") + std::to_string(static_cast<long long>(expected[i]));
+  return fail_check(ACLNN_ERR_PARAM_INVALID, api,
+                    format("%s shape %s must be %s", name, to_string(tensor.view_shape).c_str(), (want + "]").c_str()));
+}
+
 }  // namespace aclnn_cpu

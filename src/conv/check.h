@@ -48,6 +48,29 @@ Check check_accessible(const char* api, const char* name, const aclTensor& tenso
 // dtype is FLOAT, FLOAT16 or BF16 (the 910B list).
 Check check_float_dtype(const char* api, const char* name, const aclTensor& tensor);
 
+// A tensor argument and the name the API gives it (nullptr where an optional one is absent: the checks
+// below then pass).
+struct NamedTensor {
+  const char* name;
+  const aclTensor* tensor;
+};
+// Its format is one of `formats` (`expected` names them in the message).
+Check check_format_in(const char* api, const NamedTensor& t, std::initializer_list<int32_t> formats,
+                      const char* expected);
+// It has `rank` dims.
+Check check_rank(const char* api, const NamedTensor& t, int64_t rank);
+
+// `tensor`'s shape is exactly `expected`.
+Check check_shape_is(const char* api, const char* name, const aclTensor& tensor, const std::vector<Wide>& expected);
+
+// Runs the checks (callables returning a Check) in order; the first failing one's result.
+template <typename... Checks>
+Check first_failure(Checks&&... checks) {
+  Check result;
+  ((result.failed() ? void() : void(result = checks())), ...);
+  return result;
+}
+
 // The first of `arguments` (in order) that is null: 161001 "<name> is nullptr".
 struct NamedPointer {
   const char* name;

@@ -23,7 +23,7 @@ class DeformableCall final : public OperatorProblem {
   std::unique_ptr<OperatorPlan> plan_on_host(int threads, const char* api) const override {
     DeformProblem planned = problem_;
     planned.max_threads = threads;
-    std::unique_ptr<DeformPlan> plan = DeformPlan::build(planned, implementation_filter(), api);
+    std::unique_ptr<DeformPlan> plan = plan_deformable(planned, implementation_filter(), api);
     if (plan == nullptr) return nullptr;
     return std::make_unique<HostPlan<DeformPlan>>(std::move(plan));
   }

@@ -111,16 +111,6 @@ Check check_deform_divisible(const char* api, const char* input_name, const Defo
   return Check{};
 }
 
-Check check_shape_is(const char* api, const char* name, const aclTensor& tensor, const std::vector<Wide>& expected) {
-  bool same = tensor.view_shape.size() == expected.size();
-  for (size_t i = 0; same && i < expected.size(); ++i) same = Wide{tensor.view_shape[i]} == expected[i];
-  if (same) return Check{};
-  std::string want = "[";
-  for (size_t i = 0; i < expected.size(); ++i) want += (i ? ", " : "") + std::to_string(ll(expected[i]));
-  return invalid(api,
-                 format("%s shape %s must be %s", name, to_string(tensor.view_shape).c_str(), (want + "]").c_str()));
-}
-
 Check check_deform_limits(const char* api, const DeformShapes& s, const DeformAttributes& a,
                           std::initializer_list<NamedTensor> tensors) {
   const std::vector<int64_t>& k = a.kernel_size->values;

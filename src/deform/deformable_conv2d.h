@@ -74,14 +74,8 @@ struct DeformShapes {
 DeformShapes deform_shapes(const aclTensor& input, const aclTensor& weight, const DeformAttributes& a);
 // inC % deformableGroups, inC % groups and outC % groups, inH*inW <= 2^31 - 1, in CANN's order.
 Check check_deform_divisible(const char* api, const char* input_name, const DeformShapes& s, const DeformAttributes& a);
-// `tensor`'s shape is exactly `expected`.
-Check check_shape_is(const char* api, const char* name, const aclTensor& tensor, const std::vector<Wide>& expected);
 // KH*KW*inC/groups <= 65535 (CANN's last shape check), then ours: every size and parameter within
 // 2^31 - 1 (the kernels index with them).
-struct NamedTensor {
-  const char* name;
-  const aclTensor* tensor;
-};
 Check check_deform_limits(const char* api, const DeformShapes& s, const DeformAttributes& a,
                           std::initializer_list<NamedTensor> tensors);
 

@@ -12,16 +12,11 @@
 namespace aclnn_cpu {
 namespace {
 
-struct Named {
-  const char* name;
-  const aclTensor* tensor;
-};
-
 Check invalid(const char* api, const std::string& message) { return fail_check(ACLNN_ERR_PARAM_INVALID, api, message); }
 
 // Ours, before any shape is read: dims non-negative, one stride per dim.
-Check check_all_well_formed(const char* api, std::initializer_list<Named> tensors) {
-  for (const Named& t : tensors) {
+Check check_all_well_formed(const char* api, std::initializer_list<NamedTensor> tensors) {
+  for (const NamedTensor& t : tensors) {
     if (t.tensor == nullptr) continue;
     const Check check = check_well_formed(api, t.name, *t.tensor);
     if (check.failed()) return check;
@@ -29,40 +24,16 @@ Check check_all_well_formed(const char* api, std::initializer_list<Named> tensor
   return Check{};
 }
 
-Check check_same_dtype(const char* api, const Named& t, const Named& as) {
+Check check_same_dtype(const char* api, const NamedTensor& t, const NamedTensor& as) {
   if (t.tensor == nullptr || t.tensor->dtype == as.tensor->dtype) return Check{};
   return invalid(api, format("%s dtype %s must equal %s dtype %s", t.name, dtype_name(t.tensor->dtype), as.name,
                              dtype_name(as.tensor->dtype)));
 }
 
-Check check_format_in(const char* api, const Named& t, std::initializer_list<int32_t> formats, const char* expected) {
-  if (t.tensor == nullptr) return Check{};
-  for (int32_t format : formats) {
-    if (t.tensor->format == format) return Check{};
-  }
-  return invalid(api, format("%s format %s (%d) is not supported: expected %s", t.name, format_name(t.tensor->format),
-                             t.tensor->format, expected));
-}
-
-Check check_same_format(const char* api, const Named& t, const Named& as) {
+Check check_same_format(const char* api, const NamedTensor& t, const NamedTensor& as) {
   if (t.tensor == nullptr || t.tensor->format == as.tensor->format) return Check{};
   return invalid(api, format("%s format %s must equal %s format %s", t.name, format_name(t.tensor->format), as.name,
                              format_name(as.tensor->format)));
-}
-
-Check check_rank(const char* api, const Named& t, int64_t rank) {
-  if (t.tensor == nullptr || dims(*t.tensor) == rank) return Check{};
-  return invalid(api,
-                 format("%s shape %s has %lld dims: expected %lld", t.name, to_string(t.tensor->view_shape).c_str(),
-                        static_cast<long long>(dims(*t.tensor)), static_cast<long long>(rank)));
-}
-
-// Runs the checks in order; the first failing one's result.
-template <typename... Checks>
-Check first_failure(Checks&&... checks) {
-  Check result;
-  ((result.failed() ? void() : void(result = checks())), ...);
-  return result;
 }
 
 }  // namespace
@@ -94,7 +65,7 @@ Check validate_deformable_conv2d(const DeformableConv2dArgs& a) {
                                       {"workspaceSize", a.workspace_size},
                                       {"executor", a.executor}});
   if (check.failed()) return check;
-  const Named x{"x", a.x}, weight{"weight", a.weight}, offset{"offset", a.offset}, bias{"biasOptional", a.bias},
+  const NamedTensor x{"x", a.x}, weight{"weight", a.weight}, offset{"offset", a.offset}, bias{"biasOptional", a.bias},
       out{"out", a.out}, deform_out{"deformOutOptional", a.deform_out};
   check = check_all_well_formed(kApi, {x, weight, offset, bias, out, deform_out});
   if (check.failed()) return check;
@@ -165,10 +136,10 @@ Check validate_deformable_conv2d_backward(const DeformableConv2dBackwardArgs& a)
                                       {"workspaceSize", a.workspace_size},
                                       {"executor", a.executor}});
   if (check.failed()) return check;
-  const Named input{"input", a.input}, grad_output{"gradOutput", a.grad_output}, offset_out{"offsetOut", a.offset_out},
-      weight{"weight", a.weight}, offset{"offset", a.offset}, grad_input{"gradInput", a.grad_input},
-      grad_weight{"gradWeight", a.grad_weight}, grad_offset{"gradOffset", a.grad_offset},
-      grad_bias{"gradBias", a.grad_bias};
+  const NamedTensor input{"input", a.input}, grad_output{"gradOutput", a.grad_output},
+      offset_out{"offsetOut", a.offset_out}, weight{"weight", a.weight}, offset{"offset", a.offset},
+      grad_input{"gradInput", a.grad_input}, grad_weight{"gradWeight", a.grad_weight},
+      grad_offset{"gradOffset", a.grad_offset}, grad_bias{"gradBias", a.grad_bias};
   check = check_all_well_formed(
       kApi, {input, grad_output, offset_out, weight, offset, grad_input, grad_weight, grad_offset, grad_bias});
   if (check.failed()) return check;
