@@ -16,8 +16,10 @@ allowed() {
       echo "core common kits matmul ${1#kernels/}" ;;
     kernels/conv) echo "core common amx kits matmul gemm direct winograd ref bias conv" ;;
     kernels/deform) echo "core common kits matmul ref deform" ;;
+    kernels/quant) echo "core common kits ref quant" ;;
     src/conv) echo "core conv" ;;
     src/deform) echo "core deform" ;;
+    src/quant) echo "core quant" ;;
     src/common | src/runtime | src/meta) echo "" ;;
     *) echo "?" ;;
   esac

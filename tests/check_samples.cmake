@@ -5,7 +5,9 @@ set(expected
   # (ops-nn's pages conv/deformable_conv2d/docs/aclnnDeformableConv2d.md and
   # conv/convolution_backward/docs/aclnnDeformableConv2dBackward.md, their code blocks)
   "deformable_conv2d_sample.cpp=63c4254ce9108ce48c0b62bdbf4b747547468bd0c7c7dda2ce5b495d49d4e040"
-  "deformable_conv2d_backward_sample.cpp=2b0f2542c9234d73e3d8ae0f0e424271b75338eeb2cc753c651f0795eaf6d318")
+  "deformable_conv2d_backward_sample.cpp=2b0f2542c9234d73e3d8ae0f0e424271b75338eeb2cc753c651f0795eaf6d318"
+  # (ops-nn's page conv/convolution_forward/docs/aclnnQuantConvolution.md, its code block)
+  "quant_convolution_sample.cpp=8d305c8ce6d638e47b0b8b251b29d3f2f9298070d9121c99dab4fdb11d853f6e")
 foreach(entry IN LISTS expected)
   string(REPLACE "=" ";" parts "${entry}")
   list(GET parts 0 name)

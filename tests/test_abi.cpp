@@ -166,7 +166,7 @@ TEST(Abi, TypedefWidths) {
   EXPECT_NE(free_memory, nullptr);
 }
 
-TEST(Abi, HeadersCompileAsC) { EXPECT_EQ(c_header_probe(), 4 * 161001 + 161002 + ACL_FORMAT_NCL + ACL_BF16); }
+TEST(Abi, HeadersCompileAsC) { EXPECT_EQ(c_header_probe(), 5 * 161001 + 161002 + ACL_FORMAT_NCL + ACL_BF16); }
 
 TEST(Abi, DataTypeSizeAndHalfConversion) {
   EXPECT_EQ(aclDataTypeSize(ACL_FLOAT), 4u);

@@ -5,6 +5,7 @@
 #include "aclnnop/aclnn_convolution.h"
 #include "aclnnop/aclnn_convolution_backward.h"
 #include "aclnnop/aclnn_deformable_conv2d.h"
+#include "aclnnop/aclnn_quant_convolution.h"
 
 int c_header_probe(void);
 
@@ -21,6 +22,8 @@ int c_header_probe(void) {
                                                   NULL, &workspace, &executor);
   status += aclnnDeformableConv2dBackwardGetWorkspaceSize(NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 1, 1,
                                                           true, NULL, NULL, NULL, NULL, &workspace, &executor);
+  status += aclnnQuantConvolutionGetWorkspaceSize(NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, false, NULL, 1, 0,
+                                                  NULL, NULL, &workspace, &executor);
   (void)tensor;
   (void)stream;
   return status + ACLNN_ERR_PARAM_INVALID + (int)ACL_FORMAT_NCL + (int)ACL_BF16;

@@ -4,7 +4,8 @@
 // (row_kernels_impl.h, row_kernels_weight_input_impl.h), the Winograd transforms
 // (winograd_transforms_impl.h), the AMX tiles' order on the set's FMAs (kernels/amx/amx_fma_tiles.h),
 // the 16-bit conversions' table (kernels/common/convert.h: its functions are intrinsics only), and the
-// deformable convolution's sampling loops (deform_kernels.h: files of their own, without contraction).
+// deformable convolution's sampling loops (deform_kernels.h: files of their own, without contraction)
+// and the quantized convolution's integer tile (quant_kernels.h).
 // Adding an instruction set is one ops type and one kit file (docs/architecture.md, "Checklist: adding
 // an instruction set"). Every kit gives the same bits (each template fixes its order of operations);
 // they differ only in speed.
@@ -17,6 +18,7 @@
 #include "kernels/core/cpu_isa.h"
 #include "kernels/kits/deform_kernels.h"
 #include "kernels/kits/microkernel.h"
+#include "kernels/kits/quant_kernels.h"
 #include "kernels/kits/row_kernels.h"
 #include "kernels/kits/winograd_transforms.h"
 
@@ -35,6 +37,8 @@ struct IsaKit {
   const Conversions16* conversions;
   // The deformable convolution's sampling loops (deform_kernels.h).
   const DeformKernels* deform;
+  // The quantized convolution's integer tile (quant_kernels.h).
+  const QuantKernels* quant;
 };
 
 extern const IsaKit kKitGeneric;  // kit_generic.cpp (the baseline: SSE2 on x86-64, NEON on aarch64)

@@ -165,6 +165,7 @@ extern constexpr IsaKit kKitAvx2 = {
     transforms_of<avx2_ops>(),
     {amx_pair_rows_fma_avx2, amx_pair_a_rows_fma_avx2},
     &kConversionsAvx2,
-    &kDeformKernelsAvx2};
+    &kDeformKernelsAvx2,
+    &kQuantKernelsAvx2};
 
 }  // namespace aclnn_cpu

@@ -161,7 +161,8 @@ constexpr IsaKit kit_avx512(const Conversions16* conversions) {
           transforms_of<avx512_ops>(),
           {amx_pair_rows_fma_avx512, amx_pair_a_rows_fma_avx512},
           conversions,
-          &kDeformKernelsAvx2};
+          &kDeformKernelsAvx2,
+          &kQuantKernelsAvx2};
 }
 
 }  // namespace

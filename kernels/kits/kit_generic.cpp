@@ -214,7 +214,8 @@ extern constexpr IsaKit kKitGeneric = {Isa::kGeneric,
                                        transforms_of<generic_ops>(),
                                        kFmaPairs,
                                        nullptr,
-                                       &kDeformKernelsGeneric};
+                                       &kDeformKernelsGeneric,
+                                       &kQuantKernelsGeneric};
 
 float sum_lanes(float* lanes) {
   for (int width = kRowLanes / 2; width > 0; width /= 2) {

@@ -9,12 +9,17 @@
 namespace testing_support {
 
 // Element access written for the tests (independent of the library's conversions). Test values
-// are exact in float, so converting through float rounds once.
+// are exact in float, so converting through float rounds once; integer values are exact in double
+// (INT64 and UINT64 ones below 2^53).
 double load_value(const void* base, aclDataType dtype, int64_t i) {
   switch (dtype) {
     case ACL_FLOAT16: return static_cast<float>(static_cast<const Eigen::half*>(base)[i]);
     case ACL_BF16: return static_cast<float>(static_cast<const Eigen::bfloat16*>(base)[i]);
     case ACL_DOUBLE: return static_cast<const double*>(base)[i];
+    case ACL_INT8: return static_cast<const int8_t*>(base)[i];
+    case ACL_INT32: return static_cast<const int32_t*>(base)[i];
+    case ACL_INT64: return static_cast<double>(static_cast<const int64_t*>(base)[i]);
+    case ACL_UINT64: return static_cast<double>(static_cast<const uint64_t*>(base)[i]);
     default: return static_cast<const float*>(base)[i];
   }
 }
@@ -24,12 +29,24 @@ void store_value(void* base, aclDataType dtype, int64_t i, double value) {
     case ACL_FLOAT16: static_cast<Eigen::half*>(base)[i] = Eigen::half(static_cast<float>(value)); break;
     case ACL_BF16: static_cast<Eigen::bfloat16*>(base)[i] = Eigen::bfloat16(static_cast<float>(value)); break;
     case ACL_DOUBLE: static_cast<double*>(base)[i] = value; break;
+    case ACL_INT8: static_cast<int8_t*>(base)[i] = static_cast<int8_t>(value); break;
+    case ACL_INT32: static_cast<int32_t*>(base)[i] = static_cast<int32_t>(value); break;
+    case ACL_INT64: static_cast<int64_t*>(base)[i] = static_cast<int64_t>(value); break;
+    case ACL_UINT64: static_cast<uint64_t*>(base)[i] = static_cast<uint64_t>(value); break;
     default: static_cast<float*>(base)[i] = static_cast<float>(value);
   }
 }
 
 size_t element_bytes(aclDataType dtype) {
-  return dtype == ACL_DOUBLE ? 8 : (dtype == ACL_FLOAT16 || dtype == ACL_BF16) ? 2 : 4;
+  switch (dtype) {
+    case ACL_INT8: return 1;
+    case ACL_FLOAT16:
+    case ACL_BF16: return 2;
+    case ACL_DOUBLE:
+    case ACL_INT64:
+    case ACL_UINT64: return 8;
+    default: return 4;
+  }
 }
 
 DeviceTensor::DeviceTensor(std::vector<int64_t> shape, aclDataType dtype, aclFormat format, Layout layout)

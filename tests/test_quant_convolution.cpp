@@ -1,0 +1,260 @@
+// aclnnQuantConvolution through the public C API against independent oracles: NumPy's integer sums and
+// float32 steps (tests/data/quant_golden.txt, bit for bit, on every instruction set, both entries and
+// strided layouts), int32 wrap-around past 2^31, the doc sample's geometry by counting, and the fast
+// entry against the reference on random layers. Workspaces are poisoned before phase 2.
+#include <gtest/gtest.h>
+
+#include <Eigen/Core>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "acl/acl.h"
+#include "aclnnop/aclnn_quant_convolution.h"
+#include "support/device_tensor.h"
+#include "support/golden.h"
+#include "support/hash_lines.h"
+
+namespace testing_support {
+namespace {
+
+// One call's arguments (CANN's layouts; values row-major).
+struct QuantCall {
+  std::vector<int64_t> x_shape, weight_shape, out_shape;
+  std::vector<int64_t> stride, padding, dilation;
+  int64_t groups = 1;
+  int32_t offsetx = 0;
+  aclDataType scale_dtype = ACL_FLOAT, bias_dtype = ACL_FLOAT, out_dtype = ACL_BF16;
+  std::vector<double> x, weight, scale, bias;
+};
+
+struct QuantResult {
+  aclnnStatus status = 0;
+  std::string error;
+  std::vector<uint16_t> bits;
+};
+
+uint16_t bits16(double value, aclDataType dtype) {
+  uint16_t bits;
+  if (dtype == ACL_BF16) {
+    const Eigen::bfloat16 v(static_cast<float>(value));
+    std::memcpy(&bits, &v, 2);
+  } else {
+    const Eigen::half v(static_cast<float>(value));
+    std::memcpy(&bits, &v, 2);
+  }
+  return bits;
+}
+
+// Restores an environment variable on scope exit.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    const char* old = std::getenv(name);
+    had_ = old != nullptr;
+    if (had_) old_ = old;
+    if (value.empty()) {
+      unsetenv(name);
+    } else {
+      setenv(name, value.c_str(), 1);
+    }
+  }
+  ~ScopedEnv() {
+    if (had_) {
+      setenv(name_, old_.c_str(), 1);
+    } else {
+      unsetenv(name_);
+    }
+  }
+
+ private:
+  const char* name_;
+  bool had_ = false;
+  std::string old_;
+};
+
+QuantResult run_quant(const QuantCall& c, Layout layout) {
+  const aclFormat spatial = c.x_shape.size() == 5 ? ACL_FORMAT_NCDHW : ACL_FORMAT_NCHW;
+  DeviceTensor x(c.x_shape, ACL_INT8, spatial, layout), weight(c.weight_shape, ACL_INT8, spatial, layout);
+  DeviceTensor scale({c.weight_shape[0]}, c.scale_dtype, ACL_FORMAT_ND, layout);
+  DeviceTensor bias({c.weight_shape[0]}, c.bias_dtype, ACL_FORMAT_ND, layout);
+  DeviceTensor out(c.out_shape, c.out_dtype, spatial, layout);
+  x.fill(c.x), weight.fill(c.weight), scale.fill(c.scale), bias.fill(c.bias);
+  out.poison();
+  aclIntArray* stride = aclCreateIntArray(c.stride.data(), c.stride.size());
+  aclIntArray* padding = aclCreateIntArray(c.padding.data(), c.padding.size());
+  aclIntArray* dilation = aclCreateIntArray(c.dilation.data(), c.dilation.size());
+  QuantResult result;
+  uint64_t size = 0;
+  aclOpExecutor* executor = nullptr;
+  result.status = aclnnQuantConvolutionGetWorkspaceSize(x.get(), weight.get(), bias.get(), scale.get(), nullptr,
+                                                        stride, padding, dilation, false, nullptr, c.groups,
+                                                        c.offsetx, nullptr, out.get(), &size, &executor);
+  if (result.status == 0) {
+    void* workspace = nullptr;
+    if (size > 0) {
+      EXPECT_EQ(aclrtMalloc(&workspace, size, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+      EXPECT_EQ(aclrtMemset(workspace, size, 0xFF, size), ACL_SUCCESS);
+    }
+    result.status = aclnnQuantConvolution(workspace, size, executor, nullptr);
+    if (result.status == 0) result.status = aclrtSynchronizeStream(nullptr);
+    if (workspace != nullptr) aclrtFree(workspace);
+  }
+  if (result.status != 0) {
+    const char* message = aclGetRecentErrMsg();
+    result.error = message == nullptr ? "" : message;
+  } else {
+    for (double v : out.read()) result.bits.push_back(bits16(v, c.out_dtype));
+  }
+  for (aclIntArray* a : {stride, padding, dilation}) aclDestroyIntArray(a);
+  return result;
+}
+
+QuantCall call_of(const GoldenCase& g) {
+  QuantCall c;
+  const std::vector<int64_t> spatial = g.ints("in_size"), kernel = g.ints("kernel"), out = g.ints("out_size");
+  const int64_t n = g.integer("batch"), cin = g.integer("in_channels"), cout = g.integer("out_channels");
+  c.groups = g.integer("groups");
+  c.x_shape = {n, cin}, c.weight_shape = {cout, cin / c.groups}, c.out_shape = {n, cout};
+  for (size_t i = 0; i < spatial.size(); ++i) {
+    c.x_shape.push_back(spatial[i]), c.weight_shape.push_back(kernel[i]), c.out_shape.push_back(out[i]);
+  }
+  c.stride = g.ints("stride"), c.padding = g.ints("padding"), c.dilation = g.ints("dilation");
+  c.offsetx = static_cast<int32_t>(g.integer("offsetx"));
+  const std::vector<int64_t> dtypes = g.ints("dtypes");
+  c.scale_dtype = static_cast<aclDataType>(dtypes[0]);
+  c.bias_dtype = static_cast<aclDataType>(dtypes[1]);
+  c.out_dtype = static_cast<aclDataType>(dtypes[2]);
+  c.x = g.fields.at("x"), c.weight = g.fields.at("weight"), c.scale = g.fields.at("scale"), c.bias = g.fields.at("bias");
+  return c;
+}
+
+std::vector<uint16_t> golden_bits(const GoldenCase& g, const char* key) {
+  std::vector<uint16_t> bits;
+  for (double v : g.fields.at(key)) bits.push_back(static_cast<uint16_t>(v));
+  return bits;
+}
+
+// Every instruction set, both entries, three layouts: NumPy's bits.
+TEST(QuantConvolution, GoldenCasesMatchBitForBitOnEveryPath) {
+  const std::vector<GoldenCase> cases = read_golden("quant_golden.txt");
+  ASSERT_EQ(cases.size(), 8u);
+  for (const std::string& isa : runnable_isas()) {
+    const ScopedEnv isa_env("ACLNN_CONVBWD_ISA", isa);
+    for (const char* entry : {"gemm_s8", "ref"}) {
+      const ScopedEnv entry_env("ACLNN_CONVBWD_KERNELS", entry);
+      for (Layout layout : {Layout::kContiguous, Layout::kStrided, Layout::kReversed}) {
+        for (const GoldenCase& g : cases) {
+          const QuantResult r = run_quant(call_of(g), layout);
+          ASSERT_EQ(r.status, 0) << g.name << ": " << r.error;
+          EXPECT_EQ(r.bits, golden_bits(g, "out_bits"))
+              << g.name << " isa " << isa << " entry " << entry << " layout " << static_cast<int>(layout);
+        }
+      }
+    }
+  }
+}
+
+// The goldens' float32 order agrees with the correctly rounded value on these cases (the generator's
+// count; docs/quant_convolution.md gives the rate on random values).
+TEST(QuantConvolution, GoldenOutputsAreCorrectlyRoundedHere) {
+  for (const GoldenCase& g : read_golden("quant_golden.txt")) {
+    EXPECT_EQ(golden_bits(g, "out_bits"), golden_bits(g, "exact_bits")) << g.name;
+  }
+}
+
+// The doc sample's call (all ones, 3x3x3 kernel, padding 1, scale 1, bias 1): each output is 1 + 2 * the
+// window's in-image count (2 or 3 per axis), exact in BF16.
+TEST(QuantConvolution, DocSampleGeometryCountsTheWindow) {
+  QuantCall c;
+  c.x_shape = {2, 2, 8, 8, 8}, c.weight_shape = {2, 2, 3, 3, 3}, c.out_shape = {2, 2, 8, 8, 8};
+  c.stride = {1, 1, 1}, c.padding = {1, 1, 1}, c.dilation = {1, 1, 1};
+  c.x.assign(2 * 2 * 512, 1.0), c.weight.assign(2 * 2 * 27, 1.0), c.scale = {1, 1}, c.bias = {1, 1};
+  const QuantResult r = run_quant(c, Layout::kContiguous);
+  ASSERT_EQ(r.status, 0) << r.error;
+  ASSERT_EQ(r.bits.size(), 2048u);
+  for (size_t i = 0; i < r.bits.size(); ++i) {
+    const auto inside = [](int64_t at) { return at == 0 || at == 7 ? 2 : 3; };
+    const int64_t w = static_cast<int64_t>(i) % 8, h = static_cast<int64_t>(i) / 8 % 8, d = static_cast<int64_t>(i) / 64 % 8;
+    EXPECT_EQ(r.bits[i], bits16(1.0 + 2.0 * inside(d) * inside(h) * inside(w), ACL_BF16)) << i;
+  }
+}
+
+// Past 2^31 the int32 sum wraps (as the hardware's accumulator does) on every path: 147456 products of
+// -128 * -128 sum to 2^31 + 2^28, which wraps to -(2^31 - 2^28); an INT32 bias wraps it back.
+TEST(QuantConvolution, SumsWrapModulo2To32OnEveryPath) {
+  QuantCall c;
+  c.x_shape = {1, 16384, 3, 3}, c.weight_shape = {2, 16384, 3, 3}, c.out_shape = {1, 2, 1, 1};
+  c.stride = {1, 1}, c.padding = {0, 0}, c.dilation = {1, 1};
+  c.x.assign(147456, -128.0), c.weight.assign(2 * 147456, -128.0);
+  c.scale_dtype = ACL_INT64, c.bias_dtype = ACL_INT32, c.out_dtype = ACL_FLOAT16;
+  c.scale = {static_cast<double>(0x3A800000u), static_cast<double>(0x3A800000u)};  // 2^-10
+  c.bias = {0, -1};
+  const int64_t wrapped = int64_t{147456} * 16384 - (int64_t{1} << 32);  // -1879048192
+  for (const std::string& isa : runnable_isas()) {
+    const ScopedEnv isa_env("ACLNN_CONVBWD_ISA", isa);
+    for (const char* entry : {"gemm_s8", "ref"}) {
+      const ScopedEnv entry_env("ACLNN_CONVBWD_KERNELS", entry);
+      const QuantResult r = run_quant(c, Layout::kContiguous);
+      ASSERT_EQ(r.status, 0) << r.error;
+      // float(-1879048192) is exact; times 2^-10 = -1835008, which FLOAT16 cannot hold: -inf
+      EXPECT_EQ(r.bits[0], bits16(static_cast<double>(wrapped) / 1024, ACL_FLOAT16)) << isa << " " << entry;
+      EXPECT_EQ(r.bits[0], 0xFC00) << isa << " " << entry;
+      // bias -1: -1879048193 as float is -1879048192 again (RNE at 2^7 spacing)
+      EXPECT_EQ(r.bits[1], 0xFC00) << isa << " " << entry;
+    }
+  }
+}
+
+// The fast entry gives the reference's bits on random layers (odd sizes, groups, strides, dilations,
+// asymmetric padding, 2-D and 3-D, every bias kind) on every instruction set.
+TEST(QuantConvolution, FastEntryGivesTheReferenceBitsOnRandomLayers) {
+  std::mt19937 rng(65);
+  const auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (int round = 0; round < 24; ++round) {
+    QuantCall c;
+    const int dims = pick(2, 3), groups = pick(1, 3);
+    const int64_t n = pick(1, 2), cg = pick(1, 9), og = pick(1, 7);
+    c.groups = groups;
+    c.x_shape = {n, cg * groups}, c.weight_shape = {og * groups, cg}, c.out_shape = {n, og * groups};
+    for (int a = 0; a < dims; ++a) {
+      const int64_t size = pick(1, 13), k = pick(1, std::min<int>(4, static_cast<int>(size))), s = pick(1, 3),
+                    d = k > 1 && size >= 2 * k ? pick(1, 2) : 1, lo = pick(0, 2), hi = pick(0, 2);
+      c.x_shape.push_back(size), c.weight_shape.push_back(k);
+      c.stride.push_back(s), c.dilation.push_back(d), c.padding.push_back(lo), c.padding.push_back(hi);
+      c.out_shape.push_back((size + lo + hi - d * (k - 1) - 1) / s + 1);
+    }
+    c.offsetx = pick(-128, 127);
+    const int kind = pick(0, 3);
+    c.scale_dtype = kind == 0 ? ACL_INT64 : ACL_FLOAT;
+    c.bias_dtype = kind == 0 ? ACL_INT32 : kind == 1 ? ACL_FLOAT16 : ACL_FLOAT;
+    c.out_dtype = kind <= 1 ? ACL_FLOAT16 : (kind == 2 ? ACL_BF16 : ACL_FLOAT16);
+    int64_t count_x = 1, count_w = 1;
+    for (int64_t v : c.x_shape) count_x *= v;
+    for (int64_t v : c.weight_shape) count_w *= v;
+    for (int64_t i = 0; i < count_x; ++i) c.x.push_back(pick(-128, 127));
+    for (int64_t i = 0; i < count_w; ++i) c.weight.push_back(pick(-128, 127));
+    for (int64_t o = 0; o < og * groups; ++o) {
+      c.scale.push_back(kind == 0 ? static_cast<double>(0x38000000u + pick(0, 0xFFFFF) * 8) : pick(1, 999) / 65536.0);
+      c.bias.push_back(kind == 0 ? pick(-5000, 5000) : pick(-64, 64) / 16.0);
+    }
+    const QuantResult truth = [&] {
+      const ScopedEnv entry_env("ACLNN_CONVBWD_KERNELS", "ref");
+      return run_quant(c, Layout::kContiguous);
+    }();
+    ASSERT_EQ(truth.status, 0) << truth.error;
+    for (const std::string& isa : runnable_isas()) {
+      const ScopedEnv isa_env("ACLNN_CONVBWD_ISA", isa);
+      const ScopedEnv entry_env("ACLNN_CONVBWD_KERNELS", "gemm_s8");
+      const QuantResult r = run_quant(c, round % 2 == 0 ? Layout::kContiguous : Layout::kStrided);
+      ASSERT_EQ(r.status, 0) << r.error;
+      EXPECT_EQ(r.bits, truth.bits) << "round " << round << " isa " << isa;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace testing_support
