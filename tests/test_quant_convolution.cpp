@@ -90,9 +90,9 @@ QuantResult run_quant(const QuantCall& c, Layout layout) {
   QuantResult result;
   uint64_t size = 0;
   aclOpExecutor* executor = nullptr;
-  result.status = aclnnQuantConvolutionGetWorkspaceSize(x.get(), weight.get(), bias.get(), scale.get(), nullptr,
-                                                        stride, padding, dilation, false, nullptr, c.groups,
-                                                        c.offsetx, nullptr, out.get(), &size, &executor);
+  result.status = aclnnQuantConvolutionGetWorkspaceSize(x.get(), weight.get(), bias.get(), scale.get(), nullptr, stride,
+                                                        padding, dilation, false, nullptr, c.groups, c.offsetx, nullptr,
+                                                        out.get(), &size, &executor);
   if (result.status == 0) {
     void* workspace = nullptr;
     if (size > 0) {
@@ -128,7 +128,8 @@ QuantCall call_of(const GoldenCase& g) {
   c.scale_dtype = static_cast<aclDataType>(dtypes[0]);
   c.bias_dtype = static_cast<aclDataType>(dtypes[1]);
   c.out_dtype = static_cast<aclDataType>(dtypes[2]);
-  c.x = g.fields.at("x"), c.weight = g.fields.at("weight"), c.scale = g.fields.at("scale"), c.bias = g.fields.at("bias");
+  c.x = g.fields.at("x"), c.weight = g.fields.at("weight"), c.scale = g.fields.at("scale"),
+  c.bias = g.fields.at("bias");
   return c;
 }
 
@@ -144,7 +145,7 @@ TEST(QuantConvolution, GoldenCasesMatchBitForBitOnEveryPath) {
   ASSERT_EQ(cases.size(), 8u);
   for (const std::string& isa : runnable_isas()) {
     const ScopedEnv isa_env("ACLNN_CONVBWD_ISA", isa);
-    for (const char* entry : {"gemm_s8", "ref"}) {
+    for (const char* entry : {"direct_s8", "ref"}) {
       const ScopedEnv entry_env("ACLNN_CONVBWD_KERNELS", entry);
       for (Layout layout : {Layout::kContiguous, Layout::kStrided, Layout::kReversed}) {
         for (const GoldenCase& g : cases) {
@@ -178,7 +179,8 @@ TEST(QuantConvolution, DocSampleGeometryCountsTheWindow) {
   ASSERT_EQ(r.bits.size(), 2048u);
   for (size_t i = 0; i < r.bits.size(); ++i) {
     const auto inside = [](int64_t at) { return at == 0 || at == 7 ? 2 : 3; };
-    const int64_t w = static_cast<int64_t>(i) % 8, h = static_cast<int64_t>(i) / 8 % 8, d = static_cast<int64_t>(i) / 64 % 8;
+    const int64_t w = static_cast<int64_t>(i) % 8, h = static_cast<int64_t>(i) / 8 % 8,
+                  d = static_cast<int64_t>(i) / 64 % 8;
     EXPECT_EQ(r.bits[i], bits16(1.0 + 2.0 * inside(d) * inside(h) * inside(w), ACL_BF16)) << i;
   }
 }
@@ -196,7 +198,7 @@ TEST(QuantConvolution, SumsWrapModulo2To32OnEveryPath) {
   const int64_t wrapped = int64_t{147456} * 16384 - (int64_t{1} << 32);  // -1879048192
   for (const std::string& isa : runnable_isas()) {
     const ScopedEnv isa_env("ACLNN_CONVBWD_ISA", isa);
-    for (const char* entry : {"gemm_s8", "ref"}) {
+    for (const char* entry : {"direct_s8", "ref"}) {
       const ScopedEnv entry_env("ACLNN_CONVBWD_KERNELS", entry);
       const QuantResult r = run_quant(c, Layout::kContiguous);
       ASSERT_EQ(r.status, 0) << r.error;
@@ -248,7 +250,7 @@ TEST(QuantConvolution, FastEntryGivesTheReferenceBitsOnRandomLayers) {
     ASSERT_EQ(truth.status, 0) << truth.error;
     for (const std::string& isa : runnable_isas()) {
       const ScopedEnv isa_env("ACLNN_CONVBWD_ISA", isa);
-      const ScopedEnv entry_env("ACLNN_CONVBWD_KERNELS", "gemm_s8");
+      const ScopedEnv entry_env("ACLNN_CONVBWD_KERNELS", "direct_s8");
       const QuantResult r = run_quant(c, round % 2 == 0 ? Layout::kContiguous : Layout::kStrided);
       ASSERT_EQ(r.status, 0) << r.error;
       EXPECT_EQ(r.bits, truth.bits) << "round " << round << " isa " << isa;

@@ -103,14 +103,17 @@ void expect_cases(const std::vector<Case>& cases) {
 TEST(QuantConvolutionValidation, TheValidCallsPass) {
   expect_cases({
       {"the A2 call", [](Call&) {}, 0, ""},
-      {"FLOAT16 output, FLOAT16 bias", [](Call& c) { c.output.dtype = ACL_FLOAT16, c.bias.dtype = ACL_FLOAT16; }, 0, ""},
+      {"FLOAT16 output, FLOAT16 bias", [](Call& c) { c.output.dtype = ACL_FLOAT16, c.bias.dtype = ACL_FLOAT16; }, 0,
+       ""},
       {"BF16 output, BF16 bias", [](Call& c) { c.bias.dtype = ACL_BF16; }, 0, ""},
       {"A2 ignores offsetx and roundMode", [](Call& c) { c.offsetx = 1000, c.round_mode = "!"; }, 0, ""},
       {"the 950 2-D call", [](Call& c) { c.make_2d(); }, 0, ""},
-      {"950: UINT64 scale, 6 paddings, groups", [](Call& c) {
+      {"950: UINT64 scale, 6 paddings, groups",
+       [](Call& c) {
          c.scale.dtype = ACL_UINT64, c.padding = {1, 1, 0, 3, 1, 1}, c.groups = 2;
          c.weight.dims = {2, 1, 3, 3, 3}, c.output.dims = {2, 2, 6, 7, 6};
-       }, 0, ""},
+       },
+       0, ""},
       {"950: roundMode of letters", [](Call& c) { c.make_2d(), c.round_mode = "rint_2"; }, 0, ""},
       {"950: offsetx -128", [](Call& c) { c.make_2d(), c.offsetx = -128; }, 0, ""},
   });
@@ -119,7 +122,11 @@ TEST(QuantConvolutionValidation, TheValidCallsPass) {
 TEST(QuantConvolutionValidation, NullPointersInCannsOrder) {
   expect_cases({
       {"bias first", [](Call& c) { c.bias.null = true, c.input.null = true; }, kNull, "bias is nullptr"},
-      {"input", [](Call& c) { c.input.null = true, c.stride = {0, 1, 1}; }, kNull, "input is nullptr"},
+      {"input",
+       [](Call& c) {
+         c.input.null = true, c.stride = {0, 1, 1};
+       },
+       kNull, "input is nullptr"},
       {"weight", [](Call& c) { c.weight.null = true; }, kNull, "weight is nullptr"},
       {"scale", [](Call& c) { c.scale.null = true; }, kNull, "scale is nullptr"},
       {"stride", [](Call& c) { c.null_stride = true; }, kNull, "stride is nullptr"},
@@ -153,16 +160,51 @@ TEST(QuantConvolutionValidation, DtypesScaleFirst) {
 
 TEST(QuantConvolutionValidation, RanksAndArrayLengths) {
   expect_cases({
-      {"scale 2-D", [](Call& c) { c.scale.dims = {2, 1}; }, kInvalid, "scale shape [2, 1] has 2 dims"},
-      {"bias 2-D", [](Call& c) { c.bias.dims = {1, 2}; }, kInvalid, "bias shape"},
-      {"input 3-D", [](Call& c) { c.input.dims = {2, 2, 6}; }, kInvalid, "expected 4 (NCHW) or 5 (NCDHW)"},
-      {"weight 4-D beside a 5-D input", [](Call& c) { c.weight.dims = {2, 2, 3, 3}; }, kInvalid, "weight shape"},
-      {"output 4-D beside a 5-D input", [](Call& c) { c.output.dims = {2, 2, 6, 6}; }, kInvalid, "output shape"},
-      {"stride of 2 for 3-D", [](Call& c) { c.stride = {1, 1}; }, kInvalid, "stride [1, 1] has 2 values: expected 3"},
-      {"dilation of 4 for 3-D", [](Call& c) { c.dilation = {1, 1, 1, 1}; }, kInvalid, "dilation"},
-      {"padding of 2 for 3-D (the UT's attr dim case)", [](Call& c) { c.padding = {1, 1}; }, kInvalid,
-       "padding [1, 1] has 2 values: expected 3 or 6"},
-      {"padding of 3 for 2-D", [](Call& c) { c.make_2d(), c.padding = {1, 1, 1}; }, kInvalid, "expected 2 or 4"},
+      {"scale 2-D",
+       [](Call& c) {
+         c.scale.dims = {2, 1};
+       },
+       kInvalid, "scale shape [2, 1] has 2 dims"},
+      {"bias 2-D",
+       [](Call& c) {
+         c.bias.dims = {1, 2};
+       },
+       kInvalid, "bias shape"},
+      {"input 3-D",
+       [](Call& c) {
+         c.input.dims = {2, 2, 6};
+       },
+       kInvalid, "expected 4 (NCHW) or 5 (NCDHW)"},
+      {"weight 4-D beside a 5-D input",
+       [](Call& c) {
+         c.weight.dims = {2, 2, 3, 3};
+       },
+       kInvalid, "weight shape"},
+      {"output 4-D beside a 5-D input",
+       [](Call& c) {
+         c.output.dims = {2, 2, 6, 6};
+       },
+       kInvalid, "output shape"},
+      {"stride of 2 for 3-D",
+       [](Call& c) {
+         c.stride = {1, 1};
+       },
+       kInvalid, "stride [1, 1] has 2 values: expected 3"},
+      {"dilation of 4 for 3-D",
+       [](Call& c) {
+         c.dilation = {1, 1, 1, 1};
+       },
+       kInvalid, "dilation"},
+      {"padding of 2 for 3-D (the UT's attr dim case)",
+       [](Call& c) {
+         c.padding = {1, 1};
+       },
+       kInvalid, "padding [1, 1] has 2 values: expected 3 or 6"},
+      {"padding of 3 for 2-D",
+       [](Call& c) {
+         c.make_2d(), c.padding = {1, 1, 1};
+       },
+       kInvalid, "expected 2 or 4"},
   });
 }
 
@@ -174,8 +216,7 @@ TEST(QuantConvolutionValidation, Formats) {
        "input format NDHWC"},
       {"weight ND", [](Call& c) { c.weight.format = ACL_FORMAT_ND; }, kInvalid, "weight format"},
       {"output NCHW for 5-D", [](Call& c) { c.output.format = ACL_FORMAT_NCHW; }, kInvalid, "output format"},
-      {"2-D input NCDHW", [](Call& c) { c.make_2d(), c.input.format = ACL_FORMAT_NCDHW; }, kInvalid,
-       "expected NCHW"},
+      {"2-D input NCDHW", [](Call& c) { c.make_2d(), c.input.format = ACL_FORMAT_NCDHW; }, kInvalid, "expected NCHW"},
   });
 }
 
@@ -187,11 +228,21 @@ TEST(QuantConvolutionValidation, Values) {
        "bias shape [3] must be [2]"},
       {"scale [1] (the UT's scale shape case)", [](Call& c) { c.scale.dims = {1}; }, kInvalid,
        "scale shape [1] must be [2]"},
-      {"stride 0 (the UT's attr value case)", [](Call& c) { c.stride = {1, 1, 0}; }, kInvalid,
-       "stride [1, 1, 0]: every value must be >= 1"},
-      {"dilation 0", [](Call& c) { c.dilation = {0, 1, 1}; }, kInvalid, "dilation"},
-      {"padding -1 (the UT's case)", [](Call& c) { c.padding = {1, 1, -1}; }, kInvalid,
-       "padding [1, 1, -1]: every value must be >= 0"},
+      {"stride 0 (the UT's attr value case)",
+       [](Call& c) {
+         c.stride = {1, 1, 0};
+       },
+       kInvalid, "stride [1, 1, 0]: every value must be >= 1"},
+      {"dilation 0",
+       [](Call& c) {
+         c.dilation = {0, 1, 1};
+       },
+       kInvalid, "dilation"},
+      {"padding -1 (the UT's case)",
+       [](Call& c) {
+         c.padding = {1, 1, -1};
+       },
+       kInvalid, "padding [1, 1, -1]: every value must be >= 0"},
       {"groups 0", [](Call& c) { c.groups = 0; }, kInvalid, "groups 0 must be > 0"},
       {"weight C * groups != input C (the UT's cin case)", [](Call& c) { c.weight.dims[1] = 1; }, kInvalid,
        "weight.shape[1] 1 * groups 1 must equal input channels 2"},
@@ -205,7 +256,10 @@ TEST(QuantConvolutionValidation, Values) {
       {"950: offsetx 128", [](Call& c) { c.make_2d(), c.offsetx = 128; }, kInvalid, "offsetx 128 must be in"},
       {"950 via the INT64 scale: offsetx -129", [](Call& c) { c.scale.dtype = ACL_INT64, c.offsetx = -129; }, kInvalid,
        "offsetx -129"},
-      {"output shape 4 for 6 (the UT's output shape case)", [](Call& c) { c.output.dims = {2, 2, 4, 6, 6}; },
+      {"output shape 4 for 6 (the UT's output shape case)",
+       [](Call& c) {
+         c.output.dims = {2, 2, 4, 6, 6};
+       },
        kInvalid, "output shape [2, 2, 4, 6, 6] must be [2, 2, 6, 6, 6]"},
       {"output dim 0", [](Call& c) { c.output.dims[4] = 0; }, kInvalid, "output shape"},
   });
@@ -239,10 +293,10 @@ TEST(QuantConvolutionValidation, OutputsUntouchedOnError) {
               *dilation = aclCreateIntArray(one, 2);
   uint64_t size = 0;
   aclOpExecutor* executor = nullptr;
-  EXPECT_EQ(aclnnQuantConvolutionGetWorkspaceSize(x.get(), w.get(), bias.get(), scale.get(), nullptr, stride, padding,
-                                                  dilation, false, nullptr, 1, 300, nullptr, out.get(), &size,
-                                                  &executor),
-            kInvalid);
+  EXPECT_EQ(
+      aclnnQuantConvolutionGetWorkspaceSize(x.get(), w.get(), bias.get(), scale.get(), nullptr, stride, padding,
+                                            dilation, false, nullptr, 1, 300, nullptr, out.get(), &size, &executor),
+      kInvalid);
   EXPECT_EQ(out.bytes(), before);
   for (aclIntArray* a : {stride, padding, dilation}) aclDestroyIntArray(a);
 }

@@ -17,14 +17,11 @@ extern "C" {
  * products of weight[o] and input[n] (grouped, strided, padded, dilated; 2-D NCHW or 3-D NCDHW) and
  * round() rounds to the output's FLOAT16 or BF16, to nearest even. scale is FLOAT, or INT64/UINT64
  * holding a float's bits in its low 32 bits. offset, transposed and outputPadding are reserved. */
-ACLNN_API aclnnStatus aclnnQuantConvolutionGetWorkspaceSize(const aclTensor* input, const aclTensor* weight,
-                                                            const aclTensor* bias, const aclTensor* scale,
-                                                            const aclTensor* offset, const aclIntArray* stride,
-                                                            const aclIntArray* padding, const aclIntArray* dilation,
-                                                            bool transposed, const aclIntArray* outputPadding,
-                                                            int64_t groups, int32_t offsetx, const char* roundMode,
-                                                            aclTensor* output, uint64_t* workspaceSize,
-                                                            aclOpExecutor** executor);
+ACLNN_API aclnnStatus aclnnQuantConvolutionGetWorkspaceSize(
+    const aclTensor* input, const aclTensor* weight, const aclTensor* bias, const aclTensor* scale,
+    const aclTensor* offset, const aclIntArray* stride, const aclIntArray* padding, const aclIntArray* dilation,
+    bool transposed, const aclIntArray* outputPadding, int64_t groups, int32_t offsetx, const char* roundMode,
+    aclTensor* output, uint64_t* workspaceSize, aclOpExecutor** executor);
 
 ACLNN_API aclnnStatus aclnnQuantConvolution(void* workspace, const uint64_t workspaceSize, aclOpExecutor* executor,
                                             aclrtStream stream);

@@ -72,8 +72,8 @@ class ListPlan {
     for (const ListPass<Impl>& pass : passes) {
       // (these entries keep no decision: the choices line's last field stays empty)
       const ListChoice<Impl> choice = choose_from(*pass.list, plan->problem_, plan->cpu_, only);
-      plan->choices_.push_back(format("%s,%s,%s,%s,", pass.result, pass.name, choice.entry->name,
-                                      choice.refusals.c_str()));
+      plan->choices_.push_back(
+          format("%s,%s,%s,%s,", pass.result, pass.name, choice.entry->name, choice.refusals.c_str()));
       plan->steps_.push_back({choice.entry, pass.result, nullptr});
     }
     StepBuilder builder(plan->cpu_, plan->ledger_, plan->problem_.max_threads);

@@ -41,8 +41,8 @@ struct QuantProblem {
 // One output channel's dequantization, read from the scale and bias tensors at phase 2.
 struct ChannelDequant {
   float scale = 1;
-  float bias = 0;          // a float bias (zero with an INT32 one)
-  int32_t int_bias = 0;    // an INT32 bias (zero with a float one)
+  float bias = 0;        // a float bias (zero with an INT32 one)
+  int32_t int_bias = 0;  // an INT32 bias (zero with a float one)
   bool integer_bias = false;
 };
 
@@ -89,13 +89,23 @@ inline float dequantize(int32_t acc, const ChannelDequant& d) {
   return scaled + d.bias;
 }
 
-// round16: `value` to the output's FLOAT16 or BF16 (nearest even), stored at out[index].
+// round16: the bits of `value` rounded to BF16 (`bf16`) or FLOAT16, to nearest even (past the largest
+// finite value: infinity); a NaN gives the quiet NaN of its sign (0x7FC0 or 0x7E00), whatever its payload.
+inline uint16_t round16_bits(float value, bool bf16) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  const uint16_t sign = static_cast<uint16_t>(bits >> 16 & 0x8000u);
+  if (value != value) return static_cast<uint16_t>(sign | (bf16 ? 0x7FC0u : 0x7E00u));
+  if (bf16) return static_cast<uint16_t>((bits + 0x7FFFu + (bits >> 16 & 1u)) >> 16);
+  const Eigen::half half(value);  // (Eigen rounds to nearest even, in software or with F16C)
+  uint16_t out;
+  std::memcpy(&out, &half, sizeof out);
+  return out;
+}
+
+// round16 of `value` stored at out[index] (out FLOAT16 or BF16).
 inline void store_rounded(const View5& out, int64_t index, float value) {
-  if (out.dtype == ACL_BF16) {
-    static_cast<Eigen::bfloat16*>(out.data)[index] = Eigen::bfloat16(value);
-  } else {
-    static_cast<Eigen::half*>(out.data)[index] = Eigen::half(value);
-  }
+  static_cast<uint16_t*>(out.data)[index] = round16_bits(value, out.dtype == ACL_BF16);
 }
 
 // An entry of the operator's one list (kernels/quant/implementations.cpp).

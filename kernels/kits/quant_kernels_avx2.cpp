@@ -1,6 +1,7 @@
-// The quantized convolution's tile on AVX2 (kernels/kits/quant_kernels.h): each column pair row is two
-// registers of 8 columns; each weight pair is broadcast and multiplied into them with PMADDWD (two
-// exact products summed in int32), then added into 4 x 2 accumulators. The AVX2 and AVX-512 kits take it.
+// The quantized convolution's tile on AVX2 (kernels/kits/quant_kernels.h): the 16 channels' weight pairs
+// are two registers per channel pair; each position's source pair is broadcast and multiplied into them
+// with PMADDWD (two exact products summed in int32), then added into 6 x 2 accumulators. The float steps
+// eight channels a register, FLOAT16 rounding by F16C's VCVTPS2PH. The AVX2 and AVX-512 kits take it.
 #include <immintrin.h>
 
 #include <cstring>
@@ -10,29 +11,72 @@
 namespace aclnn_cpu {
 namespace {
 
-void tile_avx2(const int16_t* weights, int64_t pairs, const int16_t* columns, int64_t column_stride, int32_t* acc) {
-  __m256i sums[kQuantTileRows][2];
-  for (auto& row : sums) row[0] = row[1] = _mm256_setzero_si256();
-  for (int64_t q = 0; q < pairs; ++q) {
-    const int16_t* pair_row = columns + 2 * q * column_stride;
-    const __m256i low = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(pair_row));
-    const __m256i high = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(pair_row + 16));
-    for (int r = 0; r < kQuantTileRows; ++r) {
-      int32_t pair;
-      std::memcpy(&pair, weights + 2 * (r * pairs + q), sizeof pair);
-      const __m256i w = _mm256_set1_epi32(pair);
-      sums[r][0] = _mm256_add_epi32(sums[r][0], _mm256_madd_epi16(w, low));
-      sums[r][1] = _mm256_add_epi32(sums[r][1], _mm256_madd_epi16(w, high));
+void tile_avx2(const int16_t* weights, int64_t points, int64_t pairs, const int16_t* const* sources,
+               const int64_t* offsets, int32_t* acc) {
+  __m256i sums[kQuantTilePositions][2];
+  for (auto& position : sums) position[0] = position[1] = _mm256_setzero_si256();
+  const int16_t* w = weights;
+  for (int64_t t = 0; t < points; ++t) {
+    const int16_t* s[kQuantTilePositions];
+    for (int j = 0; j < kQuantTilePositions; ++j) s[j] = sources[j] + offsets[t];
+    for (int64_t q = 0; q < pairs; ++q, w += 2 * kQuantTileChannels) {
+      const __m256i low = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w));
+      const __m256i high = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 16));
+      for (int j = 0; j < kQuantTilePositions; ++j) {
+        int32_t pair;
+        std::memcpy(&pair, s[j] + 2 * q, sizeof pair);
+        const __m256i x = _mm256_set1_epi32(pair);
+        sums[j][0] = _mm256_add_epi32(sums[j][0], _mm256_madd_epi16(low, x));
+        sums[j][1] = _mm256_add_epi32(sums[j][1], _mm256_madd_epi16(high, x));
+      }
     }
   }
-  for (int r = 0; r < kQuantTileRows; ++r) {
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(acc + r * kQuantTileCols), sums[r][0]);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(acc + r * kQuantTileCols + 8), sums[r][1]);
+  for (int j = 0; j < kQuantTilePositions; ++j) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(acc + j * kQuantTileChannels), sums[j][0]);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(acc + j * kQuantTileChannels + 8), sums[j][1]);
+  }
+}
+
+// Eight floats rounded to BF16 or FLOAT16 bits as round16_bits does (NaN: the quiet NaN of its sign).
+__m128i round16(__m256 value, bool bf16) {
+  const __m256i bits = _mm256_castps_si256(value);
+  const __m256i nan = _mm256_castps_si256(_mm256_cmp_ps(value, value, _CMP_UNORD_Q));
+  const __m256i sign = _mm256_and_si256(_mm256_srli_epi32(bits, 16), _mm256_set1_epi32(0x8000));
+  __m256i rounded;
+  if (bf16) {
+    const __m256i odd = _mm256_and_si256(_mm256_srli_epi32(bits, 16), _mm256_set1_epi32(1));
+    rounded = _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(bits, _mm256_set1_epi32(0x7FFF)), odd), 16);
+  } else {
+    rounded = _mm256_cvtepu16_epi32(_mm256_cvtps_ph(value, _MM_FROUND_TO_NEAREST_INT));
+  }
+  const __m256i quiet = _mm256_or_si256(sign, _mm256_set1_epi32(bf16 ? 0x7FC0 : 0x7E00));
+  rounded = _mm256_blendv_epi8(rounded, quiet, nan);
+  // (each lane below 2^16: pack the 8 lanes' low halves)
+  const __m256i packed = _mm256_packus_epi32(rounded, rounded);
+  return _mm256_castsi256_si128(_mm256_permute4x64_epi64(packed, 0x08));
+}
+
+void finish_avx2(const int32_t* acc, const QuantChannelBlock& channels, bool bf16, uint16_t* bits) {
+  for (int j = 0; j < kQuantTilePositions; ++j) {
+    for (int half = 0; half < 2; ++half) {
+      const int at = j * kQuantTileChannels + 8 * half;
+      const __m256i sum = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc + at));
+      const __m256 scale = _mm256_loadu_ps(channels.scale + 8 * half);
+      __m256 value;
+      if (channels.integer_bias) {
+        const __m256i biased =
+            _mm256_add_epi32(sum, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(channels.int_bias + 8 * half)));
+        value = _mm256_mul_ps(_mm256_cvtepi32_ps(biased), scale);
+      } else {
+        value = _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(sum), scale), _mm256_loadu_ps(channels.bias + 8 * half));
+      }
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(bits + at), round16(value, bf16));
+    }
   }
 }
 
 }  // namespace
 
-extern const QuantKernels kQuantKernelsAvx2 = {tile_avx2};
+extern const QuantKernels kQuantKernelsAvx2 = {tile_avx2, finish_avx2};
 
 }  // namespace aclnn_cpu

@@ -1,31 +1,44 @@
 // The quantized convolution's tile as written (kernels/kits/quant_kernels.h), for every CPU: the
-// compiler vectorises the column loop. Sums in uint32 (modulo 2^32, no overflow to avoid).
-#include <cstring>
-
+// compiler vectorises the channel loop. Sums in uint32 (modulo 2^32, no overflow to avoid).
+#include "kernels/core/quant_problem.h"
 #include "kernels/kits/quant_kernels.h"
 
 namespace aclnn_cpu {
 namespace {
 
-void tile_generic(const int16_t* weights, int64_t pairs, const int16_t* columns, int64_t column_stride,
-                  int32_t* acc) {
-  uint32_t sums[kQuantTileRows][kQuantTileCols] = {};
-  for (int64_t q = 0; q < pairs; ++q) {
-    const int16_t* pair_row = columns + 2 * q * column_stride;
-    for (int r = 0; r < kQuantTileRows; ++r) {
-      const int32_t w0 = weights[2 * (r * pairs + q)], w1 = weights[2 * (r * pairs + q) + 1];
-      for (int j = 0; j < kQuantTileCols; ++j) {
-        sums[r][j] += static_cast<uint32_t>(w0 * pair_row[2 * j] + w1 * pair_row[2 * j + 1]);
+void tile_generic(const int16_t* weights, int64_t points, int64_t pairs, const int16_t* const* sources,
+                  const int64_t* offsets, int32_t* acc) {
+  uint32_t sums[kQuantTilePositions][kQuantTileChannels] = {};
+  for (int64_t t = 0; t < points; ++t) {
+    for (int64_t q = 0; q < pairs; ++q) {
+      const int16_t* w = weights + 2 * (t * pairs + q) * kQuantTileChannels;
+      for (int j = 0; j < kQuantTilePositions; ++j) {
+        const int32_t x0 = sources[j][offsets[t] + 2 * q], x1 = sources[j][offsets[t] + 2 * q + 1];
+        for (int r = 0; r < kQuantTileChannels; ++r) {
+          sums[j][r] += static_cast<uint32_t>(w[2 * r] * x0 + w[2 * r + 1] * x1);
+        }
       }
     }
   }
-  for (int r = 0; r < kQuantTileRows; ++r) {
-    for (int j = 0; j < kQuantTileCols; ++j) acc[r * kQuantTileCols + j] = static_cast<int32_t>(sums[r][j]);
+  for (int j = 0; j < kQuantTilePositions; ++j) {
+    for (int r = 0; r < kQuantTileChannels; ++r) acc[j * kQuantTileChannels + r] = static_cast<int32_t>(sums[j][r]);
+  }
+}
+
+void finish_generic(const int32_t* acc, const QuantChannelBlock& channels, bool bf16, uint16_t* bits) {
+  for (int j = 0; j < kQuantTilePositions; ++j) {
+    for (int r = 0; r < kQuantTileChannels; ++r) {
+      const int32_t sum = acc[j * kQuantTileChannels + r];
+      const float value = channels.integer_bias
+                              ? static_cast<float>(wrapping_add(sum, channels.int_bias[r])) * channels.scale[r]
+                              : static_cast<float>(sum) * channels.scale[r] + channels.bias[r];
+      bits[j * kQuantTileChannels + r] = round16_bits(value, bf16);
+    }
   }
 }
 
 }  // namespace
 
-extern const QuantKernels kQuantKernelsGeneric = {tile_generic};
+extern const QuantKernels kQuantKernelsGeneric = {tile_generic, finish_generic};
 
 }  // namespace aclnn_cpu

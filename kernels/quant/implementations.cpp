@@ -9,7 +9,7 @@
 namespace aclnn_cpu {
 
 const std::vector<const QuantImpl*>& quant_implementations() {
-  static const std::vector<const QuantImpl*> kList = {&kQuantGemmS8, &kQuantRef};
+  static const std::vector<const QuantImpl*> kList = {&kQuantDirectS8, &kQuantRef};
   return kList;
 }
 

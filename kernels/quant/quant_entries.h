@@ -6,6 +6,7 @@
 
 namespace aclnn_cpu {
 
-extern const QuantImpl kQuantGemmS8;  // gemm_s8.cpp: unrolled int16 pair columns and the kit's integer tile
+// direct_s8.cpp: the kit's integer tile over a padded channels-last int16 copy of x
+extern const QuantImpl kQuantDirectS8;
 
 }  // namespace aclnn_cpu

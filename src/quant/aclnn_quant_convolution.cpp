@@ -55,9 +55,9 @@ aclnnStatus aclnnQuantConvolutionGetWorkspaceSize(const aclTensor* input, const 
                                                   int32_t offsetx, const char* roundMode, aclTensor* output,
                                                   uint64_t* workspaceSize, aclOpExecutor** executor) {
   return guarded("aclnnQuantConvolutionGetWorkspaceSize", [&] {
-    const QuantConvolutionArgs args{input,         weight, bias,    scale,     offset, stride,
-                                    padding,       dilation, transposed, outputPadding, groups, offsetx,
-                                    roundMode,     output, workspaceSize, executor};
+    const QuantConvolutionArgs args{input,     weight,   bias,          scale,         offset, stride,
+                                    padding,   dilation, transposed,    outputPadding, groups, offsetx,
+                                    roundMode, output,   workspaceSize, executor};
     const Check check = validate_quant_convolution(args);
     if (check.failed()) return check.status;
     return publish(QuantCall(make_quant_problem(args)), used_tensors(args), "aclnnQuantConvolutionGetWorkspaceSize",

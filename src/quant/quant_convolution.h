@@ -21,7 +21,7 @@ struct QuantConvolutionArgs {
   const aclIntArray* stride;
   const aclIntArray* padding;
   const aclIntArray* dilation;
-  bool transposed;                   // reserved
+  bool transposed;                    // reserved
   const aclIntArray* output_padding;  // reserved
   int64_t groups;
   int32_t offsetx;

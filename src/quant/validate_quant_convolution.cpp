@@ -40,8 +40,8 @@ std::vector<Wide> inferred_output(const QuantConvolutionArgs& a) {
   const std::vector<int64_t>&x = a.input->view_shape, &w = a.weight->view_shape;
   std::vector<Wide> out = {x[0], w[0]};
   for (int64_t i = 0; i < spatial_dims(a); ++i) {
-    const Wide numerator = Wide{x[2 + i]} + pad_before(a, i) + pad_after(a, i) -
-                           Wide{a.dilation->values[i]} * (w[2 + i] - 1) - 1;
+    const Wide numerator =
+        Wide{x[2 + i]} + pad_before(a, i) + pad_after(a, i) - Wide{a.dilation->values[i]} * (w[2 + i] - 1) - 1;
     out.push_back(numerator / a.stride->values[i] + 1);
   }
   return out;
@@ -53,9 +53,10 @@ Check check_dtypes(const QuantConvolutionArgs& a) {
     return invalid(format("scale dtype %s is not supported: expected FLOAT, INT64 or UINT64", dtype_name(scale)));
   }
   if (input == ACL_FLOAT8_E4M3FN || input == ACL_HIFLOAT8) {
-    return invalid(format("input dtype %s is not supported: only INT8 is (a CPU has no %s arithmetic to compute "
-                          "or test it against)",
-                          dtype_name(input), dtype_name(input)));
+    return invalid(
+        format("input dtype %s is not supported: only INT8 is (a CPU has no %s arithmetic to compute "
+               "or test it against)",
+               dtype_name(input), dtype_name(input)));
   }
   if (input != ACL_INT8) return invalid(format("input dtype %s is not supported: expected INT8", dtype_name(input)));
   if (a.weight->dtype != input) {
@@ -67,9 +68,10 @@ Check check_dtypes(const QuantConvolutionArgs& a) {
   const bool bf16_pair = output == ACL_BF16 && (bias == ACL_FLOAT || bias == ACL_BF16);
   const bool fp16_pair = output == ACL_FLOAT16 && (bias == ACL_FLOAT || bias == ACL_FLOAT16 || bias == ACL_INT32);
   if (!bf16_pair && !fp16_pair) {
-    return invalid(format("bias dtype %s with output dtype %s is not supported: a BF16 output takes a FLOAT or "
-                          "BF16 bias, a FLOAT16 output a FLOAT, FLOAT16 or INT32 one",
-                          dtype_name(bias), dtype_name(output)));
+    return invalid(
+        format("bias dtype %s with output dtype %s is not supported: a BF16 output takes a FLOAT or "
+               "BF16 bias, a FLOAT16 output a FLOAT, FLOAT16 or INT32 one",
+               dtype_name(bias), dtype_name(output)));
   }
   return Check{};
 }
@@ -88,8 +90,13 @@ Check check_array_length(const char* name, const aclIntArray* array, std::initia
 
 Check check_ranks(const QuantConvolutionArgs& a) {
   const NamedTensor weight{"weight", a.weight}, output{"output", a.output};
-  Check check = first_failure([&] { return check_rank(kApi, {"scale", a.scale}, 1); },
-                              [&] { return check_rank(kApi, {"bias", a.bias}, 1); });
+  Check check = first_failure(
+      [&] {
+        return check_rank(kApi, {"scale", a.scale}, 1);
+      },
+      [&] {
+        return check_rank(kApi, {"bias", a.bias}, 1);
+      });
   if (check.failed()) return check;
   const int64_t rank = dims(*a.input);
   if (rank != 4 && rank != 5) {
@@ -103,18 +110,31 @@ Check check_ranks(const QuantConvolutionArgs& a) {
   const std::string either = one + " or " + two;
   return first_failure([&] { return check_array_length("stride", a.stride, {s}, one.c_str()); },
                        [&] { return check_array_length("dilation", a.dilation, {s}, one.c_str()); },
-                       [&] { return check_array_length("padding", a.padding, {s, 2 * s}, either.c_str()); });
+                       [&] {
+                         return check_array_length("padding", a.padding, {s, 2 * s}, either.c_str());
+                       });
 }
 
 Check check_formats(const QuantConvolutionArgs& a) {
   const bool three_d = dims(*a.input) == 5;
   const int32_t spatial = three_d ? ACL_FORMAT_NCDHW : ACL_FORMAT_NCHW;
   const char* name = three_d ? "NCDHW (a 5-D tensor)" : "NCHW (a 4-D tensor)";
-  return first_failure([&] { return check_format_in(kApi, {"bias", a.bias}, {ACL_FORMAT_ND}, "ND"); },
-                       [&] { return check_format_in(kApi, {"scale", a.scale}, {ACL_FORMAT_ND}, "ND"); },
-                       [&] { return check_format_in(kApi, {"input", a.input}, {spatial}, name); },
-                       [&] { return check_format_in(kApi, {"weight", a.weight}, {spatial}, name); },
-                       [&] { return check_format_in(kApi, {"output", a.output}, {spatial}, name); });
+  return first_failure(
+      [&] {
+        return check_format_in(kApi, {"bias", a.bias}, {ACL_FORMAT_ND}, "ND");
+      },
+      [&] {
+        return check_format_in(kApi, {"scale", a.scale}, {ACL_FORMAT_ND}, "ND");
+      },
+      [&] {
+        return check_format_in(kApi, {"input", a.input}, {spatial}, name);
+      },
+      [&] {
+        return check_format_in(kApi, {"weight", a.weight}, {spatial}, name);
+      },
+      [&] {
+        return check_format_in(kApi, {"output", a.output}, {spatial}, name);
+      });
 }
 
 Check check_positive_dims(const char* name, const aclTensor& t) {
@@ -142,10 +162,11 @@ Check check_round_mode(const char* mode) {
   if (mode == nullptr) return Check{};
   const size_t length = std::strlen(mode);
   bool valid = length <= 1024;
-  for (size_t i = 0; valid && i < length; ++i) valid = std::isalnum(static_cast<unsigned char>(mode[i])) || mode[i] == '_';
+  for (size_t i = 0; valid && i < length; ++i)
+    valid = std::isalnum(static_cast<unsigned char>(mode[i])) || mode[i] == '_';
   if (valid) return Check{};
-  return invalid(format("roundMode \"%.64s\" is not valid: expected nullptr or at most 1024 letters, digits and '_'",
-                        mode));
+  return invalid(
+      format("roundMode \"%.64s\" is not valid: expected nullptr or at most 1024 letters, digits and '_'", mode));
 }
 
 Check check_values(const QuantConvolutionArgs& a) {
@@ -168,12 +189,12 @@ Check check_values(const QuantConvolutionArgs& a) {
   if (check.failed()) return check;
   if (a.groups <= 0) return invalid(format("groups %lld must be > 0", ll(a.groups)));
   if (Wide{w[1]} * a.groups != x[1]) {
-    return invalid(format("weight.shape[1] %lld * groups %lld must equal input channels %lld", ll(w[1]), ll(a.groups),
-                          ll(x[1])));
+    return invalid(
+        format("weight.shape[1] %lld * groups %lld must equal input channels %lld", ll(w[1]), ll(a.groups), ll(x[1])));
   }
   if (out_channels % a.groups != 0) {
-    return invalid(format("weight.shape[0] %lld (output channels) must be a multiple of groups %lld",
-                          ll(out_channels), ll(a.groups)));
+    return invalid(format("weight.shape[0] %lld (output channels) must be a multiple of groups %lld", ll(out_channels),
+                          ll(a.groups)));
   }
   if (takes_950_path(a)) {
     check = check_round_mode(a.round_mode);
@@ -196,20 +217,25 @@ Check check_limits(const QuantConvolutionArgs& a) {
     const Wide padded = Wide{x[2 + i]} + pad_before(a, i) + pad_after(a, i);
     const Wide span = Wide{a.dilation->values[i]} * (w[2 + i] - 1) + 1;
     if (padded < span) {
-      return invalid(format("input spatial dim %lld: size %lld padded by %lld + %lld is shorter than the dilated "
-                            "kernel's span %lld",
-                            ll(i), ll(x[2 + i]), ll(pad_before(a, i)), ll(pad_after(a, i)), ll(span)));
+      return invalid(
+          format("input spatial dim %lld: size %lld padded by %lld + %lld is shorter than the dilated "
+                 "kernel's span %lld",
+                 ll(i), ll(x[2 + i]), ll(pad_before(a, i)), ll(pad_after(a, i)), ll(span)));
     }
   }
-  const std::pair<const char*, const std::vector<int64_t>*> lists[] = {
-      {"stride", &a.stride->values}, {"padding", &a.padding->values}, {"dilation", &a.dilation->values},
-      {"input shape", &x},           {"weight shape", &w},            {"output shape", &a.output->view_shape}};
+  const std::pair<const char*, const std::vector<int64_t>*> lists[] = {{"stride", &a.stride->values},
+                                                                       {"padding", &a.padding->values},
+                                                                       {"dilation", &a.dilation->values},
+                                                                       {"input shape", &x},
+                                                                       {"weight shape", &w},
+                                                                       {"output shape", &a.output->view_shape}};
   for (const auto& list : lists) {
     for (int64_t v : *list.second) {
       if (v > INT32_MAX) {
-        return invalid(format("%s %s: value %lld is past 2^31 - 1, the bound on the sizes and parameters of a "
-                              "problem to compute",
-                              list.first, to_string(*list.second).c_str(), ll(v)));
+        return invalid(
+            format("%s %s: value %lld is past 2^31 - 1, the bound on the sizes and parameters of a "
+                   "problem to compute",
+                   list.first, to_string(*list.second).c_str(), ll(v)));
       }
     }
   }
@@ -251,9 +277,9 @@ Check validate_quant_convolution(const QuantConvolutionArgs& a) {
     check = check_well_formed(kApi, t.name, *t.tensor);
     if (check.failed()) return check;
   }
-  check = first_failure([&] { return check_dtypes(a); }, [&] { return check_ranks(a); },
-                        [&] { return check_formats(a); }, [&] { return check_values(a); },
-                        [&] { return check_limits(a); });
+  check =
+      first_failure([&] { return check_dtypes(a); }, [&] { return check_ranks(a); }, [&] { return check_formats(a); },
+                    [&] { return check_values(a); }, [&] { return check_limits(a); });
   if (check.failed()) return check;
   return check_inside_storage(kApi, used_tensors(a));
 }
