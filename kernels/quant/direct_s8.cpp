@@ -58,14 +58,15 @@ class DirectS8 final : public OperatorStep {
     for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
       for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
         for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
-          point_offsets_.push_back(((kd * g.dilation[0] * extent_[1] + kh * g.dilation[1]) * extent_[2] +
-                                    kw * g.dilation[2]) * channels_padded_);
+          point_offsets_.push_back(
+              ((kd * g.dilation[0] * extent_[1] + kh * g.dilation[1]) * extent_[2] + kw * g.dilation[2]) *
+              channels_padded_);
         }
       }
     }
     weights_ = b.book_scratch("quant_weights", static_cast<uint64_t>(g.groups * channel_blocks_ * block_elements_), 2);
-    channels_ = b.book_scratch("quant_channels", static_cast<uint64_t>(g.groups * channel_blocks_),
-                               sizeof(QuantChannelBlock));
+    channels_ =
+        b.book_scratch("quant_channels", static_cast<uint64_t>(g.groups * channel_blocks_), sizeof(QuantChannelBlock));
     source_ = b.book_scratch("quant_source", static_cast<uint64_t>(g.batch * g.groups * group_elements_), 2);
   }
 
@@ -78,20 +79,16 @@ class DirectS8 final : public OperatorStep {
       pack_weights(t / channel_blocks_, t % channel_blocks_, weights + t * block_elements_, channels[t]);
     });
     if (status != 0) return status;
-    status = run_tasks(g.batch * g.groups * extent_[0], threads_, "aclnnQuantConvolution", [&](int64_t t) {
-      copy_source(t / extent_[0], t % extent_[0], source);
-    });
+    status = run_tasks(g.batch * g.groups * extent_[0], threads_, "aclnnQuantConvolution",
+                       [&](int64_t t) { copy_source(t / extent_[0], t % extent_[0], source); });
     if (status != 0) return status;
-    return run_tasks(g.batch * g.groups * position_blocks_ * channel_blocks_, threads_, "aclnnQuantConvolution",
-                     [&](int64_t t) {
-                       const int64_t channel_block = t % channel_blocks_, rest = t / channel_blocks_;
-                       run_block(rest / position_blocks_, rest % position_blocks_, channel_block, weights, channels,
-                                 source);
-                     });
+    return run_tasks(
+        g.batch * g.groups * position_blocks_ * channel_blocks_, threads_, "aclnnQuantConvolution", [&](int64_t t) {
+          const int64_t channel_block = t % channel_blocks_, rest = t / channel_blocks_;
+          run_block(rest / position_blocks_, rest % position_blocks_, channel_block, weights, channels, source);
+        });
   }
-  int64_t tasks() const override {
-    return p_.geometry.batch * p_.geometry.groups * position_blocks_ * channel_blocks_;
-  }
+  int64_t tasks() const override { return p_.geometry.batch * p_.geometry.groups * position_blocks_ * channel_blocks_; }
 
  private:
   // Group `group`'s channels 16*block .. as [point][pair][16][2] (kernel points in (kd, kh, kw) order),
@@ -113,8 +110,7 @@ class DirectS8 final : public OperatorStep {
         for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
           for (int64_t kw = 0; kw < g.kernel[2]; ++kw, ++t) {
             for (int64_t c = 0; c < g.src_channels_per_group; ++c) {
-              out[2 * ((t * pairs_ + c / 2) * kQuantTileChannels + r) + c % 2] =
-                  w[p_.weight.element(o, c, kd, kh, kw)];
+              out[2 * ((t * pairs_ + c / 2) * kQuantTileChannels + r) + c % 2] = w[p_.weight.element(o, c, kd, kh, kw)];
             }
           }
         }
@@ -175,16 +171,17 @@ class DirectS8 final : public OperatorStep {
     const int16_t* corner[kPositionBlock + kQuantTilePositions];
     int64_t out_offset[kPositionBlock];
     for (int64_t j = 0; j < count; ++j) {
-      const int64_t q = first + j, o[3] = {q / (g.dst_size[1] * g.dst_size[2]), q / g.dst_size[2] % g.dst_size[1],
-                                           q % g.dst_size[2]};
-      corner[j] = group_source + ((o[0] * g.stride[0] * extent_[1] + o[1] * g.stride[1]) * extent_[2] +
-                                  o[2] * g.stride[2]) * channels_padded_;
+      const int64_t q = first + j,
+                    o[3] = {q / (g.dst_size[1] * g.dst_size[2]), q / g.dst_size[2] % g.dst_size[1], q % g.dst_size[2]};
+      corner[j] =
+          group_source +
+          ((o[0] * g.stride[0] * extent_[1] + o[1] * g.stride[1]) * extent_[2] + o[2] * g.stride[2]) * channels_padded_;
       out_offset[j] = o[0] * p_.output.stride[2] + o[1] * p_.output.stride[3] + o[2] * p_.output.stride[4];
     }
     for (int64_t j = count; j < count + kQuantTilePositions; ++j) corner[j] = corner[count - 1];  // (not stored)
     const int16_t* block_weights = weights + (group * channel_blocks_ + channel_block) * block_elements_;
-    const int64_t rows = std::min<int64_t>(kQuantTileChannels,
-                                           g.dst_channels_per_group - channel_block * kQuantTileChannels);
+    const int64_t rows =
+        std::min<int64_t>(kQuantTileChannels, g.dst_channels_per_group - channel_block * kQuantTileChannels);
     const int64_t first_channel = group * g.dst_channels_per_group + channel_block * kQuantTileChannels;
     const QuantChannelBlock& block_channels = channels[group * channel_blocks_ + channel_block];
     const bool bf16 = p_.output.dtype == ACL_BF16;
@@ -215,9 +212,16 @@ class DirectS8 final : public OperatorStep {
 
 Support supports_direct_s8(const QuantProblem& p, const CpuFeatures&) {
   if (may_overlap(p.output)) return refuse("output overlaps itself");
-  if (source_elements(p) > kMostPaddedGrowth * static_cast<double>(p.input.numel()) + (1 << 20)) {
+  const double source = source_elements(p);
+  if (source > kMostPaddedGrowth * static_cast<double>(p.input.numel()) + (1 << 20)) {
     return refuse("padding makes the padded copy too large");
   }
+  // (sizes phase 1 may see on tensors without memory: the workspace's int64 sizes stay exact)
+  const ConvGeometry& g = p.geometry;
+  const double weights = static_cast<double>(g.groups) * round_up(g.dst_channels_per_group, kQuantTileChannels) *
+                         round_up(g.src_channels_per_group, 2) * static_cast<double>(g.kernel_volume());
+  if (source > 0x1p52 || weights > 0x1p52) return refuse("the copies would exceed 2^52 elements");
+  if (g.kernel_volume() > (int64_t{1} << 24)) return refuse("more than 2^24 kernel points");
   return kSupported;
 }
 

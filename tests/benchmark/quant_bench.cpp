@@ -164,8 +164,8 @@ std::function<void()> onednn_int8(const Layer& l, bool plain, const dnnl::engine
   } else {
     src = filled(pd.src_desc(), 1), wei = filled(pd.weights_desc(), 2);
   }
-  steps->push_back({convolution_forward(pd), {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_BIAS, bias},
-                                              {DNNL_ARG_DST, dst}}});
+  steps->push_back({convolution_forward(pd),
+                    {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_BIAS, bias}, {DNNL_ARG_DST, dst}}});
   if (plain) {
     memory dst_plain(memory::desc(dst_dims, dt::f32, data_tag), eng);
     steps->push_back({reorder(dst, dst_plain), {{DNNL_ARG_FROM, dst}, {DNNL_ARG_TO, dst_plain}}});
@@ -195,8 +195,8 @@ int main(int argc, char** argv) {
   std::vector<double> kern_ratios, plain_ratios, float_ratios;
   for (const Layer& l : bench::read_layers(file)) {
     if (!bench::name_matches(l.name, filter)) continue;
-    const double gmac = static_cast<double>(bench::count(l.grad_output_shape())) * (l.cin / l.groups) *
-                        bench::count(l.kernel) / 1e9;
+    const double gmac =
+        static_cast<double>(bench::count(l.grad_output_shape())) * (l.cin / l.groups) * bench::count(l.kernel) / 1e9;
     OurQuant ours(l);
     OurFloat ours_float(l);
     const auto kern = onednn_int8(l, false, eng, strm), plain = onednn_int8(l, true, eng, strm);

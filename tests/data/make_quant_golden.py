@@ -2,7 +2,8 @@
 """Generates tests/data/quant_golden.txt: aclnnQuantConvolution's outputs computed independently with
 NumPy (run once; CI never needs NumPy).
 
-    /usr/bin/python3 tests/data/make_quant_golden.py   (Debian python3-numpy)
+    /usr/bin/python3 tests/data/make_quant_golden.py          (Debian python3-numpy)
+    /usr/bin/python3 tests/data/make_quant_golden.py --rate   (only the rate below, on random values)
 
 Each case writes its inputs in full (CANN's layouts, row-major), its dtypes as aclDataType numbers
 (FLOAT 0, FLOAT16 1, INT8 2, INT32 3, INT64 9, UINT64 10, BF16 27) and its outputs' bits:
@@ -184,5 +185,32 @@ def main():
     print(f"{path}: {len(CASES)} cases, {total} outputs, {mismatches} differ from the correctly rounded value")
 
 
+def rate(samples=100000):
+    """How often the float32 order differs from the correctly rounded value, on random sums (|acc| < 2^20),
+    scales (1e-4 .. 1e-2) and float biases (-2 .. 2), per output dtype and bias kind."""
+    rng = random.Random(7)
+    for out_dtype, out_name in ((FLOAT16, "FLOAT16"), (BF16, "BF16")):
+        for integer_bias in (False, True):
+            differ = 0
+            for _ in range(samples):
+                acc = rng.randint(-(1 << 20), 1 << 20)
+                s = np.float32(rng.uniform(1e-4, 1e-2))
+                if integer_bias:
+                    acc_b = acc + rng.randint(-3000, 3000)
+                    value = np.float32(np.float32(acc_b) * s)
+                    exact = fractions.Fraction(acc_b) * fractions.Fraction(float(s))
+                else:
+                    b = np.float32(rng.uniform(-2, 2))
+                    value = np.float32(np.float32(np.float32(acc) * s) + b)
+                    exact = fractions.Fraction(acc) * fractions.Fraction(float(s)) + fractions.Fraction(float(b))
+                differ += round16(value, out_dtype) != exact16(exact, out_dtype)
+            kind = "INT32 bias" if integer_bias else "float bias"
+            print(f"{out_name} output, {kind}: {differ} of {samples} differ from the correctly rounded value")
+
+
 if __name__ == "__main__":
-    main()
+    import sys
+    if "--rate" in sys.argv:
+        rate()
+    else:
+        main()
