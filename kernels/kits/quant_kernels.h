@@ -22,12 +22,12 @@ struct QuantChannelBlock {
 };
 
 struct QuantKernels {
-  // acc[j * kQuantTileChannels + r] = sum_{t < points, q < pairs} weights[t][q][r] . sources[j][offsets[t] + 2q]
-  // (modulo 2^32) for positions j < kQuantTilePositions and channels r < kQuantTileChannels, where
-  // weights[t][q][r] is the int16 pair at weights + 2 * ((t * pairs + q) * kQuantTileChannels + r) and
-  // sources[j][i] the int16 pair at sources[j] + i.
+  // acc[j * kQuantTileChannels + r] (+)= sum_{t < points, q < pairs} weights[t][q][r] . sources[j][offsets[t] + 2q]
+  // (modulo 2^32; added to acc's values where `accumulate`, else written) for positions
+  // j < kQuantTilePositions and channels r < kQuantTileChannels, where weights[t][q][r] is the int16 pair at
+  // weights + 2 * ((t * pairs + q) * kQuantTileChannels + r) and sources[j][i] the int16 pair at sources[j] + i.
   void (*tile)(const int16_t* weights, int64_t points, int64_t pairs, const int16_t* const* sources,
-               const int64_t* offsets, int32_t* acc);
+               const int64_t* offsets, bool accumulate, int32_t* acc);
   // bits[i] = round16_bits(the float steps of acc[i] for channel i % 16) (kernels/core/quant_problem.h) for
   // i < kQuantTilePositions * kQuantTileChannels: BF16 where `bf16`, FLOAT16 otherwise. Each step rounded
   // to nearest even, none fused (the kits' files are compiled without contraction).

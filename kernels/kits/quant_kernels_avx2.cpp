@@ -12,9 +12,15 @@ namespace aclnn_cpu {
 namespace {
 
 void tile_avx2(const int16_t* weights, int64_t points, int64_t pairs, const int16_t* const* sources,
-               const int64_t* offsets, int32_t* acc) {
+               const int64_t* offsets, bool accumulate, int32_t* acc) {
   __m256i sums[kQuantTilePositions][2];
-  for (auto& position : sums) position[0] = position[1] = _mm256_setzero_si256();
+  for (int j = 0; j < kQuantTilePositions; ++j) {
+    for (int half = 0; half < 2; ++half) {
+      sums[j][half] =
+          accumulate ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc + j * kQuantTileChannels + 8 * half))
+                     : _mm256_setzero_si256();
+    }
+  }
   const int16_t* w = weights;
   for (int64_t t = 0; t < points; ++t) {
     const int16_t* s[kQuantTilePositions];

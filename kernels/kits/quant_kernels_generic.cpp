@@ -7,8 +7,13 @@ namespace aclnn_cpu {
 namespace {
 
 void tile_generic(const int16_t* weights, int64_t points, int64_t pairs, const int16_t* const* sources,
-                  const int64_t* offsets, int32_t* acc) {
+                  const int64_t* offsets, bool accumulate, int32_t* acc) {
   uint32_t sums[kQuantTilePositions][kQuantTileChannels] = {};
+  if (accumulate) {
+    for (int j = 0; j < kQuantTilePositions; ++j) {
+      for (int r = 0; r < kQuantTileChannels; ++r) sums[j][r] = static_cast<uint32_t>(acc[j * kQuantTileChannels + r]);
+    }
+  }
   for (int64_t t = 0; t < points; ++t) {
     for (int64_t q = 0; q < pairs; ++q) {
       const int16_t* w = weights + 2 * (t * pairs + q) * kQuantTileChannels;

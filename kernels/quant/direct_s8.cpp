@@ -22,6 +22,7 @@ namespace aclnn_cpu {
 namespace {
 
 constexpr int64_t kPositionBlock = 16 * kQuantTilePositions;  // output positions per task
+constexpr int64_t kChunkBytes = 16 << 10;                     // the weights a chunk of kernel points spans
 // The padded copy may be at most this many times x's size (beyond: very large padding; the reference
 // then computes the problem).
 constexpr double kMostPaddedGrowth = 4.0;
@@ -54,6 +55,7 @@ class DirectS8 final : public OperatorStep {
     for (int a = 0; a < 3; ++a) extent_[a] = padded_extent(g, a);
     group_elements_ = extent_[0] * extent_[1] * extent_[2] * channels_padded_;
     block_elements_ = points_ * pairs_ * 2 * kQuantTileChannels;
+    chunk_points_ = std::max<int64_t>(1, kChunkBytes / (pairs_ * 4 * kQuantTileChannels));
     // Each kernel point's offset from a window's corner in the copy, in int16 elements.
     for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
       for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
@@ -186,12 +188,21 @@ class DirectS8 final : public OperatorStep {
     const QuantChannelBlock& block_channels = channels[group * channel_blocks_ + channel_block];
     const bool bf16 = p_.output.dtype == ACL_BF16;
     uint16_t* out = static_cast<uint16_t*>(p_.output.data) + p_.output.offset + n * p_.output.stride[0];
-    int32_t acc[kQuantTilePositions * kQuantTileChannels];
+    // The block's sums, kernel points a chunk at a time over all its tiles, so that a chunk's weights
+    // (at most kChunkBytes) stay in L1 while the tiles pass.
+    int32_t acc[kPositionBlock * kQuantTileChannels];
+    for (int64_t t0 = 0; t0 < points_; t0 += chunk_points_) {
+      const int64_t chunk = std::min(chunk_points_, points_ - t0);
+      const int16_t* chunk_weights = block_weights + t0 * pairs_ * 2 * kQuantTileChannels;
+      for (int64_t j0 = 0; j0 < count; j0 += kQuantTilePositions) {
+        // acc[6 positions x 16 channels] (+)= sum over the chunk's points and channel pairs of source . weights
+        kernels_->tile(chunk_weights, chunk, pairs_, corner + j0, point_offsets_.data() + t0, t0 > 0,
+                       acc + j0 * kQuantTileChannels);
+      }
+    }
     uint16_t bits[kQuantTilePositions * kQuantTileChannels];
     for (int64_t j0 = 0; j0 < count; j0 += kQuantTilePositions) {
-      // acc[6 positions x 16 channels] = sum over points and channel pairs of source . weights
-      kernels_->tile(block_weights, points_, pairs_, corner + j0, point_offsets_.data(), acc);
-      kernels_->finish(acc, block_channels, bf16, bits);
+      kernels_->finish(acc + j0 * kQuantTileChannels, block_channels, bf16, bits);
       const int64_t valid = std::min<int64_t>(kQuantTilePositions, count - j0);
       for (int64_t r = 0; r < rows; ++r) {
         uint16_t* channel_out = out + (first_channel + r) * p_.output.stride[1];
@@ -205,7 +216,7 @@ class DirectS8 final : public OperatorStep {
   const QuantKernels* kernels_;
   int64_t channels_padded_ = 0, pairs_ = 0, points_ = 0, channel_blocks_ = 0, positions_ = 0, position_blocks_ = 0;
   int64_t extent_[3] = {1, 1, 1};
-  int64_t group_elements_ = 0, block_elements_ = 0;
+  int64_t group_elements_ = 0, block_elements_ = 0, chunk_points_ = 1;
   std::vector<int64_t> point_offsets_;
   WorkspaceLedger::Handle weights_ = -1, channels_ = -1, source_ = -1;
 };
