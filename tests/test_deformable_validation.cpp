@@ -11,27 +11,13 @@
 #include "acl/acl.h"
 #include "aclnnop/aclnn_convolution_backward.h"
 #include "aclnnop/aclnn_deformable_conv2d.h"
+#include "support/phase1_cases.h"
 #include "support/run_deform.h"
 
 namespace testing_support {
 namespace {
 
 constexpr aclnnStatus kNull = 161001, kInvalid = 161002;
-
-// A tensor without memory (phase 1 only).
-struct Shape {
-  std::vector<int64_t> dims;
-  aclDataType dtype = ACL_FLOAT;
-  aclFormat format = ACL_FORMAT_NCHW;
-  bool null = false;
-  aclTensor* make() const {
-    if (null) return nullptr;
-    std::vector<int64_t> strides(dims.size(), 1);
-    for (size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * std::max<int64_t>(dims[i], 1);
-    return aclCreateTensor(dims.data(), dims.size(), dtype, strides.data(), 0, format, dims.data(), dims.size(),
-                           nullptr);
-  }
-};
 
 // A valid call (the doc samples' geometry: x {1,6,2,4}, weight {4,3,5,5}, groups 2), which each case
 // changes in one place.
@@ -46,16 +32,6 @@ struct Call {
   int64_t groups = 2, deformable_groups = 1;
   bool modulated = true;
 };
-
-struct Outcome {
-  aclnnStatus status;
-  std::string message;
-};
-
-std::string recent_error() {
-  const char* m = aclGetRecentErrMsg();
-  return m == nullptr ? "" : m;
-}
 
 // The call's four int arrays (nullptr where the call leaves one out), destroyed with it.
 struct Arrays {
@@ -106,24 +82,7 @@ Outcome plan_backward(const Call& c) {
   return outcome_of(status, {x, dy, cols, w, o, dx, dw, doff, db}, executor);
 }
 
-struct Case {
-  const char* name;
-  std::function<void(Call&)> change;
-  aclnnStatus status;
-  const char* words;  // in the message
-};
-
-void expect_cases(const std::vector<Case>& cases, Outcome (*plan)(const Call&), const char* api) {
-  ASSERT_EQ(plan(Call{}).status, 0) << "the unchanged call must pass: " << plan(Call{}).message;
-  for (const Case& c : cases) {
-    Call call;
-    c.change(call);
-    const Outcome outcome = plan(call);
-    EXPECT_EQ(outcome.status, c.status) << c.name << ": " << outcome.message;
-    EXPECT_NE(outcome.message.find(api), std::string::npos) << c.name << ": " << outcome.message;
-    EXPECT_NE(outcome.message.find(c.words), std::string::npos) << c.name << ": " << outcome.message;
-  }
-}
+using Case = PlanCase<Call>;
 
 // The rows both pages share (their second table's 161002 rows), for either operator.
 std::vector<Case> shared_cases() {

@@ -11,6 +11,7 @@
 #include "acl/acl.h"
 #include "aclnnop/aclnn_quant_convolution.h"
 #include "support/device_tensor.h"
+#include "support/phase1_cases.h"
 
 namespace testing_support {
 namespace {
@@ -18,25 +19,11 @@ namespace {
 constexpr aclnnStatus kNull = 161001, kInvalid = 161002;
 constexpr const char* kApi = "aclnnQuantConvolutionGetWorkspaceSize";
 
-// A tensor without memory (phase 1 only).
-struct Shape {
-  std::vector<int64_t> dims;
-  aclDataType dtype = ACL_INT8;
-  aclFormat format = ACL_FORMAT_NCDHW;
-  bool null = false;
-  aclTensor* make() const {
-    if (null) return nullptr;
-    std::vector<int64_t> strides(dims.size(), 1);
-    for (size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * std::max<int64_t>(dims[i], 1);
-    return aclCreateTensor(dims.data(), dims.size(), dtype, strides.data(), 0, format, dims.data(), dims.size(),
-                           nullptr);
-  }
-};
-
 // A valid call (the ops-nn example's A2 call, smaller), which each case changes in one place.
 struct Call {
-  Shape input{{2, 2, 6, 6, 6}}, weight{{2, 2, 3, 3, 3}}, bias{{2}, ACL_FLOAT, ACL_FORMAT_ND},
-      scale{{2}, ACL_FLOAT, ACL_FORMAT_ND}, output{{2, 2, 6, 6, 6}, ACL_BF16};
+  Shape input{{2, 2, 6, 6, 6}, ACL_INT8, ACL_FORMAT_NCDHW}, weight{{2, 2, 3, 3, 3}, ACL_INT8, ACL_FORMAT_NCDHW},
+      bias{{2}, ACL_FLOAT, ACL_FORMAT_ND}, scale{{2}, ACL_FLOAT, ACL_FORMAT_ND},
+      output{{2, 2, 6, 6, 6}, ACL_BF16, ACL_FORMAT_NCDHW};
   std::vector<int64_t> stride{1, 1, 1}, padding{1, 1, 1}, dilation{1, 1, 1};
   bool null_stride = false, null_padding = false, null_dilation = false, null_workspace_size = false,
        null_executor = false;
@@ -55,11 +42,6 @@ struct Call {
   }
 };
 
-struct Outcome {
-  aclnnStatus status;
-  std::string message;
-};
-
 aclIntArray* make_array(const std::vector<int64_t>& values, bool null) {
   return null ? nullptr : aclCreateIntArray(values.data(), values.size());
 }
@@ -73,32 +55,16 @@ Outcome plan(const Call& c) {
   const aclnnStatus status = aclnnQuantConvolutionGetWorkspaceSize(
       x, w, b, s, nullptr, stride, padding, dilation, false, nullptr, c.groups, c.offsetx, c.round_mode, y,
       c.null_workspace_size ? nullptr : &size, c.null_executor ? nullptr : &executor);
-  const char* message = aclGetRecentErrMsg();
-  const Outcome outcome{status, message == nullptr ? "" : message};
+  const Outcome outcome{status, recent_error()};
   for (aclTensor* t : {x, w, b, s, y}) aclDestroyTensor(t);
   for (aclIntArray* a : {stride, padding, dilation}) aclDestroyIntArray(a);
   if (status == 0) aclDestroyAclOpExecutor(executor);
   return outcome;
 }
 
-struct Case {
-  const char* name;
-  std::function<void(Call&)> change;
-  aclnnStatus status;
-  const char* words;  // in the message ("" for a call that must pass)
-};
+using Case = PlanCase<Call>;
 
-void expect_cases(const std::vector<Case>& cases) {
-  for (const Case& c : cases) {
-    Call call;
-    c.change(call);
-    const Outcome outcome = plan(call);
-    EXPECT_EQ(outcome.status, c.status) << c.name << ": " << outcome.message;
-    if (c.status == 0) continue;
-    EXPECT_NE(outcome.message.find(kApi), std::string::npos) << c.name << ": " << outcome.message;
-    EXPECT_NE(outcome.message.find(c.words), std::string::npos) << c.name << ": " << outcome.message;
-  }
-}
+void expect_cases(const std::vector<Case>& cases) { testing_support::expect_cases(cases, plan, kApi); }
 
 TEST(QuantConvolutionValidation, TheValidCallsPass) {
   expect_cases({

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
@@ -172,6 +173,13 @@ inline aclnnStatus plan_backward(const Layer& l, const aclTensor* gy, const aclT
   aclDestroyIntArray(stride), aclDestroyIntArray(pad), aclDestroyIntArray(dil), aclDestroyIntArray(op);
   aclDestroyIntArray(bias_sizes), aclDestroyBoolArray(mask);
   return status;
+}
+
+// The geometric mean of positive ratios (0 for none).
+inline double geomean(const std::vector<double>& values) {
+  double log_sum = 0.0;
+  for (double v : values) log_sum += std::log(v);
+  return values.empty() ? 0.0 : std::exp(log_sum / values.size());
 }
 
 // Whether `name` contains one of the comma-separated substrings of `filter` (an empty filter: all).

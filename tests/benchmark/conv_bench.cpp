@@ -246,12 +246,6 @@ std::function<void()> onednn_runner(const Layer& c, OneDnnMode mode, const dnnl:
   };
 }
 
-double geomean(const std::vector<double>& values) {
-  double log_sum = 0.0;
-  for (double v : values) log_sum += std::log(v);
-  return values.empty() ? 0.0 : std::exp(log_sum / values.size());
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -371,18 +365,20 @@ int main(int argc, char** argv) {
         std::printf(" %10s %10s\n", "n/a", "n/a");
       }
     }
-    std::printf("geomean %s/fp32: %.2f (paired %.2f); ", dtype_name.c_str(), geomean(half_all), geomean(paired_all));
+    std::printf("geomean %s/fp32: %.2f (paired %.2f); ", dtype_name.c_str(), bench::geomean(half_all),
+                bench::geomean(paired_all));
     if (versus_dnnl.empty()) {
       std::printf("oneDNN has no %s kernels here\n\n", dtype_name.c_str());
     } else {
       std::printf("ours/oneDNN on %s, where it runs: kernels %.2f, plain %.2f (%zu layers)\n\n", dtype_name.c_str(),
-                  geomean(versus_dnnl), geomean(versus_plain), versus_dnnl.size());
+                  bench::geomean(versus_dnnl), bench::geomean(versus_plain), versus_dnnl.size());
     }
   }
   std::printf("dnnl plain: r = its layouts with reorders timed, p = primitives on the plain layouts\n");
-  std::printf("geomean ours/oneDNN plain: all %.2f, dense (groups 1, not TBC) %.2f\n", geomean(plain_all),
-              geomean(plain_dense));
-  std::printf("geomean ours/oneDNN kernels-only: all %.2f, dense %.2f\n", geomean(kern_all), geomean(kern_dense));
+  std::printf("geomean ours/oneDNN plain: all %.2f, dense (groups 1, not TBC) %.2f\n", bench::geomean(plain_all),
+              bench::geomean(plain_dense));
+  std::printf("geomean ours/oneDNN kernels-only: all %.2f, dense %.2f\n", bench::geomean(kern_all),
+              bench::geomean(kern_dense));
   aclrtDestroyStream(stream);
   aclrtResetDevice(0);
   aclFinalize();

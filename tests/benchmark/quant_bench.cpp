@@ -176,12 +176,6 @@ std::function<void()> onednn_int8(const Layer& l, bool plain, const dnnl::engine
   };
 }
 
-double geomean(const std::vector<double>& values) {
-  double log_sum = 0.0;
-  for (double v : values) log_sum += std::log(v);
-  return values.empty() ? 0.0 : std::exp(log_sum / values.size());
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -213,6 +207,6 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
   }
   std::printf("geomean: ours/oneDNN kernel %.2f, ours/oneDNN plain %.2f, our fp32/our int8 %.2f\n",
-              geomean(kern_ratios), geomean(plain_ratios), geomean(float_ratios));
+              bench::geomean(kern_ratios), bench::geomean(plain_ratios), bench::geomean(float_ratios));
   return 0;
 }
