@@ -5,8 +5,10 @@
 # or 55, whose BF16 bits are 16776, 16840, 16916 and 16988.
 # ACLNN_TEST_EMULATOR (cross builds) is the command that runs a target program, e.g. qemu-aarch64.
 set -eu
+# (the output captured first: a sample that fails, or a sanitizer's report at exit, fails the check)
 # shellcheck disable=SC2086
-${ACLNN_TEST_EMULATOR:-} "$1" | awk '
+output=$(${ACLNN_TEST_EMULATOR:-} "$1")
+printf '%s\n' "$output" | awk '
   BEGIN { bits[17] = 16776; bits[25] = 16840; bits[37] = 16916; bits[55] = 16988 }
   function inside(at) { return at == 0 || at == 31 ? 2 : 3 }
   /^result\[[0-9]+\] is: / {

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "support/env.h"
 #include "support/golden.h"
 #include "support/run_deform.h"
 
@@ -272,16 +273,8 @@ void expect_same_bits(const DeformResult& a, const DeformResult& b) {
 // Runs `body` with ACLNN_CONVBWD_KERNELS set to `kernels` (read at phase 1), then restores the setting.
 template <typename Body>
 auto with_kernels(const char* kernels, Body body) {
-  const char* before = std::getenv("ACLNN_CONVBWD_KERNELS");
-  const std::string saved = before != nullptr ? before : "";
-  setenv("ACLNN_CONVBWD_KERNELS", kernels, 1);
-  auto result = body();
-  if (before != nullptr) {
-    setenv("ACLNN_CONVBWD_KERNELS", saved.c_str(), 1);
-  } else {
-    unsetenv("ACLNN_CONVBWD_KERNELS");
-  }
-  return result;
+  const ScopedEnv setting("ACLNN_CONVBWD_KERNELS", kernels);
+  return body();
 }
 
 // Deterministic values that are not dyadic (so that float rounding happens), in [-scale, scale].

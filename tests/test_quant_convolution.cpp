@@ -7,6 +7,7 @@
 #include <Eigen/Core>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <random>
 #include <string>
@@ -15,6 +16,7 @@
 #include "acl/acl.h"
 #include "aclnnop/aclnn_quant_convolution.h"
 #include "support/device_tensor.h"
+#include "support/env.h"
 #include "support/golden.h"
 #include "support/hash_lines.h"
 
@@ -48,33 +50,6 @@ uint16_t bits16(double value, aclDataType dtype) {
   }
   return bits;
 }
-
-// Restores an environment variable on scope exit.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::string& value) : name_(name) {
-    const char* old = std::getenv(name);
-    had_ = old != nullptr;
-    if (had_) old_ = old;
-    if (value.empty()) {
-      unsetenv(name);
-    } else {
-      setenv(name, value.c_str(), 1);
-    }
-  }
-  ~ScopedEnv() {
-    if (had_) {
-      setenv(name_, old_.c_str(), 1);
-    } else {
-      unsetenv(name_);
-    }
-  }
-
- private:
-  const char* name_;
-  bool had_ = false;
-  std::string old_;
-};
 
 QuantResult run_quant(const QuantCall& c, Layout layout) {
   const aclFormat spatial = c.x_shape.size() == 5 ? ACL_FORMAT_NCDHW : ACL_FORMAT_NCHW;
@@ -142,7 +117,7 @@ std::vector<uint16_t> golden_bits(const GoldenCase& g, const char* key) {
 // Every instruction set, both entries, three layouts: NumPy's bits.
 TEST(QuantConvolution, GoldenCasesMatchBitForBitOnEveryPath) {
   const std::vector<GoldenCase> cases = read_golden("quant_golden.txt");
-  ASSERT_EQ(cases.size(), 8u);
+  ASSERT_EQ(cases.size(), 9u);
   for (const std::string& isa : runnable_isas()) {
     const ScopedEnv isa_env("ACLNN_CONVBWD_ISA", isa);
     for (const char* entry : {"direct_s8", "ref"}) {
@@ -159,11 +134,52 @@ TEST(QuantConvolution, GoldenCasesMatchBitForBitOnEveryPath) {
   }
 }
 
-// The goldens' float32 order agrees with the correctly rounded value on these cases (the generator's
-// count; docs/quant_convolution.md gives the rate on random values).
-TEST(QuantConvolution, GoldenOutputsAreCorrectlyRoundedHere) {
+// The goldens' float32 order agrees with the correctly rounded value on the random cases (the generator's
+// count; docs/quant_convolution.md gives the rate), and differs from it in every output of the case built so
+// (where fusing the multiply and the add would give other bits too).
+TEST(QuantConvolution, GoldensShowWhereTheFloatOrderMatters) {
   for (const GoldenCase& g : read_golden("quant_golden.txt")) {
-    EXPECT_EQ(golden_bits(g, "out_bits"), golden_bits(g, "exact_bits")) << g.name;
+    const std::vector<uint16_t> out = golden_bits(g, "out_bits"), exact = golden_bits(g, "exact_bits");
+    if (g.name != "float_order_matters") {
+      EXPECT_EQ(out, exact) << g.name;
+      continue;
+    }
+    ASSERT_EQ(out.size(), exact.size());
+    for (size_t i = 0; i < out.size(); ++i) EXPECT_NE(out[i], exact[i]) << i;
+  }
+}
+
+// A NaN or infinite scale or bias gives the same bits on every path: a NaN output is the quiet NaN of its
+// sign, an infinite one infinity.
+TEST(QuantConvolution, NonFiniteScalesAndBiasesGiveTheSameBitsOnEveryPath) {
+  QuantCall c;
+  c.x_shape = {1, 3, 4, 4}, c.weight_shape = {4, 3, 3, 3}, c.out_shape = {1, 4, 4, 4};
+  c.stride = {1, 1}, c.padding = {1, 1}, c.dilation = {1, 1};
+  for (int i = 0; i < 48; ++i) c.x.push_back((i * 37) % 255 - 127);
+  for (int i = 0; i < 108; ++i) c.weight.push_back((i * 53) % 255 - 127);
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  c.scale = {nan, inf, -inf, 0.5}, c.bias = {1, 2, 3, nan};
+  for (aclDataType out : {ACL_FLOAT16, ACL_BF16}) {
+    c.out_dtype = out;
+    QuantResult truth;
+    {
+      const ScopedEnv entry("ACLNN_CONVBWD_KERNELS", "ref");
+      truth = run_quant(c, Layout::kContiguous);
+    }
+    ASSERT_EQ(truth.status, 0) << truth.error;
+    const uint16_t quiet = out == ACL_BF16 ? 0x7FC0 : 0x7E00, infinity = out == ACL_BF16 ? 0x7F80 : 0x7C00;
+    for (int p = 0; p < 16; ++p) {
+      EXPECT_EQ(truth.bits[p] & 0x7FFF, quiet) << p;       // NaN scale
+      EXPECT_EQ(truth.bits[48 + p] & 0x7FFF, quiet) << p;  // NaN bias
+      EXPECT_TRUE((truth.bits[16 + p] & 0x7FFF) == infinity || (truth.bits[16 + p] & 0x7FFF) == quiet) << p;
+    }
+    for (const std::string& isa : runnable_isas()) {
+      const ScopedEnv isa_env("ACLNN_CONVBWD_ISA", isa);
+      const ScopedEnv entry("ACLNN_CONVBWD_KERNELS", "direct_s8");
+      const QuantResult r = run_quant(c, Layout::kContiguous);
+      ASSERT_EQ(r.status, 0) << r.error;
+      EXPECT_EQ(r.bits, truth.bits) << isa;
+    }
   }
 }
 
@@ -219,7 +235,8 @@ TEST(QuantConvolution, FastEntryGivesTheReferenceBitsOnRandomLayers) {
   for (int round = 0; round < 24; ++round) {
     QuantCall c;
     const int dims = pick(2, 3), groups = pick(1, 3);
-    const int64_t n = pick(1, 2), cg = pick(1, 9), og = pick(1, 7);
+    // (every fourth layer more than one block of 16 output channels per group)
+    const int64_t n = pick(1, 2), cg = pick(1, 9), og = round % 4 == 3 ? pick(17, 40) : pick(1, 7);
     c.groups = groups;
     c.x_shape = {n, cg * groups}, c.weight_shape = {og * groups, cg}, c.out_shape = {n, og * groups};
     for (int a = 0; a < dims; ++a) {
@@ -251,7 +268,11 @@ TEST(QuantConvolution, FastEntryGivesTheReferenceBitsOnRandomLayers) {
     for (const std::string& isa : runnable_isas()) {
       const ScopedEnv isa_env("ACLNN_CONVBWD_ISA", isa);
       const ScopedEnv entry_env("ACLNN_CONVBWD_KERNELS", "direct_s8");
-      const QuantResult r = run_quant(c, round % 2 == 0 ? Layout::kContiguous : Layout::kStrided);
+      QuantResult r;
+      // (the fast entry computed it, not the reference it would fall back to)
+      const std::string lines =
+          verbose_lines([&] { r = run_quant(c, round % 2 == 0 ? Layout::kContiguous : Layout::kStrided); });
+      EXPECT_NE(lines.find("output=direct_s8"), std::string::npos) << lines;
       ASSERT_EQ(r.status, 0) << r.error;
       EXPECT_EQ(r.bits, truth.bits) << "round " << round << " isa " << isa;
     }

@@ -6,8 +6,8 @@
 // in int32 modulo 2^32 (the INT8 products are exact and so is every partial sum while |acc| < 2^31, that
 // is always when Cg*KD*KH*KW < 131072; past that the sum wraps as the hardware's int32 accumulator does,
 // and any order of the terms gives the same wrapped value); x is `pad_value` outside the image. Then in
-// float, each step rounded to nearest even and none fused (the files that include this one are compiled
-// without contraction):
+// float, each step rounded to nearest even and none fused (the files that compute them are compiled
+// without contraction: src/CMakeLists.txt):
 //   float bias (FLOAT, FLOAT16, BF16 widened exactly): output = round16(float(acc) * scale[o] + bias[o])
 //   INT32 bias:                                          output = round16(float(acc + bias[o]) * scale[o])
 // round16 rounding to the output's FLOAT16 or BF16. (Atlas A2's vector dequantization, and Ascend 950's
@@ -82,11 +82,14 @@ inline int32_t wrapping_add(int32_t a, int32_t b) {
   return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
 }
 
-// The float steps above, up to round16.
+// The float steps above, up to round16, for one channel's scale and bias.
+inline float dequantize(int32_t acc, float scale, float bias, int32_t int_bias, bool integer_bias) {
+  if (integer_bias) return static_cast<float>(wrapping_add(acc, int_bias)) * scale;
+  const float scaled = static_cast<float>(acc) * scale;
+  return scaled + bias;
+}
 inline float dequantize(int32_t acc, const ChannelDequant& d) {
-  if (d.integer_bias) return static_cast<float>(wrapping_add(acc, d.int_bias)) * d.scale;
-  const float scaled = static_cast<float>(acc) * d.scale;
-  return scaled + d.bias;
+  return dequantize(acc, d.scale, d.bias, d.int_bias, d.integer_bias);
 }
 
 // round16: the bits of `value` rounded to BF16 (`bf16`) or FLOAT16, to nearest even (past the largest

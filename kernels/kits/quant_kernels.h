@@ -2,8 +2,8 @@
 // operands are INT8 values widened to int16 and paired along the input channels: the source is a padded
 // channels-last copy of x (each position's channels contiguous, in pairs), the weights a block of 16
 // output channels packed per kernel point and channel pair as [point][pair][16 channels][2]; the pairs
-// meet in a pairwise multiply-add (x86 PMADDWD and VPDPWSSD, aarch64 SMLAL pairs). The products are
-// exact and the sums are int32 modulo 2^32, so every set gives the same sums in any order.
+// meet in a pairwise multiply-add (x86's PMADDWD; VNNI's VPDPWSSD takes the same layout). The products
+// are exact and the sums are int32 modulo 2^32, so every set gives the same sums in any order.
 #pragma once
 
 #include <cstdint>

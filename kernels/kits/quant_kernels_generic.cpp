@@ -1,5 +1,7 @@
 // The quantized convolution's tile as written (kernels/kits/quant_kernels.h), for every CPU: the
-// compiler vectorises the channel loop. Sums in uint32 (modulo 2^32, no overflow to avoid).
+// compiler vectorises the channel loop. Sums in uint32 (modulo 2^32, no overflow to avoid); the float
+// steps are quant_problem.h's (this file is compiled without contraction: no multiply-add fused where
+// the target has FMA, as aarch64 has).
 #include "kernels/core/quant_problem.h"
 #include "kernels/kits/quant_kernels.h"
 
@@ -33,10 +35,8 @@ void tile_generic(const int16_t* weights, int64_t points, int64_t pairs, const i
 void finish_generic(const int32_t* acc, const QuantChannelBlock& channels, bool bf16, uint16_t* bits) {
   for (int j = 0; j < kQuantTilePositions; ++j) {
     for (int r = 0; r < kQuantTileChannels; ++r) {
-      const int32_t sum = acc[j * kQuantTileChannels + r];
-      const float value = channels.integer_bias
-                              ? static_cast<float>(wrapping_add(sum, channels.int_bias[r])) * channels.scale[r]
-                              : static_cast<float>(sum) * channels.scale[r] + channels.bias[r];
+      const float value = dequantize(acc[j * kQuantTileChannels + r], channels.scale[r], channels.bias[r],
+                                     channels.int_bias[r], channels.integer_bias);
       bits[j * kQuantTileChannels + r] = round16_bits(value, bf16);
     }
   }

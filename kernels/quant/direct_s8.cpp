@@ -15,6 +15,7 @@
 
 #include "kernels/common/pack.h"
 #include "kernels/common/tasks.h"
+#include "kernels/common/tiling.h"
 #include "kernels/kits/kit.h"
 #include "kernels/quant/quant_entries.h"
 
@@ -26,8 +27,6 @@ constexpr int64_t kChunkBytes = 16 << 10;                     // the weights a c
 // The padded copy may be at most this many times x's size (beyond: very large padding; the reference
 // then computes the problem).
 constexpr double kMostPaddedGrowth = 4.0;
-
-int64_t round_up(int64_t value, int64_t multiple) { return (value + multiple - 1) / multiple * multiple; }
 
 // The padded copy's extent along axis a: every window's span, from -pad on.
 int64_t padded_extent(const ConvGeometry& g, int a) {
@@ -49,9 +48,9 @@ class DirectS8 final : public OperatorStep {
     channels_padded_ = round_up(g.src_channels_per_group, 2);
     pairs_ = channels_padded_ / 2;
     points_ = g.kernel_volume();
-    channel_blocks_ = (g.dst_channels_per_group + kQuantTileChannels - 1) / kQuantTileChannels;
+    channel_blocks_ = ceil_div(g.dst_channels_per_group, kQuantTileChannels);
     positions_ = g.dst_plane();
-    position_blocks_ = (positions_ + kPositionBlock - 1) / kPositionBlock;
+    position_blocks_ = ceil_div(positions_, kPositionBlock);
     for (int a = 0; a < 3; ++a) extent_[a] = padded_extent(g, a);
     group_elements_ = extent_[0] * extent_[1] * extent_[2] * channels_padded_;
     block_elements_ = points_ * pairs_ * 2 * kQuantTileChannels;
@@ -121,19 +120,17 @@ class DirectS8 final : public OperatorStep {
   }
 
   // Plane `dp` of the padded copy of image and group `t` (= n * groups + group): the pad value around x's
-  // rows, each row's channels written two at a time as one int32 pair (the extra channel of an odd Cg 0).
+  // rows, each row's channels a pair at a time (the extra channel of an odd Cg 0).
   void copy_source(int64_t t, int64_t dp, int16_t* source) const {
     const ConvGeometry& g = p_.geometry;
     const int64_t n = t / g.groups, group = t % g.groups, cg = g.src_channels_per_group;
     const int8_t* x = static_cast<const int8_t*>(p_.input.data);
     const int64_t row_elements = extent_[2] * channels_padded_;
     int16_t* plane = source + t * group_elements_ + dp * extent_[1] * row_elements;
-    // The pad row: every real channel the pad value.
-    const uint16_t pad = static_cast<uint16_t>(static_cast<int16_t>(p_.pad_value));
-    const uint32_t pad_pair = pad | static_cast<uint32_t>(pad) << 16, pad_last = cg % 2 != 0 ? pad : pad_pair;
-    const auto fill = [&](uint32_t* pairs, int64_t count) {
-      for (int64_t w = 0; w < count; ++w) {
-        for (int64_t q = 0; q < pairs_; ++q) pairs[w * pairs_ + q] = q + 1 < pairs_ ? pad_pair : pad_last;
+    // The pad value in every real channel, 0 in an odd Cg's extra one.
+    const auto fill = [&](int16_t* row, int64_t positions) {
+      for (int64_t w = 0; w < positions; ++w) {
+        for (int64_t c = 0; c < channels_padded_; ++c) row[w * channels_padded_ + c] = c < cg ? p_.pad_value : 0;
       }
     };
     const int64_t d = dp - g.pad[0];
@@ -142,22 +139,20 @@ class DirectS8 final : public OperatorStep {
     const int64_t step = p_.input.stride[4];
     for (int64_t hp = 0; hp < extent_[1]; ++hp) {
       const int64_t h = hp - g.pad[1];
-      uint32_t* row = reinterpret_cast<uint32_t*>(plane + hp * row_elements);
+      int16_t* row = plane + hp * row_elements;
       if (d < 0 || d >= g.src_size[0] || h < 0 || h >= g.src_size[1] || first >= last) {
         fill(row, extent_[2]);
         continue;
       }
       fill(row, first);
-      fill(row + last * pairs_, extent_[2] - last);
-      for (int64_t q = 0; q < pairs_; ++q) {
-        const int64_t c = 2 * q;
+      fill(row + last * channels_padded_, extent_[2] - last);
+      for (int64_t c = 0; c < channels_padded_; c += 2) {
         const int8_t* x0 = x + p_.input.element(n, group * cg + c, d, h, first - g.pad[2]);
         const int8_t* x1 = c + 1 < cg ? x0 + p_.input.stride[1] : nullptr;
-        uint32_t* out = row + q;
+        int16_t* out = row + c;
         for (int64_t wp = first, i = 0; wp < last; ++wp, i += step) {
-          const uint32_t low = static_cast<uint16_t>(static_cast<int16_t>(x0[i]));
-          const uint32_t high = x1 != nullptr ? static_cast<uint16_t>(static_cast<int16_t>(x1[i])) : 0u;
-          out[wp * pairs_] = low | high << 16;
+          out[wp * channels_padded_] = x0[i];
+          out[wp * channels_padded_ + 1] = x1 != nullptr ? x1[i] : int8_t{0};
         }
       }
     }
@@ -224,7 +219,9 @@ class DirectS8 final : public OperatorStep {
 Support supports_direct_s8(const QuantProblem& p, const CpuFeatures&) {
   if (may_overlap(p.output)) return refuse("output overlaps itself");
   const double source = source_elements(p);
-  if (source > kMostPaddedGrowth * static_cast<double>(p.input.numel()) + (1 << 20)) {
+  double input_elements = 1;  // (in double: a broadcast view's logical size may pass 2^63)
+  for (int64_t size : p.input.shape) input_elements *= static_cast<double>(size);
+  if (source > kMostPaddedGrowth * input_elements + (1 << 20)) {
     return refuse("padding makes the padded copy too large");
   }
   // (sizes phase 1 may see on tensors without memory: the workspace's int64 sizes stay exact)

@@ -137,6 +137,15 @@ Check check_inside_storage(const char* api, const std::vector<UsedTensor>& used)
   return Check{};
 }
 
+Check check_all_well_formed(const char* api, std::initializer_list<NamedTensor> tensors) {
+  for (const NamedTensor& t : tensors) {
+    if (t.tensor == nullptr) continue;
+    const Check check = check_well_formed(api, t.name, *t.tensor);
+    if (check.failed()) return check;
+  }
+  return Check{};
+}
+
 Check check_format_in(const char* api, const NamedTensor& t, std::initializer_list<int32_t> formats,
                       const char* expected) {
   if (t.tensor == nullptr) return Check{};

@@ -54,6 +54,9 @@ struct NamedTensor {
   const char* name;
   const aclTensor* tensor;
 };
+// Ours, before any shape is read: every one of `tensors` (nullptr ones skipped) well formed
+// (check_well_formed).
+Check check_all_well_formed(const char* api, std::initializer_list<NamedTensor> tensors);
 // Its format is one of `formats` (`expected` names them in the message).
 Check check_format_in(const char* api, const NamedTensor& t, std::initializer_list<int32_t> formats,
                       const char* expected);

@@ -14,16 +14,6 @@ namespace {
 
 Check invalid(const char* api, const std::string& message) { return fail_check(ACLNN_ERR_PARAM_INVALID, api, message); }
 
-// Ours, before any shape is read: dims non-negative, one stride per dim.
-Check check_all_well_formed(const char* api, std::initializer_list<NamedTensor> tensors) {
-  for (const NamedTensor& t : tensors) {
-    if (t.tensor == nullptr) continue;
-    const Check check = check_well_formed(api, t.name, *t.tensor);
-    if (check.failed()) return check;
-  }
-  return Check{};
-}
-
 Check check_same_dtype(const char* api, const NamedTensor& t, const NamedTensor& as) {
   if (t.tensor == nullptr || t.tensor->dtype == as.tensor->dtype) return Check{};
   return invalid(api, format("%s dtype %s must equal %s dtype %s", t.name, dtype_name(t.tensor->dtype), as.name,

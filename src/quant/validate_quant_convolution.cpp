@@ -1,7 +1,8 @@
 // aclnnQuantConvolution's phase-1 checks in CANN's order (docs/quant_convolution.md, "Check order"):
-// null pointers (161001); dtypes, ranks and array lengths, formats, values, the output's shape (161002);
-// then ours: sizes within 2^31 - 1, the padded input at least the dilated kernel, every tensor inside
-// its storage. The accepted set is Atlas A2's row and the cases Ascend 950's example programs use.
+// null pointers (161001); ours: every tensor well formed; dtypes, ranks and array lengths, formats,
+// values, the output's shape (161002); then ours: the padded input at least the dilated kernel, sizes
+// within 2^31 - 1, every tensor inside its storage. The accepted set is Atlas A2's row and the cases Ascend 950's
+// example programs use.
 #include <cctype>
 #include <cstring>
 #include <string>
@@ -273,10 +274,9 @@ Check validate_quant_convolution(const QuantConvolutionArgs& a) {
                                       {"workspaceSize", a.workspace_size},
                                       {"executor", a.executor}});
   if (check.failed()) return check;
-  for (const UsedTensor& t : used_tensors(a)) {
-    check = check_well_formed(kApi, t.name, *t.tensor);
-    if (check.failed()) return check;
-  }
+  check = check_all_well_formed(
+      kApi, {{"input", a.input}, {"weight", a.weight}, {"bias", a.bias}, {"scale", a.scale}, {"output", a.output}});
+  if (check.failed()) return check;
   check =
       first_failure([&] { return check_dtypes(a); }, [&] { return check_ranks(a); }, [&] { return check_formats(a); },
                     [&] { return check_values(a); }, [&] { return check_limits(a); });

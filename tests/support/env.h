@@ -20,6 +20,35 @@ inline bool slow_host() {
 // Whether ACLNN_CONVBWD_KERNELS forces entries (the suites' `_on_reference_kernels` runs).
 inline bool entries_forced() { return std::getenv("ACLNN_CONVBWD_KERNELS") != nullptr; }
 
+// Sets an environment variable ("" unsets it) for a scope, then puts it back as it was.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    const char* old = std::getenv(name);
+    had_ = old != nullptr;
+    if (had_) old_ = old;
+    if (value.empty()) {
+      unsetenv(name);
+    } else {
+      setenv(name, value.c_str(), 1);
+    }
+  }
+  ~ScopedEnv() {
+    if (had_) {
+      setenv(name_, old_.c_str(), 1);
+    } else {
+      unsetenv(name_);
+    }
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  bool had_ = false;
+  std::string old_;
+};
+
 // The standard output of `body` run under ACLNN_CONVBWD_VERBOSE=1 (a line per execution, naming the entry
 // that computed each result); the variable is put back as it was.
 inline std::string verbose_lines(const std::function<void()>& body) {
