@@ -545,6 +545,31 @@ std::set<std::string> implementation_families() {
   return families;
 }
 
+// On a slow host (sanitizers, qemu: ACLNN_TESTS_SLOW_HOST) a long sweep checks about a third of its
+// combinations (a case with a variant, or an entry on one): two of every three are skipped where each
+// entry they would check has been checked on two others of the same variant already, so every entry is
+// still checked on the first two cases it runs on, and on some of its later ones. Elsewhere (the release
+// build) nothing is skipped.
+class SlowHostSample {
+ public:
+  // `entries` on the combination's `variant` (a name for what else the entries' paths depend on).
+  bool skip(const std::vector<std::string>& entries, const std::string& variant) {
+    if (!testing_support::slow_host()) return false;
+    const bool skippable = ++visits_ % 3 != 0;  // (not a third one)
+    const auto checked = [&](const std::string& entry) -> int& { return checked_[entry + " " + variant]; };
+    if (skippable &&
+        std::all_of(entries.begin(), entries.end(), [&](const std::string& e) { return checked(e) >= 2; })) {
+      return true;
+    }
+    for (const std::string& e : entries) ++checked(e);
+    return false;
+  }
+
+ private:
+  std::map<std::string, int> checked_;
+  int visits_ = 0;
+};
+
 TEST(Implementations, ReferenceIsLastInEveryList) {
   for (ConvPass pass : kConvPasses) {
     ASSERT_FALSE(convolution_implementations(pass).empty());
@@ -636,13 +661,29 @@ TEST(Implementations, ReferenceResultsDoNotDependOnTheLayout) {
   }
 }
 
+// The entries that compute a gradient of case c in variant v, each with the gradients it computes
+// (computed_by).
+std::vector<std::pair<std::string, unsigned>> entries_computing(const Case& c, const Variant& v, unsigned seed) {
+  std::vector<std::pair<std::string, unsigned>> entries;
+  for (const std::string& name : implementation_names()) {
+    if (const unsigned gradients = computed_by(name, c, v, seed); gradients != 0) entries.emplace_back(name, gradients);
+  }
+  return entries;
+}
+std::vector<std::string> names_of(const std::vector<std::pair<std::string, unsigned>>& entries) {
+  std::vector<std::string> names;
+  for (const auto& entry : entries) names.push_back(entry.first);
+  return names;
+}
+
 TEST(Implementations, EachMatchesTheReference) {
+  SlowHostSample sample;
   for (const Case& c : cases()) {
     for (const Variant& v : kVariants) {
+      const auto entries = entries_computing(c, v, 11);
+      if (sample.skip(names_of(entries), v.name)) continue;
       const Results want = run("ref", c, v, 11, 2);
-      for (const std::string& name : implementation_names()) {
-        const unsigned gradients = computed_by(name, c, v, 11);
-        if (gradients == 0) continue;  // this entry computes no gradient of the case
+      for (const auto& [name, gradients] : entries) {
         const Results got = run(name, c, v, 11, 2, 0, false, gradients);
         const std::string where = name + " " + c.name + " " + v.name;
         const double tol = tolerance(v.dtype);
@@ -665,15 +706,20 @@ bool runs_there(const std::string& name, const Case& c);
 // and the reference adds it to its double sums.
 TEST(Implementations, GradInputEntriesAddTheOutputBias) {
   std::set<std::string> checked;  // entries
+  SlowHostSample sample;
   for (const Case& c : cases()) {
     // (float channels-last views only where channels_last runs: its bits in place)
     for (const Variant& v : {kVariants[0], kVariants[1], kVariants[2], kVariants[3]}) {
       const bool float_rows = v.dtype == ACL_FLOAT && v.layout == Layout::kChannelsLast;
       if (float_rows && !runs_there("channels_last", c)) continue;
-      const Results want = run("ref", c, v, 11, 2, 0, false, 1 | kWithOutputBias);
+      std::vector<std::string> names;  // the gradInput entries for the case
       for (const std::string& name : implementation_names()) {
         if (float_rows && name != "channels_last") continue;
-        if ((computed_by(name, c, v, 11) & 1) == 0) continue;  // not a gradInput entry for the case
+        if ((computed_by(name, c, v, 11) & 1) != 0) names.push_back(name);
+      }
+      if (sample.skip(names, v.name)) continue;
+      const Results want = run("ref", c, v, 11, 2, 0, false, 1 | kWithOutputBias);
+      for (const std::string& name : names) {
         const Results got = run(name, c, v, 11, 2, 0, false, 1 | kWithOutputBias);
         const std::string where = name + " " + c.name + " " + v.name;
         ASSERT_TRUE(got.took(0, name)) << where;
@@ -1556,12 +1602,14 @@ TEST(Implementations, JointStepGivesTheSeparateStepsBits) {
 // reference on float tensors only (its double sums are the same kernels for every dtype, half of this
 // test's time when it ran both; ReferenceKernels.BitIdenticalForAnyThreadCount checks the kernels).
 TEST(Implementations, BitIdenticalForAnyThreadBudget) {
+  SlowHostSample sample;
   for (const Case& c : cases()) {  // (cases outermost: each case's inputs are generated once)
     for (const std::string& name : implementation_families()) {
       if (!runs_there(name, c)) continue;
       for (const Variant& v : name == "ref" ? std::vector<Variant>{kVariants[0]} : variants_for(name)) {
         const unsigned gradients = name == "ref" ? 7 : computed_by(name, c, v, 5);
         if (gradients == 0) continue;  // (the other entries' gradients are checked in their own turn)
+        if (sample.skip({name}, v.name)) continue;
         const Results one = run(name, c, v, 5, 1, 0, false, gradients);
         for (int threads : {2, 3}) {
           const Results more = run(name, c, v, 5, threads, 0, false, gradients);
@@ -1666,12 +1714,13 @@ TEST(Implementations, NonFiniteInputsGiveTheReferencesPattern) {
       {kVariants[0], kNonFinite}, {kVariants[1], kNonFinite}, {kVariants[0], kLastWeightNaN}};
   if (!testing_support::slow_host())
     runs.insert(runs.end(), {{kVariants[3], kNonFinite}, {kVariants[4], kLastWeightNaN}});
+  SlowHostSample sample;
   for (const Case& c : cases()) {
     for (const auto& [v, poison] : runs) {
+      const auto entries = entries_computing(c, v, 5);
+      if (sample.skip(names_of(entries), v.name + std::string(" ") + std::to_string(poison))) continue;
       const Results want = run("ref", c, v, 5, 2, 0, poison);
-      for (const std::string& name : implementation_names()) {
-        const unsigned gradients = computed_by(name, c, v, 5);
-        if (gradients == 0) continue;
+      for (const auto& [name, gradients] : entries) {
         const Results got = run(name, c, v, 5, 2, 0, poison, gradients);
         const std::vector<double>* pairs[3][2] = {{&got.grad_input, &want.grad_input},
                                                   {&got.grad_weight, &want.grad_weight},
@@ -1681,16 +1730,17 @@ TEST(Implementations, NonFiniteInputsGiveTheReferencesPattern) {
           ++compared[name];
           const std::vector<double>&out = *pairs[i][0], &ref = *pairs[i][1];
           ASSERT_EQ(out.size(), ref.size());
+          // (the message built only where a check fails: building it per entry had been a fifth of the time)
+          const std::string about = name + " " + c.name + " " + v.name + " gradient " + std::to_string(i);
+          const auto where = [&about](size_t e) { return about + " entry " + std::to_string(e); };
           for (size_t e = 0; e < ref.size(); ++e) {
-            const std::string where =
-                name + " " + c.name + " " + v.name + " gradient " + std::to_string(i) + " entry " + std::to_string(e);
             if (std::isfinite(ref[e])) {
               ++finite[name];
-              EXPECT_NEAR(out[e], ref[e], 1e-3 + std::abs(ref[e]) * tolerance(v.dtype)) << where;
+              EXPECT_NEAR(out[e], ref[e], 1e-3 + std::abs(ref[e]) * tolerance(v.dtype)) << where(e);
             } else {
-              EXPECT_EQ(std::isnan(out[e]), std::isnan(ref[e])) << where << ": " << out[e] << " vs " << ref[e];
+              EXPECT_EQ(std::isnan(out[e]), std::isnan(ref[e])) << where(e) << ": " << out[e] << " vs " << ref[e];
               if (std::isinf(ref[e])) {
-                EXPECT_EQ(out[e], ref[e]) << where;
+                EXPECT_EQ(out[e], ref[e]) << where(e);
               }
             }
           }
