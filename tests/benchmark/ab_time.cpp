@@ -7,7 +7,6 @@
 // substrings (conv_bench's). outputs: the output mask (gradInput, gradWeight, gradBias) as three digits, e.g. 100 for
 // gradInput alone, to time one gradient (ConvTbcBackward has no mask: its layers always compute all three); forward:
 // the layer's forward pass with its bias instead (conv_bench's forward direction).
-#include <chrono>
 #include <cstdio>
 #include <string>
 
@@ -32,40 +31,13 @@ int main(int argc, char** argv) {
   for (const Layer& l : read_layers(file)) {
     if (!name_matches(l.name, filter)) continue;
     const LayerTensors t(l, dtype);
-    void* workspace = nullptr;
-    uint64_t booked = 0;
-    double best = 0, best_plan = 0;
-    for (int call = 0; call < calls; ++call) {
-      const auto start = std::chrono::steady_clock::now();
-      uint64_t size = 0;
-      aclOpExecutor* executor = nullptr;
-      if ((forward ? t.plan_forward_pass(l, &size, &executor) : t.plan(l, &size, &executor, outputs)) != ACL_SUCCESS) {
-        std::fprintf(stderr, "%s: phase 1 failed\n", l.name.c_str());
-        status = 1;
-        break;
-      }
-      const auto planned = std::chrono::steady_clock::now();
-      if (size > booked) {  // (allocated outside the timed parts: a training loop keeps its workspace)
-        if (workspace != nullptr) aclrtFree(workspace);
-        aclrtMalloc(&workspace, size, ACL_MEM_MALLOC_HUGE_FIRST);
-        booked = size;
-      }
-      const auto allocated = std::chrono::steady_clock::now();
-      if ((forward ? run_forward(l, workspace, size, executor, stream)
-                   : run_backward(l, workspace, size, executor, stream)) != ACL_SUCCESS) {
-        std::fprintf(stderr, "%s: phase 2 failed\n", l.name.c_str());
-        status = 1;
-        break;
-      }
-      aclrtSynchronizeStream(stream);
-      const auto end = std::chrono::steady_clock::now();
-      const double ms = std::chrono::duration<double, std::milli>((planned - start) + (end - allocated)).count();
-      const double plan_ms = std::chrono::duration<double, std::milli>(planned - start).count();
-      if (call == 0 || ms < best) best = ms;
-      if (call == 0 || plan_ms < best_plan) best_plan = plan_ms;
+    double plan = 0;
+    const double best = best_call_seconds(l, t, stream, calls, outputs, forward, &plan);
+    if (best < 0) {
+      status = 1;
+      continue;
     }
-    if (workspace != nullptr) aclrtFree(workspace);
-    std::printf("%s %.3f %.3f\n", l.name.c_str(), best, best_plan);
+    std::printf("%s %.3f %.3f\n", l.name.c_str(), best * 1e3, plan * 1e3);
   }
   aclrtDestroyStream(stream);
   aclFinalize();

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -63,13 +64,17 @@ float chains_generic() {  // 4-float vectors, multiply then add (no FMA in basel
 
 }  // namespace
 
-FmaPeak measure_fma_peak(int threads) {
+FmaPeak measure_fma_peak(int threads, const char* widest) {
+  (void)widest;  // (x86-64 only)
   float (*chains)() = chains_generic;
   FmaPeak peak{"sse", 0.0};
   int lanes = 4;
 #if defined(__x86_64__)
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) {
+  const std::string cap = widest;
+  if (cap == "generic") {
+    // (the generic chains)
+  } else if (cap != "avx2" && __builtin_cpu_supports("avx512f")) {
     chains = chains_avx512, peak.isa = "avx512", lanes = 16;
   } else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
     chains = chains_avx2, peak.isa = "avx2", lanes = 8;

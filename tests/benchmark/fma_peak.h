@@ -9,6 +9,7 @@ struct FmaPeak {
   double gflops;    // all threads together
 };
 
-FmaPeak measure_fma_peak(int threads);
+// `widest`: "avx2" or "generic" caps the vectors (as ACLNN_CONVBWD_ISA caps our kernels'); "" the CPU's widest.
+FmaPeak measure_fma_peak(int threads, const char* widest = "");
 
 }  // namespace bench
