@@ -202,7 +202,8 @@ class GemmBackwardData final : public ConvStep {
     } else if (!columns_are_source(g_)) {
       cols_ = b.book_scratch("gemm.cols", max_rows * tile_, sizeof(float), threads_);
     }
-    pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(true), sizeof(float), threads_);
+    // (op(B) packed per tile, from the view or a matrix: at most tile_ columns over Cout_g)
+    pack_ = b.book_scratch("gemm.pack", blocking_.scratch_floats(true, tile_, s_.cout), sizeof(float), threads_);
     // W^T is the left operand of every tile of every sample: packed once per (group, block).
     // (Sizes past 2^60 bytes, possible only with absurd empty problems, go to the ledger as too large.)
     const int64_t padded_rows = max_rows + left_sliver_rows(blocking_), limit = int64_t{1} << 58;

@@ -86,6 +86,14 @@ int64_t GemmBlocking::scratch_floats(bool left_prepacked) const {
   return (left_prepacked ? 0 : a_block_floats(*this)) + round_up(kc * nc, 16);
 }
 
+int64_t GemmBlocking::scratch_floats(bool left_prepacked, int64_t max_n, int64_t max_k) const {
+  // (multiply_blocks: op(B)'s block is its slivers of NR columns, each over the block's depth)
+  const int64_t nr = isa_kit(isa).gemm.nr;
+  const int64_t b_block =
+      std::min(kc, std::max<int64_t>(max_k, 1)) * round_up(std::min(nc, std::max<int64_t>(max_n, 1)), nr);
+  return (left_prepacked ? 0 : a_block_floats(*this)) + round_up(b_block, 16);
+}
+
 GemmBlocking plan_gemm_blocking(int64_t max_m, int64_t max_n, int64_t /*max_k*/, const CpuFeatures& cpu) {
   const Isa isa = cpu.isa;
   const MicroKernel& kernel = isa_kit(isa).gemm;

@@ -36,6 +36,8 @@ struct GemmBlocking {
   // Floats of packing scratch one sgemm call needs (one per thread running GEMMs); a product whose
   // op(A) is a PackedLeft packs only op(B).
   int64_t scratch_floats(bool left_prepacked = false) const;
+  // The same for products whose n and k are at most max_n and max_k (op(B)'s block is then smaller).
+  int64_t scratch_floats(bool left_prepacked, int64_t max_n, int64_t max_k) const;
 };
 
 // "isa=avx512": the verbose mode's note for a step that multiplies with `blocking`.

@@ -114,11 +114,13 @@ int main(int argc, char** argv) {
     }
   }
   const double balance = peak.gflops / bandwidth;  // FLOP per byte where the two roofs meet
-  std::printf("threads %d, %s; FMA peak %.1f GFLOP/s (%s), copy bandwidth %.1f GB/s, balance %.1f FLOP/B; best of %d "
-              "rounds of %d calls\n",
-              threads, dtype_name.c_str(), peak.gflops, peak.isa, bandwidth, balance, rounds, calls);
-  std::printf("| layer | part | GFLOP | MB | FLOP/B | ms | GFLOP/s | %% FMA peak | GB/s | %% bandwidth | bound | %% of "
-              "bound |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|\n");
+  std::printf(
+      "threads %d, %s; FMA peak %.1f GFLOP/s (%s), copy bandwidth %.1f GB/s, balance %.1f FLOP/B; best of %d "
+      "rounds of %d calls\n",
+      threads, dtype_name.c_str(), peak.gflops, peak.isa, bandwidth, balance, rounds, calls);
+  std::printf(
+      "| layer | part | GFLOP | MB | FLOP/B | ms | GFLOP/s | %% FMA peak | GB/s | %% bandwidth | bound | %% of "
+      "bound |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|\n");
   for (size_t i = 0; i < layers.size(); ++i) {
     for (const Part& part : parts[i]) {
       const double gflops = part.flops / part.best / 1e9, gbs = part.bytes / part.best / 1e9;
