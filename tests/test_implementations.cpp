@@ -1731,7 +1731,7 @@ TEST(Implementations, NonFiniteInputsGiveTheReferencesPattern) {
           ++compared[name];
           const std::vector<double>&out = *pairs[i][0], &ref = *pairs[i][1];
           ASSERT_EQ(out.size(), ref.size());
-          // (the message built only where a check fails: building it per entry had been a fifth of the time)
+          // (the message is built only where a check fails: built per entry, it cost more than the checks)
           const std::string about = name + " " + c.name + " " + v.name + " gradient " + std::to_string(i);
           const auto where = [&about](size_t e) { return about + " entry " + std::to_string(e); };
           for (size_t e = 0; e < ref.size(); ++e) {
