@@ -82,9 +82,7 @@ void tile(const MicroKernel& kernel, int64_t depth, const float* a, const float*
 
 std::string isa_detail(const GemmBlocking& blocking) { return std::string("isa=") + isa_name(blocking.isa); }
 
-int64_t GemmBlocking::scratch_floats(bool left_prepacked) const {
-  return (left_prepacked ? 0 : a_block_floats(*this)) + round_up(kc * nc, 16);
-}
+int64_t GemmBlocking::scratch_floats(bool left_prepacked) const { return scratch_floats(left_prepacked, nc, kc); }
 
 int64_t GemmBlocking::scratch_floats(bool left_prepacked, int64_t max_n, int64_t max_k) const {
   // (multiply_blocks: op(B)'s block is its slivers of NR columns, each over the block's depth)

@@ -7,11 +7,13 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "acl/acl.h"
@@ -244,6 +246,20 @@ struct LayerTensors {
     return plan_forward(l, x.tensor, w.tensor, b.tensor, gy.tensor, size, executor);
   }
 };
+
+// Floating-point operations of one convolution of layer `l` (2 per multiply-add): the direct convolution's
+// output plane (gradOutput's, or the input's for a transposed layer) by the products per entry. A full
+// backward is two (gradInput and gradWeight).
+inline double convolution_flops(const Layer& l) {
+  const Dims plane = l.transposed ? l.spatial : l.out_spatial();
+  return 2.0 * double(l.n) * l.cout * (l.cin / l.groups) * count(l.kernel) * count(plane);
+}
+
+// The threads the benchmarks run on: OMP_NUM_THREADS (our library's and oneDNN's count), else the CPU's.
+inline int bench_threads() {
+  const char* omp = std::getenv("OMP_NUM_THREADS");
+  return omp != nullptr && std::atoi(omp) > 0 ? std::atoi(omp) : int(std::max(1u, std::thread::hardware_concurrency()));
+}
 
 // The fastest of `calls` calls of our operator on layer `l` (phase 1, phase 2 and the stream's
 // synchronisation, as a training step pays; the workspace allocated outside the timed parts, as a training

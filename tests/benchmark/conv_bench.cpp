@@ -59,14 +59,6 @@ double median_seconds(int repeats, const std::function<void()>& body) {
   return times[times.size() / 2];
 }
 
-// Floating-point operations of one convolution (2 per multiply-add); a full backward is two
-// (gradInput and gradWeight).
-double convolution_flops(const Layer& l) {
-  // The direct convolution's output plane: gradOutput's, or the input's for a transposed layer.
-  const Dims plane = l.transposed ? l.spatial : l.out_spatial();
-  return 2.0 * double(l.n) * l.cout * (l.cin / l.groups) * count(l.kernel) * count(plane);
-}
-
 // Our library, tensors and workspace made once: phase 1 + phase 2 + synchronize per call (what a
 // training step pays).
 class Ours {
@@ -263,8 +255,7 @@ int main(int argc, char** argv) {
   aclrtCreateStream(&stream);
   dnnl::engine eng(dnnl::engine::kind::cpu, 0);
   dnnl::stream strm(eng);
-  const char* omp = std::getenv("OMP_NUM_THREADS");  // both engines use OpenMP's thread count
-  const int threads = omp != nullptr && std::atoi(omp) > 0 ? std::atoi(omp) : int(std::thread::hardware_concurrency());
+  const int threads = bench_threads();  // both engines use OpenMP's thread count
   // The FMA peak is measured in every round too (the machine drifts): the best one is the denominator.
   FmaPeak peak = measure_fma_peak(threads);
   struct Row {

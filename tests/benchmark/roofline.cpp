@@ -56,17 +56,14 @@ struct Part {
 };
 
 std::vector<Part> parts_of(const Layer& l, size_t element) {
-  // Multiply-adds of one convolution: the direct one's output plane (gradOutput's, or the input's for a
-  // transposed layer) by the products per entry.
-  const Dims plane = l.transposed ? l.spatial : l.out_spatial();
-  const double macs = double(l.n) * l.cout * (l.cin / l.groups) * count(l.kernel) * count(plane);
+  const double conv = convolution_flops(l);  // (one convolution)
   const double x = double(count(l.input_shape())) * element, w = double(count(l.weight_shape())) * element,
                dy = double(count(l.grad_output_shape())) * element, bias = double(l.cout) * element;
   const double dy_entries = double(count(l.grad_output_shape()));
-  if (l.tbc) return {{"all", {true, true, true}, false, 4 * macs + dy_entries, 2 * x + 2 * w + dy + bias}};
-  return {{"forward", {false, false, false}, true, 2 * macs + dy_entries, x + w + bias + dy},
-          {"gradInput", {true, false, false}, false, 2 * macs, dy + w + x},
-          {"gradWeight", {false, true, false}, false, 2 * macs, x + dy + w},
+  if (l.tbc) return {{"all", {true, true, true}, false, 2 * conv + dy_entries, 2 * x + 2 * w + dy + bias}};
+  return {{"forward", {false, false, false}, true, conv + dy_entries, x + w + bias + dy},
+          {"gradInput", {true, false, false}, false, conv, dy + w + x},
+          {"gradWeight", {false, true, false}, false, conv, x + dy + w},
           {"gradBias", {false, false, true}, false, dy_entries, dy + bias}};
 }
 
@@ -80,9 +77,7 @@ int main(int argc, char** argv) {
   const int calls = argc > 5 ? std::max(1, std::stoi(argv[5])) : 3;
   const aclDataType dtype = dtype_name == "float16" ? ACL_FLOAT16 : dtype_name == "bf16" ? ACL_BF16 : ACL_FLOAT;
   const size_t element = dtype == ACL_FLOAT ? 4 : 2;
-  const char* threads_setting = std::getenv("OMP_NUM_THREADS");
-  const int threads = threads_setting != nullptr ? std::max(1, std::atoi(threads_setting))
-                                                 : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int threads = bench_threads();
   const char* isa_setting = std::getenv("ACLNN_CONVBWD_ISA");
   const char* widest = isa_setting != nullptr ? isa_setting : "";
 
@@ -123,6 +118,7 @@ int main(int argc, char** argv) {
       "bound |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|\n");
   for (size_t i = 0; i < layers.size(); ++i) {
     for (const Part& part : parts[i]) {
+      if (part.best >= 1e30) continue;  // (every call of it failed: said on stderr)
       const double gflops = part.flops / part.best / 1e9, gbs = part.bytes / part.best / 1e9;
       const double intensity = part.flops / part.bytes;
       const bool compute = intensity >= balance;
