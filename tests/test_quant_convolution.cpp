@@ -1,10 +1,14 @@
 // aclnnQuantConvolution through the public C API against independent oracles: NumPy's integer sums and
-// float32 steps (tests/data/quant_golden.txt, bit for bit, on every instruction set, both entries and
-// strided layouts), int32 wrap-around past 2^31, the doc sample's geometry by counting, and the fast
+// float32 steps (tests/data/quant_golden.txt, bit for bit, on every instruction set and tile, both entries
+// and strided layouts), int32 wrap-around past 2^31, the doc sample's geometry by counting, and the fast
 // entry against the reference on random layers. Workspaces are poisoned before phase 2.
 #include <gtest/gtest.h>
 
 #include <Eigen/Core>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -50,6 +54,40 @@ uint16_t bits16(double value, aclDataType dtype) {
   }
   return bits;
 }
+
+// One instruction set with one of its integer tiles: the pair tile (ACLNN_CONVBWD_INT8_DOT=0) and, where the
+// CPU has VNNI for the set (cpuid here: AVX512_VNNI for avx512, AVX-VNNI for avx2), the byte tile.
+struct QuantPath {
+  std::string isa;
+  bool bytes;
+  std::string name() const { return (isa.empty() ? "default" : isa) + (bytes ? "/bytes" : "/pairs"); }
+};
+
+bool cpu_has_vnni_for(const std::string& isa) {
+#if defined(__x86_64__)
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (isa == "avx512") return __get_cpuid_count(7, 0, &a, &b, &c, &d) != 0 && (c & (1u << 11)) != 0;
+  if (isa == "avx2") return __get_cpuid_count(7, 1, &a, &b, &c, &d) != 0 && (a & (1u << 4)) != 0;
+#endif
+  (void)isa;
+  return false;
+}
+
+std::vector<QuantPath> quant_paths() {
+  std::vector<QuantPath> paths;
+  for (const std::string& isa : runnable_isas()) {
+    paths.push_back({isa, false});
+    if (cpu_has_vnni_for(isa)) paths.push_back({isa, true});
+  }
+  return paths;
+}
+
+// The settings that plan `path`.
+struct PathEnv {
+  explicit PathEnv(const QuantPath& path)
+      : isa("ACLNN_CONVBWD_ISA", path.isa), dot("ACLNN_CONVBWD_INT8_DOT", path.bytes ? "" : "0") {}
+  ScopedEnv isa, dot;
+};
 
 QuantResult run_quant(const QuantCall& c, Layout layout) {
   const aclFormat spatial = c.x_shape.size() == 5 ? ACL_FORMAT_NCDHW : ACL_FORMAT_NCHW;
@@ -114,12 +152,12 @@ std::vector<uint16_t> golden_bits(const GoldenCase& g, const char* key) {
   return bits;
 }
 
-// Every instruction set, both entries, three layouts: NumPy's bits.
+// Every instruction set and tile, both entries, three layouts: NumPy's bits.
 TEST(QuantConvolution, GoldenCasesMatchBitForBitOnEveryPath) {
   const std::vector<GoldenCase> cases = read_golden("quant_golden.txt");
   ASSERT_EQ(cases.size(), 9u);
-  for (const std::string& isa : runnable_isas()) {
-    const ScopedEnv isa_env("ACLNN_CONVBWD_ISA", isa);
+  for (const QuantPath& path : quant_paths()) {
+    const PathEnv path_env(path);
     for (const char* entry : {"direct_s8", "ref"}) {
       const ScopedEnv entry_env("ACLNN_CONVBWD_KERNELS", entry);
       for (Layout layout : {Layout::kContiguous, Layout::kStrided, Layout::kReversed}) {
@@ -127,7 +165,7 @@ TEST(QuantConvolution, GoldenCasesMatchBitForBitOnEveryPath) {
           const QuantResult r = run_quant(call_of(g), layout);
           ASSERT_EQ(r.status, 0) << g.name << ": " << r.error;
           EXPECT_EQ(r.bits, golden_bits(g, "out_bits"))
-              << g.name << " isa " << isa << " entry " << entry << " layout " << static_cast<int>(layout);
+              << g.name << " path " << path.name() << " entry " << entry << " layout " << static_cast<int>(layout);
         }
       }
     }
@@ -173,12 +211,12 @@ TEST(QuantConvolution, NonFiniteScalesAndBiasesGiveTheSameBitsOnEveryPath) {
       EXPECT_EQ(truth.bits[48 + p] & 0x7FFF, quiet) << p;  // NaN bias
       EXPECT_TRUE((truth.bits[16 + p] & 0x7FFF) == infinity || (truth.bits[16 + p] & 0x7FFF) == quiet) << p;
     }
-    for (const std::string& isa : runnable_isas()) {
-      const ScopedEnv isa_env("ACLNN_CONVBWD_ISA", isa);
+    for (const QuantPath& path : quant_paths()) {
+      const PathEnv path_env(path);
       const ScopedEnv entry("ACLNN_CONVBWD_KERNELS", "direct_s8");
       const QuantResult r = run_quant(c, Layout::kContiguous);
       ASSERT_EQ(r.status, 0) << r.error;
-      EXPECT_EQ(r.bits, truth.bits) << isa;
+      EXPECT_EQ(r.bits, truth.bits) << path.name();
     }
   }
 }
@@ -212,17 +250,17 @@ TEST(QuantConvolution, SumsWrapModulo2To32OnEveryPath) {
   c.scale = {static_cast<double>(0x3A800000u), static_cast<double>(0x3A800000u)};  // 2^-10
   c.bias = {0, -1};
   const int64_t wrapped = int64_t{147456} * 16384 - (int64_t{1} << 32);  // -1879048192
-  for (const std::string& isa : runnable_isas()) {
-    const ScopedEnv isa_env("ACLNN_CONVBWD_ISA", isa);
+  for (const QuantPath& path : quant_paths()) {
+    const PathEnv path_env(path);
     for (const char* entry : {"direct_s8", "ref"}) {
       const ScopedEnv entry_env("ACLNN_CONVBWD_KERNELS", entry);
       const QuantResult r = run_quant(c, Layout::kContiguous);
       ASSERT_EQ(r.status, 0) << r.error;
       // float(-1879048192) is exact; times 2^-10 = -1835008, which FLOAT16 cannot hold: -inf
-      EXPECT_EQ(r.bits[0], bits16(static_cast<double>(wrapped) / 1024, ACL_FLOAT16)) << isa << " " << entry;
-      EXPECT_EQ(r.bits[0], 0xFC00) << isa << " " << entry;
+      EXPECT_EQ(r.bits[0], bits16(static_cast<double>(wrapped) / 1024, ACL_FLOAT16)) << path.name() << " " << entry;
+      EXPECT_EQ(r.bits[0], 0xFC00) << path.name() << " " << entry;
       // bias -1: -1879048193 as float is -1879048192 again (RNE at 2^7 spacing)
-      EXPECT_EQ(r.bits[1], 0xFC00) << isa << " " << entry;
+      EXPECT_EQ(r.bits[1], 0xFC00) << path.name() << " " << entry;
     }
   }
 }
@@ -236,11 +274,14 @@ TEST(QuantConvolution, FastEntryGivesTheReferenceBitsOnRandomLayers) {
     QuantCall c;
     const int dims = pick(2, 3), groups = pick(1, 3);
     // (every fourth layer more than one block of 16 output channels per group)
-    const int64_t n = pick(1, 2), cg = pick(1, 9), og = round % 4 == 3 ? pick(17, 40) : pick(1, 7);
+    // (every third layer rows of 16 and more, and more channels: the copy's 16-column interleave)
+    const bool wide = round % 3 == 1;
+    const int64_t n = pick(1, 2), cg = wide ? pick(4, 20) : pick(1, 9), og = round % 4 == 3 ? pick(17, 40) : pick(1, 7);
     c.groups = groups;
     c.x_shape = {n, cg * groups}, c.weight_shape = {og * groups, cg}, c.out_shape = {n, og * groups};
     for (int a = 0; a < dims; ++a) {
-      const int64_t size = pick(1, 13), k = pick(1, std::min<int>(4, static_cast<int>(size))), s = pick(1, 3),
+      const int64_t size = wide && a == dims - 1 ? pick(16, 40) : pick(1, 13),
+                    k = pick(1, std::min<int>(4, static_cast<int>(size))), s = pick(1, 3),
                     d = k > 1 && size >= 2 * k ? pick(1, 2) : 1, lo = pick(0, 2), hi = pick(0, 2);
       c.x_shape.push_back(size), c.weight_shape.push_back(k);
       c.stride.push_back(s), c.dilation.push_back(d), c.padding.push_back(lo), c.padding.push_back(hi);
@@ -265,16 +306,17 @@ TEST(QuantConvolution, FastEntryGivesTheReferenceBitsOnRandomLayers) {
       return run_quant(c, Layout::kContiguous);
     }();
     ASSERT_EQ(truth.status, 0) << truth.error;
-    for (const std::string& isa : runnable_isas()) {
-      const ScopedEnv isa_env("ACLNN_CONVBWD_ISA", isa);
+    for (const QuantPath& path : quant_paths()) {
+      const PathEnv path_env(path);
       const ScopedEnv entry_env("ACLNN_CONVBWD_KERNELS", "direct_s8");
       QuantResult r;
-      // (the fast entry computed it, not the reference it would fall back to)
+      // (the fast entry computed it with the path's tile, not the reference it would fall back to)
       const std::string lines =
           verbose_lines([&] { r = run_quant(c, round % 2 == 0 ? Layout::kContiguous : Layout::kStrided); });
-      EXPECT_NE(lines.find("output=direct_s8"), std::string::npos) << lines;
+      EXPECT_NE(lines.find("output=direct_s8:"), std::string::npos) << lines;
+      EXPECT_NE(lines.find(path.bytes ? ":tile=bytes" : ":tile=pairs"), std::string::npos) << lines;
       ASSERT_EQ(r.status, 0) << r.error;
-      EXPECT_EQ(r.bits, truth.bits) << "round " << round << " isa " << isa;
+      EXPECT_EQ(r.bits, truth.bits) << "round " << round << " path " << path.name();
     }
   }
 }

@@ -70,6 +70,30 @@ bool cpu_has_avx512_bf16() {
 #endif
 }
 
+bool cpu_has_vnni(Isa isa) {
+#if defined(__x86_64__) && defined(ACLNN_HAVE_X86_KERNELS)
+  // cpuid leaf 7: sub-leaf 0 ECX bit 11 (AVX512_VNNI), sub-leaf 1 EAX bit 4 (AVX-VNNI)
+  static const bool avx512_vnni = [] {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    return __get_cpuid_count(7, 0, &a, &b, &c, &d) != 0 && (c & (1u << 11)) != 0;
+  }();
+  static const bool avx_vnni = [] {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    return __get_cpuid_count(7, 1, &a, &b, &c, &d) != 0 && (a & (1u << 4)) != 0;
+  }();
+  if (isa > detected_isa()) return false;
+  return isa == Isa::kAvx512 ? avx512_vnni : isa == Isa::kAvx2 && avx_vnni;
+#else
+  (void)isa;
+  return false;
+#endif
+}
+
+bool int8_dot_available() {
+  const char* value = std::getenv("ACLNN_CONVBWD_INT8_DOT");
+  return cpu_has_vnni(selected_isa()) && (value == nullptr || std::strcmp(value, "0") != 0);
+}
+
 Isa selected_isa() {
   const Isa cpu = detected_isa();
   const char* value = std::getenv("ACLNN_CONVBWD_ISA");
@@ -178,7 +202,7 @@ AmxTiles amx_tiles() {
   return bf16_dot_available() ? AmxTiles::kVectors : AmxTiles::kNone;
 }
 
-CpuFeatures CpuFeatures::current() { return {selected_isa(), cpu_is_amd(), amx_tiles()}; }
+CpuFeatures CpuFeatures::current() { return {selected_isa(), cpu_is_amd(), amx_tiles(), int8_dot_available()}; }
 
 const CacheSizes& cache_sizes() {
   static const CacheSizes sizes = [] {

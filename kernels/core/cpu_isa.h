@@ -27,6 +27,14 @@ bool cpu_is_amd();
 // Whether the CPU has AVX512_BF16 (and AVX512DQ, AVX512BW), with AVX-512 usable (detected_isa()); false off x86-64.
 bool cpu_has_avx512_bf16();
 
+// Whether the CPU has VNNI's byte products (VPDPBUSD) for the instruction set `isa`: AVX512_VNNI for
+// avx512, AVX-VNNI for avx2; none for generic, and none off x86-64.
+bool cpu_has_vnni(Isa isa);
+// Whether the quantized convolution's plans take them (kernels/kits/quant_kernels.h, byte_tile): the CPU
+// has them for selected_isa(), and ACLNN_CONVBWD_INT8_DOT is not "0" ("0": the pair tile, PMADDWD on int16;
+// the same bits either way). Read at phase 1.
+bool int8_dot_available();
+
 // Whether the CPU runs BF16 pair products on VDPBF16PS (kernels/amx/amx_avx512_bf16.cpp): it has
 // AVX512_BF16 and ACLNN_CONVBWD_ISA allows avx512.
 bool bf16_dot_supported();
@@ -65,13 +73,15 @@ struct Conversions16;  // kernels/common/convert.h
 
 // The CPU a plan is made for, detected once per plan at phase 1 (the settings above read then):
 // the instruction set of its kernels and their kit, whether the vendor is AMD (for the few choices
-// that go opposite ways on AMD's and Intel's cores) and the engine of its BF16 pair products. Entries
+// that go opposite ways on AMD's and Intel's cores), the engine of its BF16 pair products and whether
+// its INT8 products take VNNI. Entries
 // and steps take it from the plan (ConvImpl::supports, PlanBuilder::cpu), never from the functions
 // above; steps keep what they need of it for phase 2, which reads no global and no environment.
 struct CpuFeatures {
   Isa isa = Isa::kGeneric;
   bool amd = false;
   AmxTiles pairs = AmxTiles::kNone;
+  bool int8_dot = false;  // int8_dot_available()
   // The kit of `isa` on this CPU (isa_kit: its CPU checks made), set with the rest by the kits' layer
   // (cpu_features(), kernels/kits/kit.h), which this one lies below; and its 16-bit conversions
   // (IsaKit::conversions, null for the portable paths), here too for kernels/common, below the kits.

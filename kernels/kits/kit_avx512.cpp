@@ -162,7 +162,7 @@ constexpr IsaKit kit_avx512(const Conversions16* conversions) {
           {amx_pair_rows_fma_avx512, amx_pair_a_rows_fma_avx512},
           conversions,
           &kDeformKernelsAvx2,
-          &kQuantKernelsAvx2};
+          &kQuantKernelsAvx512};
 }
 
 }  // namespace

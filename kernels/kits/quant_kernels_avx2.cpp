@@ -1,7 +1,8 @@
 // The quantized convolution's tile on AVX2 (kernels/kits/quant_kernels.h): the 16 channels' weight pairs
 // are two registers per channel pair; each position's source pair is broadcast and multiplied into them
 // with PMADDWD (two exact products summed in int32), then added into 6 x 2 accumulators. The float steps
-// eight channels a register, FLOAT16 rounding by F16C's VCVTPS2PH. The AVX2 and AVX-512 kits take it.
+// eight channels a register, FLOAT16 rounding by F16C's VCVTPS2PH. The AVX2 and AVX-512 kits take it, each
+// with its own set's byte tile.
 #include <immintrin.h>
 
 #include <cstring>
@@ -9,10 +10,10 @@
 #include "kernels/kits/quant_kernels.h"
 
 namespace aclnn_cpu {
-namespace {
+namespace {}  // namespace
 
-void tile_avx2(const int16_t* weights, int64_t points, int64_t pairs, const int16_t* const* sources,
-               const int64_t* offsets, bool accumulate, int32_t* acc) {
+void quant_tile_avx2(const int16_t* weights, int64_t points, int64_t pairs, const int16_t* const* sources,
+                     const int64_t* offsets, bool accumulate, int32_t* acc) {
   __m256i sums[kQuantTilePositions][2];
   for (int j = 0; j < kQuantTilePositions; ++j) {
     for (int half = 0; half < 2; ++half) {
@@ -43,6 +44,8 @@ void tile_avx2(const int16_t* weights, int64_t points, int64_t pairs, const int1
   }
 }
 
+namespace {
+
 // Eight floats rounded to BF16 or FLOAT16 bits as round16_bits does (NaN: the quiet NaN of its sign).
 __m128i round16(__m256 value, bool bf16) {
   const __m256i bits = _mm256_castps_si256(value);
@@ -62,7 +65,9 @@ __m128i round16(__m256 value, bool bf16) {
   return _mm256_castsi256_si128(_mm256_permute4x64_epi64(packed, 0x08));
 }
 
-void finish_avx2(const int32_t* acc, const QuantChannelBlock& channels, bool bf16, uint16_t* bits) {
+}  // namespace
+
+void quant_finish_avx2(const int32_t* acc, const QuantChannelBlock& channels, bool bf16, uint16_t* bits) {
   for (int j = 0; j < kQuantTilePositions; ++j) {
     for (int half = 0; half < 2; ++half) {
       const int at = j * kQuantTileChannels + 8 * half;
@@ -81,8 +86,7 @@ void finish_avx2(const int32_t* acc, const QuantChannelBlock& channels, bool bf1
   }
 }
 
-}  // namespace
-
-extern const QuantKernels kQuantKernelsAvx2 = {tile_avx2, finish_avx2};
+extern const QuantKernels kQuantKernelsAvx2 = {quant_tile_avx2, quant_finish_avx2, quant_byte_tile_avx_vnni};
+extern const QuantKernels kQuantKernelsAvx512 = {quant_tile_avx2, quant_finish_avx2, quant_byte_tile_avx512_vnni};
 
 }  // namespace aclnn_cpu

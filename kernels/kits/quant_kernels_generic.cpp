@@ -44,6 +44,6 @@ void finish_generic(const int32_t* acc, const QuantChannelBlock& channels, bool 
 
 }  // namespace
 
-extern const QuantKernels kQuantKernelsGeneric = {tile_generic, finish_generic};
+extern const QuantKernels kQuantKernelsGeneric = {tile_generic, finish_generic, nullptr};
 
 }  // namespace aclnn_cpu

@@ -1,18 +1,23 @@
-// aclnnQuantConvolution as a direct convolution over a padded channels-last int16 copy of x:
-//   acc[16 channels x 6 positions] = sum over kernel points t and channel pairs q of
+// aclnnQuantConvolution as a direct convolution over a padded channels-last copy of x:
+//   acc[16 channels x 6 or 12 positions] = sum over kernel points t and channel groups q of
 //       W[channels][t][q] . source[position + offset(t)][q]            (the kit's tile)
-// the channels of one group, widened to int16 and paired (kernels/kits/quant_kernels.h), summed in int32
-// modulo 2^32, then the operator's float steps (kernels/core/quant_problem.h) per output.
-// Phase 2 first packs the weights (blocks of 16 output channels, zeros past Cout/groups and past an odd
+// the channels of one convolution group taken in pairs (int16, the pair tile) or, where the CPU has VNNI,
+// in quads (x + 128 as u8 against INT8 weights, the byte tile, which starts from -128 * each channel's
+// weight sum) (kernels/kits/quant_kernels.h), summed in int32 modulo 2^32, then the operator's float steps
+// (kernels/core/quant_problem.h) per output. Both give the same sums, so the same bits.
+// Phase 2 first packs the weights (blocks of 16 output channels, zeros past Cout/groups and past
 // Cin/groups), reads the scale and bias once per channel and copies x into `source`: per image and group
-// [D'][H'][W'][Cg'] int16, the padding around it holding x's pad value (Cg' = Cin/groups rounded up to
-// even; the extra channel 0), so no window needs a bounds check. Then each task (image, group, block of
+// [D'][H'][W'][Cg'], the padding around it holding x's pad value (Cg' = Cin/groups rounded up to the pair or
+// quad; the extra channels 0), so no window needs a bounds check. Then each task (image, group, block of
 // positions, block of 16 channels) runs the tiles over its positions.
 #include <algorithm>
+#include <cstring>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "kernels/common/interleave_bytes.h"
 #include "kernels/common/pack.h"
 #include "kernels/common/tasks.h"
 #include "kernels/common/tiling.h"
@@ -22,8 +27,10 @@
 namespace aclnn_cpu {
 namespace {
 
-constexpr int64_t kPositionBlock = 16 * kQuantTilePositions;  // output positions per task
-constexpr int64_t kChunkBytes = 16 << 10;                     // the weights a chunk of kernel points spans
+constexpr int64_t kPositionBlock = 16 * kQuantTilePositions;        // output positions per task
+constexpr int64_t kAccBlock = kPositionBlock * kQuantTileChannels;  // a channel block's sums in a task
+constexpr int64_t kMostUnitBlocks = 2;     // channel blocks a task takes: 2 for the byte tile, 1 for the pair tile
+constexpr int64_t kChunkBytes = 16 << 10;  // the weights a chunk of kernel points spans
 // The padded copy may be at most this many times x's size (beyond: very large padding; the reference
 // then computes the problem).
 constexpr double kMostPaddedGrowth = 4.0;
@@ -33,49 +40,80 @@ int64_t padded_extent(const ConvGeometry& g, int a) {
   return (g.dst_size[a] - 1) * g.stride[a] + (g.kernel[a] - 1) * g.dilation[a] + 1;
 }
 
+// The channels a pair or quad of the copy holds: 4 where the plan takes the byte tile, else 2.
+int64_t channel_group(const CpuFeatures& cpu) { return cpu.int8_dot && cpu.kit->quant->byte_tile != nullptr ? 4 : 2; }
+
 // The padded copy's elements, as a double (it may exceed 64 bits before supports() refuses it).
-double source_elements(const QuantProblem& p) {
+double source_elements(const QuantProblem& p, int64_t group) {
   const ConvGeometry& g = p.geometry;
-  double elements = static_cast<double>(g.batch) * g.groups * round_up(g.src_channels_per_group, 2);
+  double elements = static_cast<double>(g.batch) * g.groups * round_up(g.src_channels_per_group, group);
   for (int a = 0; a < 3; ++a) elements *= static_cast<double>(padded_extent(g, a));
   return elements;
 }
+
+// The copy's element for an INT8 value: itself (int16, pairs) or itself + 128 (u8, quads).
+inline int16_t source_value(int8_t v, int16_t*) { return v; }
+inline uint8_t source_value(int8_t v, uint8_t*) { return static_cast<uint8_t>(v + 128); }
 
 class DirectS8 final : public OperatorStep {
  public:
   DirectS8(const QuantProblem& p, StepBuilder& b) : p_(p), threads_(b.threads()), kernels_(b.cpu().kit->quant) {
     const ConvGeometry& g = p.geometry;
-    channels_padded_ = round_up(g.src_channels_per_group, 2);
-    pairs_ = channels_padded_ / 2;
-    points_ = g.kernel_volume();
+    group_ = channel_group(b.cpu());
+    bytes_ = group_ == 4;
+    channels_padded_ = round_up(g.src_channels_per_group, group_);
+    // With unit dilation along W a window's kernel row is one run of the copy (positions Cg' apart): the
+    // tiles take each row as one point of span * Cg' channels; the packed weights' order, (kd, kh, kw)
+    // then channel, is the same either way.
+    span_ = g.dilation[2] == 1 ? g.kernel[2] : 1;
+    point_channels_ = span_ * channels_padded_;
+    groups_per_point_ = point_channels_ / group_;
+    points_ = g.kernel_volume() / span_;
     channel_blocks_ = ceil_div(g.dst_channels_per_group, kQuantTileChannels);
+    blocks_per_unit_ = bytes_ ? 2 : 1;
+    units_ = ceil_div(channel_blocks_, blocks_per_unit_);
     positions_ = g.dst_plane();
     position_blocks_ = ceil_div(positions_, kPositionBlock);
     for (int a = 0; a < 3; ++a) extent_[a] = padded_extent(g, a);
     group_elements_ = extent_[0] * extent_[1] * extent_[2] * channels_padded_;
-    block_elements_ = points_ * pairs_ * 2 * kQuantTileChannels;
-    chunk_points_ = std::max<int64_t>(1, kChunkBytes / (pairs_ * 4 * kQuantTileChannels));
-    // Each kernel point's offset from a window's corner in the copy, in int16 elements.
+    block_elements_ = points_ * point_channels_ * kQuantTileChannels;
+    const int64_t element_bytes = bytes_ ? 1 : 2;
+    chunk_points_ = std::max<int64_t>(1, kChunkBytes / (point_channels_ * element_bytes * kQuantTileChannels));
+    // Each kernel point's offset in a weight's channel, and each tile point's (row or kernel point) from
+    // a window's corner in the copy, in elements.
     for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
       for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
         for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+          weight_offsets_.push_back(kd * p.weight.stride[2] + kh * p.weight.stride[3] + kw * p.weight.stride[4]);
+          if (kw % span_ != 0) continue;
           point_offsets_.push_back(
               ((kd * g.dilation[0] * extent_[1] + kh * g.dilation[1]) * extent_[2] + kw * g.dilation[2]) *
               channels_padded_);
         }
       }
     }
-    weights_ = b.book_scratch("quant_weights", static_cast<uint64_t>(g.groups * channel_blocks_ * block_elements_), 2);
+    weights_ = b.book_scratch("quant_weights", static_cast<uint64_t>(g.groups * channel_blocks_ * block_elements_),
+                              element_bytes);
     channels_ =
         b.book_scratch("quant_channels", static_cast<uint64_t>(g.groups * channel_blocks_), sizeof(QuantChannelBlock));
-    source_ = b.book_scratch("quant_source", static_cast<uint64_t>(g.batch * g.groups * group_elements_), 2);
+    source_ =
+        b.book_scratch("quant_source", static_cast<uint64_t>(g.batch * g.groups * group_elements_), element_bytes);
   }
 
   int run(const Workspace& workspace) const override {
+    return bytes_ ? run_as<uint8_t, int8_t>(workspace) : run_as<int16_t, int16_t>(workspace);
+  }
+  int64_t tasks() const override { return p_.geometry.batch * p_.geometry.groups * position_blocks_ * units_; }
+  std::string detail() const override { return bytes_ ? "tile=bytes" : "tile=pairs"; }
+
+ private:
+  // Source: the copy's element (int16 pairs or u8 quads); Weight: the packed weights' (int16 or int8).
+  template <typename Source, typename Weight>
+  int run_as(const Workspace& workspace) const {
     const ConvGeometry& g = p_.geometry;
-    int16_t* weights = workspace.at<int16_t>(weights_);
+    Weight* weights = workspace.at<Weight>(weights_);
     QuantChannelBlock* channels = workspace.at<QuantChannelBlock>(channels_);
-    int16_t* source = workspace.at<int16_t>(source_);
+    Source* source = workspace.at<Source>(source_);
     int status = run_tasks(g.groups * channel_blocks_, threads_, "aclnnQuantConvolution", [&](int64_t t) {
       pack_weights(t / channel_blocks_, t % channel_blocks_, weights + t * block_elements_, channels[t]);
     });
@@ -83,21 +121,21 @@ class DirectS8 final : public OperatorStep {
     status = run_tasks(g.batch * g.groups * extent_[0], threads_, "aclnnQuantConvolution",
                        [&](int64_t t) { copy_source(t / extent_[0], t % extent_[0], source); });
     if (status != 0) return status;
-    return run_tasks(
-        g.batch * g.groups * position_blocks_ * channel_blocks_, threads_, "aclnnQuantConvolution", [&](int64_t t) {
-          const int64_t channel_block = t % channel_blocks_, rest = t / channel_blocks_;
-          run_block(rest / position_blocks_, rest % position_blocks_, channel_block, weights, channels, source);
-        });
+    return run_tasks(g.batch * g.groups * position_blocks_ * units_, threads_, "aclnnQuantConvolution", [&](int64_t t) {
+      const int64_t unit = t % units_, rest = t / units_;
+      run_block(rest / position_blocks_, rest % position_blocks_, unit, weights, channels, source);
+    });
   }
-  int64_t tasks() const override { return p_.geometry.batch * p_.geometry.groups * position_blocks_ * channel_blocks_; }
 
- private:
-  // Group `group`'s channels 16*block .. as [point][pair][16][2] (kernel points in (kd, kh, kw) order),
-  // and their float steps (zero past the group's channels).
-  void pack_weights(int64_t group, int64_t block, int16_t* out, QuantChannelBlock& channels) const {
+  // Group `group`'s channels 16*block .. as [point][pair or quad][16][2 or 4] (kernel points in (kd, kh, kw)
+  // order), and their float steps and the byte tile's start, -128 * the weight sum (zero past the group's
+  // channels).
+  template <typename Weight>
+  void pack_weights(int64_t group, int64_t block, Weight* out, QuantChannelBlock& channels) const {
+    constexpr int64_t kGroup = sizeof(Weight) == 1 ? 4 : 2;  // (group_)
     const ConvGeometry& g = p_.geometry;
     const int8_t* w = static_cast<const int8_t*>(p_.weight.data);
-    std::fill(out, out + block_elements_, int16_t{0});
+    std::fill(out, out + block_elements_, Weight{0});
     channels = QuantChannelBlock{};
     for (int64_t r = 0; r < kQuantTileChannels; ++r) {
       const int64_t row = block * kQuantTileChannels + r;
@@ -106,31 +144,43 @@ class DirectS8 final : public OperatorStep {
       const ChannelDequant d = channel_dequant(p_, o);
       channels.scale[r] = d.scale, channels.bias[r] = d.bias, channels.int_bias[r] = d.int_bias;
       channels.integer_bias = d.integer_bias;
-      int64_t t = 0;
-      for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
-        for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
-          for (int64_t kw = 0; kw < g.kernel[2]; ++kw, ++t) {
-            for (int64_t c = 0; c < g.src_channels_per_group; ++c) {
-              out[2 * ((t * pairs_ + c / 2) * kQuantTileChannels + r) + c % 2] = w[p_.weight.element(o, c, kd, kh, kw)];
-            }
+      // channel c of kernel point t to out[t][c / group][r][c % group], a point and a pair or quad at a
+      // time (the sizes in locals: the byte stores may alias any member)
+      const int8_t* wo = w + p_.weight.element(o, 0, 0, 0, 0);
+      const int64_t channel_step = p_.weight.stride[1], cg = g.src_channels_per_group;
+      const int64_t points = g.kernel_volume(), point_step = channels_padded_ * kQuantTileChannels;
+      const int64_t* weight_offsets = weight_offsets_.data();
+      uint32_t weight_sum = 0;  // (modulo 2^32, as the sums)
+      for (int64_t t = 0; t < points; ++t) {
+        const int8_t* wt = wo + weight_offsets[t];
+        Weight* ot = out + t * point_step + kGroup * r;
+        for (int64_t c = 0; c < cg; c += kGroup) {
+          Weight values[kGroup] = {};
+          for (int64_t i = 0; i < kGroup && c + i < cg; ++i) {
+            values[i] = wt[(c + i) * channel_step];
+            weight_sum += static_cast<uint32_t>(static_cast<int32_t>(values[i]));
           }
+          std::memcpy(ot + c * kQuantTileChannels, values, sizeof values);
         }
       }
+      channels.start[r] = static_cast<int32_t>(weight_sum * static_cast<uint32_t>(-128));
     }
   }
 
   // Plane `dp` of the padded copy of image and group `t` (= n * groups + group): the pad value around x's
-  // rows, each row's channels a pair at a time (the extra channel of an odd Cg 0).
-  void copy_source(int64_t t, int64_t dp, int16_t* source) const {
+  // rows, each row's channels a pair or quad at a time (the extra channels 0).
+  template <typename Source>
+  void copy_source(int64_t t, int64_t dp, Source* source) const {
     const ConvGeometry& g = p_.geometry;
     const int64_t n = t / g.groups, group = t % g.groups, cg = g.src_channels_per_group;
     const int8_t* x = static_cast<const int8_t*>(p_.input.data);
     const int64_t row_elements = extent_[2] * channels_padded_;
-    int16_t* plane = source + t * group_elements_ + dp * extent_[1] * row_elements;
-    // The pad value in every real channel, 0 in an odd Cg's extra one.
-    const auto fill = [&](int16_t* row, int64_t positions) {
+    Source* plane = source + t * group_elements_ + dp * extent_[1] * row_elements;
+    const Source pad = source_value(p_.pad_value, plane), zero = source_value(0, plane);
+    // The pad value in every real channel, 0 in the extra ones.
+    const auto fill = [&](Source* row, int64_t positions) {
       for (int64_t w = 0; w < positions; ++w) {
-        for (int64_t c = 0; c < channels_padded_; ++c) row[w * channels_padded_ + c] = c < cg ? p_.pad_value : 0;
+        for (int64_t c = 0; c < channels_padded_; ++c) row[w * channels_padded_ + c] = c < cg ? pad : zero;
       }
     };
     const int64_t d = dp - g.pad[0];
@@ -139,86 +189,141 @@ class DirectS8 final : public OperatorStep {
     const int64_t step = p_.input.stride[4];
     for (int64_t hp = 0; hp < extent_[1]; ++hp) {
       const int64_t h = hp - g.pad[1];
-      int16_t* row = plane + hp * row_elements;
+      Source* row = plane + hp * row_elements;
       if (d < 0 || d >= g.src_size[0] || h < 0 || h >= g.src_size[1] || first >= last) {
         fill(row, extent_[2]);
         continue;
       }
       fill(row, first);
       fill(row + last * channels_padded_, extent_[2] - last);
-      for (int64_t c = 0; c < channels_padded_; c += 2) {
-        const int8_t* x0 = x + p_.input.element(n, group * cg + c, d, h, first - g.pad[2]);
-        const int8_t* x1 = c + 1 < cg ? x0 + p_.input.stride[1] : nullptr;
-        int16_t* out = row + c;
-        for (int64_t wp = first, i = 0; wp < last; ++wp, i += step) {
-          out[wp * channels_padded_] = x0[i];
-          out[wp * channels_padded_ + 1] = x1 != nullptr ? x1[i] : int8_t{0};
+      int64_t c = 0;
+      if constexpr (std::is_same<Source, uint8_t>::value) {  // (quads of real channels, 16 columns at a time)
+        for (; c + 4 <= cg && step == 1; c += 4) {
+          const int8_t* rows[4];
+          for (int i = 0; i < 4; ++i) rows[i] = x + p_.input.element(n, group * cg + c + i, d, h, first - g.pad[2]);
+          int64_t wp = first;
+          for (; wp + 16 <= last; wp += 16) {
+            interleave_4x16_u8(rows, row + wp * channels_padded_ + c, channels_padded_);
+            for (const int8_t*& r : rows) r += 16;
+          }
+          for (int64_t k = 0; wp < last; ++wp, ++k) {
+            for (int i = 0; i < 4; ++i) row[wp * channels_padded_ + c + i] = source_value(rows[i][k], row);
+          }
+        }
+      }
+      for (; c < channels_padded_; ++c) {
+        Source* out = row + c;
+        if (c >= cg) {
+          for (int64_t wp = first; wp < last; ++wp) out[wp * channels_padded_] = zero;
+          continue;
+        }
+        const int8_t* xc = x + p_.input.element(n, group * cg + c, d, h, first - g.pad[2]);
+        for (int64_t wp = first, i = 0; wp < last; ++wp, i += step)
+          out[wp * channels_padded_] = source_value(xc[i], out);
+      }
+    }
+  }
+
+  // The sums of channel blocks unit * blocks_per_unit_ .. (as many as remain) at the block of positions,
+  // then their float steps into the output.
+  template <typename Source, typename Weight>
+  void run_block(int64_t image_group, int64_t position_block, int64_t unit, const Weight* weights,
+                 const QuantChannelBlock* channels, const Source* source) const {
+    const ConvGeometry& g = p_.geometry;
+    const int64_t n = image_group / g.groups, group = image_group % g.groups;
+    const int64_t first = position_block * kPositionBlock, count = std::min(kPositionBlock, positions_ - first);
+    const Source* group_source = source + image_group * group_elements_;
+    // Each position's window corner in the copy and its output element offset.
+    const Source* corner[kPositionBlock + kQuantTilePositions];
+    int64_t out_offset[kPositionBlock];
+    // (the first position's coordinates divided out, the rest stepped along W with a carry)
+    int64_t o[3] = {first / (g.dst_size[1] * g.dst_size[2]), first / g.dst_size[2] % g.dst_size[1],
+                    first % g.dst_size[2]};
+    for (int64_t j = 0; j < count; ++j) {
+      corner[j] =
+          group_source +
+          ((o[0] * g.stride[0] * extent_[1] + o[1] * g.stride[1]) * extent_[2] + o[2] * g.stride[2]) * channels_padded_;
+      out_offset[j] = o[0] * p_.output.stride[2] + o[1] * p_.output.stride[3] + o[2] * p_.output.stride[4];
+      if (++o[2] == g.dst_size[2]) {
+        o[2] = 0;
+        if (++o[1] == g.dst_size[1]) o[1] = 0, ++o[0];
+      }
+    }
+    for (int64_t j = count; j < count + kQuantTilePositions; ++j) corner[j] = corner[count - 1];  // (not stored)
+    const int64_t first_block = unit * blocks_per_unit_;
+    const int blocks = static_cast<int>(std::min(blocks_per_unit_, channel_blocks_ - first_block));
+    const Weight* unit_weights = weights + (group * channel_blocks_ + first_block) * block_elements_;
+    const QuantChannelBlock* unit_channels = channels + group * channel_blocks_ + first_block;
+    // The blocks' sums, kernel points a chunk at a time over all the tiles, so that a chunk's weights
+    // (at most kChunkBytes a block) stay in L1 while the tiles pass.
+    int32_t acc[kMostUnitBlocks * kAccBlock];
+    for (int64_t t0 = 0; t0 < points_; t0 += chunk_points_) {
+      const int64_t chunk = std::min(chunk_points_, points_ - t0);
+      run_tiles(unit_weights + t0 * point_channels_ * kQuantTileChannels, blocks, chunk, corner,
+                point_offsets_.data() + t0, t0 == 0, unit_channels, count, acc);
+    }
+    const bool bf16 = p_.output.dtype == ACL_BF16;
+    uint16_t* out = static_cast<uint16_t*>(p_.output.data) + p_.output.offset + n * p_.output.stride[0];
+    uint16_t bits[kQuantTilePositions * kQuantTileChannels];
+    for (int b = 0; b < blocks; ++b) {
+      const int64_t block = first_block + b;
+      const int64_t rows = std::min<int64_t>(kQuantTileChannels, g.dst_channels_per_group - block * kQuantTileChannels);
+      const int64_t first_channel = group * g.dst_channels_per_group + block * kQuantTileChannels;
+      for (int64_t j0 = 0; j0 < count; j0 += kQuantTilePositions) {
+        kernels_->finish(acc + b * kAccBlock + j0 * kQuantTileChannels, unit_channels[b], bf16, bits);
+        const int64_t valid = std::min<int64_t>(kQuantTilePositions, count - j0);
+        for (int64_t r = 0; r < rows; ++r) {
+          uint16_t* channel_out = out + (first_channel + r) * p_.output.stride[1];
+          for (int64_t j = 0; j < valid; ++j) channel_out[out_offset[j0 + j]] = bits[j * kQuantTileChannels + r];
         }
       }
     }
   }
 
-  void run_block(int64_t image_group, int64_t position_block, int64_t channel_block, const int16_t* weights,
-                 const QuantChannelBlock* channels, const int16_t* source) const {
-    const ConvGeometry& g = p_.geometry;
-    const int64_t n = image_group / g.groups, group = image_group % g.groups;
-    const int64_t first = position_block * kPositionBlock, count = std::min(kPositionBlock, positions_ - first);
-    const int16_t* group_source = source + image_group * group_elements_;
-    // Each position's window corner in the copy and its output element offset.
-    const int16_t* corner[kPositionBlock + kQuantTilePositions];
-    int64_t out_offset[kPositionBlock];
-    for (int64_t j = 0; j < count; ++j) {
-      const int64_t q = first + j,
-                    o[3] = {q / (g.dst_size[1] * g.dst_size[2]), q / g.dst_size[2] % g.dst_size[1], q % g.dst_size[2]};
-      corner[j] =
-          group_source +
-          ((o[0] * g.stride[0] * extent_[1] + o[1] * g.stride[1]) * extent_[2] + o[2] * g.stride[2]) * channels_padded_;
-      out_offset[j] = o[0] * p_.output.stride[2] + o[1] * p_.output.stride[3] + o[2] * p_.output.stride[4];
-    }
-    for (int64_t j = count; j < count + kQuantTilePositions; ++j) corner[j] = corner[count - 1];  // (not stored)
-    const int16_t* block_weights = weights + (group * channel_blocks_ + channel_block) * block_elements_;
-    const int64_t rows =
-        std::min<int64_t>(kQuantTileChannels, g.dst_channels_per_group - channel_block * kQuantTileChannels);
-    const int64_t first_channel = group * g.dst_channels_per_group + channel_block * kQuantTileChannels;
-    const QuantChannelBlock& block_channels = channels[group * channel_blocks_ + channel_block];
-    const bool bf16 = p_.output.dtype == ACL_BF16;
-    uint16_t* out = static_cast<uint16_t*>(p_.output.data) + p_.output.offset + n * p_.output.stride[0];
-    // The block's sums, kernel points a chunk at a time over all its tiles, so that a chunk's weights
-    // (at most kChunkBytes) stay in L1 while the tiles pass.
-    int32_t acc[kPositionBlock * kQuantTileChannels];
-    for (int64_t t0 = 0; t0 < points_; t0 += chunk_points_) {
-      const int64_t chunk = std::min(chunk_points_, points_ - t0);
-      const int16_t* chunk_weights = block_weights + t0 * pairs_ * 2 * kQuantTileChannels;
+  // acc[b][positions x 16 channels] (+)= sum over the chunk's points and channel pairs of source . weights
+  void run_tiles(const int16_t* weights, int blocks, int64_t chunk, const int16_t* const* corner,
+                 const int64_t* offsets, bool first_chunk, const QuantChannelBlock*, int64_t count,
+                 int32_t* acc) const {
+    for (int b = 0; b < blocks; ++b) {
       for (int64_t j0 = 0; j0 < count; j0 += kQuantTilePositions) {
-        // acc[6 positions x 16 channels] (+)= sum over the chunk's points and channel pairs of source . weights
-        kernels_->tile(chunk_weights, chunk, pairs_, corner + j0, point_offsets_.data() + t0, t0 > 0,
-                       acc + j0 * kQuantTileChannels);
+        kernels_->tile(weights + b * block_elements_, chunk, groups_per_point_, corner + j0, offsets, !first_chunk,
+                       acc + b * kAccBlock + j0 * kQuantTileChannels);
       }
     }
-    uint16_t bits[kQuantTilePositions * kQuantTileChannels];
-    for (int64_t j0 = 0; j0 < count; j0 += kQuantTilePositions) {
-      kernels_->finish(acc + j0 * kQuantTileChannels, block_channels, bf16, bits);
-      const int64_t valid = std::min<int64_t>(kQuantTilePositions, count - j0);
-      for (int64_t r = 0; r < rows; ++r) {
-        uint16_t* channel_out = out + (first_channel + r) * p_.output.stride[1];
-        for (int64_t j = 0; j < valid; ++j) channel_out[out_offset[j0 + j]] = bits[j * kQuantTileChannels + r];
+  }
+  // acc[b][positions x 16 channels] = (from the first chunk on: -128 * weight sum) + sum over the chunk's
+  // points and channel quads of (source + 128) . weights
+  void run_tiles(const int8_t* weights, int blocks, int64_t chunk, const uint8_t* const* corner, const int64_t* offsets,
+                 bool first_chunk, const QuantChannelBlock* channels, int64_t count, int32_t* acc) const {
+    if (first_chunk) {
+      for (int b = 0; b < blocks; ++b) {
+        for (int64_t j = 0; j < round_up(count, kQuantTilePositions); ++j) {
+          std::memcpy(acc + b * kAccBlock + j * kQuantTileChannels, channels[b].start, sizeof channels[b].start);
+        }
       }
+    }
+    for (int64_t j0 = 0; j0 < count; j0 += kQuantTilePositions) {
+      kernels_->byte_tile(weights, block_elements_, blocks, chunk, groups_per_point_, corner + j0, offsets, kAccBlock,
+                          acc + j0 * kQuantTileChannels);
     }
   }
 
   QuantProblem p_;
   int threads_;
   const QuantKernels* kernels_;
-  int64_t channels_padded_ = 0, pairs_ = 0, points_ = 0, channel_blocks_ = 0, positions_ = 0, position_blocks_ = 0;
+  int64_t group_ = 2;
+  bool bytes_ = false;
+  int64_t channels_padded_ = 0, span_ = 1, point_channels_ = 0, groups_per_point_ = 0, points_ = 0, channel_blocks_ = 0,
+          blocks_per_unit_ = 1, units_ = 0, positions_ = 0, position_blocks_ = 0;
   int64_t extent_[3] = {1, 1, 1};
   int64_t group_elements_ = 0, block_elements_ = 0, chunk_points_ = 1;
-  std::vector<int64_t> point_offsets_;
+  std::vector<int64_t> point_offsets_, weight_offsets_;
   WorkspaceLedger::Handle weights_ = -1, channels_ = -1, source_ = -1;
 };
 
-Support supports_direct_s8(const QuantProblem& p, const CpuFeatures&) {
+Support supports_direct_s8(const QuantProblem& p, const CpuFeatures& cpu) {
   if (may_overlap(p.output)) return refuse("output overlaps itself");
-  const double source = source_elements(p);
+  const double source = source_elements(p, channel_group(cpu));
   double input_elements = 1;  // (in double: a broadcast view's logical size may pass 2^63)
   for (int64_t size : p.input.shape) input_elements *= static_cast<double>(size);
   if (source > kMostPaddedGrowth * input_elements + (1 << 20)) {
@@ -227,7 +332,7 @@ Support supports_direct_s8(const QuantProblem& p, const CpuFeatures&) {
   // (sizes phase 1 may see on tensors without memory: the workspace's int64 sizes stay exact)
   const ConvGeometry& g = p.geometry;
   const double weights = static_cast<double>(g.groups) * round_up(g.dst_channels_per_group, kQuantTileChannels) *
-                         round_up(g.src_channels_per_group, 2) * static_cast<double>(g.kernel_volume());
+                         round_up(g.src_channels_per_group, 4) * static_cast<double>(g.kernel_volume());
   if (source > 0x1p52 || weights > 0x1p52) return refuse("the copies would exceed 2^52 elements");
   if (g.kernel_volume() > (int64_t{1} << 24)) return refuse("more than 2^24 kernel points");
   return kSupported;
