@@ -14,8 +14,9 @@
 
 namespace aclnn_cpu {
 
-// dst[j * dst_stride + i] = rows[i][j] + 128 (as u8) for i < 4 and j < 16.
-inline void interleave_4x16_u8(const int8_t* const rows[4], uint8_t* dst, int64_t dst_stride) {
+// dst[j * dst_stride + i] = rows[i][j] + 128 (as u8) for i < 4 and j < columns (at most 16; each row
+// is read 16 bytes long).
+inline void interleave_4x16_u8(const int8_t* const rows[4], uint8_t* dst, int64_t dst_stride, int columns = 16) {
   uint8_t quads[64];  // quads[4j + i]
 #if defined(__SSE2__)
   const __m128i flip = _mm_set1_epi8(static_cast<char>(0x80));
@@ -41,10 +42,10 @@ inline void interleave_4x16_u8(const int8_t* const rows[4], uint8_t* dst, int64_
   }
 #endif
   if (dst_stride == 4) {
-    std::memcpy(dst, quads, sizeof quads);
+    std::memcpy(dst, quads, static_cast<size_t>(4 * columns));
     return;
   }
-  for (int j = 0; j < 16; ++j) std::memcpy(dst + j * dst_stride, quads + 4 * j, 4);
+  for (int j = 0; j < columns; ++j) std::memcpy(dst + j * dst_stride, quads + 4 * j, 4);
 }
 
 }  // namespace aclnn_cpu

@@ -118,8 +118,9 @@ class DirectS8 final : public OperatorStep {
       pack_weights(t / channel_blocks_, t % channel_blocks_, weights + t * block_elements_, channels[t]);
     });
     if (status != 0) return status;
-    status = run_tasks(g.batch * g.groups * extent_[0], threads_, "aclnnQuantConvolution",
-                       [&](int64_t t) { copy_source(t / extent_[0], t % extent_[0], source); });
+    const int64_t rows = extent_[0] * extent_[1];
+    status = run_tasks(g.batch * g.groups * rows, threads_, "aclnnQuantConvolution",
+                       [&](int64_t t) { copy_row(t / rows, t % rows / extent_[1], t % extent_[1], source); });
     if (status != 0) return status;
     return run_tasks(g.batch * g.groups * position_blocks_ * units_, threads_, "aclnnQuantConvolution", [&](int64_t t) {
       const int64_t unit = t % units_, rest = t / units_;
@@ -150,7 +151,7 @@ class DirectS8 final : public OperatorStep {
       const int64_t channel_step = p_.weight.stride[1], cg = g.src_channels_per_group;
       const int64_t points = g.kernel_volume(), point_step = channels_padded_ * kQuantTileChannels;
       const int64_t* weight_offsets = weight_offsets_.data();
-      uint32_t weight_sum = 0;  // (modulo 2^32, as the sums)
+      uint32_t weight_sums[kGroup] = {};  // (modulo 2^32, as the sums; one per place, apart)
       for (int64_t t = 0; t < points; ++t) {
         const int8_t* wt = wo + weight_offsets[t];
         Weight* ot = out + t * point_step + kGroup * r;
@@ -158,69 +159,77 @@ class DirectS8 final : public OperatorStep {
           Weight values[kGroup] = {};
           for (int64_t i = 0; i < kGroup && c + i < cg; ++i) {
             values[i] = wt[(c + i) * channel_step];
-            weight_sum += static_cast<uint32_t>(static_cast<int32_t>(values[i]));
+            weight_sums[i] += static_cast<uint32_t>(static_cast<int32_t>(values[i]));
           }
           std::memcpy(ot + c * kQuantTileChannels, values, sizeof values);
         }
       }
+      uint32_t weight_sum = 0;
+      for (uint32_t sum : weight_sums) weight_sum += sum;
       channels.start[r] = static_cast<int32_t>(weight_sum * static_cast<uint32_t>(-128));
     }
   }
 
-  // Plane `dp` of the padded copy of image and group `t` (= n * groups + group): the pad value around x's
-  // rows, each row's channels a pair or quad at a time (the extra channels 0).
+  // Row (dp, hp) of the padded copy of image and group `t` (= n * groups + group): the pad value around x's
+  // row, the row's channels a pair or quad at a time (the extra channels 0).
   template <typename Source>
-  void copy_source(int64_t t, int64_t dp, Source* source) const {
+  void copy_row(int64_t t, int64_t dp, int64_t hp, Source* source) const {
     const ConvGeometry& g = p_.geometry;
     const int64_t n = t / g.groups, group = t % g.groups, cg = g.src_channels_per_group;
     const int8_t* x = static_cast<const int8_t*>(p_.input.data);
-    const int64_t row_elements = extent_[2] * channels_padded_;
-    Source* plane = source + t * group_elements_ + dp * extent_[1] * row_elements;
-    const Source pad = source_value(p_.pad_value, plane), zero = source_value(0, plane);
+    Source* row = source + t * group_elements_ + (dp * extent_[1] + hp) * extent_[2] * channels_padded_;
+    const Source pad = source_value(p_.pad_value, row), zero = source_value(0, row);
     // The pad value in every real channel, 0 in the extra ones.
-    const auto fill = [&](Source* row, int64_t positions) {
+    const auto fill = [&](Source* at, int64_t positions) {
       for (int64_t w = 0; w < positions; ++w) {
-        for (int64_t c = 0; c < channels_padded_; ++c) row[w * channels_padded_ + c] = c < cg ? pad : zero;
+        for (int64_t c = 0; c < channels_padded_; ++c) at[w * channels_padded_ + c] = c < cg ? pad : zero;
       }
     };
-    const int64_t d = dp - g.pad[0];
-    // The columns of x a row holds: wp in [first, last) reads w = wp - pad.
+    const int64_t d = dp - g.pad[0], h = hp - g.pad[1];
+    // The columns of x the row holds: wp in [first, last) reads w = wp - pad.
     const int64_t first = std::min(extent_[2], g.pad[2]), last = std::min(extent_[2], g.pad[2] + g.src_size[2]);
+    if (d < 0 || d >= g.src_size[0] || h < 0 || h >= g.src_size[1] || first >= last) {
+      fill(row, extent_[2]);
+      return;
+    }
+    fill(row, first);
+    fill(row + last * channels_padded_, extent_[2] - last);
     const int64_t step = p_.input.stride[4];
-    for (int64_t hp = 0; hp < extent_[1]; ++hp) {
-      const int64_t h = hp - g.pad[1];
-      Source* row = plane + hp * row_elements;
-      if (d < 0 || d >= g.src_size[0] || h < 0 || h >= g.src_size[1] || first >= last) {
-        fill(row, extent_[2]);
-        continue;
-      }
-      fill(row, first);
-      fill(row + last * channels_padded_, extent_[2] - last);
-      int64_t c = 0;
-      if constexpr (std::is_same<Source, uint8_t>::value) {  // (quads of real channels, 16 columns at a time)
-        for (; c + 4 <= cg && step == 1; c += 4) {
+    int64_t c = 0;
+    if constexpr (std::is_same<Source, uint8_t>::value) {
+      if (step == 1) {
+        // Quads of channels (the extra ones read as 0), 16 columns at a time; the last columns through a
+        // copy of their 16 bytes (x's row may end there).
+        static const int8_t kZeros[16] = {};
+        for (; c < cg; c += 4) {
           const int8_t* rows[4];
-          for (int i = 0; i < 4; ++i) rows[i] = x + p_.input.element(n, group * cg + c + i, d, h, first - g.pad[2]);
+          for (int i = 0; i < 4; ++i) {
+            rows[i] = c + i < cg ? x + p_.input.element(n, group * cg + c + i, d, h, first - g.pad[2]) : kZeros;
+          }
+          const int64_t real = std::min<int64_t>(4, cg - c);
           int64_t wp = first;
           for (; wp + 16 <= last; wp += 16) {
             interleave_4x16_u8(rows, row + wp * channels_padded_ + c, channels_padded_);
-            for (const int8_t*& r : rows) r += 16;
+            for (int64_t i = 0; i < real; ++i) rows[i] += 16;
           }
-          for (int64_t k = 0; wp < last; ++wp, ++k) {
-            for (int i = 0; i < 4; ++i) row[wp * channels_padded_ + c + i] = source_value(rows[i][k], row);
+          if (wp < last) {
+            int8_t tail[4][16] = {};
+            const int columns = static_cast<int>(last - wp);
+            const int8_t* tail_rows[4] = {tail[0], tail[1], tail[2], tail[3]};
+            for (int64_t i = 0; i < real; ++i) std::memcpy(tail[i], rows[i], static_cast<size_t>(columns));
+            interleave_4x16_u8(tail_rows, row + wp * channels_padded_ + c, channels_padded_, columns);
           }
         }
       }
-      for (; c < channels_padded_; ++c) {
-        Source* out = row + c;
-        if (c >= cg) {
-          for (int64_t wp = first; wp < last; ++wp) out[wp * channels_padded_] = zero;
-          continue;
-        }
-        const int8_t* xc = x + p_.input.element(n, group * cg + c, d, h, first - g.pad[2]);
-        for (int64_t wp = first, i = 0; wp < last; ++wp, i += step)
-          out[wp * channels_padded_] = source_value(xc[i], out);
+    }
+    for (; c < channels_padded_; ++c) {
+      Source* out = row + c;
+      if (c >= cg) {
+        for (int64_t wp = first; wp < last; ++wp) out[wp * channels_padded_] = zero;
+        continue;
       }
+      const int8_t* xc = x + p_.input.element(n, group * cg + c, d, h, first - g.pad[2]);
+      for (int64_t wp = first, i = 0; wp < last; ++wp, i += step) out[wp * channels_padded_] = source_value(xc[i], out);
     }
   }
 
