@@ -14,8 +14,9 @@
 
 namespace aclnn_cpu {
 
-constexpr int kQuantTileChannels = 16;  // output channels per tile (the weights' block)
-constexpr int kQuantTilePositions = 6;  // output positions per tile
+constexpr int kQuantTileChannels = 16;    // output channels per tile (the weights' block)
+constexpr int kQuantTilePositions = 6;    // output positions per tile
+constexpr int kQuantFinishPositions = 8;  // output positions per finish
 
 // A block of 16 output channels' float steps (kernels/core/quant_problem.h), read once at phase 2.
 struct QuantChannelBlock {
@@ -33,10 +34,12 @@ struct QuantKernels {
   // weights + 2 * ((t * pairs + q) * kQuantTileChannels + r) and sources[j][i] the int16 pair at sources[j] + i.
   void (*tile)(const int16_t* weights, int64_t points, int64_t pairs, const int16_t* const* sources,
                const int64_t* offsets, bool accumulate, int32_t* acc);
-  // bits[i] = round16_bits(the float steps of acc[i] for channel i % 16) (kernels/core/quant_problem.h) for
-  // i < kQuantTilePositions * kQuantTileChannels: BF16 where `bf16`, FLOAT16 otherwise. Each step rounded
-  // to nearest even, none fused (the kits' files are compiled without contraction).
-  void (*finish)(const int32_t* acc, const QuantChannelBlock& channels, bool bf16, uint16_t* bits);
+  // bits[r * kQuantFinishPositions + j] = round16_bits(the float steps of acc[j * kQuantTileChannels + r]
+  // for channel r) (kernels/core/quant_problem.h) for channels r < kQuantTileChannels and positions
+  // j < positions (at most kQuantFinishPositions; acc's rows past them are not read): BF16 where `bf16`,
+  // FLOAT16 otherwise, each channel's positions side by side. Each step rounded to nearest even, none fused
+  // (the kits' files are compiled without contraction).
+  void (*finish)(const int32_t* acc, int positions, const QuantChannelBlock& channels, bool bf16, uint16_t* bits);
   // acc[b * acc_stride + j * kQuantTileChannels + r] +=
   //     sum_{t < points, q < quads, i < 4} weights[b * block_stride + 4 * ((t * quads + q) * kQuantTileChannels + r) +
   //     i]
@@ -58,7 +61,7 @@ extern const QuantKernels kQuantKernelsAvx512;
 // The AVX2 pair tile and float steps (quant_kernels_avx2.cpp), which the AVX-512 kit takes too.
 void quant_tile_avx2(const int16_t* weights, int64_t points, int64_t pairs, const int16_t* const* sources,
                      const int64_t* offsets, bool accumulate, int32_t* acc);
-void quant_finish_avx2(const int32_t* acc, const QuantChannelBlock& channels, bool bf16, uint16_t* bits);
+void quant_finish_avx2(const int32_t* acc, int positions, const QuantChannelBlock& channels, bool bf16, uint16_t* bits);
 // The byte tiles (quant_byte_tile_impl.h): AVX-VNNI's (a block a pass), AVX512_VNNI's (two blocks a pass)
 void quant_byte_tile_avx_vnni(const int8_t* weights, int64_t block_stride, int blocks, int64_t points, int64_t quads,
                               const uint8_t* const* sources, const int64_t* offsets, int64_t acc_stride, int32_t* acc);

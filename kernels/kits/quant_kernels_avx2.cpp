@@ -67,12 +67,18 @@ __m128i round16(__m256 value, bool bf16) {
 
 }  // namespace
 
-void quant_finish_avx2(const int32_t* acc, const QuantChannelBlock& channels, bool bf16, uint16_t* bits) {
-  for (int j = 0; j < kQuantTilePositions; ++j) {
-    for (int half = 0; half < 2; ++half) {
-      const int at = j * kQuantTileChannels + 8 * half;
-      const __m256i sum = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc + at));
-      const __m256 scale = _mm256_loadu_ps(channels.scale + 8 * half);
+void quant_finish_avx2(const int32_t* acc, int positions, const QuantChannelBlock& channels, bool bf16,
+                       uint16_t* bits) {
+  for (int half = 0; half < 2; ++half) {
+    // rows[j]: channels 8 * half .. + 7 of position j (zero past `positions`)
+    __m128i rows[kQuantFinishPositions];
+    const __m256 scale = _mm256_loadu_ps(channels.scale + 8 * half);
+    for (int j = 0; j < kQuantFinishPositions; ++j) {
+      if (j >= positions) {
+        rows[j] = _mm_setzero_si128();
+        continue;
+      }
+      const __m256i sum = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc + j * kQuantTileChannels + 8 * half));
       __m256 value;
       if (channels.integer_bias) {
         const __m256i biased =
@@ -81,7 +87,22 @@ void quant_finish_avx2(const int32_t* acc, const QuantChannelBlock& channels, bo
       } else {
         value = _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(sum), scale), _mm256_loadu_ps(channels.bias + 8 * half));
       }
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(bits + at), round16(value, bf16));
+      rows[j] = round16(value, bf16);
+    }
+    // The 8 x 8 block of 16-bit values transposed: channel r's 8 positions side by side.
+    const __m128i t0 = _mm_unpacklo_epi16(rows[0], rows[1]), t1 = _mm_unpackhi_epi16(rows[0], rows[1]);
+    const __m128i t2 = _mm_unpacklo_epi16(rows[2], rows[3]), t3 = _mm_unpackhi_epi16(rows[2], rows[3]);
+    const __m128i t4 = _mm_unpacklo_epi16(rows[4], rows[5]), t5 = _mm_unpackhi_epi16(rows[4], rows[5]);
+    const __m128i t6 = _mm_unpacklo_epi16(rows[6], rows[7]), t7 = _mm_unpackhi_epi16(rows[6], rows[7]);
+    const __m128i u0 = _mm_unpacklo_epi32(t0, t2), u1 = _mm_unpackhi_epi32(t0, t2);
+    const __m128i u2 = _mm_unpacklo_epi32(t1, t3), u3 = _mm_unpackhi_epi32(t1, t3);
+    const __m128i u4 = _mm_unpacklo_epi32(t4, t6), u5 = _mm_unpackhi_epi32(t4, t6);
+    const __m128i u6 = _mm_unpacklo_epi32(t5, t7), u7 = _mm_unpackhi_epi32(t5, t7);
+    const __m128i channel_rows[8] = {_mm_unpacklo_epi64(u0, u4), _mm_unpackhi_epi64(u0, u4), _mm_unpacklo_epi64(u1, u5),
+                                     _mm_unpackhi_epi64(u1, u5), _mm_unpacklo_epi64(u2, u6), _mm_unpackhi_epi64(u2, u6),
+                                     _mm_unpacklo_epi64(u3, u7), _mm_unpackhi_epi64(u3, u7)};
+    for (int r = 0; r < 8; ++r) {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(bits + (8 * half + r) * kQuantFinishPositions), channel_rows[r]);
     }
   }
 }

@@ -32,12 +32,12 @@ void tile_generic(const int16_t* weights, int64_t points, int64_t pairs, const i
   }
 }
 
-void finish_generic(const int32_t* acc, const QuantChannelBlock& channels, bool bf16, uint16_t* bits) {
-  for (int j = 0; j < kQuantTilePositions; ++j) {
+void finish_generic(const int32_t* acc, int positions, const QuantChannelBlock& channels, bool bf16, uint16_t* bits) {
+  for (int j = 0; j < positions; ++j) {
     for (int r = 0; r < kQuantTileChannels; ++r) {
       const float value = dequantize(acc[j * kQuantTileChannels + r], channels.scale[r], channels.bias[r],
                                      channels.int_bias[r], channels.integer_bias);
-      bits[j * kQuantTileChannels + r] = round16_bits(value, bf16);
+      bits[r * kQuantFinishPositions + j] = round16_bits(value, bf16);
     }
   }
 }
