@@ -23,6 +23,7 @@
 #include "kernels/common/tiling.h"
 #include "kernels/kits/kit.h"
 #include "kernels/quant/quant_entries.h"
+#include "kernels/quant/quant_packing.h"
 
 namespace aclnn_cpu {
 namespace {
@@ -31,29 +32,16 @@ constexpr int64_t kPositionBlock = 16 * kQuantTilePositions;        // output po
 constexpr int64_t kAccBlock = kPositionBlock * kQuantTileChannels;  // a channel block's sums in a task
 constexpr int64_t kMostUnitBlocks = 2;     // channel blocks a task takes: 2 for the byte tile, 1 for the pair tile
 constexpr int64_t kChunkBytes = 16 << 10;  // the weights a chunk of kernel points spans
-// The padded copy may be at most this many times x's size (beyond: very large padding; the reference
-// then computes the problem).
-constexpr double kMostPaddedGrowth = 4.0;
-
-// The padded copy's extent along axis a: every window's span, from -pad on.
-int64_t padded_extent(const ConvGeometry& g, int a) {
-  return (g.dst_size[a] - 1) * g.stride[a] + (g.kernel[a] - 1) * g.dilation[a] + 1;
-}
-
 // The channels a pair or quad of the copy holds: 4 where the plan takes the byte tile, else 2.
 int64_t channel_group(const CpuFeatures& cpu) { return cpu.int8_dot && cpu.kit->quant->byte_tile != nullptr ? 4 : 2; }
 
-// The padded copy's elements, as a double (it may exceed 64 bits before supports() refuses it).
+// The padded copy's elements, as a double.
 double source_elements(const QuantProblem& p, int64_t group) {
   const ConvGeometry& g = p.geometry;
   double elements = static_cast<double>(g.batch) * g.groups * round_up(g.src_channels_per_group, group);
   for (int a = 0; a < 3; ++a) elements *= static_cast<double>(padded_extent(g, a));
   return elements;
 }
-
-// The copy's element for an INT8 value: itself (int16, pairs) or itself + 128 (u8, quads).
-inline int16_t source_value(int8_t v, int16_t*) { return v; }
-inline uint8_t source_value(int8_t v, uint8_t*) { return static_cast<uint8_t>(v + 128); }
 
 class DirectS8 final : public OperatorStep {
  public:
@@ -79,12 +67,11 @@ class DirectS8 final : public OperatorStep {
     block_elements_ = points_ * point_channels_ * kQuantTileChannels;
     const int64_t element_bytes = bytes_ ? 1 : 2;
     chunk_points_ = std::max<int64_t>(1, kChunkBytes / (point_channels_ * element_bytes * kQuantTileChannels));
-    // Each kernel point's offset in a weight's channel, and each tile point's (row or kernel point) from
-    // a window's corner in the copy, in elements.
+    // Each tile point's (kernel row or point) offset from a window's corner in the copy, in elements.
+    weight_offsets_ = weight_point_offsets(p);
     for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
       for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
         for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
-          weight_offsets_.push_back(kd * p.weight.stride[2] + kh * p.weight.stride[3] + kw * p.weight.stride[4]);
           if (kw % span_ != 0) continue;
           point_offsets_.push_back(
               ((kd * g.dilation[0] * extent_[1] + kh * g.dilation[1]) * extent_[2] + kw * g.dilation[2]) *
@@ -115,7 +102,8 @@ class DirectS8 final : public OperatorStep {
     QuantChannelBlock* channels = workspace.at<QuantChannelBlock>(channels_);
     Source* source = workspace.at<Source>(source_);
     int status = run_tasks(g.groups * channel_blocks_, threads_, "aclnnQuantConvolution", [&](int64_t t) {
-      pack_weights(t / channel_blocks_, t % channel_blocks_, weights + t * block_elements_, channels[t]);
+      pack_quant_weights(p_, weight_offsets_, channels_padded_, t / channel_blocks_, t % channel_blocks_,
+                         weights + t * block_elements_, channels[t]);
     });
     if (status != 0) return status;
     const int64_t rows = extent_[0] * extent_[1];
@@ -126,48 +114,6 @@ class DirectS8 final : public OperatorStep {
       const int64_t unit = t % units_, rest = t / units_;
       run_block(rest / position_blocks_, rest % position_blocks_, unit, weights, channels, source);
     });
-  }
-
-  // Group `group`'s channels 16*block .. as [point][pair or quad][16][2 or 4] (kernel points in (kd, kh, kw)
-  // order), and their float steps and the byte tile's start, -128 * the weight sum (zero past the group's
-  // channels).
-  template <typename Weight>
-  void pack_weights(int64_t group, int64_t block, Weight* out, QuantChannelBlock& channels) const {
-    constexpr int64_t kGroup = sizeof(Weight) == 1 ? 4 : 2;  // (group_)
-    const ConvGeometry& g = p_.geometry;
-    const int8_t* w = static_cast<const int8_t*>(p_.weight.data);
-    std::fill(out, out + block_elements_, Weight{0});
-    channels = QuantChannelBlock{};
-    for (int64_t r = 0; r < kQuantTileChannels; ++r) {
-      const int64_t row = block * kQuantTileChannels + r;
-      if (row >= g.dst_channels_per_group) break;
-      const int64_t o = group * g.dst_channels_per_group + row;
-      const ChannelDequant d = channel_dequant(p_, o);
-      channels.scale[r] = d.scale, channels.bias[r] = d.bias, channels.int_bias[r] = d.int_bias;
-      channels.integer_bias = d.integer_bias;
-      // channel c of kernel point t to out[t][c / group][r][c % group], a point and a pair or quad at a
-      // time (the sizes in locals: the byte stores may alias any member)
-      const int8_t* wo = w + p_.weight.element(o, 0, 0, 0, 0);
-      const int64_t channel_step = p_.weight.stride[1], cg = g.src_channels_per_group;
-      const int64_t points = g.kernel_volume(), point_step = channels_padded_ * kQuantTileChannels;
-      const int64_t* weight_offsets = weight_offsets_.data();
-      uint32_t weight_sums[kGroup] = {};  // (modulo 2^32, as the sums; one per place, apart)
-      for (int64_t t = 0; t < points; ++t) {
-        const int8_t* wt = wo + weight_offsets[t];
-        Weight* ot = out + t * point_step + kGroup * r;
-        for (int64_t c = 0; c < cg; c += kGroup) {
-          Weight values[kGroup] = {};
-          for (int64_t i = 0; i < kGroup && c + i < cg; ++i) {
-            values[i] = wt[(c + i) * channel_step];
-            weight_sums[i] += static_cast<uint32_t>(static_cast<int32_t>(values[i]));
-          }
-          std::memcpy(ot + c * kQuantTileChannels, values, sizeof values);
-        }
-      }
-      uint32_t weight_sum = 0;
-      for (uint32_t sum : weight_sums) weight_sum += sum;
-      channels.start[r] = static_cast<int32_t>(weight_sum * static_cast<uint32_t>(-128));
-    }
   }
 
   // Row (dp, hp) of the padded copy of image and group `t` (= n * groups + group): the pad value around x's
@@ -340,19 +286,7 @@ class DirectS8 final : public OperatorStep {
 
 Support supports_direct_s8(const QuantProblem& p, const CpuFeatures& cpu) {
   if (may_overlap(p.output)) return refuse("output overlaps itself");
-  const double source = source_elements(p, channel_group(cpu));
-  double input_elements = 1;  // (in double: a broadcast view's logical size may pass 2^63)
-  for (int64_t size : p.input.shape) input_elements *= static_cast<double>(size);
-  if (source > kMostPaddedGrowth * input_elements + (1 << 20)) {
-    return refuse("padding makes the padded copy too large");
-  }
-  // (sizes phase 1 may see on tensors without memory: the workspace's int64 sizes stay exact)
-  const ConvGeometry& g = p.geometry;
-  const double weights = static_cast<double>(g.groups) * round_up(g.dst_channels_per_group, kQuantTileChannels) *
-                         round_up(g.src_channels_per_group, 4) * static_cast<double>(g.kernel_volume());
-  if (source > 0x1p52 || weights > 0x1p52) return refuse("the copies would exceed 2^52 elements");
-  if (g.kernel_volume() > (int64_t{1} << 24)) return refuse("more than 2^24 kernel points");
-  return kSupported;
+  return refuse_large_copies(p, source_elements(p, channel_group(cpu)));
 }
 
 }  // namespace
