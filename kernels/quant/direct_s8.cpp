@@ -125,10 +125,14 @@ class DirectS8 final : public OperatorStep {
     const int8_t* x = static_cast<const int8_t*>(p_.input.data);
     Source* row = source + t * group_elements_ + (dp * extent_[1] + hp) * extent_[2] * channels_padded_;
     const Source pad = source_value(p_.pad_value, row), zero = source_value(0, row);
-    // The pad value in every real channel, 0 in the extra ones.
+    // The pad value in every real channel, 0 in the extra ones: one position, then copies of the filled
+    // ones, doubling.
     const auto fill = [&](Source* at, int64_t positions) {
-      for (int64_t w = 0; w < positions; ++w) {
-        for (int64_t c = 0; c < channels_padded_; ++c) at[w * channels_padded_ + c] = c < cg ? pad : zero;
+      if (positions == 0) return;
+      for (int64_t c = 0; c < channels_padded_; ++c) at[c] = c < cg ? pad : zero;
+      const int64_t elements = positions * channels_padded_;
+      for (int64_t filled = channels_padded_; filled < elements; filled *= 2) {
+        std::memcpy(at + filled, at, sizeof(Source) * static_cast<size_t>(std::min(filled, elements - filled)));
       }
     };
     const int64_t d = dp - g.pad[0], h = hp - g.pad[1];
@@ -144,8 +148,31 @@ class DirectS8 final : public OperatorStep {
     int64_t c = 0;
     if constexpr (std::is_same<Source, uint8_t>::value) {
       if (step == 1) {
-        // Quads of channels (the extra ones read as 0), 16 columns at a time; the last columns through a
-        // copy of their 16 bytes (x's row may end there).
+        // 16 channels at a time while there are, then quads of channels (the extra ones read as 0), 16
+        // columns at a time; rows of fewer than 16 columns through a copy of their bytes (x's row may end
+        // there).
+        for (; c + 16 <= cg; c += 16) {
+          const int8_t* rows[16];
+          for (int i = 0; i < 16; ++i) rows[i] = x + p_.input.element(n, group * cg + c + i, d, h, first - g.pad[2]);
+          int64_t wp = first;
+          for (; wp + 16 <= last; wp += 16) {
+            interleave_16x16_u8(rows, row + wp * channels_padded_ + c, channels_padded_);
+            for (const int8_t*& r : rows) r += 16;
+          }
+          if (wp < last && last - first >= 16) {  // (the last 16 columns, some again)
+            for (const int8_t*& r : rows) r -= 16 - (last - wp);
+            interleave_16x16_u8(rows, row + (last - 16) * channels_padded_ + c, channels_padded_);
+          } else if (wp < last) {
+            int8_t tail[16][16] = {};
+            const int columns = static_cast<int>(last - wp);
+            const int8_t* tail_rows[16];
+            for (int i = 0; i < 16; ++i) {
+              std::memcpy(tail[i], rows[i], static_cast<size_t>(columns));
+              tail_rows[i] = tail[i];
+            }
+            interleave_16x16_u8(tail_rows, row + wp * channels_padded_ + c, channels_padded_, columns);
+          }
+        }
         static const int8_t kZeros[16] = {};
         for (; c < cg; c += 4) {
           const int8_t* rows[4];
@@ -158,7 +185,10 @@ class DirectS8 final : public OperatorStep {
             interleave_4x16_u8(rows, row + wp * channels_padded_ + c, channels_padded_);
             for (int64_t i = 0; i < real; ++i) rows[i] += 16;
           }
-          if (wp < last) {
+          if (wp < last && last - first >= 16) {  // (the last 16 columns, some again)
+            for (int64_t i = 0; i < real; ++i) rows[i] -= 16 - (last - wp);
+            interleave_4x16_u8(rows, row + (last - 16) * channels_padded_ + c, channels_padded_);
+          } else if (wp < last) {
             int8_t tail[4][16] = {};
             const int columns = static_cast<int>(last - wp);
             const int8_t* tail_rows[4] = {tail[0], tail[1], tail[2], tail[3]};
