@@ -34,12 +34,13 @@ struct QuantKernels {
   // weights + 2 * ((t * pairs + q) * kQuantTileChannels + r) and sources[j][i] the int16 pair at sources[j] + i.
   void (*tile)(const int16_t* weights, int64_t points, int64_t pairs, const int16_t* const* sources,
                const int64_t* offsets, bool accumulate, int32_t* acc);
-  // bits[r * kQuantFinishPositions + j] = round16_bits(the float steps of acc[j * kQuantTileChannels + r]
-  // for channel r) (kernels/core/quant_problem.h) for channels r < kQuantTileChannels and positions
+  // out[r * channel_stride + j] = round16_bits(the float steps of acc[j * kQuantTileChannels + r] for channel
+  // r) (kernels/core/quant_problem.h) for channels r < rows (at most kQuantTileChannels) and positions
   // j < positions (at most kQuantFinishPositions; acc's rows past them are not read): BF16 where `bf16`,
   // FLOAT16 otherwise, each channel's positions side by side. Each step rounded to nearest even, none fused
   // (the kits' files are compiled without contraction).
-  void (*finish)(const int32_t* acc, int positions, const QuantChannelBlock& channels, bool bf16, uint16_t* bits);
+  void (*finish)(const int32_t* acc, int positions, const QuantChannelBlock& channels, bool bf16, int rows,
+                 uint16_t* out, int64_t channel_stride);
   // acc[b * acc_stride + j * kQuantTileChannels + r] +=
   //     sum_{t < points, q < quads, i < 4} weights[b * block_stride + 4 * ((t * quads + q) * kQuantTileChannels + r) +
   //     i]
@@ -56,12 +57,16 @@ extern const QuantKernels kQuantKernelsGeneric;  // quant_kernels_generic.cpp: t
 // quant_kernels_avx2.cpp (-mavx2): PMADDWD, 8 channels a register, each position's pair broadcast;
 // the byte tile on AVX-VNNI (quant_kernels_avx_vnni.cpp)
 extern const QuantKernels kQuantKernelsAvx2;
-// The AVX2 tile and float steps; the byte tile on AVX512_VNNI (quant_kernels_avx512_vnni.cpp)
+// The AVX2 tile, the float steps on AVX-512 and the byte tile on AVX512_VNNI (quant_kernels_avx512_vnni.cpp)
 extern const QuantKernels kQuantKernelsAvx512;
 // The AVX2 pair tile and float steps (quant_kernels_avx2.cpp), which the AVX-512 kit takes too.
 void quant_tile_avx2(const int16_t* weights, int64_t points, int64_t pairs, const int16_t* const* sources,
                      const int64_t* offsets, bool accumulate, int32_t* acc);
-void quant_finish_avx2(const int32_t* acc, int positions, const QuantChannelBlock& channels, bool bf16, uint16_t* bits);
+void quant_finish_avx2(const int32_t* acc, int positions, const QuantChannelBlock& channels, bool bf16, int rows,
+                       uint16_t* out, int64_t channel_stride);
+// The float steps on AVX-512 (quant_finish_avx512.cpp), 16 channels a register
+void quant_finish_avx512(const int32_t* acc, int positions, const QuantChannelBlock& channels, bool bf16, int rows,
+                         uint16_t* out, int64_t channel_stride);
 // The byte tiles (quant_byte_tile_impl.h): AVX-VNNI's (a block a pass), AVX512_VNNI's (two blocks a pass)
 void quant_byte_tile_avx_vnni(const int8_t* weights, int64_t block_stride, int blocks, int64_t points, int64_t quads,
                               const uint8_t* const* sources, const int64_t* offsets, int64_t acc_stride, int32_t* acc);

@@ -65,17 +65,28 @@ __m128i round16(__m256 value, bool bf16) {
   return _mm256_castsi256_si128(_mm256_permute4x64_epi64(packed, 0x08));
 }
 
+// The first `positions` of a channel's 8 results.
+void store_positions(__m128i results, int positions, uint16_t* out) {
+  if (positions == kQuantFinishPositions) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out), results);
+    return;
+  }
+  uint16_t bits[kQuantFinishPositions];
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(bits), results);
+  for (int j = 0; j < positions; ++j) out[j] = bits[j];
+}
+
 }  // namespace
 
-void quant_finish_avx2(const int32_t* acc, int positions, const QuantChannelBlock& channels, bool bf16,
-                       uint16_t* bits) {
+void quant_finish_avx2(const int32_t* acc, int positions, const QuantChannelBlock& channels, bool bf16, int rows,
+                       uint16_t* out, int64_t channel_stride) {
   for (int half = 0; half < 2; ++half) {
-    // rows[j]: channels 8 * half .. + 7 of position j (zero past `positions`)
-    __m128i rows[kQuantFinishPositions];
+    // position_rows[j]: channels 8 * half .. + 7 of position j (zero past `positions`)
+    __m128i position_rows[kQuantFinishPositions];
     const __m256 scale = _mm256_loadu_ps(channels.scale + 8 * half);
     for (int j = 0; j < kQuantFinishPositions; ++j) {
       if (j >= positions) {
-        rows[j] = _mm_setzero_si128();
+        position_rows[j] = _mm_setzero_si128();
         continue;
       }
       const __m256i sum = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc + j * kQuantTileChannels + 8 * half));
@@ -87,13 +98,17 @@ void quant_finish_avx2(const int32_t* acc, int positions, const QuantChannelBloc
       } else {
         value = _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(sum), scale), _mm256_loadu_ps(channels.bias + 8 * half));
       }
-      rows[j] = round16(value, bf16);
+      position_rows[j] = round16(value, bf16);
     }
     // The 8 x 8 block of 16-bit values transposed: channel r's 8 positions side by side.
-    const __m128i t0 = _mm_unpacklo_epi16(rows[0], rows[1]), t1 = _mm_unpackhi_epi16(rows[0], rows[1]);
-    const __m128i t2 = _mm_unpacklo_epi16(rows[2], rows[3]), t3 = _mm_unpackhi_epi16(rows[2], rows[3]);
-    const __m128i t4 = _mm_unpacklo_epi16(rows[4], rows[5]), t5 = _mm_unpackhi_epi16(rows[4], rows[5]);
-    const __m128i t6 = _mm_unpacklo_epi16(rows[6], rows[7]), t7 = _mm_unpackhi_epi16(rows[6], rows[7]);
+    const __m128i t0 = _mm_unpacklo_epi16(position_rows[0], position_rows[1]),
+                  t1 = _mm_unpackhi_epi16(position_rows[0], position_rows[1]);
+    const __m128i t2 = _mm_unpacklo_epi16(position_rows[2], position_rows[3]),
+                  t3 = _mm_unpackhi_epi16(position_rows[2], position_rows[3]);
+    const __m128i t4 = _mm_unpacklo_epi16(position_rows[4], position_rows[5]),
+                  t5 = _mm_unpackhi_epi16(position_rows[4], position_rows[5]);
+    const __m128i t6 = _mm_unpacklo_epi16(position_rows[6], position_rows[7]),
+                  t7 = _mm_unpackhi_epi16(position_rows[6], position_rows[7]);
     const __m128i u0 = _mm_unpacklo_epi32(t0, t2), u1 = _mm_unpackhi_epi32(t0, t2);
     const __m128i u2 = _mm_unpacklo_epi32(t1, t3), u3 = _mm_unpackhi_epi32(t1, t3);
     const __m128i u4 = _mm_unpacklo_epi32(t4, t6), u5 = _mm_unpackhi_epi32(t4, t6);
@@ -101,13 +116,13 @@ void quant_finish_avx2(const int32_t* acc, int positions, const QuantChannelBloc
     const __m128i channel_rows[8] = {_mm_unpacklo_epi64(u0, u4), _mm_unpackhi_epi64(u0, u4), _mm_unpacklo_epi64(u1, u5),
                                      _mm_unpackhi_epi64(u1, u5), _mm_unpacklo_epi64(u2, u6), _mm_unpackhi_epi64(u2, u6),
                                      _mm_unpacklo_epi64(u3, u7), _mm_unpackhi_epi64(u3, u7)};
-    for (int r = 0; r < 8; ++r) {
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(bits + (8 * half + r) * kQuantFinishPositions), channel_rows[r]);
+    for (int r = 0; r < 8 && 8 * half + r < rows; ++r) {
+      store_positions(channel_rows[r], positions, out + (8 * half + r) * channel_stride);
     }
   }
 }
 
 extern const QuantKernels kQuantKernelsAvx2 = {quant_tile_avx2, quant_finish_avx2, quant_byte_tile_avx_vnni};
-extern const QuantKernels kQuantKernelsAvx512 = {quant_tile_avx2, quant_finish_avx2, quant_byte_tile_avx512_vnni};
+extern const QuantKernels kQuantKernelsAvx512 = {quant_tile_avx2, quant_finish_avx512, quant_byte_tile_avx512_vnni};
 
 }  // namespace aclnn_cpu

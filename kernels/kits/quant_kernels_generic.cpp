@@ -32,12 +32,13 @@ void tile_generic(const int16_t* weights, int64_t points, int64_t pairs, const i
   }
 }
 
-void finish_generic(const int32_t* acc, int positions, const QuantChannelBlock& channels, bool bf16, uint16_t* bits) {
+void finish_generic(const int32_t* acc, int positions, const QuantChannelBlock& channels, bool bf16, int rows,
+                    uint16_t* out, int64_t channel_stride) {
   for (int j = 0; j < positions; ++j) {
-    for (int r = 0; r < kQuantTileChannels; ++r) {
+    for (int r = 0; r < rows; ++r) {
       const float value = dequantize(acc[j * kQuantTileChannels + r], channels.scale[r], channels.bias[r],
                                      channels.int_bias[r], channels.integer_bias);
-      bits[r * kQuantFinishPositions + j] = round16_bits(value, bf16);
+      out[r * channel_stride + j] = round16_bits(value, bf16);
     }
   }
 }

@@ -249,7 +249,7 @@ class DirectS8 final : public OperatorStep {
     }
     const bool bf16 = p_.output.dtype == ACL_BF16;
     uint16_t* out = static_cast<uint16_t*>(p_.output.data) + p_.output.offset + n * p_.output.stride[0];
-    // Then 8 positions at a time, each channel's 8 results stored together where they lie side by side.
+    // Then 8 positions at a time, stored by the kit where they lie side by side in the output.
     uint16_t bits[kQuantTileChannels * kQuantFinishPositions];
     for (int b = 0; b < blocks; ++b) {
       const int64_t block = first_block + b;
@@ -257,17 +257,20 @@ class DirectS8 final : public OperatorStep {
       const int64_t first_channel = group * g.dst_channels_per_group + block * kQuantTileChannels;
       for (int64_t j0 = 0; j0 < count; j0 += kQuantFinishPositions) {
         const int valid = static_cast<int>(std::min<int64_t>(kQuantFinishPositions, count - j0));
-        kernels_->finish(acc + b * kAccBlock + j0 * kQuantTileChannels, valid, unit_channels[b], bf16, bits);
-        bool side_by_side = valid == kQuantFinishPositions;
+        bool side_by_side = true;
         for (int j = 1; j < valid && side_by_side; ++j) side_by_side = out_offset[j0 + j] == out_offset[j0] + j;
+        const int32_t* sums = acc + b * kAccBlock + j0 * kQuantTileChannels;
+        uint16_t* channels_out = out + first_channel * p_.output.stride[1];
+        if (side_by_side) {
+          kernels_->finish(sums, valid, unit_channels[b], bf16, static_cast<int>(rows), channels_out + out_offset[j0],
+                           p_.output.stride[1]);
+          continue;
+        }
+        kernels_->finish(sums, valid, unit_channels[b], bf16, static_cast<int>(rows), bits, kQuantFinishPositions);
         for (int64_t r = 0; r < rows; ++r) {
-          uint16_t* channel_out = out + (first_channel + r) * p_.output.stride[1];
-          if (side_by_side) {
-            std::memcpy(channel_out + out_offset[j0], bits + r * kQuantFinishPositions,
-                        sizeof(uint16_t) * kQuantFinishPositions);
-            continue;
+          for (int j = 0; j < valid; ++j) {
+            channels_out[r * p_.output.stride[1] + out_offset[j0 + j]] = bits[r * kQuantFinishPositions + j];
           }
-          for (int j = 0; j < valid; ++j) channel_out[out_offset[j0 + j]] = bits[r * kQuantFinishPositions + j];
         }
       }
     }
